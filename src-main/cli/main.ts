@@ -1,0 +1,53 @@
+import { configFromEnv, NO_MODEL_MESSAGE } from '../host/config';
+import { createHost } from '../host/create-host';
+import { defaultDataDir } from '../host/paths';
+import type { SessionStatus } from '../protocol';
+import { parseCliArgs, USAGE } from './args';
+
+const EXIT_CODES: Partial<Record<SessionStatus, number>> = { finished: 0, failed: 1 };
+
+function line(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  let run;
+  try {
+    run = parseCliArgs(argv);
+  } catch (error) {
+    console.error(`deskhand: ${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const config = configFromEnv(process.env);
+  if (!config.model) {
+    console.error(`deskhand: ${NO_MODEL_MESSAGE}`);
+    return 2;
+  }
+  const host = createHost({ dataDir: defaultDataDir(process.env), config });
+  const unsubscribe = host.sessions.subscribe(line);
+  const stopOnSignal = (): void => {
+    const current = host.store.listSessions(1)[0];
+    if (current) void host.sessions.handle({ type: 'session.stop', id: 'cli-stop', sessionId: current.id });
+  };
+  process.on('SIGINT', stopOnSignal);
+  try {
+    const reply = await host.endpoint.handle({ type: 'session.start', id: 'cli', request: run.request, mode: run.mode });
+    if (reply.type !== 'reply' || !reply.ok) {
+      line(reply);
+      return 2;
+    }
+    const outcome = await host.sessions.running;
+    return outcome ? (EXIT_CODES[outcome.status] ?? 2) : 2;
+  } finally {
+    unsubscribe();
+    await host.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`deskhand: ${(error as Error).message}`);
+    process.exit(2);
+  },
+);

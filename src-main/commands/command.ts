@@ -1,0 +1,19 @@
+import type { ToolName } from '../device/contract';
+
+/** One tool call an agent wants (DESIGN.md section 3, Level 3). */
+export interface Command {
+  toolName: ToolName;
+  parameters: Record<string, unknown>;
+  toolType: 'data_collection' | 'action';
+  callId: string;
+}
+
+export type ResultStatus = 'success' | 'failure' | 'skipped';
+
+export interface CommandResult {
+  status: ResultStatus;
+  /** Text the tool returned, for the model and the trajectory. */
+  result: string;
+  error: string | null;
+  durationMs: number;
+}

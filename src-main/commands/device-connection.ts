@@ -1,0 +1,101 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { ProcessLaunch } from '../host/paths';
+
+/** Variables that must never reach the device client or the commands it runs. */
+const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)/i;
+
+export function deviceEnvironment(env: NodeJS.ProcessEnv, extra: Record<string, string> = {}): Record<string, string> {
+  const clean: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && !SECRET_NAME.test(name)) clean[name] = value;
+  }
+  return { ...clean, ...extra };
+}
+
+export interface DeviceConnectionOptions {
+  launch: ProcessLaunch;
+  env: Record<string, string>;
+  toolTimeoutMs: number;
+  /** Lines the device client writes to stderr (its log). */
+  onLog?: (line: string) => void;
+}
+
+/**
+ * The host's link to the device client process (an MCP server over stdio). The process may die (an X
+ * error aborts it); the next call starts a fresh one, so the session can record the failure and go on.
+ */
+export class DeviceConnection {
+  private client: Client | null = null;
+  private connecting: Promise<Client> | null = null;
+  private toolList: Tool[] = [];
+  private restarts = 0;
+
+  constructor(private readonly options: DeviceConnectionOptions) {}
+
+  get restartCount(): number {
+    return this.restarts;
+  }
+
+  async tools(): Promise<Tool[]> {
+    await this.connected();
+    return this.toolList;
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+    const client = await this.connected();
+    return (await client.callTool({ name, arguments: args }, CallToolResultSchema, {
+      timeout: this.options.toolTimeoutMs,
+      signal,
+    })) as CallToolResult;
+  }
+
+  async close(): Promise<void> {
+    const client = this.client ?? (await this.connecting?.catch(() => null)) ?? null;
+    this.client = null;
+    this.connecting = null;
+    await client?.close();
+  }
+
+  private connected(): Promise<Client> {
+    if (this.client) return Promise.resolve(this.client);
+    this.connecting ??= this.start().finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  private async start(): Promise<Client> {
+    const transport = new StdioClientTransport({
+      command: this.options.launch.command,
+      args: this.options.launch.args,
+      env: this.options.env,
+      stderr: 'pipe',
+    });
+    let stderrTail = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      stderrTail = (stderrTail + text).slice(-2_000);
+      for (const line of text.split('\n')) if (line.trim()) this.options.onLog?.(line);
+    });
+    const client = new Client({ name: 'deskhand-host', version: '0.1.0' });
+    client.onclose = () => {
+      if (this.client === client) {
+        this.client = null;
+        this.restarts++;
+      }
+    };
+    try {
+      await client.connect(transport);
+      this.toolList = (await client.listTools()).tools;
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      const detail = stderrTail.trim() ? `: ${stderrTail.trim()}` : '';
+      throw new Error(`the device client did not start (${(error as Error).message})${detail}`);
+    }
+    this.client = client;
+    return client;
+  }
+}

@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import { ACTION_TOOLS, isToolName, ToolArgs } from '../device/contract';
+import type { Command } from './command';
+
+export type ValidatedCommand = { ok: true; command: Command } | { ok: false; error: string };
+
+/**
+ * Turns a model-chosen function and arguments into a Command, or a clear error. Nothing reaches the
+ * device client without passing here: unknown tools and bad arguments never run.
+ */
+export function validateAction(
+  functionName: string,
+  args: Record<string, unknown>,
+  available: ReadonlySet<string>,
+): ValidatedCommand {
+  if (!isToolName(functionName) || !available.has(functionName)) {
+    const names = [...available].sort().join(', ');
+    return { ok: false, error: `unknown tool '${functionName.slice(0, 80)}'; available tools: ${names}` };
+  }
+  const checked = ToolArgs[functionName].safeParse(args);
+  if (!checked.success) {
+    const detail = checked.error.issues
+      .slice(0, 5)
+      .map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`)
+      .join('; ');
+    return { ok: false, error: `invalid arguments for ${functionName}: ${detail}` };
+  }
+  return {
+    ok: true,
+    command: {
+      toolName: functionName,
+      parameters: checked.data as Record<string, unknown>,
+      toolType: ACTION_TOOLS.has(functionName) ? 'action' : 'data_collection',
+      callId: randomUUID(),
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+
+/**
+ * The device tools' names and arguments (DESIGN.md section 5, a contract). Pure zod: the host's command
+ * layer validates model-chosen arguments with these before anything crosses to the device client, and
+ * the device client validates again on arrival. Coordinates are pixels of the last screenshot sent to
+ * the model; the device client maps them to the screen.
+ */
+const Coord = z.number().finite();
+export const MouseButton = z.enum(['left', 'right', 'middle']);
+export const ScrollDirection = z.enum(['up', 'down', 'left', 'right']);
+
+export const ToolArgs = {
+  screenshot: z.object({ window_id: z.string().min(1).optional() }).strict(),
+  click: z.object({ x: Coord, y: Coord, button: MouseButton.optional(), double: z.boolean().optional() }).strict(),
+  move: z.object({ x: Coord, y: Coord }).strict(),
+  drag: z.object({ from_x: Coord, from_y: Coord, to_x: Coord, to_y: Coord }).strict(),
+  scroll: z
+    .object({ x: Coord, y: Coord, direction: ScrollDirection, amount: z.number().int().min(1).max(50).optional() })
+    .strict(),
+  type_text: z.object({ text: z.string().min(1).max(10_000), x: Coord.optional(), y: Coord.optional() }).strict(),
+  hotkey: z.object({ keys: z.array(z.string().min(1).max(20)).min(1).max(6) }).strict(),
+  wait: z.object({ seconds: z.number().min(0).max(60) }).strict(),
+  list_windows: z.object({}).strict(),
+  execute_command: z
+    .object({
+      command: z.string().min(1).max(20_000),
+      cwd: z.string().min(1).optional(),
+      timeout_s: z.number().positive().max(3600).optional(),
+    })
+    .strict(),
+} as const;
+export type ToolName = keyof typeof ToolArgs;
+export type ToolArgsOf<T extends ToolName> = z.infer<(typeof ToolArgs)[T]>;
+
+export function isToolName(name: string): name is ToolName {
+  return Object.hasOwn(ToolArgs, name);
+}
+
+/** Tools that change the desktop; everything else only looks. */
+export const ACTION_TOOLS: ReadonlySet<ToolName> = new Set([
+  'click',
+  'move',
+  'drag',
+  'scroll',
+  'type_text',
+  'hotkey',
+  'wait',
+  'execute_command',
+]);
+
+/** Geometry that comes back with every screenshot (MCP structuredContent). */
+export const ScreenshotMeta = z.object({
+  /** Size of the encoded image the model sees. */
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+  mimeType: z.enum(['image/jpeg', 'image/webp', 'image/png']),
+  /** The captured region in logical screen coordinates. */
+  region: z.object({ x: z.number(), y: z.number(), width: z.number().positive(), height: z.number().positive() }),
+  captureMs: z.number().nonnegative(),
+  encodeMs: z.number().nonnegative(),
+});
+export type ScreenshotMeta = z.infer<typeof ScreenshotMeta>;
+
+export const WindowInfo = z.object({
+  id: z.string(),
+  title: z.string(),
+  app: z.string(),
+  bounds: z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() }),
+});
+export type WindowInfo = z.infer<typeof WindowInfo>;
+
+export const CommandOutput = z.object({
+  exit_code: z.number().int().nullable(),
+  stdout: z.string(),
+  stderr: z.string(),
+  truncated: z.boolean(),
+  timed_out: z.boolean(),
+});
+export type CommandOutput = z.infer<typeof CommandOutput>;

@@ -1,0 +1,60 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The folder holding Deskhand's package.json (the repository in development, app.asar when packaged). */
+export function appRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('cannot find Deskhand package.json above ' + fileURLToPath(import.meta.url));
+    dir = parent;
+  }
+}
+
+function runningFromBuild(): boolean {
+  return fileURLToPath(import.meta.url).includes(`${sep}out${sep}main${sep}`);
+}
+
+export interface ProcessLaunch {
+  command: string;
+  args: string[];
+}
+
+/**
+ * How to start the device client: the built bundle next to this one, or the TypeScript source through
+ * tsx when the host itself runs from source (tests, development).
+ */
+export function deviceClientLaunch(): ProcessLaunch {
+  const root = appRoot();
+  if (runningFromBuild()) return { command: process.execPath, args: [join(root, 'out', 'main', 'device.js')] };
+  return { command: process.execPath, args: ['--import', 'tsx', join(root, 'src-main', 'device', 'main.ts')] };
+}
+
+/** The built renderer that browser mode serves. */
+export function rendererDir(): string {
+  return join(appRoot(), 'out', 'renderer');
+}
+
+export function promptsDir(): string {
+  return join(appRoot(), 'prompts');
+}
+
+/**
+ * `DESKHAND_DATA_DIR` wins (a contract); otherwise the platform's usual place for application data.
+ * The Electron shell passes its userData folder instead.
+ */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.DESKHAND_DATA_DIR) return env.DESKHAND_DATA_DIR;
+  const home = homedir();
+  switch (process.platform) {
+    case 'win32':
+      return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'Deskhand');
+    case 'darwin':
+      return join(home, 'Library', 'Application Support', 'Deskhand');
+    default:
+      return join(env.XDG_DATA_HOME ?? join(home, '.local', 'share'), 'deskhand');
+  }
+}

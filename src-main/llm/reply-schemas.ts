@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+/** Statuses a model may give; ERROR is Deskhand's own and never taken from a model. */
+export const ModelStatus = z.enum(['CONTINUE', 'PENDING', 'CONFIRM', 'SCREENSHOT', 'FINISH', 'FAIL']);
+export type ModelStatus = z.infer<typeof ModelStatus>;
+
+/** Models often send one string where a list is asked for; accept it as a list of one. */
+const StringList = z.union([z.array(z.string()), z.string().transform((text) => (text ? [text] : []))]).default([]);
+const Text = z.string().default('');
+
+const ActionStep = z
+  .object({
+    Function: z.string(),
+    Args: z.record(z.string(), z.unknown()).default({}),
+    ControlLabel: Text,
+    ControlText: Text,
+    Status: Text,
+  })
+  .strict();
+
+/** The AppAgent/ShellAgent reply (DESIGN.md section 4, a contract). */
+export const AppAgentReply = z
+  .object({
+    Observation: Text,
+    Thought: z.string({ error: 'Thought is required (a string)' }),
+    ControlLabel: Text,
+    ControlText: Text,
+    Function: Text,
+    Args: z.record(z.string(), z.unknown()).default({}),
+    Status: ModelStatus,
+    Plan: StringList,
+    Comment: Text,
+    Questions: StringList,
+    SaveScreenshot: z.object({ save: z.boolean(), reason: Text }).strict().nullish(),
+    Actions: z.array(ActionStep).max(20).nullish(),
+    Form: z
+      .object({
+        schema: z.record(z.string(), z.unknown()),
+        uischema: z.record(z.string(), z.unknown()).optional(),
+        data: z.record(z.string(), z.unknown()).optional(),
+      })
+      .nullish(),
+  })
+  .strict()
+  .superRefine((reply, ctx) => {
+    const wantsAction = reply.Status === 'CONTINUE' || reply.Status === 'CONFIRM';
+    if (wantsAction && !reply.Function && !reply.Actions?.length) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['Function'],
+        message: `Status ${reply.Status} needs an action: give Function and Args (or Actions)`,
+      });
+    }
+  });
+export type AppAgentReply = z.infer<typeof AppAgentReply>;

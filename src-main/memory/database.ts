@@ -1,0 +1,38 @@
+import Database from 'better-sqlite3';
+import { MIGRATIONS } from './migrations';
+
+export type Db = Database.Database;
+
+/**
+ * Opens (or creates) the Deskhand database: WAL so readers never block the step writer, foreign keys
+ * on, and every pending migration applied in its own transaction.
+ */
+export function openDatabase(file: string): Db {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+export function schemaVersion(db: Db): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+export function migrate(db: Db): void {
+  const current = schemaVersion(db);
+  if (current > MIGRATIONS.length) {
+    throw new Error(
+      `the database is at schema version ${current}, newer than this Deskhand (${MIGRATIONS.length}); update Deskhand`,
+    );
+  }
+  for (let version = current + 1; version <= MIGRATIONS.length; version++) {
+    const sql = MIGRATIONS[version - 1];
+    db.transaction(() => {
+      db.exec(sql as string);
+      db.pragma(`user_version = ${version}`);
+    })();
+  }
+}

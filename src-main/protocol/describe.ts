@@ -1,0 +1,42 @@
+import type { ActionView } from './views';
+
+function quote(text: unknown, max = 60): string {
+  const value = typeof text === 'string' ? text : JSON.stringify(text ?? '');
+  const oneLine = value.replace(/\s+/g, ' ').trim();
+  return `'${oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine}'`;
+}
+
+function at(args: Record<string, unknown>): string {
+  return typeof args.x === 'number' && typeof args.y === 'number' ? ` at (${args.x}, ${args.y})` : '';
+}
+
+/** An action in words for people: "Click at (120, 40)", "Type 'hello'", "Press ctrl+s". */
+export function describeAction(action: ActionView | null, target?: string): string {
+  if (!action) return 'No action';
+  const { args } = action;
+  const on = target ? ` on ${quote(target, 40)}` : '';
+  switch (action.function) {
+    case 'click': {
+      const button = args.button && args.button !== 'left' ? `${String(args.button)}-click` : 'Click';
+      return `${args.double ? 'Double-click' : button}${on}${at(args)}`;
+    }
+    case 'move':
+      return `Move the pointer${at(args)}`;
+    case 'drag':
+      return `Drag from (${String(args.from_x)}, ${String(args.from_y)}) to (${String(args.to_x)}, ${String(args.to_y)})`;
+    case 'scroll':
+      return `Scroll ${String(args.direction ?? '')}${at(args)}`;
+    case 'type_text':
+      return `Type ${quote(args.text)}${on}${at(args)}`;
+    case 'hotkey':
+      return `Press ${Array.isArray(args.keys) ? args.keys.join('+') : '?'}`;
+    case 'wait':
+      return `Wait ${String(args.seconds)} s`;
+    case 'execute_command':
+      return `Run ${quote(args.command)}`;
+    case 'screenshot':
+      return 'Take a screenshot';
+    default:
+      return `${action.function}(${quote(args, 50)})`;
+  }
+}

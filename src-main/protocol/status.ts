@@ -1,0 +1,20 @@
+import { z } from 'zod';
+
+/** What an agent decided at the end of a step (DESIGN.md section 3). */
+export const AgentStatus = z.enum(['CONTINUE', 'PENDING', 'CONFIRM', 'SCREENSHOT', 'FINISH', 'FAIL', 'ERROR']);
+export type AgentStatus = z.infer<typeof AgentStatus>;
+
+/** Where a session stands, as the UI and the CLI show it. */
+export const SessionStatus = z.enum(['running', 'stopping', 'finished', 'failed', 'error', 'stopped', 'interrupted']);
+export type SessionStatus = z.infer<typeof SessionStatus>;
+
+export const SessionMode = z.enum(['desktop', 'shell']);
+export type SessionMode = z.infer<typeof SessionMode>;
+
+export const TERMINAL_SESSION_STATUSES: ReadonlySet<SessionStatus> = new Set([
+  'finished',
+  'failed',
+  'error',
+  'stopped',
+  'interrupted',
+]);

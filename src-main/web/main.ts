@@ -1,0 +1,42 @@
+import { configFromEnv } from '../host/config';
+import { createHost } from '../host/create-host';
+import { defaultDataDir, rendererDir } from '../host/paths';
+import { newToken } from './auth';
+import { startWebServer } from './web-server';
+
+function portFromEnv(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 0;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`DESKHAND_PORT must be 0..65535, got '${raw}'`);
+  return port;
+}
+
+async function main(): Promise<void> {
+  const config = configFromEnv(process.env);
+  const host = createHost({ dataDir: defaultDataDir(process.env), config });
+  const server = await startWebServer({
+    host,
+    rendererDir: rendererDir(),
+    token: newToken(),
+    bindHost: process.env.DESKHAND_HOST || '127.0.0.1',
+    port: portFromEnv(process.env.DESKHAND_PORT),
+    allowRemote: process.env.DESKHAND_ALLOW_REMOTE === '1',
+  });
+  if (!config.model) console.warn('[deskhand] no model is configured yet: set OPENAI_API_KEY / OPENAI_BASE_URL');
+  if (host.interrupted.length) console.warn(`[deskhand] ${host.interrupted.length} unfinished session(s) marked interrupted`);
+  console.log(`Deskhand UI: ${server.url}`);
+
+  let closing = false;
+  const shutdown = (): void => {
+    if (closing) return;
+    closing = true;
+    void Promise.all([server.close(), host.close()]).finally(() => process.exit(0));
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}
+
+main().catch((error: unknown) => {
+  console.error(`Deskhand could not start: ${(error as Error).message}`);
+  process.exit(1);
+});
