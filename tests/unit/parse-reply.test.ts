@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { extractJsonObject, MAX_REPLY_CHARS, parseModelReply } from '../../src-main/llm/parse-reply';
+import { AppAgentReply } from '../../src-main/llm/reply-schemas';
+
+const valid = { Observation: 'o', Thought: 't', Function: 'click', Args: { x: 1, y: 2 }, Status: 'CONTINUE' };
+
+describe('extractJsonObject', () => {
+  it('finds the object inside fences and prose, ignoring braces in strings', () => {
+    expect(extractJsonObject('Here you go:\n```json\n{"a": "}{", "b": {"c": 1}}\n```')).toBe('{"a": "}{", "b": {"c": 1}}');
+    expect(extractJsonObject('{"a": "\\"}"}')).toBe('{"a": "\\"}"}');
+    expect(extractJsonObject('no object')).toBeNull();
+    expect(extractJsonObject('{"open": 1')).toBeNull();
+  });
+});
+
+describe('parseModelReply with the AppAgent contract', () => {
+  it('accepts a valid reply and fills optional fields', () => {
+    const parsed = parseModelReply(`\`\`\`json\n${JSON.stringify(valid)}\n\`\`\``, AppAgentReply);
+    expect(parsed).toMatchObject({ ok: true, value: { Plan: [], Questions: [], Comment: '', ControlText: '' } });
+  });
+
+  it('accepts a single string where a list is expected', () => {
+    const parsed = parseModelReply(JSON.stringify({ ...valid, Plan: 'then save' }), AppAgentReply);
+    expect(parsed).toMatchObject({ ok: true, value: { Plan: ['then save'] } });
+  });
+
+  it.each([
+    ['empty', '', /empty/],
+    ['prose only', 'I clicked it.', /no JSON object/],
+    ['broken JSON', '{"Thought": "x", }', /not valid JSON/],
+    ['wrong status', JSON.stringify({ ...valid, Status: 'ERROR' }), /Status/],
+    ['wrong type', JSON.stringify({ ...valid, Args: 'x=1' }), /Args/],
+    ['missing thought', JSON.stringify({ Status: 'FINISH' }), /Thought/],
+    ['unknown field', JSON.stringify({ ...valid, Sudo: true }), /Sudo|unrecognized/i],
+    ['action status without an action', JSON.stringify({ ...valid, Function: '' }), /needs an action/],
+    ['too long', `{"Thought": "${'a'.repeat(MAX_REPLY_CHARS)}"}`, /characters/],
+  ])('refuses %s with a clear error', (_name, text, error) => {
+    const parsed = parseModelReply(text, AppAgentReply);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.error).toMatch(error);
+  });
+});
