@@ -1,0 +1,88 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { openDatabase, schemaVersion } from '../../src-main/memory/database';
+import { MIGRATIONS } from '../../src-main/memory/migrations';
+import { ScreenshotFiles } from '../../src-main/memory/screenshot-files';
+import { SessionStore, type NewStep } from '../../src-main/memory/session-store';
+
+function tempDb(): string {
+  return join(mkdtempSync(join(tmpdir(), 'deskhand-store-')), 'deskhand.sqlite');
+}
+
+const step = (overrides: Partial<NewStep> = {}): NewStep => ({
+  agent: 'AppAgent',
+  status: 'CONTINUE',
+  observation: 'o',
+  thought: 't',
+  action: { function: 'click', args: { x: 1, y: 2 } },
+  actionText: 'Click at (1, 2)',
+  result: 'done',
+  error: null,
+  modelReply: '{}',
+  screenshot: null,
+  startedAt: 1,
+  durationMs: 2,
+  tokens: { prompt: 3, completion: 4 },
+  ...overrides,
+});
+
+describe('SessionStore', () => {
+  it('migrates a new database to the latest version in WAL mode', () => {
+    const db = openDatabase(tempDb());
+    expect(schemaVersion(db)).toBe(MIGRATIONS.length);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+  });
+
+  it('refuses a database from a newer Deskhand', () => {
+    const file = tempDb();
+    const raw = new Database(file);
+    raw.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+    raw.close();
+    expect(() => openDatabase(file)).toThrow(/newer than this Deskhand/);
+  });
+
+  it('appends steps in order and reads them back as the UI sees them', () => {
+    const store = new SessionStore(openDatabase(tempDb()));
+    const session = store.createSession('  do   the thing  ', 'desktop');
+    expect(session).toMatchObject({ title: 'do the thing', status: 'running', stepCount: 0 });
+    const first = store.appendStep(session.id, step());
+    const second = store.appendStep(session.id, step({ status: 'FINISH', action: null, actionText: 'No action' }));
+    expect([first.index, second.index]).toEqual([0, 1]);
+    expect(store.steps(session.id)).toEqual([first, second]);
+    expect(store.getSession(session.id)?.stepCount).toBe(2);
+  });
+
+  it('marks sessions left running by a killed process as interrupted, keeping their steps', () => {
+    const file = tempDb();
+    const before = new SessionStore(openDatabase(file));
+    const running = before.createSession('long job', 'desktop');
+    before.appendStep(running.id, step());
+    const done = before.createSession('short job', 'desktop');
+    before.setStatus(done.id, 'finished', 'ok');
+    const after = new SessionStore(openDatabase(file));
+    expect(after.markUnfinishedInterrupted()).toEqual([running.id]);
+    expect(after.getSession(running.id)?.status).toBe('interrupted');
+    expect(after.getSession(done.id)?.status).toBe('finished');
+    expect(after.steps(running.id)).toHaveLength(1);
+  });
+
+  it('fails a step for an unknown session without writing anything', () => {
+    const store = new SessionStore(openDatabase(tempDb()));
+    expect(() => store.appendStep('missing', step())).toThrow(/no session/);
+  });
+});
+
+describe('ScreenshotFiles', () => {
+  it('stores files under the session folder and never resolves a path outside it', async () => {
+    const files = new ScreenshotFiles(mkdtempSync(join(tmpdir(), 'deskhand-shots-')));
+    const stored = await files.save('s1', 'step-00000', { bytes: Buffer.from('img'), mimeType: 'image/jpeg', width: 2, height: 3 });
+    expect(stored).toMatchObject({ file: 'step-00000.jpg', bytes: 3, width: 2, height: 3 });
+    expect(files.pathOf('s1', 'step-00000.jpg')).toBe(join(files.root, 's1', 'step-00000.jpg'));
+    for (const [session, file] of [['s1', '../x.jpg'], ['..', 'x.jpg'], ['s1', 'a/b.jpg'], ['s1', '.hidden'], ['s1', '']]) {
+      expect(files.pathOf(session as string, file as string)).toBeNull();
+    }
+  });
+});
