@@ -1,0 +1,82 @@
+import type { CommandResult, HostCommandInput, HostCommandType, HostEvent, ScreenshotRef } from '../../../src-main/protocol';
+import { HostCommandError, toError } from './errors';
+import { ListenerSet } from './listeners';
+import { nextRequestId, parseHostMessage, resultFromReply, withRequestId } from './replies';
+import type { Bridge, BridgeConnection, CommandInput, Unsubscribe } from './types';
+
+/** What the Electron preload exposes as `window.deskhand` (contextBridge). */
+export interface DeskhandPreloadApi {
+  /** Sends one command; resolves with the host's reply message (validated here, not trusted). */
+  invoke(command: HostCommandInput): Promise<unknown>;
+  /** Every message the host pushes (events); returns an unsubscribe function. */
+  onMessage(listener: (message: unknown) => void): () => void;
+}
+
+declare global {
+  interface Window {
+    deskhand?: DeskhandPreloadApi;
+  }
+}
+
+/** Desktop mode: commands over IPC `invoke`, events over the preload's message channel. */
+export class ElectronBridge implements Bridge {
+  private readonly events = new ListenerSet<HostEvent>();
+  private readonly errors = new ListenerSet<Error>();
+  private stopListening: (() => void) | null = null;
+
+  constructor(private readonly api: DeskhandPreloadApi) {}
+
+  start(): void {
+    if (this.stopListening) return;
+    this.stopListening = this.api.onMessage((raw) => {
+      const message = parseHostMessage(raw);
+      if (!message) return;
+      if (message.type === 'event') this.events.emit(message.event);
+      // Replies come back through `invoke`; only an error nobody asked for needs telling here.
+      else if (!message.ok && message.id === null) {
+        this.errors.emit(new HostCommandError(message.error.message, message.error.code));
+      }
+    });
+  }
+
+  dispose(): void {
+    this.stopListening?.();
+    this.stopListening = null;
+  }
+
+  async send<T extends HostCommandType>(command: CommandInput<T>): Promise<CommandResult<T>> {
+    const id = nextRequestId();
+    let raw: unknown;
+    try {
+      raw = await this.api.invoke(withRequestId(command, id));
+    } catch (error) {
+      throw toError(error);
+    }
+    const message = parseHostMessage(raw);
+    if (!message || message.type !== 'reply') {
+      throw new Error(`The host sent no valid reply to ${command.type}.`);
+    }
+    if (message.id !== null && message.id !== id) {
+      throw new Error(`The host replied to ${message.id} when asked ${id}.`);
+    }
+    return resultFromReply(command.type, message);
+  }
+
+  onEvent(listener: (event: HostEvent) => void): Unsubscribe {
+    return this.events.add(listener);
+  }
+
+  /** IPC to the main process cannot drop, so the desktop app is always connected. */
+  onConnection(listener: (state: BridgeConnection) => void): Unsubscribe {
+    listener('connected');
+    return () => {};
+  }
+
+  onError(listener: (error: Error) => void): Unsubscribe {
+    return this.errors.add(listener);
+  }
+
+  screenshotUrl(ref: ScreenshotRef): string {
+    return `app://screenshots/${encodeURIComponent(ref.sessionId)}/${encodeURIComponent(ref.file)}`;
+  }
+}

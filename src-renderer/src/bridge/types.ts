@@ -1,0 +1,20 @@
+import type { CommandResult, HostCommandInput, HostCommandType, HostEvent, ScreenshotRef } from '../../../src-main/protocol';
+
+/** A command as a UI writes it: the bridge assigns the id. */
+export type CommandInput<T extends HostCommandType> = { type: T } & Omit<Extract<HostCommandInput, { type: T }>, 'id'>;
+
+export type BridgeConnection = 'connected' | 'disconnected';
+
+export type Unsubscribe = () => void;
+
+/** The renderer's only way to talk to the host; the same components run on either implementation. */
+export interface Bridge {
+  /** Sends a command and resolves with its validated result; rejects with the host's message when it refuses. */
+  send<T extends HostCommandType>(command: CommandInput<T>): Promise<CommandResult<T>>;
+  onEvent(listener: (event: HostEvent) => void): Unsubscribe;
+  /** The listener is called at once with the current state, then on every change. */
+  onConnection(listener: (state: BridgeConnection) => void): Unsubscribe;
+  /** Problems not tied to one `send` (an error reply without an id, a transport failure). */
+  onError(listener: (error: Error) => void): Unsubscribe;
+  screenshotUrl(ref: ScreenshotRef): string;
+}

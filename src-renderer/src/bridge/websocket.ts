@@ -1,0 +1,203 @@
+import type { CommandResult, HostCommandType, HostEvent, ScreenshotRef } from '../../../src-main/protocol';
+import { HostCommandError, toError } from './errors';
+import { ListenerSet } from './listeners';
+import { nextRequestId, parseHostMessage, resultFromReply, withRequestId, type ReplyMessage } from './replies';
+import type { Bridge, BridgeConnection, CommandInput, Unsubscribe } from './types';
+
+/** The part of the browser's WebSocket this bridge uses; tests pass a fake. */
+export interface SocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(): void;
+  addEventListener(type: 'open' | 'close', listener: () => void): void;
+  addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
+}
+
+/** WebSocket.OPEN, spelled out so this file needs no DOM types. */
+const SOCKET_OPEN = 1;
+
+export interface WebSocketBridgeOptions {
+  /** `host:port` of the Deskhand browser-mode server. */
+  host: string;
+  secure: boolean;
+  token: string;
+  createSocket(url: string): SocketLike;
+  initialRetryDelayMs?: number;
+  maxRetryDelayMs?: number;
+}
+
+interface PendingRequest {
+  settle(reply: ReplyMessage): void;
+  fail(error: Error): void;
+}
+
+/** Browser mode: the protocol over one WebSocket, reconnecting with exponential backoff. */
+export class WebSocketBridge implements Bridge {
+  private socket: SocketLike | null = null;
+  private connection: BridgeConnection = 'disconnected';
+  private readonly pending = new Map<string, PendingRequest>();
+  private failedAttempts = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private started = false;
+  private disposed = false;
+  private readonly events = new ListenerSet<HostEvent>();
+  private readonly connections = new ListenerSet<BridgeConnection>();
+  private readonly errors = new ListenerSet<Error>();
+
+  constructor(private readonly options: WebSocketBridgeOptions) {}
+
+  /** Connects; call after subscribing so that nothing the host sends first is missed. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    if (!this.options.token) {
+      this.errors.emit(new Error('The address has no access token: open the link Deskhand printed (…/?token=…).'));
+    }
+    this.connect();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.socket?.close();
+    this.failPending(new Error('The connection to Deskhand was closed.'));
+  }
+
+  send<T extends HostCommandType>(command: CommandInput<T>): Promise<CommandResult<T>> {
+    const socket = this.socket;
+    if (!socket || socket.readyState !== SOCKET_OPEN) {
+      return Promise.reject(new Error('Not connected to Deskhand; reconnecting…'));
+    }
+    const id = nextRequestId();
+    return new Promise<CommandResult<T>>((resolve, reject) => {
+      this.pending.set(id, {
+        settle: (reply) => {
+          try {
+            resolve(resultFromReply(command.type, reply));
+          } catch (error) {
+            reject(toError(error));
+          }
+        },
+        fail: reject,
+      });
+      try {
+        socket.send(JSON.stringify(withRequestId(command, id)));
+      } catch (error) {
+        this.pending.delete(id);
+        reject(toError(error));
+      }
+    });
+  }
+
+  onEvent(listener: (event: HostEvent) => void): Unsubscribe {
+    return this.events.add(listener);
+  }
+
+  onConnection(listener: (state: BridgeConnection) => void): Unsubscribe {
+    listener(this.connection);
+    return this.connections.add(listener);
+  }
+
+  onError(listener: (error: Error) => void): Unsubscribe {
+    return this.errors.add(listener);
+  }
+
+  screenshotUrl(ref: ScreenshotRef): string {
+    const path = `/screenshots/${encodeURIComponent(ref.sessionId)}/${encodeURIComponent(ref.file)}`;
+    return `${path}?token=${encodeURIComponent(this.options.token)}`;
+  }
+
+  private connect(): void {
+    if (this.disposed) return;
+    const scheme = this.options.secure ? 'wss' : 'ws';
+    const url = `${scheme}://${this.options.host}/ws?token=${encodeURIComponent(this.options.token)}`;
+    let socket: SocketLike;
+    try {
+      socket = this.options.createSocket(url);
+    } catch (error) {
+      this.errors.emit(toError(error));
+      this.scheduleReconnect();
+      return;
+    }
+    this.socket = socket;
+    socket.addEventListener('open', () => {
+      if (this.socket !== socket) return;
+      this.failedAttempts = 0;
+      this.setConnection('connected');
+    });
+    socket.addEventListener('message', (message) => {
+      if (this.socket === socket) this.receive(message.data);
+    });
+    // 'error' is always followed by 'close', which is where reconnecting happens.
+    socket.addEventListener('close', () => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      this.failPending(new Error('The connection to Deskhand was lost before it replied.'));
+      this.setConnection('disconnected');
+      this.scheduleReconnect();
+    });
+  }
+
+  private receive(data: unknown): void {
+    if (typeof data !== 'string') {
+      console.warn('Deskhand: dropped a binary message; the protocol is JSON text');
+      return;
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(data);
+    } catch {
+      console.warn('Deskhand: dropped a message that is not JSON', data);
+      return;
+    }
+    const message = parseHostMessage(raw);
+    if (!message) return;
+    if (message.type === 'event') {
+      this.events.emit(message.event);
+      return;
+    }
+    if (message.id === null) {
+      if (!message.ok) this.errors.emit(new HostCommandError(message.error.message, message.error.code));
+      return;
+    }
+    const request = this.pending.get(message.id);
+    if (!request) {
+      console.warn(`Deskhand: a reply for an unknown request ${message.id}`, message);
+      if (!message.ok) this.errors.emit(new HostCommandError(message.error.message, message.error.code));
+      return;
+    }
+    this.pending.delete(message.id);
+    request.settle(message);
+  }
+
+  private failPending(error: Error): void {
+    const requests = [...this.pending.values()];
+    this.pending.clear();
+    for (const request of requests) request.fail(error);
+  }
+
+  private setConnection(state: BridgeConnection): void {
+    if (this.connection === state) return;
+    this.connection = state;
+    this.connections.emit(state);
+  }
+
+  private scheduleReconnect(): void {
+    if (this.disposed || this.retryTimer !== null) return;
+    const initial = this.options.initialRetryDelayMs ?? 500;
+    const max = this.options.maxRetryDelayMs ?? 10_000;
+    const delay = Math.min(max, initial * 2 ** this.failedAttempts);
+    this.failedAttempts += 1;
+    // Jitter keeps several open tabs from hammering a restarted host in lockstep.
+    const jittered = delay * (0.75 + Math.random() * 0.5);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.connect();
+    }, jittered);
+  }
+}
+
+/** The token the browser-mode server printed in the link, `?token=…`. */
+export function tokenFromSearch(search: string): string {
+  return new URLSearchParams(search).get('token') ?? '';
+}

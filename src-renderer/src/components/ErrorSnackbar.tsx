@@ -1,0 +1,27 @@
+import { Alert, Snackbar } from '@mui/material';
+import { useDeskhand } from '../store';
+
+/** Errors stay until dismissed; warnings (such as "busy") fade on their own. */
+export function ErrorSnackbar() {
+  const lastError = useDeskhand((state) => state.lastError);
+  const dismissError = useDeskhand((state) => state.dismissError);
+  if (!lastError) return null;
+  return (
+    <Snackbar
+      key={lastError.serial}
+      open
+      anchorOrigin={{ vertical: 'bottom', horizontal: 'center' }}
+      // Above the request box, so it never hides what is being typed.
+      sx={{ bottom: { xs: 104, sm: 104 } }}
+      autoHideDuration={lastError.severity === 'warning' ? 6000 : null}
+      onClose={(_event, reason) => {
+        // A stray click elsewhere must not hide an error before it was read.
+        if (reason !== 'clickaway') dismissError();
+      }}
+    >
+      <Alert severity={lastError.severity} variant="filled" onClose={dismissError} sx={{ maxWidth: 640 }}>
+        {lastError.message}
+      </Alert>
+    </Snackbar>
+  );
+}

@@ -1,0 +1,226 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { HostCommand, HostEvent, SessionView } from '../../src-main/protocol';
+import { ElectronBridge, type DeskhandPreloadApi } from '../../src-renderer/src/bridge/electron';
+import { HostCommandError } from '../../src-renderer/src/bridge/errors';
+import type { BridgeConnection } from '../../src-renderer/src/bridge/types';
+import { WebSocketBridge, tokenFromSearch, type SocketLike } from '../../src-renderer/src/bridge/websocket';
+
+const sessionView: SessionView = {
+  id: 's1',
+  title: 'Rename PDFs',
+  request: 'rename the PDFs',
+  mode: 'desktop',
+  status: 'running',
+  createdAt: 1,
+  updatedAt: 1,
+  stepCount: 0,
+  result: null,
+};
+
+const startedEvent: HostEvent = { kind: 'session.started', session: sessionView };
+
+class FakeSocket implements SocketLike {
+  readyState = 0;
+  readonly sent: HostCommand[] = [];
+  private readonly listeners = new Map<string, ((event: { data: unknown }) => void)[]>();
+
+  constructor(readonly url: string) {}
+
+  addEventListener(type: string, listener: (event: { data: unknown }) => void): void {
+    this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
+  }
+
+  send(data: string): void {
+    this.sent.push(JSON.parse(data) as HostCommand);
+  }
+
+  close(): void {
+    this.readyState = 3;
+    this.fire('close');
+  }
+
+  open(): void {
+    this.readyState = 1;
+    this.fire('open');
+  }
+
+  receive(message: unknown): void {
+    this.fire('message', typeof message === 'string' ? message : JSON.stringify(message));
+  }
+
+  private fire(type: string, data?: unknown): void {
+    for (const listener of this.listeners.get(type) ?? []) listener({ data });
+  }
+}
+
+describe('WebSocketBridge', () => {
+  let sockets: FakeSocket[];
+  let bridge: WebSocketBridge;
+
+  const socket = (): FakeSocket => {
+    const last = sockets.at(-1);
+    if (!last) throw new Error('no socket was created');
+    return last;
+  };
+
+  beforeEach(() => {
+    vi.useFakeTimers();
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    sockets = [];
+    bridge = new WebSocketBridge({
+      host: '127.0.0.1:4000',
+      secure: false,
+      token: 'a b/c',
+      createSocket: (url) => {
+        const created = new FakeSocket(url);
+        sockets.push(created);
+        return created;
+      },
+    });
+  });
+
+  afterEach(() => {
+    bridge.dispose();
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it('connects with the token and reports the connection', () => {
+    const states: BridgeConnection[] = [];
+    bridge.onConnection((state) => states.push(state));
+    bridge.start();
+    expect(socket().url).toBe('ws://127.0.0.1:4000/ws?token=a%20b%2Fc');
+    socket().open();
+    expect(states).toEqual(['disconnected', 'connected']);
+  });
+
+  it('assigns ids, resolves the matching reply and validates the result', async () => {
+    bridge.start();
+    socket().open();
+    const listing = bridge.send({ type: 'session.list' });
+    const [command] = socket().sent;
+    expect(command?.type).toBe('session.list');
+    expect(command?.id).toBeTruthy();
+    socket().receive({ type: 'reply', id: command?.id, ok: true, result: { sessions: [sessionView] } });
+    await expect(listing).resolves.toEqual({ sessions: [sessionView] });
+  });
+
+  it("rejects with the host's message on ok:false", async () => {
+    bridge.start();
+    socket().open();
+    const stopping = bridge.send({ type: 'session.stop', sessionId: 'nope' });
+    const id = socket().sent[0]?.id ?? null;
+    socket().receive({ type: 'reply', id, ok: false, error: { code: 'not_found', message: 'No session nope' } });
+    await expect(stopping).rejects.toSatisfy(
+      (error: unknown) => error instanceof HostCommandError && error.message === 'No session nope' && error.code === 'not_found',
+    );
+  });
+
+  it('rejects a result that does not match the command schema', async () => {
+    bridge.start();
+    socket().open();
+    const listing = bridge.send({ type: 'session.list' });
+    socket().receive({ type: 'reply', id: socket().sent[0]?.id, ok: true, result: { sessions: 'many' } });
+    await expect(listing).rejects.toThrow(/unexpected result for session.list/);
+  });
+
+  it('delivers valid events and drops invalid messages', () => {
+    const events: HostEvent[] = [];
+    bridge.onEvent((event) => events.push(event));
+    bridge.start();
+    socket().open();
+    socket().receive('not json');
+    socket().receive({ type: 'event', event: { kind: 'step.added', step: { id: 1 } } });
+    socket().receive({ type: 'event', event: startedEvent });
+    expect(events).toEqual([startedEvent]);
+    expect(console.warn).toHaveBeenCalledTimes(2);
+  });
+
+  it('reports an error reply that carries no id', () => {
+    const errors: Error[] = [];
+    bridge.onError((error) => errors.push(error));
+    bridge.start();
+    socket().open();
+    socket().receive({ type: 'reply', id: null, ok: false, error: { code: 'bad_message', message: 'Unreadable' } });
+    expect(errors.map((error) => error.message)).toEqual(['Unreadable']);
+  });
+
+  it('refuses to send while disconnected, fails pending requests on close, and reconnects', async () => {
+    bridge.start();
+    await expect(bridge.send({ type: 'session.list' })).rejects.toThrow(/Not connected/);
+    socket().open();
+    const pending = bridge.send({ type: 'session.list' });
+    socket().close();
+    await expect(pending).rejects.toThrow(/lost/);
+    expect(sockets).toHaveLength(1);
+    vi.advanceTimersByTime(1_000);
+    expect(sockets).toHaveLength(2);
+  });
+
+  it('builds screenshot URLs with encoded parts and the token', () => {
+    expect(bridge.screenshotUrl({ sessionId: 's 1', file: 'step-3.png', width: 10, height: 10 })).toBe(
+      '/screenshots/s%201/step-3.png?token=a%20b%2Fc',
+    );
+  });
+
+  it('reads the token from the query string', () => {
+    expect(tokenFromSearch('?token=abc123&x=1')).toBe('abc123');
+    expect(tokenFromSearch('')).toBe('');
+  });
+});
+
+describe('ElectronBridge', () => {
+  function fakePreload(reply: (command: HostCommand) => unknown): {
+    api: DeskhandPreloadApi;
+    push(message: unknown): void;
+  } {
+    let listener: ((message: unknown) => void) | null = null;
+    return {
+      api: {
+        invoke: (command) => Promise.resolve(reply(command as HostCommand)),
+        onMessage: (callback) => {
+          listener = callback;
+          return () => {
+            listener = null;
+          };
+        },
+      },
+      push: (message) => listener?.(message),
+    };
+  }
+
+  it('resolves the validated result of the invoke reply', async () => {
+    const preload = fakePreload((command) => ({
+      type: 'reply',
+      id: command.id,
+      ok: true,
+      result: { session: sessionView },
+    }));
+    const bridge = new ElectronBridge(preload.api);
+    await expect(bridge.send({ type: 'session.start', request: 'rename the PDFs' })).resolves.toEqual({ session: sessionView });
+  });
+
+  it("rejects with the host's message on ok:false", async () => {
+    const preload = fakePreload((command) => ({
+      type: 'reply',
+      id: command.id,
+      ok: false,
+      error: { code: 'conflict', message: 'A session is already running' },
+    }));
+    const bridge = new ElectronBridge(preload.api);
+    await expect(bridge.send({ type: 'session.start', request: 'x' })).rejects.toThrow('A session is already running');
+  });
+
+  it('delivers pushed events after start and stops on dispose', () => {
+    const preload = fakePreload(() => null);
+    const bridge = new ElectronBridge(preload.api);
+    const events: HostEvent[] = [];
+    bridge.onEvent((event) => events.push(event));
+    bridge.start();
+    preload.push({ type: 'event', event: startedEvent });
+    bridge.dispose();
+    preload.push({ type: 'event', event: startedEvent });
+    expect(events).toEqual([startedEvent]);
+    expect(bridge.screenshotUrl({ sessionId: 's1', file: 'a.png', width: 1, height: 1 })).toBe('app://screenshots/s1/a.png');
+  });
+});
