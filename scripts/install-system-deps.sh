@@ -5,7 +5,8 @@ set -euo pipefail
 
 declare -A PACKAGE_OF=(
   [Xvfb]=xvfb [openbox]=openbox [xterm]=xterm [chromium]=chromium [xdotool]=xdotool
-  [wmctrl]=wmctrl [xdpyinfo]=x11-utils [mousepad]=mousepad
+  [wmctrl]=wmctrl [xdpyinfo]=x11-utils [xprop]=x11-utils [xwininfo]=x11-utils [xmodmap]=x11-xserver-utils
+  [mousepad]=mousepad
 )
 EXTRA_PACKAGES=(xfonts-base fonts-dejavu-core)
 

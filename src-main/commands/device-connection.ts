@@ -2,23 +2,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { ProcessLaunch } from '../host/paths';
-
-/** Variables that must never reach the device client or the commands it runs. */
-const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)/i;
-
-export function deviceEnvironment(env: NodeJS.ProcessEnv, extra: Record<string, string> = {}): Record<string, string> {
-  const clean: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && !SECRET_NAME.test(name)) clean[name] = value;
-  }
-  return { ...clean, ...extra };
-}
+import { isToolName } from '../device/contract';
+import type { DeviceLaunchSpec } from '../device/launch';
+import { HOST_MARGIN_MS, toolTimeoutMs } from '../device/timeouts';
 
 export interface DeviceConnectionOptions {
-  launch: ProcessLaunch;
-  env: Record<string, string>;
-  toolTimeoutMs: number;
+  /** From deviceLaunchSpec: command, arguments, and an environment already stripped of secrets. */
+  launch: DeviceLaunchSpec;
+  /** For tools the device contract does not know (none yet; external tools later). */
+  defaultTimeoutMs: number;
   /** Lines the device client writes to stderr (its log). */
   onLog?: (line: string) => void;
 }
@@ -46,10 +38,9 @@ export class DeviceConnection {
 
   async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
     const client = await this.connected();
-    return (await client.callTool({ name, arguments: args }, CallToolResultSchema, {
-      timeout: this.options.toolTimeoutMs,
-      signal,
-    })) as CallToolResult;
+    // The device enforces each tool's own limit; the host waits a little longer than that.
+    const timeout = isToolName(name) ? toolTimeoutMs(name, args) + HOST_MARGIN_MS : this.options.defaultTimeoutMs;
+    return (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout, signal })) as CallToolResult;
   }
 
   async close(): Promise<void> {
@@ -68,12 +59,7 @@ export class DeviceConnection {
   }
 
   private async start(): Promise<Client> {
-    const transport = new StdioClientTransport({
-      command: this.options.launch.command,
-      args: this.options.launch.args,
-      env: this.options.env,
-      stderr: 'pipe',
-    });
+    const transport = new StdioClientTransport({ ...this.options.launch, stderr: 'pipe' });
     let stderrTail = '';
     transport.stderr?.on('data', (chunk: Buffer) => {
       const text = chunk.toString('utf8');

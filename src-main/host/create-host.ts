@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppAgent } from '../agents/app-agent';
-import { DeviceConnection, deviceEnvironment } from '../commands/device-connection';
+import { DeviceConnection } from '../commands/device-connection';
 import { Dispatcher } from '../commands/dispatcher';
 import { ModelClient } from '../llm/model-client';
 import { openDatabase, type Db } from '../memory/database';
@@ -12,14 +12,16 @@ import { loadPromptFile } from '../prompter/template';
 import { renderToolDocs } from '../prompter/tool-docs';
 import { SessionService } from '../session/session-service';
 import { NO_MODEL_MESSAGE, type DeskhandConfig } from './config';
-import { deviceClientLaunch, promptsDir, type ProcessLaunch } from './paths';
+import { deviceLaunchSpec, type DeviceLaunchSpec } from '../device/launch';
+import { appRoot, promptsDir, runningFromBuild } from './paths';
 import { ProtocolEndpoint } from './protocol-endpoint';
 
 export interface HostOptions {
   dataDir: string;
   config: DeskhandConfig;
   env?: NodeJS.ProcessEnv;
-  deviceLaunch?: ProcessLaunch;
+  /** Replaces the real device client (tests use a stand-in). */
+  deviceLaunch?: DeviceLaunchSpec;
 }
 
 export interface Host {
@@ -44,13 +46,19 @@ export function createHost(options: HostOptions): Host {
   const interrupted = store.markUnfinishedInterrupted();
   const screenshots = new ScreenshotFiles(dataDir);
   const device = new DeviceConnection({
-    launch: options.deviceLaunch ?? deviceClientLaunch(),
-    env: deviceEnvironment(options.env ?? process.env, {
-      DESKHAND_SCREENSHOT_FORMAT: config.device.screenshotFormat,
-      DESKHAND_SCREENSHOT_QUALITY: String(config.device.screenshotQuality),
-      DESKHAND_SCREENSHOT_MAX_EDGE: String(config.device.screenshotMaxLongEdge),
-    }),
-    toolTimeoutMs: config.device.toolTimeoutMs,
+    launch:
+      options.deviceLaunch ??
+      deviceLaunchSpec({
+        root: appRoot(),
+        mode: runningFromBuild() ? 'built' : 'source',
+        env: options.env ?? process.env,
+        config: {
+          format: config.device.screenshotFormat,
+          quality: config.device.screenshotQuality,
+          maxEdge: config.device.screenshotMaxLongEdge,
+        },
+      }),
+    defaultTimeoutMs: config.device.toolTimeoutMs,
     onLog: (line) => console.error(`[device] ${line}`),
   });
   const dispatcher = new Dispatcher(device);

@@ -14,23 +14,9 @@ export function appRoot(): string {
   }
 }
 
-function runningFromBuild(): boolean {
+/** True when this code runs from the electron-vite bundle (out/main), false when run from source. */
+export function runningFromBuild(): boolean {
   return fileURLToPath(import.meta.url).includes(`${sep}out${sep}main${sep}`);
-}
-
-export interface ProcessLaunch {
-  command: string;
-  args: string[];
-}
-
-/**
- * How to start the device client: the built bundle next to this one, or the TypeScript source through
- * tsx when the host itself runs from source (tests, development).
- */
-export function deviceClientLaunch(): ProcessLaunch {
-  const root = appRoot();
-  if (runningFromBuild()) return { command: process.execPath, args: [join(root, 'out', 'main', 'device.js')] };
-  return { command: process.execPath, args: ['--import', 'tsx', join(root, 'src-main', 'device', 'main.ts')] };
 }
 
 /** The built renderer that browser mode serves. */

@@ -30,12 +30,17 @@ server.registerTool('screenshot', { description: 'Capture the screen', inputSche
   };
 });
 
-for (const name of ['click', 'type_text', 'hotkey', 'wait'] as const) {
-  server.registerTool(name, { description: `fake ${name}`, inputSchema: ToolArgs[name].shape }, async (args) => {
-    if (process.env.DESKHAND_FAKE_DEVICE_CRASH_ON === name) process.exit(134);
-    if (log) appendFileSync(log, `${JSON.stringify({ tool: name, args })}\n`);
-    return { content: [{ type: 'text', text: `${name} done` }] };
-  });
+function recordAction(tool: string, args: Record<string, unknown>) {
+  if (process.env.DESKHAND_FAKE_DEVICE_CRASH_ON === tool) process.exit(134);
+  if (log) appendFileSync(log, `${JSON.stringify({ tool, args })}\n`);
+  return { content: [{ type: 'text' as const, text: `${tool} done` }] };
 }
+
+server.registerTool('click', { description: 'fake click', inputSchema: ToolArgs.click.shape }, async (args) => recordAction('click', args));
+server.registerTool('type_text', { description: 'fake type_text', inputSchema: ToolArgs.type_text.shape }, async (args) =>
+  recordAction('type_text', args),
+);
+server.registerTool('hotkey', { description: 'fake hotkey', inputSchema: ToolArgs.hotkey.shape }, async (args) => recordAction('hotkey', args));
+server.registerTool('wait', { description: 'fake wait', inputSchema: ToolArgs.wait.shape }, async (args) => recordAction('wait', args));
 
 await server.connect(new StdioServerTransport());

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { DeskhandConfig } from '../../src-main/host/config';
 import { createHost, type Host } from '../../src-main/host/create-host';
 import type { HostEvent } from '../../src-main/protocol';
+import { deviceEnv, type DeviceLaunchSpec } from '../../src-main/device/launch';
 import { startModelServer, type ModelServer, type Scenario } from '../fixtures/model-server';
 
 export interface FakeDeviceAction {
@@ -22,8 +23,13 @@ export interface HostHarness {
   close(): Promise<void>;
 }
 
-export function fakeDeviceLaunch() {
-  return { command: process.execPath, args: ['--import', 'tsx', resolve('tests/support/fake-device.ts')] };
+export function fakeDeviceLaunch(env: Record<string, string>): DeviceLaunchSpec {
+  return {
+    command: process.execPath,
+    args: ['--import', 'tsx', resolve('tests/support/fake-device.ts')],
+    env: deviceEnv({ ...process.env, ...env }),
+    cwd: process.cwd(),
+  };
 }
 
 /** A host in this process with the fake device client and the scripted model server. */
@@ -43,8 +49,7 @@ export async function startHostHarness(
     const host = createHost({
       dataDir,
       config,
-      env: { ...process.env, DESKHAND_FAKE_DEVICE_LOG: actionLog, ...options.deviceEnv },
-      deviceLaunch: fakeDeviceLaunch(),
+      deviceLaunch: fakeDeviceLaunch({ DESKHAND_FAKE_DEVICE_LOG: actionLog, ...options.deviceEnv }),
     });
     host.sessions.subscribe((event) => events.push(event));
     return host;

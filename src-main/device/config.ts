@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+/** Settings of one device client process, passed by the host as command-line flags. */
+export const DeviceConfig = z
+  .object({
+    /** Screenshots are downscaled so their long edge is at most this many pixels. */
+    maxEdge: z.number().int().min(200).max(8192).default(1280),
+    format: z.enum(['jpeg', 'webp']).default('jpeg'),
+    quality: z.number().int().min(1).max(100).default(70),
+  })
+  .strict();
+export type DeviceConfig = z.infer<typeof DeviceConfig>;
+
+const FLAGS: Record<string, keyof DeviceConfig> = {
+  '--max-edge': 'maxEdge',
+  '--format': 'format',
+  '--quality': 'quality',
+};
+
+/** Inverse of parseDeviceArgs, for whoever spawns the client. */
+export function deviceArgs(config: Partial<DeviceConfig>): string[] {
+  const args: string[] = [];
+  for (const [flag, key] of Object.entries(FLAGS)) {
+    const value = config[key];
+    if (value !== undefined) args.push(`${flag}=${value}`);
+  }
+  return args;
+}
+
+/** Parses `--max-edge=1280 --format=webp --quality=70` (or `--flag value`); throws on anything else. */
+export function parseDeviceArgs(argv: readonly string[]): DeviceConfig {
+  const raw: Record<string, unknown> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const eq = arg.indexOf('=');
+    const flag = eq >= 0 ? arg.slice(0, eq) : arg;
+    const key = FLAGS[flag];
+    if (!key) throw new Error(`unknown argument ${arg}; known: ${Object.keys(FLAGS).join(', ')}`);
+    const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
+    if (value === undefined) throw new Error(`${flag} needs a value`);
+    raw[key] = key === 'format' ? value : Number(value);
+  }
+  const parsed = DeviceConfig.safeParse(raw);
+  if (!parsed.success) throw new Error(`bad device client arguments: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}

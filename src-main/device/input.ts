@@ -1,0 +1,112 @@
+import { Button, keyboard, Key, mouse, Point, providerRegistry } from '@nut-tree-fork/nut-js';
+import type { Point as XY } from './coords';
+
+/**
+ * Mouse and keyboard through nut.js, in logical screen coordinates (coords.ts maps model pixels first).
+ * nut.js defaults wait 100-300 ms around every event and animate the pointer; the agent gains nothing
+ * from that, so all delays are off and the pointer jumps.
+ */
+
+let configured = false;
+
+export function configureInput(): void {
+  if (configured) return;
+  configured = true;
+  mouse.config.autoDelayMs = 0;
+  mouse.config.mouseSpeed = 100_000;
+  keyboard.config.autoDelayMs = 0;
+  // The config objects above only govern nut.js's own sleeps; libnut keeps a separate native delay.
+  providerRegistry.getMouse().setMouseDelay(0);
+  providerRegistry.getKeyboard().setKeyboardDelay(0);
+}
+
+export type MouseButtonName = 'left' | 'right' | 'middle';
+
+const BUTTONS: Record<MouseButtonName, Button> = {
+  left: Button.LEFT,
+  right: Button.RIGHT,
+  middle: Button.MIDDLE,
+};
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function moveTo(point: XY): Promise<void> {
+  configureInput();
+  await mouse.setPosition(new Point(point.x, point.y));
+}
+
+export async function pointerPosition(): Promise<XY> {
+  const p = await mouse.getPosition();
+  return { x: p.x, y: p.y };
+}
+
+export async function click(point: XY, button: MouseButtonName = 'left', double = false): Promise<void> {
+  await moveTo(point);
+  if (double) await mouse.doubleClick(BUTTONS[button]);
+  else await mouse.click(BUTTONS[button]);
+}
+
+/**
+ * Press at `from`, move in small steps, release at `to`. Intermediate motion events matter: many
+ * toolkits only start a drag after the pointer moved a few pixels with the button held.
+ */
+export async function drag(from: XY, to: XY): Promise<void> {
+  await moveTo(from);
+  await mouse.pressButton(Button.LEFT);
+  try {
+    const steps = Math.max(4, Math.min(30, Math.round(Math.hypot(to.x - from.x, to.y - from.y) / 20)));
+    for (let i = 1; i <= steps; i++) {
+      await sleep(8);
+      await moveTo({
+        x: Math.round(from.x + ((to.x - from.x) * i) / steps),
+        y: Math.round(from.y + ((to.y - from.y) * i) / steps),
+      });
+    }
+    await sleep(20);
+  } finally {
+    await mouse.releaseButton(Button.LEFT);
+  }
+}
+
+export type ScrollDirectionName = 'up' | 'down' | 'left' | 'right';
+
+export async function scroll(point: XY, direction: ScrollDirectionName, amount: number): Promise<void> {
+  await moveTo(point);
+  switch (direction) {
+    case 'up':
+      await mouse.scrollUp(amount);
+      break;
+    case 'down':
+      await mouse.scrollDown(amount);
+      break;
+    case 'left':
+      await mouse.scrollLeft(amount);
+      break;
+    case 'right':
+      await mouse.scrollRight(amount);
+      break;
+  }
+}
+
+/** Presses keys in order and releases them in reverse, so ["ctrl","shift","t"] is a chord. */
+export async function pressChord(keys: readonly Key[]): Promise<void> {
+  configureInput();
+  const pressed: Key[] = [];
+  try {
+    for (const key of keys) {
+      await keyboard.pressKey(key);
+      pressed.push(key);
+    }
+  } finally {
+    for (const key of pressed.reverse()) await keyboard.releaseKey(key);
+  }
+}
+
+export async function tapKey(key: Key, withShift = false): Promise<void> {
+  await pressChord(withShift ? [Key.LeftShift, key] : [key]);
+}
+
+export async function typeWithNut(text: string): Promise<void> {
+  configureInput();
+  await keyboard.type(text);
+}

@@ -1,0 +1,56 @@
+import { join } from 'node:path';
+import { deviceArgs, type DeviceConfig } from './config';
+
+/**
+ * How the host starts a device client. Pure (no native code is loaded by importing this), so the host
+ * can use it without pulling nut.js into its own process. Feed the result to the MCP SDK's
+ * StdioClientTransport: `new StdioClientTransport({ ...spec, stderr: 'pipe' })`.
+ */
+
+export interface DeviceLaunchSpec {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+}
+
+export interface DeviceLaunchOptions {
+  /** Repository root in dev and tests; the app's resources root when built. */
+  root: string;
+  /** 'source' runs src-main/device/main.ts through tsx; 'built' runs out/main/device.js. */
+  mode: 'source' | 'built';
+  /** Overrides the built entry path (e.g. inside an asar-unpacked folder). */
+  entry?: string;
+  config?: Partial<DeviceConfig>;
+  /** Base environment (default process.env); DISPLAY etc. come from here. */
+  env?: NodeJS.ProcessEnv;
+  /** Node-compatible runtime (default process.execPath; Electron is switched to Node mode). */
+  execPath?: string;
+}
+
+/** Exit code of a device client that found no usable display. */
+export { EXIT_NO_DISPLAY } from './health';
+
+// The device client runs shell commands the model chooses; the host's secrets stay with the host.
+const SECRET_NAME = /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)/i;
+
+export function deviceEnv(base: NodeJS.ProcessEnv): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(base)) {
+    if (value !== undefined && !SECRET_NAME.test(name)) env[name] = value;
+  }
+  return env;
+}
+
+export function deviceLaunchSpec(options: DeviceLaunchOptions): DeviceLaunchSpec {
+  const env = deviceEnv(options.env ?? process.env);
+  const command = options.execPath ?? process.execPath;
+  const flags = deviceArgs(options.config ?? {});
+  if (process.versions.electron && command === process.execPath) env.ELECTRON_RUN_AS_NODE = '1';
+  if (options.mode === 'source') {
+    // `--import tsx` resolves tsx from the working directory, hence cwd = root.
+    return { command, args: ['--import', 'tsx', join(options.root, 'src-main/device/main.ts'), ...flags], env, cwd: options.root };
+  }
+  const entry = options.entry ?? join(options.root, 'out/main/device.js');
+  return { command, args: [entry, ...flags], env, cwd: options.root };
+}

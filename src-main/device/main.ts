@@ -1,0 +1,61 @@
+/**
+ * Device client entry: an MCP server on stdio that sees and drives this desktop. stdout is the MCP
+ * channel, so everything else goes to stderr. Run as `node out/main/device.js [--max-edge=1280]
+ * [--format=jpeg|webp] [--quality=70]` (dev: `node --import tsx src-main/device/main.ts`).
+ */
+import { parseDeviceArgs, type DeviceConfig } from './config';
+import { checkEnvironment } from './health';
+
+const EXIT_BAD_ARGS = 2;
+
+function log(message: string): void {
+  process.stderr.write(`[deskhand-device] ${message}\n`);
+}
+
+function configOrExit(): DeviceConfig {
+  try {
+    return parseDeviceArgs(process.argv.slice(2));
+  } catch (error) {
+    log(error instanceof Error ? error.message : String(error));
+    process.exit(EXIT_BAD_ARGS);
+  }
+}
+
+async function main(): Promise<void> {
+  const config = configOrExit();
+
+  const health = await checkEnvironment();
+  if (!health.ok) {
+    process.stderr.write(`${health.message}\n`);
+    process.exit(health.exitCode);
+  }
+
+  // Loaded after the health check, so the no-display path neither loads native code nor waits for it.
+  const [{ createDeviceServer }, { StdioServerTransport }] = await Promise.all([
+    import('./server'),
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+  ]);
+  const debug = Boolean(process.env.DESKHAND_DEVICE_DEBUG);
+  const server = createDeviceServer({
+    config,
+    log: (level, message) => {
+      if (level === 'error' || debug) log(message);
+    },
+  });
+  const transport = new StdioServerTransport();
+  transport.onclose = () => process.exit(0);
+  // The host closing our stdin means it is gone; there is no one left to serve.
+  process.stdin.once('end', () => process.exit(0));
+  await server.connect(transport);
+  log(`ready (pid ${process.pid}, display ${process.env.DISPLAY ?? 'native'})`);
+}
+
+process.on('uncaughtException', (error) => {
+  log(`uncaught: ${error.stack ?? error.message}`);
+  process.exit(1);
+});
+process.on('unhandledRejection', (reason) => {
+  log(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
+});
+
+void main();

@@ -1,0 +1,275 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import type { DeviceConfig } from './config';
+import { ScreenshotMeta, ToolArgs, type ToolArgsOf, type ToolName } from './contract';
+import { identityGeometry, imageToScreen, screenToImage, type Point, type ScreenshotGeometry } from './coords';
+import { click, drag, moveTo, pointerPosition, pressChord, scroll } from './input';
+import { parseKeys } from './keys';
+import { captureScreenshot, screenSize } from './screen';
+import { toolTimeoutMs } from './timeouts';
+import { typeText } from './typing';
+import { getWindow, listWindows } from './windows';
+
+export const DEVICE_SERVER_NAME = 'deskhand-device';
+export const DEVICE_SERVER_VERSION = '0.1.0';
+
+export class ToolTimeoutError extends Error {
+  override name = 'ToolTimeoutError';
+}
+
+/** Failures are always worth a line; successes only when debugging. */
+export type Logger = (level: 'debug' | 'error', message: string) => void;
+
+/**
+ * Runs tasks one at a time: input from two calls must never interleave, and a click must be mapped
+ * with the geometry of the screenshot that preceded it.
+ */
+class SerialQueue {
+  private tail: Promise<void> = Promise.resolve();
+
+  run<T>(task: () => Promise<T>, timeoutMs: number, label: string): Promise<T> {
+    const result = this.tail.then(() => withTimeout(task(), timeoutMs, label));
+    // A timed-out task may still be running natively; the queue moves on regardless.
+    this.tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+}
+
+export function withTimeout<T>(promise: Promise<T>, timeoutMs: number, label: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () => {
+        const budget = timeoutMs >= 1000 ? `${(timeoutMs / 1000).toFixed(1)} s` : `${timeoutMs} ms`;
+        reject(new ToolTimeoutError(`${label} timed out after ${budget}`));
+      },
+      timeoutMs,
+    );
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+function text(message: string, structured?: Record<string, unknown>): CallToolResult {
+  return structured
+    ? { content: [{ type: 'text', text: message }], structuredContent: structured }
+    : { content: [{ type: 'text', text: message }] };
+}
+
+function toolError(name: string, error: unknown): CallToolResult {
+  const message = error instanceof Error ? error.message : String(error);
+  return { content: [{ type: 'text', text: `${name} failed: ${message}` }], isError: true };
+}
+
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new Error('cancelled'));
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(new Error('cancelled'));
+      },
+      { once: true },
+    );
+  });
+
+const LOOKS: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, openWorldHint: false };
+/** Changes the desktop but cannot by itself destroy anything. */
+const NUDGES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, openWorldHint: false };
+const ACTS: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, openWorldHint: false };
+
+const DESCRIPTIONS: Record<Exclude<ToolName, 'execute_command'>, string> = {
+  screenshot:
+    'Capture the screen (or one window, by window_id from list_windows) as an image. Coordinates given to ' +
+    'click, move, drag, scroll and type_text are pixels of the most recent screenshot.',
+  click: 'Click at (x, y), pixels of the last screenshot. button: left (default), right or middle; double: double-click.',
+  move: 'Move the mouse pointer to (x, y), pixels of the last screenshot.',
+  drag: 'Press the left button at (from_x, from_y), move to (to_x, to_y) and release; pixels of the last screenshot.',
+  scroll: 'Scroll the wheel at (x, y) in a direction (up, down, left, right) by amount notches (default 5).',
+  type_text:
+    'Type text into the focused control, exactly as given (any characters; "\\n" presses Enter). ' +
+    'If x and y are given, click there first to focus.',
+  hotkey:
+    'Press a key or key combination, e.g. ["ctrl","s"], ["enter"], ["alt","f4"]. Names: ctrl, alt, shift, meta, ' +
+    'enter, tab, esc, backspace, delete, space, arrows up/down/left/right, home, end, pageup, pagedown, f1..f12, ' +
+    'or a single character.',
+  wait: 'Wait for the given number of seconds (at most 60), e.g. for an application to load.',
+  list_windows: 'List the open top-level windows: id, title, app and bounds (screen coordinates), topmost first.',
+};
+
+export interface DeviceServerOptions {
+  config: DeviceConfig;
+  log?: Logger;
+}
+
+export function createDeviceServer({ config, log = () => undefined }: DeviceServerOptions): McpServer {
+  const server = new McpServer(
+    { name: DEVICE_SERVER_NAME, version: DEVICE_SERVER_VERSION },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        'Deskhand device client: sees and drives this computer. Take a screenshot first; coordinates are ' +
+        'pixels of the most recent screenshot.',
+    },
+  );
+  const queue = new SerialQueue();
+  let geometry: ScreenshotGeometry | null = null;
+
+  const currentGeometry = async (): Promise<ScreenshotGeometry> => {
+    if (geometry) return geometry;
+    const size = await screenSize();
+    return identityGeometry(size.width, size.height);
+  };
+  const toScreen = async (x: number, y: number): Promise<Point> => imageToScreen(await currentGeometry(), { x, y });
+  /** Where the pointer is now, for the host's takeover check. */
+  const pointerReport = async (): Promise<Record<string, unknown>> => {
+    const screen = await pointerPosition();
+    return { pointer: { screen, image: screenToImage(await currentGeometry(), screen) } };
+  };
+
+  function register<N extends Exclude<ToolName, 'execute_command'>>(
+    name: N,
+    annotations: ToolAnnotations,
+    run: (args: ToolArgsOf<N>, signal: AbortSignal) => Promise<CallToolResult>,
+    outputSchema?: typeof ScreenshotMeta,
+  ): void {
+    const schema = ToolArgs[name];
+    // Widened so the SDK's conditional callback type resolves for a generic tool name.
+    const inputSchema: z.ZodType<unknown> = schema;
+    server.registerTool(
+      name,
+      { description: DESCRIPTIONS[name], inputSchema, annotations, ...(outputSchema ? { outputSchema } : {}) },
+      async (args, extra): Promise<CallToolResult> => {
+        // The SDK has validated already; parsing again keeps the types honest at this boundary.
+        const parsed = schema.safeParse(args);
+        if (!parsed.success) return toolError(name, parsed.error.issues.map((i) => i.message).join('; '));
+        const started = performance.now();
+        try {
+          const result = await queue.run(
+            () => run(parsed.data as ToolArgsOf<N>, extra.signal),
+            toolTimeoutMs(name, parsed.data as ToolArgsOf<N>),
+            name,
+          );
+          log('debug', `${name} ok in ${Math.round(performance.now() - started)} ms`);
+          return result;
+        } catch (error) {
+          log('error', `${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+          return toolError(name, error);
+        }
+      },
+    );
+  }
+
+  register(
+    'screenshot',
+    LOOKS,
+    async ({ window_id }) => {
+      const region = window_id ? (await getWindow(window_id)).bounds : null;
+      const shot = await captureScreenshot(region, config);
+      geometry = { region: shot.meta.region, imageWidth: shot.meta.width, imageHeight: shot.meta.height };
+      return {
+        content: [
+          { type: 'image', data: shot.data.toString('base64'), mimeType: shot.meta.mimeType },
+          { type: 'text', text: JSON.stringify(shot.meta) },
+        ],
+        structuredContent: { ...shot.meta },
+      };
+    },
+    ScreenshotMeta,
+  );
+
+  register(
+    'click',
+    ACTS,
+    async ({ x, y, button = 'left', double = false }) => {
+      const at = await toScreen(x, y);
+      await click(at, button, double);
+      return text(`${double ? 'double-' : ''}clicked ${button} at (${x}, ${y})`, { screen: at, ...(await pointerReport()) });
+    },
+  );
+
+  register(
+    'move',
+    NUDGES,
+    async ({ x, y }) => {
+      const at = await toScreen(x, y);
+      await moveTo(at);
+      return text(`moved the pointer to (${x}, ${y})`, { screen: at, ...(await pointerReport()) });
+    },
+  );
+
+  register(
+    'drag',
+    ACTS,
+    async ({ from_x, from_y, to_x, to_y }) => {
+      const from = await toScreen(from_x, from_y);
+      const to = await toScreen(to_x, to_y);
+      await drag(from, to);
+      return text(`dragged from (${from_x}, ${from_y}) to (${to_x}, ${to_y})`, { from, to, ...(await pointerReport()) });
+    },
+  );
+
+  register(
+    'scroll',
+    NUDGES,
+    async ({ x, y, direction, amount = 5 }) => {
+      const at = await toScreen(x, y);
+      await scroll(at, direction, amount);
+      return text(`scrolled ${direction} by ${amount} at (${x}, ${y})`, { screen: at, ...(await pointerReport()) });
+    },
+  );
+
+  register(
+    'type_text',
+    ACTS,
+    async ({ text: t, x, y }) => {
+      if ((x === undefined) !== (y === undefined)) throw new Error('give both x and y, or neither');
+      if (x !== undefined && y !== undefined) await click(await toScreen(x, y));
+      const method = await typeText(t);
+      const where = x !== undefined ? ` at (${x}, ${y})` : '';
+      return text(`typed ${[...t].length} characters${where}`, { method, ...(await pointerReport()) });
+    },
+  );
+
+  register(
+    'hotkey',
+    ACTS,
+    async ({ keys }) => {
+      await pressChord(parseKeys(keys));
+      return text(`pressed ${keys.join('+')}`);
+    },
+  );
+
+  register(
+    'wait',
+    NUDGES,
+    async ({ seconds }, signal) => {
+      await sleep(seconds * 1000, signal);
+      return text(`waited ${seconds} s`);
+    },
+  );
+
+  register(
+    'list_windows',
+    LOOKS,
+    async () => {
+      const windows = await listWindows();
+      return text(JSON.stringify(windows), { windows });
+    },
+  );
+
+  return server;
+}

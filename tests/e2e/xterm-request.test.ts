@@ -1,0 +1,138 @@
+import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startModelServer, type ModelServer, type Scenario } from '../fixtures/model-server';
+import { launchChromium, startWebApp, type WebApp } from '../support/web-app';
+import { startXterm, startXvfb, type XDisplay, type XProgram } from '../support/xvfb';
+
+const reply = (fields: Record<string, unknown>) => ({
+  json: { Observation: 'An xterm fills the screen', Thought: 'Act in the terminal', ControlLabel: '', ControlText: 'xterm', Plan: [], Comment: '', ...fields },
+});
+
+let x: XDisplay;
+let xterm: XProgram;
+let browser: Browser;
+let work: string;
+const cleanups: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'deskhand-e2e-'));
+  x = await startXvfb({ width: 1280, height: 800 });
+  xterm = await startXterm(x, { maximized: true, cwd: work });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  await browser?.close();
+  await xterm?.stop();
+  await x?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function startApp(model: ModelServer, dataDir: string): Promise<WebApp> {
+  const app = await startWebApp({
+    ...x.env,
+    DESKHAND_DATA_DIR: dataDir,
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'scripted',
+    DESKHAND_MODEL: 'scripted',
+  });
+  cleanups.push(() => app.stop());
+  return app;
+}
+
+async function useModel(scenario: Scenario): Promise<ModelServer> {
+  const model = await startModelServer(scenario);
+  cleanups.push(() => model.close());
+  return model;
+}
+
+async function sendRequest(page: Page, text: string): Promise<void> {
+  await page.getByRole('textbox', { name: 'Request' }).fill(text);
+  await page.getByRole('button', { name: 'Send' }).click();
+}
+
+async function waitForFile(path: string, timeoutMs = 15_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (existsSync(path)) {
+      const text = readFileSync(path, 'utf8');
+      if (text.trim()) return text;
+    }
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  throw new Error(`${path} was not written within ${timeoutMs} ms`);
+}
+
+describe('a request typed in the browser UI drives a real xterm', () => {
+  it('types the command, the file appears, the trajectory shows the steps, and they survive a restart', async () => {
+    const out = join(work, 'out.txt');
+    const model = await useModel({
+      name: 'xterm echo',
+      steps: [
+        { ...reply({ Function: 'click', Args: { x: 640, y: 400 }, Status: 'CONTINUE' }), expect: { contains: ['write deskhand-ok'] } },
+        reply({ Function: 'type_text', Args: { text: `echo deskhand-ok > ${out}\n` }, Status: 'CONTINUE' }),
+        reply({ Function: '', Args: {}, Status: 'FINISH', Comment: 'The file is written' }),
+      ],
+    });
+    const dataDir = join(work, 'data');
+    let app = await startApp(model, dataDir);
+    const page = await browser.newPage();
+    await page.goto(app.url);
+    await sendRequest(page, 'write deskhand-ok into out.txt using the terminal');
+
+    const trajectory = page.getByRole('list', { name: 'Trajectory' });
+    await expect.poll(() => trajectory.getByRole('listitem').count(), { timeout: 30_000 }).toBe(3);
+    expect(await waitForFile(out)).toBe('deskhand-ok\n');
+    await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: 10_000 }).toMatch(/^Finished/);
+
+    // Every step shows its screenshot, and the images really load (token-guarded URLs).
+    const images = trajectory.getByRole('img');
+    expect(await images.count()).toBe(3);
+    for (const image of await images.all()) {
+      await expect.poll(() => image.evaluate((node) => (node as unknown as { naturalWidth: number }).naturalWidth), { timeout: 10_000 }).toBe(1280);
+    }
+    expect(model.requests).toHaveLength(3);
+    expect(model.requests.every((request) => request.images === 1)).toBe(true);
+    model.assertDone();
+    await page.close();
+
+    // Restart the host: the session and its steps are still there.
+    await app.stop();
+    app = await startApp(model, dataDir);
+    const again = await browser.newPage();
+    await again.goto(app.url);
+    await again.getByRole('link', { name: /write deskhand-ok/ }).click();
+    const restored = again.getByRole('list', { name: 'Trajectory' });
+    await expect.poll(() => restored.getByRole('listitem').count(), { timeout: 10_000 }).toBe(3);
+    await expect.poll(() => restored.getByText(/Type 'echo deskhand-ok/).count()).toBe(1);
+    await again.close();
+  });
+
+  it('shows a clear error for a reply that is not JSON and for an unknown tool, and acts on nothing', async () => {
+    const sentinel = join(work, 'untouched.txt');
+    const model = await useModel({
+      name: 'bad replies',
+      steps: [
+        { content: 'I will now type the command for you.' },
+        reply({ Function: 'run_shell', Args: { command: `echo bad > ${sentinel}` }, Status: 'CONTINUE' }),
+        reply({ Function: '', Args: {}, Status: 'FAIL', Comment: 'giving up' }),
+      ],
+    });
+    const app = await startApp(model, join(work, 'data-bad'));
+    const page = await browser.newPage();
+    await page.goto(app.url);
+    await sendRequest(page, 'do something bad');
+    const trajectory = page.getByRole('list', { name: 'Trajectory' });
+    await expect.poll(() => trajectory.getByRole('listitem').count(), { timeout: 30_000 }).toBe(3);
+    await expect.poll(() => trajectory.getByText(/not valid JSON/).count()).toBe(1);
+    await expect.poll(() => trajectory.getByText(/unknown tool 'run_shell'/).count()).toBe(1);
+    // Give a wrongly dispatched action time to land before checking it did not.
+    await new Promise((done) => setTimeout(done, 500));
+    expect(existsSync(sentinel)).toBe(false);
+    await page.close();
+  });
+});

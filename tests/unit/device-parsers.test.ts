@@ -1,0 +1,219 @@
+import { Key } from '@nut-tree-fork/nut-js';
+import { describe, expect, it } from 'vitest';
+import { deviceArgs, parseDeviceArgs } from '../../src-main/device/config';
+import { checkEnvironment, EXIT_NO_DISPLAY, parseDisplay } from '../../src-main/device/health';
+import { keyFromName, parseKeys, usLayoutKey } from '../../src-main/device/keys';
+import { deviceEnv, deviceLaunchSpec } from '../../src-main/device/launch';
+import { toRgb } from '../../src-main/device/screen';
+import { ToolTimeoutError, withTimeout } from '../../src-main/device/server';
+import { toolTimeoutMs } from '../../src-main/device/timeouts';
+import { normaliseNewlines } from '../../src-main/device/typing';
+import { formatWindowId, parseRootProps, parseWindowId, parseXprop, parseXwininfo } from '../../src-main/device/windows';
+import { chunkBySlots, keysymFor, missingChars, parseKeymap } from '../../src-main/device/xkeymap';
+
+describe('toRgb', () => {
+  it('swaps BGRA to RGB and drops the (zero) alpha', () => {
+    const bgra = Buffer.from([1, 2, 3, 0, 4, 5, 6, 0]);
+    const rgb = toRgb({ width: 2, height: 1, data: bgra, channels: 4, byteWidth: 8, bgr: true });
+    expect([...rgb]).toEqual([3, 2, 1, 6, 5, 4]);
+  });
+
+  it('crops and honours row padding', () => {
+    // 2x2 BGRA with 4 bytes of padding per row.
+    const data = Buffer.from([10, 11, 12, 0, 20, 21, 22, 0, 9, 9, 9, 9, 30, 31, 32, 0, 40, 41, 42, 0, 9, 9, 9, 9]);
+    const image = { width: 2, height: 2, data, channels: 4, byteWidth: 12, bgr: true };
+    expect([...toRgb(image, { x: 1, y: 1, width: 1, height: 1 })]).toEqual([42, 41, 40]);
+    expect([...toRgb(image)]).toEqual([12, 11, 10, 22, 21, 20, 32, 31, 30, 42, 41, 40]);
+  });
+
+  it('keeps RGB order when the image already is RGB', () => {
+    const rgb = toRgb({ width: 1, height: 1, data: Buffer.from([1, 2, 3]), channels: 3, byteWidth: 3, bgr: false });
+    expect([...rgb]).toEqual([1, 2, 3]);
+  });
+});
+
+describe('keys', () => {
+  it('maps DESIGN key names and common aliases', () => {
+    expect(parseKeys(['ctrl', 's'])).toEqual([Key.LeftControl, Key.S]);
+    expect(parseKeys(['Ctrl', 'Shift', 'T'])).toEqual([Key.LeftControl, Key.LeftShift, Key.T]);
+    expect(parseKeys(['enter'])).toEqual([Key.Enter]);
+    expect(parseKeys(['esc'])).toEqual([Key.Escape]);
+    expect(parseKeys(['alt', 'f4'])).toEqual([Key.LeftAlt, Key.F4]);
+    expect(parseKeys(['meta'])).toEqual([Key.LeftSuper]);
+    expect(keyFromName('7')).toBe(Key.Num7);
+    expect(keyFromName('/')).toBe(Key.Slash);
+    for (const name of ['tab', 'backspace', 'delete', 'space', 'up', 'down', 'left', 'right', 'home', 'end', 'pageup', 'pagedown', 'f12']) {
+      expect(keyFromName(name), name).not.toBeUndefined();
+    }
+  });
+
+  it('names every unknown key in one error', () => {
+    expect(() => parseKeys(['ctrl', 'hyper', 'ö'])).toThrow(/unknown key names "hyper", "ö"/);
+  });
+
+  it('knows which US-layout keys need shift', () => {
+    expect(usLayoutKey('>')).toEqual({ key: Key.Period, shift: true });
+    expect(usLayoutKey('A')).toEqual({ key: Key.A, shift: true });
+    expect(usLayoutKey('a')).toEqual({ key: Key.A, shift: false });
+    expect(usLayoutKey('\n')).toEqual({ key: Key.Enter, shift: false });
+    expect(usLayoutKey('ü')).toBeUndefined();
+  });
+});
+
+describe('xkeymap', () => {
+  const pke = [
+    'keycode   8 =',
+    'keycode  38 = a A a A',
+    'keycode  34 = bracketleft braceleft bracketleft braceleft',
+    'keycode  60 = period greater period greater',
+    'keycode  93 =',
+    'keycode 247 =',
+    'keycode 100 = NoSymbol NoSymbol udiaeresis',
+  ].join('\n');
+
+  it('finds free keycodes (highest first, never 8) and what is typable with at most Shift', () => {
+    const keymap = parseKeymap(pke);
+    expect(keymap.free).toEqual([247, 93]);
+    expect(keymap.typable.has('braceleft')).toBe(true);
+    expect(keymap.typable.has('udiaeresis')).toBe(false);
+  });
+
+  it('names keysyms the way xmodmap reads them', () => {
+    expect(keysymFor('{')).toBe('braceleft');
+    expect(keysymFor('a')).toBe('a');
+    expect(keysymFor('ü')).toBe('U00FC');
+    expect(keysymFor('😀')).toBe('U1F600');
+  });
+
+  it('lists characters the layout cannot type', () => {
+    expect(missingChars('aA{>\n\tü€}', parseKeymap(pke)).sort()).toEqual(['\u20ac', '}', 'ü'].sort());
+  });
+
+  it('chunks text so each piece needs at most the free keycodes', () => {
+    const missing = new Set(['ü', '€', 'é']);
+    expect(chunkBySlots('aü€bé', missing, 2)).toEqual([
+      { text: 'aü€b', needs: ['ü', '€'] },
+      { text: 'é', needs: ['é'] },
+    ]);
+    expect(chunkBySlots('üüü', missing, 1)).toEqual([{ text: 'üüü', needs: ['ü'] }]);
+    expect(chunkBySlots('plain', missing, 1)).toEqual([{ text: 'plain', needs: [] }]);
+  });
+});
+
+describe('window parsing', () => {
+  it('reads hex-formatted string properties and plain numeric ones', () => {
+    const out = [
+      '_NET_WM_NAME(UTF8_STRING) 0x47, 0x72, 0xc3, 0xbc, 0xc3, 0x9f, 0x65',
+      'WM_NAME(STRING) 0x47, 0x72, 0xfc, 0xdf, 0x65',
+      'WM_CLASS(STRING) 0x78, 0x74, 0x0, 0x58, 0x54, 0x0',
+      '_NET_FRAME_EXTENTS(CARDINAL) = 1, 1, 20, 5',
+      '_NET_WM_PID(CARDINAL) = 7130',
+      '_NET_WM_STATE(ATOM) = ',
+      '_NET_WM_ICON_NAME:  not found.',
+    ].join('\n');
+    const props = parseXprop(out);
+    expect(props.get('_NET_WM_NAME')?.bytes?.toString('utf8')).toBe('Grüße');
+    expect(props.get('WM_NAME')?.bytes?.toString('latin1')).toBe('Grüße');
+    expect(props.get('_NET_FRAME_EXTENTS')?.text).toBe('1, 1, 20, 5');
+    expect(props.has('_NET_WM_ICON_NAME')).toBe(false);
+  });
+
+  it('reads absolute geometry from xwininfo', () => {
+    const out = `
+xwininfo: Window id: 0x20000c "deskhand-xterm"
+
+  Absolute upper-left X:  101
+  Absolute upper-left Y:  70
+  Relative upper-left X:  1
+  Relative upper-left Y:  20
+  Width: 484
+  Height: 264
+  Map State: IsViewable
+`;
+    expect(parseXwininfo(out)).toEqual({ x: 101, y: 70, width: 484, height: 264, mapState: 'IsViewable' });
+    expect(parseXwininfo('garbage')).toBeNull();
+  });
+
+  it('orders root clients topmost first', () => {
+    const out = [
+      '_NET_CLIENT_LIST_STACKING(WINDOW): window id # 0x20000c, 0x60000c',
+      '_NET_CLIENT_LIST(WINDOW): window id # 0x60000c, 0x20000c',
+      '_NET_ACTIVE_WINDOW(WINDOW): window id # 0x60000c',
+    ].join('\n');
+    expect(parseRootProps(out)).toEqual({ ids: [0x60000c, 0x20000c], active: 0x60000c });
+  });
+
+  it('spells and parses window ids', () => {
+    expect(formatWindowId(0x20000c)).toBe('0x0020000c');
+    expect(parseWindowId('0x0020000c')).toBe(0x20000c);
+    expect(parseWindowId('2097164')).toBe(0x20000c);
+    expect(parseWindowId('xterm')).toBeNull();
+  });
+});
+
+describe('config and launch', () => {
+  it('parses flags and round-trips them', () => {
+    expect(parseDeviceArgs([])).toEqual({ maxEdge: 1280, format: 'jpeg', quality: 70 });
+    const config = parseDeviceArgs(['--max-edge=640', '--format', 'webp', '--quality=50']);
+    expect(config).toEqual({ maxEdge: 640, format: 'webp', quality: 50 });
+    expect(parseDeviceArgs(deviceArgs(config))).toEqual(config);
+    expect(() => parseDeviceArgs(['--bogus'])).toThrow(/unknown argument/);
+    expect(() => parseDeviceArgs(['--quality=0'])).toThrow(/quality/);
+  });
+
+  it('keeps secrets out of the device environment', () => {
+    const env = deviceEnv({ DISPLAY: ':1', OPENAI_API_KEY: 'sk', GITHUB_TOKEN: 't', PATH: '/bin' });
+    expect(env).toEqual({ DISPLAY: ':1', PATH: '/bin' });
+  });
+
+  it('builds the command for source and built modes', () => {
+    const source = deviceLaunchSpec({ root: '/r', mode: 'source', env: { DISPLAY: ':1' }, config: { maxEdge: 1000 } });
+    expect(source.args).toEqual(['--import', 'tsx', '/r/src-main/device/main.ts', '--max-edge=1000']);
+    expect(source.cwd).toBe('/r');
+    const built = deviceLaunchSpec({ root: '/r', mode: 'built', env: {} });
+    expect(built.args).toEqual(['/r/out/main/device.js']);
+  });
+});
+
+describe('health', () => {
+  it('parses DISPLAY values', () => {
+    expect(parseDisplay(':0')).toEqual({ kind: 'unix', path: '/tmp/.X11-unix/X0', display: 0 });
+    expect(parseDisplay(':90.0')).toEqual({ kind: 'unix', path: '/tmp/.X11-unix/X90', display: 90 });
+    expect(parseDisplay('localhost:10.0')).toEqual({ kind: 'tcp', host: 'localhost', port: 6010 });
+    expect(parseDisplay('/private/tmp/launchd/org.xquartz:0')).toBeNull();
+  });
+
+  it('fails with exit code 3 and a clear message on Linux without DISPLAY', async () => {
+    const result = await checkEnvironment('linux', {});
+    expect(result).toMatchObject({ ok: false, exitCode: EXIT_NO_DISPLAY });
+    if (!result.ok) expect(result.message).toMatch(/DISPLAY is not set/);
+    expect(await checkEnvironment('darwin', {})).toEqual({ ok: true });
+  });
+
+  it('fails when nothing listens on the display', async () => {
+    const result = await checkEnvironment('linux', { DISPLAY: ':987' });
+    expect(result).toMatchObject({ ok: false, exitCode: EXIT_NO_DISPLAY });
+    if (!result.ok) expect(result.message).toMatch(/cannot connect to X display :987/);
+  });
+});
+
+describe('typing helpers', () => {
+  it('turns CRLF and CR into one Enter each', () => {
+    expect(normaliseNewlines('a\r\nb\rc\n')).toBe('a\nb\nc\n');
+  });
+});
+
+describe('timeouts', () => {
+  it('gives long texts and long waits more time than the SDK default allows', () => {
+    expect(toolTimeoutMs('click', { x: 1, y: 1 })).toBe(10_000);
+    expect(toolTimeoutMs('wait', { seconds: 60 })).toBeGreaterThan(60_000);
+    expect(toolTimeoutMs('type_text', { text: 'x'.repeat(10_000) })).toBeGreaterThan(10_000 * 8);
+  });
+
+  it('rejects a call that outlives its budget with a clear error', async () => {
+    const never = new Promise<never>(() => undefined);
+    await expect(withTimeout(never, 20, 'click')).rejects.toThrow(ToolTimeoutError);
+    await expect(withTimeout(never, 20, 'click')).rejects.toThrow(/click timed out after 20 ms/);
+    await expect(withTimeout(Promise.resolve(7), 20, 'click')).resolves.toBe(7);
+  });
+});
