@@ -19,7 +19,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const config = configFromEnv(process.env);
-  if (!config.model) {
+  if (!config.models.host) {
     console.error(`deskhand: ${NO_MODEL_MESSAGE}`);
     return 2;
   }

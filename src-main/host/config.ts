@@ -2,30 +2,116 @@ import { z } from 'zod';
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
-export const ModelConfig = z.object({
+/** One model endpoint. The API key is not here: it lives in the secret store or the environment. */
+export const ModelProfile = z.object({
   baseUrl: z.url({ error: 'the model endpoint must be a URL, e.g. http://127.0.0.1:11434/v1' }),
-  apiKey: z.string(),
   model: z.string().min(1, 'name a model'),
+  /** Ask the endpoint for a JSON object (response_format); off for endpoints that refuse it. */
   jsonMode: z.boolean().default(false),
   timeoutMs: z.number().int().min(1_000).max(600_000).default(120_000),
   maxRetries: z.number().int().min(0).max(10).default(2),
+  /** US dollars per million tokens, for the cost shown per step; 0 = unknown. */
+  inputPricePerMTok: z.number().min(0).default(0),
+  outputPricePerMTok: z.number().min(0).default(0),
 });
-export type ModelConfig = z.infer<typeof ModelConfig>;
+export type ModelProfile = z.infer<typeof ModelProfile>;
 
+/** A model profile with its key, ready for the model client. */
+export type ModelConfig = ModelProfile & { apiKey: string };
+
+export const ConfirmationMode = z.enum(['always', 'sensitive', 'never']);
+export type ConfirmationMode = z.infer<typeof ConfirmationMode>;
+
+export const SafetyConfig = z.object({
+  /** always: every action waits for approval; sensitive: only risky ones; never: none (the deny list still holds). */
+  confirmation: ConfirmationMode.default('sensitive'),
+  /** Every shell command is sensitive (the default), or only those matching the patterns below. */
+  confirmAllShellCommands: z.boolean().default(true),
+  /** Regular expressions (case-insensitive) for shell commands that need approval. */
+  sensitiveCommandPatterns: z
+    .array(z.string())
+    .default([
+      String.raw`\brm\s+(-[a-z]*[rf]|--recursive|--force)`,
+      String.raw`\b(del|erase|rmdir|rd)\b`,
+      String.raw`\bformat\b`,
+      String.raw`\bmkfs`,
+      String.raw`\b(shutdown|reboot|poweroff|halt)\b`,
+      String.raw`\bsudo\b`,
+      String.raw`\b(curl|wget)\b[^|]*\|\s*(ba|z|da)?sh\b`,
+      String.raw`\bdd\s+if=`,
+      String.raw`\bchmod\s+-R\b`,
+      String.raw`\bgit\s+push\b.*--force`,
+    ]),
+  /** Control or window text that makes a click or key press sensitive. */
+  sensitiveControlWords: z
+    .array(z.string())
+    .default(['Send', 'Delete', 'Remove', 'Pay', 'Buy', 'Purchase', 'Order', 'Submit', 'Install', 'Uninstall', 'Format']),
+  /** Shell command patterns that never run, approval or not. */
+  denyCommandPatterns: z
+    .array(z.string())
+    .default([String.raw`\brm\s+-[a-z]*r[a-z]*f?[a-z]*\s+(/|~|\$HOME)\s*($|[;&|])`, String.raw`:\(\)\s*\{\s*:\|:&\s*\};:`]),
+});
+export type SafetyConfig = z.infer<typeof SafetyConfig>;
+
+export const ExternalMcpServer = z.discriminatedUnion('transport', [
+  z.object({
+    name: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'a short lowercase name'),
+    transport: z.literal('stdio'),
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    trusted: z.boolean().default(false),
+  }),
+  z.object({
+    name: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'a short lowercase name'),
+    transport: z.literal('http'),
+    url: z.url(),
+    /** Name of the secret holding the bearer token (never the token itself). */
+    tokenSecret: z.string().optional(),
+    trusted: z.boolean().default(false),
+  }),
+]);
+export type ExternalMcpServer = z.infer<typeof ExternalMcpServer>;
+
+/** Every setting Deskhand has; the settings form is generated from this schema. */
 export const DeskhandConfig = z.object({
-  /** null: no endpoint configured yet; a run then fails at once with a message saying how to set one. */
-  model: ModelConfig.nullable(),
+  /** Model profiles by name; null: no endpoint configured yet (a run then says how to set one). */
+  models: z
+    .object({
+      host: ModelProfile.nullable().default(null),
+      /** The AppAgent's and ShellAgent's model; null: the host's. */
+      app: ModelProfile.nullable().default(null),
+    })
+    .prefault({}),
+  agent: z
+    .object({
+      /** Send screenshots to the model (off for text-only models: windows and controls as text). */
+      visual: z.boolean().default(true),
+      /** Let the AppAgent run several actions in one step (Actions). */
+      actionSequence: z.boolean().default(true),
+      /** A model that speaks 0..1000 coordinates instead of screenshot pixels. */
+      normalizedCoordinates: z.boolean().default(false),
+    })
+    .prefault({}),
   limits: z
     .object({
       maxStepsPerRound: z.number().int().min(1).max(1_000).default(30),
+      maxStepsPerSession: z.number().int().min(1).max(10_000).default(200),
       /** Invalid replies or failed actions in a row before the run ends with ERROR. */
       maxConsecutiveErrors: z.number().int().min(1).max(20).default(3),
+      /** Model repair attempts within one step for a reply that does not fit the format. */
+      maxRepairs: z.number().int().min(0).max(5).default(1),
     })
     .prefault({}),
   prompt: z
     .object({
       /** Previous steps shown to the model; older ones are left out so the prompt stays bounded. */
       recentSteps: z.number().int().min(0).max(50).default(8),
+      /** Trajectory fields kept on the blackboard. */
+      historyKeys: z.array(z.string()).default(['Step', 'Agent', 'Subtask', 'Action', 'Status', 'Result', 'Comment']),
+      /** Characters the blackboard may take in a prompt. */
+      blackboardBudgetChars: z.number().int().min(500).max(50_000).default(4_000),
+      /** Q&A pairs from earlier sessions loaded into a new one. */
+      carriedQuestions: z.number().int().min(0).max(50).default(5),
     })
     .prefault({}),
   device: z
@@ -36,8 +122,11 @@ export const DeskhandConfig = z.object({
       screenshotMaxLongEdge: z.number().int().min(320).max(4096).default(1280),
     })
     .prefault({}),
+  safety: SafetyConfig.prefault({}),
+  mcpServers: z.array(ExternalMcpServer).default([]),
 });
 export type DeskhandConfig = z.infer<typeof DeskhandConfig>;
+export type DeskhandConfigInput = z.input<typeof DeskhandConfig>;
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const raw = env[name];
@@ -48,25 +137,25 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
 }
 
 /**
- * Reads OPENAI_API_KEY, OPENAI_BASE_URL and DESKHAND_MODEL (DESIGN.md section 8). A local endpoint
- * (base URL set, no key) is fine: such servers ignore the key. Invalid values are a clear error.
+ * The settings that come from the environment (DESIGN.md section 8): OPENAI_BASE_URL and
+ * DESKHAND_MODEL make the host model profile; the key (OPENAI_API_KEY) is read by the secret store.
  */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): DeskhandConfig {
   const baseUrl = env.OPENAI_BASE_URL?.trim() || undefined;
   const apiKey = env.OPENAI_API_KEY?.trim() || undefined;
-  const model =
+  const host =
     baseUrl || apiKey
       ? {
           baseUrl: baseUrl ?? DEFAULT_BASE_URL,
-          apiKey: apiKey ?? 'not-needed',
           model: env.DESKHAND_MODEL?.trim() || 'gpt-4o',
           jsonMode: env.DESKHAND_JSON_MODE === '1',
           timeoutMs: intFromEnv(env, 'DESKHAND_MODEL_TIMEOUT_MS'),
         }
       : null;
   const parsed = DeskhandConfig.safeParse({
-    model,
+    models: { host },
     limits: { maxStepsPerRound: intFromEnv(env, 'DESKHAND_MAX_STEPS') },
+    safety: env.DESKHAND_CONFIRM ? { confirmation: env.DESKHAND_CONFIRM } : undefined,
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -75,6 +164,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): DeskhandCon
   return parsed.data;
 }
 
+/** The key for a profile from the environment; local endpoints need none. */
+export function apiKeyFromEnv(env: NodeJS.ProcessEnv = process.env): string | null {
+  return env.OPENAI_API_KEY?.trim() || null;
+}
+
 export const NO_MODEL_MESSAGE =
   'No model is configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible endpoint, ' +
-  'DESKHAND_MODEL for the model name), then start Deskhand again.';
+  'DESKHAND_MODEL for the model name), or set a model in Settings.';

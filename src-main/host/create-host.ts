@@ -11,7 +11,7 @@ import { AppPrompter, APP_AGENT_PLACEHOLDERS } from '../prompter/app-prompter';
 import { loadPromptFile } from '../prompter/template';
 import { renderToolDocs } from '../prompter/tool-docs';
 import { SessionService } from '../session/session-service';
-import { NO_MODEL_MESSAGE, type DeskhandConfig } from './config';
+import { apiKeyFromEnv, NO_MODEL_MESSAGE, type DeskhandConfig } from './config';
 import { deviceLaunchSpec, type DeviceLaunchSpec } from '../device/launch';
 import { appRoot, promptsDir, runningFromBuild } from './paths';
 import { ProtocolEndpoint } from './protocol-endpoint';
@@ -69,11 +69,12 @@ export function createHost(options: HostOptions): Host {
     limits: config.limits,
     async createAgent(mode) {
       if (mode !== 'desktop') throw new Error(`the ${mode} mode is not available in this build`);
-      if (!config.model) throw new Error(NO_MODEL_MESSAGE);
+      const profile = config.models.app ?? config.models.host;
+      if (!profile) throw new Error(NO_MODEL_MESSAGE);
       const tools = await device.tools();
       return new AppAgent({
         dispatcher,
-        model: new ModelClient(config.model),
+        model: new ModelClient({ ...profile, apiKey: apiKeyFromEnv(options.env) ?? 'not-needed' }),
         prompter: new AppPrompter(appTemplates, renderToolDocs(tools, new Set(['screenshot']))),
         recentSteps: config.prompt.recentSteps,
       });

@@ -42,4 +42,89 @@ export const MIGRATIONS: readonly string[] = [
     UNIQUE (session_id, idx)
   );
   `,
+  `
+  ALTER TABLE sessions ADD COLUMN round_count INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE sessions ADD COLUMN prompt_tokens INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE sessions ADD COLUMN completion_tokens INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE sessions ADD COLUMN cost_usd REAL;
+
+  ALTER TABLE steps ADD COLUMN round INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE steps ADD COLUMN target TEXT;
+  ALTER TABLE steps ADD COLUMN subtask TEXT;
+  ALTER TABLE steps ADD COLUMN plan_json TEXT NOT NULL DEFAULT '[]';
+  ALTER TABLE steps ADD COLUMN comment TEXT NOT NULL DEFAULT '';
+  ALTER TABLE steps ADD COLUMN annotated_file TEXT;
+  ALTER TABLE steps ADD COLUMN phase_ms_json TEXT NOT NULL DEFAULT '{}';
+  ALTER TABLE steps ADD COLUMN cost_usd REAL;
+  ALTER TABLE steps ADD COLUMN approved_by TEXT;
+  ALTER TABLE steps ADD COLUMN prompt_text TEXT;
+
+  CREATE TABLE rounds (
+    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    idx         INTEGER NOT NULL,
+    request     TEXT NOT NULL,
+    status      TEXT NOT NULL,
+    result      TEXT,
+    started_at  INTEGER NOT NULL,
+    ended_at    INTEGER,
+    PRIMARY KEY (session_id, idx)
+  );
+
+  -- The blackboard's four memories, one row per item; questions are read across sessions too.
+  CREATE TABLE blackboard_items (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id   TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    memory       TEXT NOT NULL CHECK (memory IN ('questions', 'requests', 'trajectories', 'screenshots')),
+    step_idx     INTEGER,
+    content_json TEXT NOT NULL,
+    created_at   INTEGER NOT NULL
+  );
+  CREATE INDEX blackboard_by_session ON blackboard_items(session_id, memory, id);
+  CREATE INDEX blackboard_questions ON blackboard_items(memory, id) WHERE memory = 'questions';
+
+  -- Questions and approvals waiting for the user; a held action is stored here before anything runs.
+  CREATE TABLE interactions (
+    id            TEXT PRIMARY KEY,
+    session_id    TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    kind          TEXT NOT NULL CHECK (kind IN ('questions', 'confirm')),
+    payload_json  TEXT NOT NULL,
+    created_at    INTEGER NOT NULL,
+    resolved_at   INTEGER,
+    outcome       TEXT,
+    response_json TEXT
+  );
+  CREATE INDEX interactions_open ON interactions(session_id) WHERE resolved_at IS NULL;
+
+  CREATE TABLE forms (
+    form_id     TEXT NOT NULL,
+    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    agent       TEXT NOT NULL,
+    spec_json   TEXT NOT NULL,
+    state       TEXT NOT NULL CHECK (state IN ('open', 'closed')),
+    updated_at  INTEGER NOT NULL,
+    PRIMARY KEY (session_id, form_id)
+  );
+
+  -- Every command sent to a device or MCP server: what, when, who approved it, what came back.
+  CREATE TABLE audit (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    call_id       TEXT NOT NULL,
+    session_id    TEXT REFERENCES sessions(id) ON DELETE SET NULL,
+    step_idx      INTEGER,
+    agent         TEXT NOT NULL,
+    tool          TEXT NOT NULL,
+    tool_type     TEXT NOT NULL,
+    server        TEXT NOT NULL DEFAULT 'device',
+    args_json     TEXT NOT NULL,
+    decision      TEXT NOT NULL CHECK (decision IN ('allowed', 'approved', 'rejected', 'denied')),
+    approved_by   TEXT,
+    reasons_json  TEXT NOT NULL DEFAULT '[]',
+    status        TEXT NOT NULL CHECK (status IN ('success', 'failure', 'skipped')),
+    result        TEXT,
+    error         TEXT,
+    requested_at  INTEGER NOT NULL,
+    duration_ms   REAL NOT NULL DEFAULT 0
+  );
+  CREATE INDEX audit_by_session ON audit(session_id, id);
+  `,
 ];

@@ -1,39 +1,92 @@
 import { z } from 'zod';
 import { SessionMode } from './status';
-import { SessionDetail, SessionView } from './views';
+import { BlackboardView, SessionDetail, SessionView, SettingsView, StepDetail } from './views';
 
 /** The longest request a user may type; longer text is refused, not cut. */
 export const MAX_REQUEST_CHARS = 20_000;
 
 const RequestId = z.string().min(1).max(64);
-const SessionId = z.string().min(1).max(64);
+const Id = z.string().min(1).max(64);
+const UserText = z.string().max(MAX_REQUEST_CHARS);
+
+function command<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
+  return z.object({ type: z.literal(type), id: RequestId, ...shape }).strict();
+}
 
 /**
  * Commands from a UI (renderer, CLI, test) to the host. Each carries an id that its reply repeats.
  * `strict()` refuses unknown fields so a typo is an error, not a silently ignored option.
  */
 export const HostCommand = z.discriminatedUnion('type', [
-  z
-    .object({
-      type: z.literal('session.start'),
-      id: RequestId,
-      request: z.string().trim().min(1, 'the request is empty').max(MAX_REQUEST_CHARS),
-      mode: SessionMode.default('desktop'),
-    })
-    .strict(),
-  z.object({ type: z.literal('session.stop'), id: RequestId, sessionId: SessionId }).strict(),
-  z.object({ type: z.literal('session.list'), id: RequestId }).strict(),
-  z.object({ type: z.literal('session.open'), id: RequestId, sessionId: SessionId }).strict(),
+  command('session.start', {
+    request: z.string().trim().min(1, 'the request is empty').max(MAX_REQUEST_CHARS),
+    mode: SessionMode.default('desktop'),
+  }),
+  /** A follow-up request: a new round in the same session, over the same blackboard. */
+  command('session.continue', {
+    sessionId: Id,
+    request: z.string().trim().min(1, 'the request is empty').max(MAX_REQUEST_CHARS),
+  }),
+  command('session.stop', { sessionId: Id }),
+  command('session.pause', { sessionId: Id }),
+  /** Resumes a paused run, or an interrupted session from its last committed step. */
+  command('session.resume', { sessionId: Id }),
+  command('session.list', { query: z.string().max(200).optional() }),
+  command('session.open', { sessionId: Id }),
+  command('session.delete', { sessionId: Id }),
+  command('session.export', { sessionId: Id }),
+  command('step.detail', { sessionId: Id, stepId: Id }),
+  command('blackboard.get', { sessionId: Id }),
+  command('interaction.answer', {
+    sessionId: Id,
+    interactionId: Id,
+    answers: z.array(UserText).min(1).max(50),
+  }),
+  command('interaction.decide', {
+    sessionId: Id,
+    interactionId: Id,
+    approved: z.boolean(),
+    note: z.string().max(2_000).optional(),
+  }),
+  /** A user's change or button press in an agent form: values are debounced by the UI, actions sent at once. */
+  command('form.event', {
+    sessionId: Id,
+    formId: Id,
+    path: z.string().max(500),
+    value: z.unknown(),
+    action: z.string().max(200).nullable(),
+  }),
+  command('settings.get', {}),
+  command('settings.set', {
+    values: z.record(z.string(), z.unknown()),
+    /** New API keys by model profile; an empty string removes the key. Write-only: never read back. */
+    secrets: z.record(z.string(), z.string().max(500)).optional(),
+  }),
 ]);
 export type HostCommand = z.infer<typeof HostCommand>;
 export type HostCommandInput = z.input<typeof HostCommand>;
 export type HostCommandType = HostCommand['type'];
 
+const Empty = z.object({});
+
 /** What a successful reply carries, per command type. */
 export const CommandResults = {
   'session.start': z.object({ session: SessionView }),
-  'session.stop': z.object({ sessionId: SessionId, stopped: z.boolean() }),
+  'session.continue': z.object({ session: SessionView }),
+  'session.stop': z.object({ sessionId: Id, stopped: z.boolean() }),
+  'session.pause': z.object({ sessionId: Id, paused: z.boolean() }),
+  'session.resume': z.object({ session: SessionView }),
   'session.list': z.object({ sessions: z.array(SessionView) }),
   'session.open': SessionDetail,
+  'session.delete': z.object({ sessionId: Id }),
+  /** The session as one JSON document (no secrets, screenshots by file name). */
+  'session.export': z.object({ fileName: z.string(), json: z.string() }),
+  'step.detail': StepDetail,
+  'blackboard.get': BlackboardView,
+  'interaction.answer': Empty,
+  'interaction.decide': Empty,
+  'form.event': Empty,
+  'settings.get': SettingsView,
+  'settings.set': SettingsView,
 } satisfies Record<HostCommandType, z.ZodType>;
 export type CommandResult<T extends HostCommandType> = z.infer<(typeof CommandResults)[T]>;

@@ -5,7 +5,21 @@ export const AgentStatus = z.enum(['CONTINUE', 'PENDING', 'CONFIRM', 'SCREENSHOT
 export type AgentStatus = z.infer<typeof AgentStatus>;
 
 /** Where a session stands, as the UI and the CLI show it. */
-export const SessionStatus = z.enum(['running', 'stopping', 'finished', 'failed', 'error', 'stopped', 'interrupted']);
+/**
+ * `waiting`: the agent waits for the user (questions, an approval). `paused`: the user took the mouse or
+ * pressed Pause; the run goes on only when asked. `interrupted`: the app was killed mid-run.
+ */
+export const SessionStatus = z.enum([
+  'running',
+  'waiting',
+  'paused',
+  'stopping',
+  'finished',
+  'failed',
+  'error',
+  'stopped',
+  'interrupted',
+]);
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
 export const SessionMode = z.enum(['desktop', 'shell']);

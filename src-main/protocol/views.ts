@@ -31,22 +31,50 @@ export type TokenUsage = z.infer<typeof TokenUsage>;
 export const StepView = z.object({
   id: z.string(),
   sessionId: z.string(),
+  /** 0-based position in the session; shown to people as index + 1. */
   index: z.number().int().nonnegative(),
+  /** 0-based round: each follow-up request starts a new one. */
+  round: z.number().int().nonnegative().default(0),
+  /** "HostAgent", "AppAgent", "ShellAgent". */
   agent: z.string(),
+  /** The application window an AppAgent works in, e.g. "xterm", or null. */
+  target: z.string().nullable().default(null),
+  /** The sub-task the HostAgent handed over, or null for the host's own steps. */
+  subtask: z.string().nullable().default(null),
   status: AgentStatus,
   observation: z.string(),
   thought: z.string(),
+  plan: z.array(z.string()).default([]),
+  comment: z.string().default(''),
   action: ActionView.nullable(),
-  /** The action in words, e.g. "Type 'echo hi' at (10, 20)". */
+  /** The action in words, e.g. "Type 'echo hi' at (10, 20)". Several lines for an action sequence. */
   actionText: z.string(),
   result: z.string().nullable(),
   error: z.string().nullable(),
   screenshot: ScreenshotRef.nullable(),
+  /** The same screenshot with the action drawn on it, when there was an action. */
+  annotated: ScreenshotRef.nullable().default(null),
   startedAt: z.number(),
   durationMs: z.number().nonnegative(),
+  /** Milliseconds per processor phase, e.g. { DATA_COLLECTION: 40, LLM_INTERACTION: 900 }. */
+  phaseMs: z.record(z.string(), z.number().nonnegative()).default({}),
   tokens: TokenUsage,
+  /** Estimated cost in US dollars, when the model's prices are known. */
+  costUsd: z.number().nonnegative().nullable().default(null),
+  /** Who approved the action: 'user', 'policy' (no confirmation needed), or null when nothing ran. */
+  approvedBy: z.enum(['user', 'policy']).nullable().default(null),
 });
 export type StepView = z.infer<typeof StepView>;
+export type StepViewInput = z.input<typeof StepView>;
+
+/** What only the step detail view needs; fetched on demand, not pushed with every step. */
+export const StepDetail = z.object({
+  step: StepView,
+  modelReply: z.string().nullable(),
+  /** The prompt's text parts as sent (images left out), for debugging prompts. */
+  promptText: z.string().nullable(),
+});
+export type StepDetail = z.infer<typeof StepDetail>;
 
 export const SessionView = z.object({
   id: z.string(),
@@ -57,12 +85,81 @@ export const SessionView = z.object({
   createdAt: z.number(),
   updatedAt: z.number(),
   stepCount: z.number().int().nonnegative(),
+  roundCount: z.number().int().nonnegative().default(1),
   result: z.string().nullable(),
+  tokens: TokenUsage.default({ prompt: 0, completion: 0 }),
+  costUsd: z.number().nonnegative().nullable().default(null),
+  /** The round's step limit, for "step n of max". */
+  maxSteps: z.number().int().positive().nullable().default(null),
 });
 export type SessionView = z.infer<typeof SessionView>;
+export type SessionViewInput = z.input<typeof SessionView>;
 
 export const SessionDetail = z.object({
   session: SessionView,
   steps: z.array(StepView),
+  /** Questions or approvals still waiting for the user. */
+  interactions: z.array(z.lazy(() => Interaction)).default([]),
+  forms: z.array(z.lazy(() => FormView)).default([]),
 });
 export type SessionDetail = z.infer<typeof SessionDetail>;
+
+/** Something the agent waits for the user to do. */
+export const Interaction = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('questions'),
+    id: z.string(),
+    sessionId: z.string(),
+    agent: z.string(),
+    questions: z.array(z.string().min(1)).min(1),
+  }),
+  z.object({
+    kind: z.literal('confirm'),
+    id: z.string(),
+    sessionId: z.string(),
+    agent: z.string(),
+    /** What will happen, in words (one line per action of a sequence). */
+    actionText: z.string(),
+    actions: z.array(ActionView),
+    /** The window or control acted on, when known. */
+    target: z.string().nullable(),
+    /** Why it was held: "the model asked for confirmation", "rule: shell command", ... */
+    reasons: z.array(z.string()).min(1),
+    /** The screenshot with the action drawn on it (or the plain one). */
+    screenshot: ScreenshotRef.nullable(),
+  }),
+]);
+export type Interaction = z.infer<typeof Interaction>;
+
+/** The most a model-written form spec may weigh, serialised; bigger specs are refused. */
+export const MAX_FORM_SPEC_BYTES = 64 * 1024;
+
+/** An interactive form an agent shows (blue-style CREATE_FORM / UPDATE_FORM / CLOSE_FORM). */
+export const FormView = z.object({
+  formId: z.string(),
+  sessionId: z.string(),
+  agent: z.string(),
+  schema: z.record(z.string(), z.unknown()),
+  uischema: z.record(z.string(), z.unknown()).nullable(),
+  data: z.record(z.string(), z.unknown()),
+  state: z.enum(['open', 'closed']),
+});
+export type FormView = z.infer<typeof FormView>;
+
+export const BlackboardView = z.object({
+  questions: z.array(z.object({ question: z.string(), answer: z.string() })),
+  requests: z.array(z.string()),
+  trajectories: z.array(z.record(z.string(), z.unknown())),
+  screenshots: z.array(z.object({ screenshot: ScreenshotRef, reason: z.string() })),
+});
+export type BlackboardView = z.infer<typeof BlackboardView>;
+
+/** Settings as the UI sees them: JSON Schema for the form, values without secrets. */
+export const SettingsView = z.object({
+  schema: z.record(z.string(), z.unknown()),
+  uischema: z.record(z.string(), z.unknown()).nullable(),
+  values: z.record(z.string(), z.unknown()),
+  /** Which API keys are set (never the keys themselves), by model profile name. */
+  secrets: z.record(z.string(), z.object({ set: z.boolean(), protected: z.boolean() })),
+});
+export type SettingsView = z.infer<typeof SettingsView>;

@@ -61,8 +61,10 @@ export class SessionService {
       case 'session.open': {
         const session = this.deps.store.getSession(command.sessionId);
         if (!session) throw new CommandError('not_found', `no session with id ${command.sessionId}`);
-        return { session, steps: this.deps.store.steps(command.sessionId) };
+        return { session, steps: this.deps.store.steps(command.sessionId), interactions: [], forms: [] };
       }
+      default:
+        throw new CommandError('unavailable', `${command.type} is not available in this build yet`);
     }
   }
 

@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     port: portFromEnv(process.env.DESKHAND_PORT),
     allowRemote: process.env.DESKHAND_ALLOW_REMOTE === '1',
   });
-  if (!config.model) console.warn('[deskhand] no model is configured yet: set OPENAI_API_KEY / OPENAI_BASE_URL');
+  if (!config.models.host) console.warn('[deskhand] no model is configured yet: set OPENAI_API_KEY / OPENAI_BASE_URL');
   if (host.interrupted.length) console.warn(`[deskhand] ${host.interrupted.length} unfinished session(s) marked interrupted`);
   console.log(`Deskhand UI: ${server.url}`);
 

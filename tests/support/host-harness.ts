@@ -42,13 +42,14 @@ export async function startHostHarness(
   const model = await startModelServer(scenario);
   const events: HostEvent[] = [];
   const config = DeskhandConfig.parse({
-    model: { baseUrl: model.baseUrl, apiKey: 'test-key', model: 'scripted', maxRetries: 0, timeoutMs: 10_000 },
+    models: { host: { baseUrl: model.baseUrl, model: 'scripted', maxRetries: 0, timeoutMs: 10_000 } },
     ...options.config,
   });
   const build = (): Host => {
     const host = createHost({
       dataDir,
       config,
+      env: { ...process.env, OPENAI_API_KEY: 'test-key' },
       deviceLaunch: fakeDeviceLaunch({ DESKHAND_FAKE_DEVICE_LOG: actionLog, ...options.deviceEnv }),
     });
     host.sessions.subscribe((event) => events.push(event));
