@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ScreenshotMeta } from '../device/contract';
+import { z } from 'zod';
+import { ScreenshotMeta, WindowInfo } from '../device/contract';
 import type { Command, CommandResult } from './command';
 import type { DeviceConnection } from './device-connection';
 
@@ -45,13 +46,31 @@ export class Dispatcher {
     return { status: 'skipped', result: '', error: 'skipped after an earlier action failed', durationMs: 0 };
   }
 
-  async screenshot(signal?: AbortSignal): Promise<CapturedScreenshot> {
-    const result = await this.device.callTool('screenshot', {}, signal);
+  async screenshot(signal?: AbortSignal, windowId?: string): Promise<CapturedScreenshot> {
+    const result = await this.device.callTool('screenshot', windowId ? { window_id: windowId } : {}, signal);
     if (result.isError) throw new Error(`screenshot failed: ${textOf(result) || 'no detail'}`);
     const image = result.content.find((part) => part.type === 'image');
     if (!image || image.type !== 'image') throw new Error('screenshot failed: the device client sent no image');
     const meta = ScreenshotMeta.safeParse(result.structuredContent);
     if (!meta.success) throw new Error(`screenshot failed: bad geometry from the device client (${meta.error.message})`);
     return { bytes: Buffer.from(image.data, 'base64'), meta: meta.data };
+  }
+
+  /** The open windows, checked: a device that answers something else is an error, not an empty list. */
+  async listWindows(signal?: AbortSignal): Promise<WindowInfo[]> {
+    const result = await this.device.callTool('list_windows', {}, signal);
+    if (result.isError) throw new Error(`listing windows failed: ${textOf(result) || 'no detail'}`);
+    const structured = result.structuredContent as { windows?: unknown } | undefined;
+    let data: unknown = structured?.windows;
+    if (data === undefined) {
+      try {
+        data = JSON.parse(textOf(result));
+      } catch {
+        throw new Error('listing windows failed: the device client sent no window list');
+      }
+    }
+    const windows = z.array(WindowInfo.passthrough()).safeParse(data);
+    if (!windows.success) throw new Error(`listing windows failed: bad data from the device client (${windows.error.message})`);
+    return windows.data.map(({ id, title, app, bounds }) => ({ id, title, app, bounds }));
   }
 }

@@ -1,18 +1,24 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppAgent } from '../agents/app-agent';
+import type { ModelWithPrices } from '../agents/runtime';
+import { AuditStore } from '../commands/audit-store';
+import { CommandGate } from '../commands/command-gate';
 import { DeviceConnection } from '../commands/device-connection';
 import { Dispatcher } from '../commands/dispatcher';
+import { SafetyPolicy } from '../commands/safety-policy';
+import { deviceLaunchSpec, type DeviceLaunchSpec } from '../device/launch';
 import { ModelClient } from '../llm/model-client';
+import { BlackboardStore } from '../memory/blackboard-store';
 import { openDatabase, type Db } from '../memory/database';
+import { InteractionStore } from '../memory/interaction-store';
 import { ScreenshotFiles } from '../memory/screenshot-files';
 import { SessionStore } from '../memory/session-store';
-import { AppPrompter, APP_AGENT_PLACEHOLDERS } from '../prompter/app-prompter';
-import { loadPromptFile } from '../prompter/template';
+import { loadPromptLibrary } from '../prompter/prompt-library';
+import { LocalDocsRetriever } from '../prompter/retrieved-docs';
 import { renderToolDocs } from '../prompter/tool-docs';
-import { SessionService } from '../session/session-service';
-import { apiKeyFromEnv, NO_MODEL_MESSAGE, type DeskhandConfig } from './config';
-import { deviceLaunchSpec, type DeviceLaunchSpec } from '../device/launch';
+import { InteractionBroker, type AutoResponder } from '../session/interaction-broker';
+import { SessionService, type SettingsHandler } from '../session/session-service';
+import { apiKeyFromEnv, NO_MODEL_MESSAGE, type DeskhandConfig, type ModelProfile } from './config';
 import { appRoot, promptsDir, runningFromBuild } from './paths';
 import { ProtocolEndpoint } from './protocol-endpoint';
 
@@ -22,6 +28,11 @@ export interface HostOptions {
   env?: NodeJS.ProcessEnv;
   /** Replaces the real device client (tests use a stand-in). */
   deviceLaunch?: DeviceLaunchSpec;
+  /** The API key per model profile ('host', 'app'); by default OPENAI_API_KEY from the environment. */
+  apiKey?: (profile: 'host' | 'app') => string | null;
+  /** Answers questions and approvals without a person (the CLI). */
+  autoResponder?: AutoResponder;
+  settings?: SettingsHandler;
 }
 
 export interface Host {
@@ -30,20 +41,28 @@ export interface Host {
   readonly sessions: SessionService;
   readonly screenshots: ScreenshotFiles;
   readonly store: SessionStore;
+  readonly audit: AuditStore;
   /** Sessions found unfinished at start-up (the previous run was killed). */
   readonly interrupted: readonly string[];
   close(): Promise<void>;
 }
 
+/** Tools the models never call directly (the host takes screenshots and lists windows itself). */
+const HIDDEN_TOOLS = new Set(['screenshot', 'list_windows', 'list_displays', 'pointer', 'focus_window']);
+
 /** The composition root: the one place that builds the host core from its parts. */
 export function createHost(options: HostOptions): Host {
   const { config, dataDir } = options;
   mkdirSync(dataDir, { recursive: true });
-  // Templates are checked now, so a broken prompt file stops start-up with a clear message.
-  const appTemplates = loadPromptFile(join(promptsDir(), 'app_agent.yaml'), APP_AGENT_PLACEHOLDERS);
+  // Checked now, so a broken prompt file or safety rule stops start-up with a clear message.
+  const prompts = loadPromptLibrary(promptsDir());
+  const policy = new SafetyPolicy(config.safety);
   const db: Db = openDatabase(join(dataDir, 'deskhand.sqlite'));
-  const store = new SessionStore(db);
+  const store = new SessionStore(db, config.limits.maxStepsPerRound);
+  const interactions = new InteractionStore(db);
+  const audit = new AuditStore(db);
   const interrupted = store.markUnfinishedInterrupted();
+  for (const sessionId of interrupted) interactions.cancelOpen(sessionId);
   const screenshots = new ScreenshotFiles(dataDir);
   const device = new DeviceConnection({
     launch:
@@ -62,22 +81,41 @@ export function createHost(options: HostOptions): Host {
     onLog: (line) => console.error(`[device] ${line}`),
   });
   const dispatcher = new Dispatcher(device);
+  const gate = new CommandGate(dispatcher, policy, audit);
+  const apiKey = options.apiKey ?? (() => apiKeyFromEnv(options.env));
 
-  const sessions = new SessionService({
+  const client = (profile: ModelProfile, key: string | null): ModelWithPrices => ({
+    client: new ModelClient({ ...profile, apiKey: key ?? 'not-needed' }),
+    inputPricePerMTok: profile.inputPricePerMTok,
+    outputPricePerMTok: profile.outputPricePerMTok,
+  });
+
+  let sessions: SessionService;
+  const broker = new InteractionBroker(interactions, (event) => sessions.emit(event), options.autoResponder ?? null);
+  sessions = new SessionService({
     store,
+    blackboards: new BlackboardStore(db),
+    interactions,
     screenshots,
-    limits: config.limits,
-    async createAgent(mode) {
-      if (mode !== 'desktop') throw new Error(`the ${mode} mode is not available in this build`);
-      const profile = config.models.app ?? config.models.host;
-      if (!profile) throw new Error(NO_MODEL_MESSAGE);
+    gate,
+    dispatcher,
+    broker,
+    prompts,
+    docs: new LocalDocsRetriever(join(dataDir, 'docs')),
+    config,
+    settings: options.settings ?? null,
+    models() {
+      const host = config.models.host;
+      if (!host) throw new Error(NO_MODEL_MESSAGE);
+      const app = config.models.app;
+      return {
+        host: client(host, apiKey('host')),
+        app: app ? client(app, apiKey('app') ?? apiKey('host')) : client(host, apiKey('host')),
+      };
+    },
+    async tools() {
       const tools = await device.tools();
-      return new AppAgent({
-        dispatcher,
-        model: new ModelClient({ ...profile, apiKey: apiKeyFromEnv(options.env) ?? 'not-needed' }),
-        prompter: new AppPrompter(appTemplates, renderToolDocs(tools, new Set(['screenshot']))),
-        recentSteps: config.prompt.recentSteps,
-      });
+      return { names: new Set(tools.map((tool) => tool.name)), docs: renderToolDocs(tools, HIDDEN_TOOLS) };
     },
   });
 
@@ -87,6 +125,7 @@ export function createHost(options: HostOptions): Host {
     sessions,
     screenshots,
     store,
+    audit,
     interrupted,
     async close() {
       await sessions.shutdown();

@@ -51,5 +51,44 @@ export const AppAgentReply = z
         message: `Status ${reply.Status} needs an action: give Function and Args (or Actions)`,
       });
     }
+    if (reply.Status === 'PENDING' && !reply.Questions.some((question) => question.trim()) && !reply.Form) {
+      ctx.addIssue({ code: 'custom', path: ['Questions'], message: 'Status PENDING needs at least one question (or a Form)' });
+    }
   });
 export type AppAgentReply = z.infer<typeof AppAgentReply>;
+
+export const HostStatus = z.enum(['CONTINUE', 'PENDING', 'FINISH', 'FAIL']);
+
+/** The HostAgent reply (DESIGN.md section 4, a contract). */
+export const HostAgentReply = z
+  .object({
+    Observation: Text,
+    Thought: z.string({ error: 'Thought is required (a string)' }),
+    'Current Sub-Task': Text,
+    Message: StringList,
+    ControlLabel: Text,
+    ControlText: Text,
+    Plan: StringList,
+    Status: HostStatus,
+    Comment: Text,
+    Questions: StringList,
+    AppsToOpen: z
+      .object({ APP: z.string().min(1).max(200), file_path: z.string().max(4096).default('') })
+      .strict()
+      .nullish(),
+  })
+  .strict()
+  .superRefine((reply, ctx) => {
+    if (reply.Status === 'CONTINUE') {
+      if (!reply['Current Sub-Task'].trim()) {
+        ctx.addIssue({ code: 'custom', path: ['Current Sub-Task'], message: 'Status CONTINUE needs the sub-task to hand over' });
+      }
+      if (!reply.ControlLabel.trim() && !reply.ControlText.trim() && !reply.AppsToOpen) {
+        ctx.addIssue({ code: 'custom', path: ['ControlLabel'], message: 'Status CONTINUE needs a target: a window id, ControlText, or AppsToOpen' });
+      }
+    }
+    if (reply.Status === 'PENDING' && !reply.Questions.some((question) => question.trim())) {
+      ctx.addIssue({ code: 'custom', path: ['Questions'], message: 'Status PENDING needs at least one question' });
+    }
+  });
+export type HostAgentReply = z.infer<typeof HostAgentReply>;

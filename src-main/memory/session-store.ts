@@ -6,25 +6,9 @@ import {
   SessionStatus,
   SessionView,
   StepView,
-  TERMINAL_SESSION_STATUSES,
+  type ScreenshotRef,
 } from '../protocol';
 import type { Db } from './database';
-
-export interface NewStep {
-  agent: string;
-  status: AgentStatus;
-  observation: string;
-  thought: string;
-  action: ActionView | null;
-  actionText: string;
-  result: string | null;
-  error: string | null;
-  modelReply: string | null;
-  screenshot: StoredScreenshot | null;
-  startedAt: number;
-  durationMs: number;
-  tokens: { prompt: number; completion: number };
-}
 
 export interface StoredScreenshot {
   file: string;
@@ -32,6 +16,32 @@ export interface StoredScreenshot {
   height: number;
   bytes: number;
   sha256: string;
+}
+
+export interface NewStep {
+  round: number;
+  agent: string;
+  target: string | null;
+  subtask: string | null;
+  status: AgentStatus;
+  observation: string;
+  thought: string;
+  plan: string[];
+  comment: string;
+  action: ActionView | null;
+  actionText: string;
+  result: string | null;
+  error: string | null;
+  modelReply: string | null;
+  promptText: string | null;
+  screenshot: StoredScreenshot | null;
+  annotated: StoredScreenshot | null;
+  startedAt: number;
+  durationMs: number;
+  phaseMs: Record<string, number>;
+  tokens: { prompt: number; completion: number };
+  costUsd: number | null;
+  approvedBy: 'user' | 'policy' | null;
 }
 
 interface SessionRow {
@@ -44,16 +54,25 @@ interface SessionRow {
   created_at: number;
   updated_at: number;
   step_count: number;
+  round_count: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number | null;
 }
 
 interface StepRow {
   id: string;
   session_id: string;
   idx: number;
+  round: number;
   agent: string;
+  target: string | null;
+  subtask: string | null;
   status: string;
   observation: string;
   thought: string;
+  plan_json: string;
+  comment: string;
   action_json: string | null;
   action_text: string;
   result: string | null;
@@ -61,10 +80,14 @@ interface StepRow {
   screenshot_file: string | null;
   screenshot_width: number | null;
   screenshot_height: number | null;
+  annotated_file: string | null;
   started_at: number;
   duration_ms: number;
+  phase_ms_json: string;
   prompt_tokens: number;
   completion_tokens: number;
+  cost_usd: number | null;
+  approved_by: string | null;
 }
 
 const TITLE_CHARS = 80;
@@ -75,7 +98,7 @@ function titleFrom(request: string): string {
 }
 
 /** Rows read back are checked like any other input: a damaged row is a clear error, not a crash later. */
-function toSessionView(row: SessionRow): SessionView {
+function toSessionView(row: SessionRow, maxSteps: number | null): SessionView {
   return SessionView.parse({
     id: row.id,
     title: row.title,
@@ -85,8 +108,16 @@ function toSessionView(row: SessionRow): SessionView {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     stepCount: row.step_count,
+    roundCount: row.round_count,
     result: row.result,
+    tokens: { prompt: row.prompt_tokens, completion: row.completion_tokens },
+    costUsd: row.cost_usd,
+    maxSteps,
   });
+}
+
+function screenshotRef(sessionId: string, file: string | null, width: number | null, height: number | null): ScreenshotRef | null {
+  return file && width && height ? { sessionId, file, width, height } : null;
 }
 
 function toStepView(row: StepRow): StepView {
@@ -94,72 +125,131 @@ function toStepView(row: StepRow): StepView {
     id: row.id,
     sessionId: row.session_id,
     index: row.idx,
+    round: row.round,
     agent: row.agent,
+    target: row.target,
+    subtask: row.subtask,
     status: row.status,
     observation: row.observation,
     thought: row.thought,
+    plan: JSON.parse(row.plan_json),
+    comment: row.comment,
     action: row.action_json === null ? null : JSON.parse(row.action_json),
     actionText: row.action_text,
     result: row.result,
     error: row.error,
-    screenshot:
-      row.screenshot_file && row.screenshot_width && row.screenshot_height
-        ? { sessionId: row.session_id, file: row.screenshot_file, width: row.screenshot_width, height: row.screenshot_height }
-        : null,
+    screenshot: screenshotRef(row.session_id, row.screenshot_file, row.screenshot_width, row.screenshot_height),
+    annotated: screenshotRef(row.session_id, row.annotated_file, row.screenshot_width, row.screenshot_height),
     startedAt: row.started_at,
     durationMs: row.duration_ms,
+    phaseMs: JSON.parse(row.phase_ms_json),
     tokens: { prompt: row.prompt_tokens, completion: row.completion_tokens },
+    costUsd: row.cost_usd,
+    approvedBy: row.approved_by,
   });
 }
 
-/** Sessions and their steps in SQLite; every write is one transaction, so a kill loses no committed step. */
+function stepViewOf(id: string, sessionId: string, index: number, step: NewStep): StepView {
+  return StepView.parse({
+    id,
+    sessionId,
+    index,
+    round: step.round,
+    agent: step.agent,
+    target: step.target,
+    subtask: step.subtask,
+    status: step.status,
+    observation: step.observation,
+    thought: step.thought,
+    plan: step.plan,
+    comment: step.comment,
+    action: step.action,
+    actionText: step.actionText,
+    result: step.result,
+    error: step.error,
+    screenshot: step.screenshot ? { sessionId, file: step.screenshot.file, width: step.screenshot.width, height: step.screenshot.height } : null,
+    annotated:
+      step.annotated && step.screenshot
+        ? { sessionId, file: step.annotated.file, width: step.annotated.width, height: step.annotated.height }
+        : null,
+    startedAt: step.startedAt,
+    durationMs: step.durationMs,
+    phaseMs: step.phaseMs,
+    tokens: step.tokens,
+    costUsd: step.costUsd,
+    approvedBy: step.approvedBy,
+  });
+}
+
+/** Sessions, rounds and steps in SQLite; every write is one transaction, so a kill loses no committed step. */
 export class SessionStore {
   private readonly statements;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    /** The per-round step limit, reported with every session for "step n of max". */
+    private readonly maxSteps: number | null = null,
+  ) {
     this.statements = {
       insertSession: db.prepare(
-        `INSERT INTO sessions (id, title, request, mode, status, result, created_at, updated_at, step_count)
-         VALUES (@id, @title, @request, @mode, @status, NULL, @now, @now, 0)`,
+        `INSERT INTO sessions (id, title, request, mode, status, result, created_at, updated_at, step_count, round_count)
+         VALUES (@id, @title, @request, @mode, 'running', NULL, @now, @now, 0, 0)`,
       ),
       getSession: db.prepare('SELECT * FROM sessions WHERE id = ?'),
       listSessions: db.prepare('SELECT * FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT ?'),
+      searchSessions: db.prepare(
+        `SELECT * FROM sessions WHERE title LIKE @pattern ESCAPE '\\' OR request LIKE @pattern ESCAPE '\\'
+           OR id IN (SELECT session_id FROM rounds WHERE request LIKE @pattern ESCAPE '\\')
+         ORDER BY updated_at DESC, rowid DESC LIMIT @limit`,
+      ),
       setStatus: db.prepare('UPDATE sessions SET status = ?, result = ?, updated_at = ? WHERE id = ?'),
+      deleteSession: db.prepare('DELETE FROM sessions WHERE id = ?'),
+      insertRound: db.prepare(
+        `INSERT INTO rounds (session_id, idx, request, status, started_at)
+         SELECT @sessionId, round_count, @request, 'running', @now FROM sessions WHERE id = @sessionId RETURNING idx`,
+      ),
+      bumpRounds: db.prepare('UPDATE sessions SET round_count = round_count + 1, updated_at = ? WHERE id = ?'),
+      endRound: db.prepare('UPDATE rounds SET status = ?, result = ?, ended_at = ? WHERE session_id = ? AND idx = ?'),
+      rounds: db.prepare('SELECT idx, request, status, result FROM rounds WHERE session_id = ? ORDER BY idx'),
       insertStep: db.prepare(
-        `INSERT INTO steps (id, session_id, idx, agent, status, observation, thought, action_json, action_text,
-           result, error, model_reply, screenshot_file, screenshot_width, screenshot_height, screenshot_bytes,
-           screenshot_sha256, started_at, duration_ms, prompt_tokens, completion_tokens)
-         VALUES (@id, @sessionId, @idx, @agent, @status, @observation, @thought, @actionJson, @actionText,
-           @result, @error, @modelReply, @screenshotFile, @screenshotWidth, @screenshotHeight, @screenshotBytes,
-           @screenshotSha256, @startedAt, @durationMs, @promptTokens, @completionTokens)`,
+        `INSERT INTO steps (id, session_id, idx, round, agent, target, subtask, status, observation, thought, plan_json,
+           comment, action_json, action_text, result, error, model_reply, prompt_text, screenshot_file, screenshot_width,
+           screenshot_height, screenshot_bytes, screenshot_sha256, annotated_file, started_at, duration_ms, phase_ms_json,
+           prompt_tokens, completion_tokens, cost_usd, approved_by)
+         VALUES (@id, @sessionId, @idx, @round, @agent, @target, @subtask, @status, @observation, @thought, @planJson,
+           @comment, @actionJson, @actionText, @result, @error, @modelReply, @promptText, @screenshotFile, @screenshotWidth,
+           @screenshotHeight, @screenshotBytes, @screenshotSha256, @annotatedFile, @startedAt, @durationMs, @phaseMsJson,
+           @promptTokens, @completionTokens, @costUsd, @approvedBy)`,
       ),
       bumpSession: db.prepare(
-        'UPDATE sessions SET step_count = step_count + 1, updated_at = ? WHERE id = ? RETURNING step_count',
+        `UPDATE sessions SET step_count = step_count + 1, updated_at = @now,
+           prompt_tokens = prompt_tokens + @prompt, completion_tokens = completion_tokens + @completion,
+           cost_usd = CASE WHEN @cost IS NULL THEN cost_usd ELSE COALESCE(cost_usd, 0) + @cost END
+         WHERE id = @sessionId RETURNING step_count`,
       ),
       steps: db.prepare('SELECT * FROM steps WHERE session_id = ? ORDER BY idx'),
+      step: db.prepare('SELECT * FROM steps WHERE session_id = ? AND id = ?'),
       markInterrupted: db.prepare(
-        `UPDATE sessions SET status = 'interrupted', updated_at = ? WHERE status IN ('running', 'stopping')
-         RETURNING id`,
+        `UPDATE sessions SET status = 'interrupted', updated_at = ?
+         WHERE status IN ('running', 'stopping', 'waiting', 'paused') RETURNING id`,
       ),
     };
   }
 
+  /** Runs `work` in one transaction (nested calls join the outer one). */
+  transaction<T>(work: () => T): T {
+    return this.db.transaction(work)();
+  }
+
   createSession(request: string, mode: SessionMode): SessionView {
     const id = randomUUID();
-    this.statements.insertSession.run({
-      id,
-      title: titleFrom(request),
-      request,
-      mode,
-      status: 'running',
-      now: Date.now(),
-    });
+    this.statements.insertSession.run({ id, title: titleFrom(request), request, mode, now: Date.now() });
     return this.requireSession(id);
   }
 
   getSession(id: string): SessionView | null {
     const row = this.statements.getSession.get(id) as SessionRow | undefined;
-    return row ? toSessionView(row) : null;
+    return row ? toSessionView(row, this.maxSteps) : null;
   }
 
   requireSession(id: string): SessionView {
@@ -168,8 +258,11 @@ export class SessionStore {
     return session;
   }
 
-  listSessions(limit = 200): SessionView[] {
-    return (this.statements.listSessions.all(limit) as SessionRow[]).map(toSessionView);
+  listSessions(limit = 200, query?: string): SessionView[] {
+    const rows = query?.trim()
+      ? this.statements.searchSessions.all({ pattern: `%${query.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`, limit })
+      : this.statements.listSessions.all(limit);
+    return (rows as SessionRow[]).map((row) => toSessionView(row, this.maxSteps));
   }
 
   setStatus(id: string, status: SessionStatus, result: string | null = null): SessionView {
@@ -178,71 +271,94 @@ export class SessionStore {
     return this.requireSession(id);
   }
 
-  /** Appends a step and bumps the session in one transaction; returns the step as the UI sees it. */
-  appendStep(sessionId: string, step: NewStep): StepView {
+  deleteSession(id: string): boolean {
+    return this.statements.deleteSession.run(id).changes > 0;
+  }
+
+  /** Opens the next round of a session and returns its index. */
+  startRound(sessionId: string, request: string): number {
+    return this.transaction(() => {
+      const row = this.statements.insertRound.get({ sessionId, request, now: Date.now() }) as { idx: number } | undefined;
+      if (!row) throw new Error(`no session with id ${sessionId}`);
+      this.statements.bumpRounds.run(Date.now(), sessionId);
+      return row.idx;
+    });
+  }
+
+  endRound(sessionId: string, round: number, status: SessionStatus, result: string | null): void {
+    this.statements.endRound.run(status, result, Date.now(), sessionId, round);
+  }
+
+  rounds(sessionId: string): Array<{ idx: number; request: string; status: string; result: string | null }> {
+    return this.statements.rounds.all(sessionId) as Array<{ idx: number; request: string; status: string; result: string | null }>;
+  }
+
+  /**
+   * Appends a step, adds its usage to the session, and runs `alsoWrite` (blackboard records) in the same
+   * transaction; returns the step as the UI sees it.
+   */
+  appendStep(sessionId: string, step: NewStep, alsoWrite?: (index: number) => void): StepView {
     const id = randomUUID();
-    const write = this.db.transaction(() => {
-      const bumped = this.statements.bumpSession.get(Date.now(), sessionId) as { step_count: number } | undefined;
+    const index = this.transaction(() => {
+      const bumped = this.statements.bumpSession.get({
+        sessionId,
+        now: Date.now(),
+        prompt: step.tokens.prompt,
+        completion: step.tokens.completion,
+        cost: step.costUsd,
+      }) as { step_count: number } | undefined;
       if (!bumped) throw new Error(`no session with id ${sessionId}`);
       const idx = bumped.step_count - 1;
       this.statements.insertStep.run({
         id,
         sessionId,
         idx,
+        round: step.round,
         agent: step.agent,
+        target: step.target,
+        subtask: step.subtask,
         status: step.status,
         observation: step.observation,
         thought: step.thought,
+        planJson: JSON.stringify(step.plan),
+        comment: step.comment,
         actionJson: step.action === null ? null : JSON.stringify(step.action),
         actionText: step.actionText,
         result: step.result,
         error: step.error,
         modelReply: step.modelReply,
+        promptText: step.promptText,
         screenshotFile: step.screenshot?.file ?? null,
         screenshotWidth: step.screenshot?.width ?? null,
         screenshotHeight: step.screenshot?.height ?? null,
         screenshotBytes: step.screenshot?.bytes ?? null,
         screenshotSha256: step.screenshot?.sha256 ?? null,
+        annotatedFile: step.annotated?.file ?? null,
         startedAt: step.startedAt,
         durationMs: step.durationMs,
+        phaseMsJson: JSON.stringify(step.phaseMs),
         promptTokens: step.tokens.prompt,
         completionTokens: step.tokens.completion,
+        costUsd: step.costUsd,
+        approvedBy: step.approvedBy,
       });
+      alsoWrite?.(idx);
       return idx;
     });
-    const idx = write();
-    return StepView.parse({
-      id,
-      sessionId,
-      index: idx,
-      agent: step.agent,
-      status: step.status,
-      observation: step.observation,
-      thought: step.thought,
-      action: step.action,
-      actionText: step.actionText,
-      result: step.result,
-      error: step.error,
-      screenshot: step.screenshot
-        ? { sessionId, file: step.screenshot.file, width: step.screenshot.width, height: step.screenshot.height }
-        : null,
-      startedAt: step.startedAt,
-      durationMs: step.durationMs,
-      tokens: step.tokens,
-    });
+    return stepViewOf(id, sessionId, index, step);
   }
 
   steps(sessionId: string): StepView[] {
     return (this.statements.steps.all(sessionId) as StepRow[]).map(toStepView);
   }
 
-  /** At start-up: a session still marked running was cut off by a crash or kill. */
-  markUnfinishedInterrupted(): string[] {
-    return (this.statements.markInterrupted.all(Date.now()) as { id: string }[]).map((row) => row.id);
+  step(sessionId: string, stepId: string): { step: StepView; modelReply: string | null; promptText: string | null } | null {
+    const row = this.statements.step.get(sessionId, stepId) as (StepRow & { model_reply: string | null; prompt_text: string | null }) | undefined;
+    return row ? { step: toStepView(row), modelReply: row.model_reply, promptText: row.prompt_text } : null;
   }
 
-  isTerminal(id: string): boolean {
-    const session = this.getSession(id);
-    return session !== null && TERMINAL_SESSION_STATUSES.has(session.status);
+  /** At start-up: a session still marked active was cut off by a crash or kill. */
+  markUnfinishedInterrupted(): string[] {
+    return (this.statements.markInterrupted.all(Date.now()) as { id: string }[]).map((row) => row.id);
   }
 }

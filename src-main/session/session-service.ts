@@ -1,32 +1,55 @@
-import type { AppAgent } from '../agents/app-agent';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ModelWithPrices } from '../agents/runtime';
+import type { BlackboardStore } from '../memory/blackboard-store';
+import type { InteractionStore } from '../memory/interaction-store';
 import type { ScreenshotFiles } from '../memory/screenshot-files';
 import type { SessionStore } from '../memory/session-store';
-import type { CommandResult, HostCommand, HostCommandType, HostEvent, SessionMode } from '../protocol';
-import { SessionRun, type RunOutcome } from './session-run';
+import {
+  TERMINAL_SESSION_STATUSES,
+  type BlackboardView,
+  type CommandResult,
+  type HostCommand,
+  type HostCommandType,
+  type HostEvent,
+  type ScreenshotRef,
+  type SessionMode,
+  type SessionView,
+} from '../protocol';
+import { ActiveSession, type RunOutcome, type SessionDeps } from './active-session';
+import type { InteractionBroker } from './interaction-broker';
 
 export class CommandError extends Error {
   constructor(
-    readonly code: 'not_found' | 'conflict' | 'unavailable',
+    readonly code: 'not_found' | 'conflict' | 'unavailable' | 'bad_message',
     message: string,
   ) {
     super(message);
   }
 }
 
-export interface SessionServiceDeps {
+/** Settings commands are answered by the host's settings module (it knows where secrets live). */
+export interface SettingsHandler {
+  get(): Promise<CommandResult<'settings.get'>>;
+  set(values: Record<string, unknown>, secrets: Record<string, string> | undefined): Promise<CommandResult<'settings.set'>>;
+}
+
+export interface SessionServiceDeps extends Omit<SessionDeps, 'emit'> {
   store: SessionStore;
+  blackboards: BlackboardStore;
+  interactions: InteractionStore;
   screenshots: ScreenshotFiles;
-  /** Builds the agent for a run; throws a clear error when something it needs (a model) is missing. */
-  createAgent(mode: SessionMode): Promise<AppAgent>;
-  limits: { maxStepsPerRound: number; maxConsecutiveErrors: number };
+  broker: InteractionBroker;
+  settings: SettingsHandler | null;
 }
 
 type Listener = (event: HostEvent) => void;
 
-/** Answers the protocol's session commands and runs sessions, one at a time (there is one desktop). */
+/** Answers the protocol's commands and runs sessions, one at a time (there is one desktop). */
 export class SessionService {
   private readonly listeners = new Set<Listener>();
-  private current: SessionRun | null = null;
+  private readonly active = new Map<string, ActiveSession>();
+  private runningSession: ActiveSession | null = null;
 
   constructor(private readonly deps: SessionServiceDeps) {}
 
@@ -35,9 +58,13 @@ export class SessionService {
     return () => this.listeners.delete(listener);
   }
 
-  /** The run in progress, if any (tests and shutdown wait on it). */
+  /** The round in progress, if any (the CLI, tests and shutdown wait on it). */
   get running(): Promise<RunOutcome> | null {
-    return this.current?.done ?? null;
+    return this.runningSession?.running ?? null;
+  }
+
+  get runningSessionId(): string | null {
+    return this.runningSession?.sessionId ?? null;
   }
 
   async handle<T extends HostCommandType>(command: Extract<HostCommand, { type: T }>): Promise<CommandResult<T>> {
@@ -45,71 +72,12 @@ export class SessionService {
   }
 
   async shutdown(): Promise<void> {
-    const run = this.current;
-    run?.stop();
-    await run?.done.catch(() => undefined);
+    const session = this.runningSession;
+    session?.stop();
+    await session?.running;
   }
 
-  private async dispatch(command: HostCommand): Promise<CommandResult<HostCommandType>> {
-    switch (command.type) {
-      case 'session.start':
-        return { session: await this.start(command.request, command.mode) };
-      case 'session.stop':
-        return { sessionId: command.sessionId, stopped: this.stop(command.sessionId) };
-      case 'session.list':
-        return { sessions: this.deps.store.listSessions() };
-      case 'session.open': {
-        const session = this.deps.store.getSession(command.sessionId);
-        if (!session) throw new CommandError('not_found', `no session with id ${command.sessionId}`);
-        return { session, steps: this.deps.store.steps(command.sessionId), interactions: [], forms: [] };
-      }
-      default:
-        throw new CommandError('unavailable', `${command.type} is not available in this build yet`);
-    }
-  }
-
-  private async start(request: string, mode: SessionMode) {
-    if (this.current) {
-      throw new CommandError('conflict', 'a session is already running: stop it or wait until it ends');
-    }
-    let agent: AppAgent;
-    try {
-      agent = await this.deps.createAgent(mode);
-    } catch (error) {
-      throw new CommandError('unavailable', (error as Error).message);
-    }
-    // Checked again: another start may have won while the agent was being built.
-    if (this.current) throw new CommandError('conflict', 'a session is already running: stop it or wait until it ends');
-    const session = this.deps.store.createSession(request, mode);
-    this.emit({ kind: 'session.started', session });
-    const run = new SessionRun(
-      {
-        store: this.deps.store,
-        screenshots: this.deps.screenshots,
-        agent,
-        emit: (event) => this.emit(event),
-        limits: this.deps.limits,
-      },
-      session.id,
-      request,
-    );
-    this.current = run;
-    void run.done
-      .catch(() => undefined)
-      .finally(() => {
-        if (this.current === run) this.current = null;
-      });
-    return session;
-  }
-
-  private stop(sessionId: string): boolean {
-    if (!this.deps.store.getSession(sessionId)) throw new CommandError('not_found', `no session with id ${sessionId}`);
-    if (this.current?.sessionId !== sessionId) return false;
-    this.current.stop();
-    return true;
-  }
-
-  private emit(event: HostEvent): void {
+  emit(event: HostEvent): void {
     for (const listener of this.listeners) {
       try {
         listener(event);
@@ -119,4 +87,185 @@ export class SessionService {
       }
     }
   }
+
+  private async dispatch(command: HostCommand): Promise<CommandResult<HostCommandType>> {
+    const { store } = this.deps;
+    switch (command.type) {
+      case 'session.start': {
+        const models = this.models();
+        this.ensureIdle();
+        const session = store.createSession(command.request, command.mode);
+        this.emit({ kind: 'session.started', session });
+        this.begin(this.activate(session), command.request, models);
+        return { session: store.requireSession(session.id) };
+      }
+      case 'session.continue': {
+        const session = this.requireSession(command.sessionId);
+        const models = this.models();
+        this.ensureIdle();
+        if (session.status === 'interrupted') throw new CommandError('conflict', 'this session was interrupted: resume it first');
+        this.begin(this.activate(session), command.request, models);
+        return { session: store.requireSession(session.id) };
+      }
+      case 'session.resume': {
+        const session = this.requireSession(command.sessionId);
+        const live = this.active.get(session.id);
+        if (live?.running) {
+          if (!live.resumeRun()) throw new CommandError('conflict', 'this session is running and not paused');
+          return { session: store.requireSession(session.id) };
+        }
+        if (session.status !== 'interrupted') throw new CommandError('conflict', `a ${session.status} session cannot be resumed; send a follow-up instead`);
+        const models = this.models();
+        this.ensureIdle();
+        const lastRequest = store.rounds(session.id).at(-1)?.request ?? session.request;
+        this.begin(this.activate(session), lastRequest, models);
+        return { session: store.requireSession(session.id) };
+      }
+      case 'session.stop':
+        this.requireSession(command.sessionId);
+        return { sessionId: command.sessionId, stopped: this.active.get(command.sessionId)?.stop() ?? false };
+      case 'session.pause':
+        this.requireSession(command.sessionId);
+        return { sessionId: command.sessionId, paused: this.active.get(command.sessionId)?.pauseRun('Paused by you') ?? false };
+      case 'session.list':
+        return { sessions: store.listSessions(200, command.query) };
+      case 'session.open': {
+        const session = this.requireSession(command.sessionId);
+        return {
+          session,
+          steps: store.steps(session.id),
+          interactions: this.deps.broker.pending(session.id),
+          forms: this.deps.interactions.forms(session.id),
+        };
+      }
+      case 'session.delete':
+        return this.delete(command.sessionId);
+      case 'session.export':
+        return this.export(command.sessionId);
+      case 'step.detail': {
+        const detail = store.step(command.sessionId, command.stepId);
+        if (!detail) throw new CommandError('not_found', 'no such step in that session');
+        return detail;
+      }
+      case 'blackboard.get':
+        return this.blackboardView(command.sessionId);
+      case 'interaction.answer':
+        return this.respond(command.sessionId, command.interactionId, { kind: 'answers', answers: command.answers });
+      case 'interaction.decide':
+        return this.respond(command.sessionId, command.interactionId, {
+          kind: 'decision',
+          approved: command.approved,
+          note: command.note ?? null,
+        });
+      case 'form.event': {
+        const live = this.active.get(command.sessionId);
+        if (!live) throw new CommandError('not_found', 'that session has no open forms');
+        try {
+          live.forms.handleEvent(command.formId, command.path, command.value, command.action);
+        } catch (error) {
+          throw new CommandError('conflict', (error as Error).message);
+        }
+        return {};
+      }
+      case 'settings.get':
+        return this.settings().get();
+      case 'settings.set':
+        return this.settings().set(command.values, command.secrets);
+    }
+  }
+
+  private settings(): SettingsHandler {
+    if (!this.deps.settings) throw new CommandError('unavailable', 'settings cannot be changed in this mode');
+    return this.deps.settings;
+  }
+
+  private models(): { host: ModelWithPrices; app: ModelWithPrices } {
+    try {
+      return this.deps.models();
+    } catch (error) {
+      throw new CommandError('unavailable', (error as Error).message);
+    }
+  }
+
+  private ensureIdle(): void {
+    if (this.runningSession) throw new CommandError('conflict', 'a session is already running: stop it or wait until it ends');
+  }
+
+  private requireSession(sessionId: string): SessionView {
+    const session = this.deps.store.getSession(sessionId);
+    if (!session) throw new CommandError('not_found', `no session with id ${sessionId}`);
+    return session;
+  }
+
+  private activate(session: SessionView): ActiveSession {
+    let live = this.active.get(session.id);
+    if (!live) {
+      if (session.status === 'interrupted') this.deps.interactions.cancelOpen(session.id);
+      live = new ActiveSession({ ...this.deps, emit: (event) => this.emit(event) }, session);
+      this.active.set(session.id, live);
+    }
+    return live;
+  }
+
+  private begin(live: ActiveSession, request: string, models: { host: ModelWithPrices; app: ModelWithPrices }): void {
+    this.runningSession = live;
+    void live.startRound(request, models).finally(() => {
+      if (this.runningSession === live) this.runningSession = null;
+    });
+  }
+
+  private respond(sessionId: string, interactionId: string, response: Parameters<InteractionBroker['respond']>[2]): Record<string, never> {
+    try {
+      this.deps.broker.respond(sessionId, interactionId, response);
+    } catch (error) {
+      throw new CommandError('conflict', (error as Error).message);
+    }
+    return {};
+  }
+
+  private async delete(sessionId: string): Promise<{ sessionId: string }> {
+    const session = this.requireSession(sessionId);
+    if (!TERMINAL_SESSION_STATUSES.has(session.status) || this.runningSession?.sessionId === sessionId) {
+      throw new CommandError('conflict', 'stop the session before deleting it');
+    }
+    this.active.delete(sessionId);
+    this.deps.store.deleteSession(sessionId);
+    await rm(join(this.deps.screenshots.root, sessionId), { recursive: true, force: true });
+    this.emit({ kind: 'session.deleted', sessionId });
+    return { sessionId };
+  }
+
+  private blackboardView(sessionId: string): BlackboardView {
+    this.requireSession(sessionId);
+    const board = this.active.get(sessionId)?.blackboard ?? this.deps.blackboards.load(sessionId, 0);
+    return {
+      questions: board.questions.all().map((item) => ({ question: String(item.get('question')), answer: String(item.get('answer')) })),
+      requests: board.requests.all().map((item) => String(item.get('request'))),
+      trajectories: board.trajectories.toJSON(),
+      screenshots: board.screenshots.all().map((item) => ({ screenshot: item.get('screenshot') as ScreenshotRef, reason: String(item.get('reason')) })),
+    };
+  }
+
+  /** One JSON document: the session, its rounds, steps, blackboard and forms. No settings, no keys. */
+  private export(sessionId: string): { fileName: string; json: string } {
+    const session = this.requireSession(sessionId);
+    const steps = this.deps.store.steps(sessionId).map((step) => ({
+      ...step,
+      modelReply: this.deps.store.step(sessionId, step.id)?.modelReply ?? null,
+    }));
+    const document = {
+      format: 'deskhand-session',
+      version: 1,
+      exportedAt: new Date().toISOString(),
+      session,
+      rounds: this.deps.store.rounds(sessionId),
+      steps,
+      blackboard: this.blackboardView(sessionId),
+      forms: this.deps.interactions.forms(sessionId),
+    };
+    const stamp = new Date(session.createdAt).toISOString().slice(0, 10);
+    return { fileName: `deskhand-session-${stamp}-${session.id.slice(0, 8)}.json`, json: JSON.stringify(document, null, 2) };
+  }
 }
+
+export type { SessionMode };

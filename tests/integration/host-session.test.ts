@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
+import { replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
 
-const reply = (fields: Record<string, unknown>) => ({
-  json: { Observation: 'a terminal', Thought: 'next', ControlLabel: '', ControlText: '', Plan: [], Comment: '', ...fields },
-});
+const { app, hostTo, host } = replies;
+const hostFinish = (comment = 'done') => host({ Status: 'FINISH', Comment: comment });
 
 let harness: HostHarness | null = null;
 afterEach(async () => {
@@ -12,112 +11,115 @@ afterEach(async () => {
 });
 
 describe('a session through the host core', () => {
-  it('runs screenshot -> model -> action -> persist until FINISH', async () => {
+  it('runs host -> AppAgent (screenshot -> model -> action -> persist) -> host FINISH', async () => {
     harness = await startHostHarness({
       name: 'two steps',
       steps: [
-        { ...reply({ Function: 'type_text', Args: { text: 'echo hi\n' }, Status: 'CONTINUE' }), expect: { contains: ['<data name="request">', 'say hi'] } },
-        { ...reply({ Function: '', Args: {}, Status: 'FINISH', Comment: 'said hi' }), expect: { contains: ["Type 'echo hi'"] } },
+        { ...hostTo('xterm', 'type echo hi'), expect: { contains: ['<data name="request">', 'say hi', 'id 0x100001: Terminal [app: xterm]'] } },
+        { ...app({ Function: 'type_text', Args: { text: 'echo hi\n' }, Status: 'CONTINUE' }), expect: { contains: ['type echo hi', 'You work in the window'] } },
+        { ...app({ Function: '', Args: {}, Status: 'FINISH', Comment: 'said hi' }), expect: { contains: ["Type 'echo hi'"] } },
+        { ...hostFinish('hi was said'), expect: { contains: ['type echo hi -> AppAgent (Terminal): FINISH, said hi'] } },
       ],
     });
     const { sessionId, outcome, steps } = await runRequest(harness.host, 'say hi');
-    expect(outcome).toEqual({ status: 'finished', result: 'said hi' });
-    expect(steps.map((step) => step.status)).toEqual(['CONTINUE', 'FINISH']);
+    expect(outcome).toEqual({ status: 'finished', result: 'hi was said' });
+    expect(steps.map((step) => `${step.agent}:${step.status}`)).toEqual(['HostAgent:CONTINUE', 'AppAgent:CONTINUE', 'AppAgent:FINISH', 'HostAgent:FINISH']);
+    expect(steps[1]).toMatchObject({ target: 'Terminal', subtask: 'type echo hi', approvedBy: 'policy' });
+    // The AppAgent's screenshot is cropped to its window; the host's is the whole desktop.
     expect(steps[0]?.screenshot).toMatchObject({ sessionId, width: 640, height: 400 });
-    expect(steps[0]?.tokens.prompt).toBeGreaterThan(0);
-    expect(harness.deviceActions()).toEqual([{ tool: 'type_text', args: { text: 'echo hi\n' } }]);
+    expect(steps[1]?.screenshot).toMatchObject({ width: 320, height: 200 });
+    expect(steps[1]?.phaseMs).toHaveProperty('LLM_INTERACTION');
+    expect(harness.deviceActions()).toEqual([
+      { tool: 'focus_window', args: { id: '0x100001' } },
+      { tool: 'type_text', args: { text: 'echo hi\n' } },
+    ]);
     expect(harness.model.requests.every((request) => request.images === 1)).toBe(true);
     harness.model.assertDone();
     const kinds = harness.events.map((event) => event.kind);
     expect(kinds[0]).toBe('session.started');
-    expect(kinds.filter((kind) => kind === 'step.added')).toHaveLength(2);
+    expect(kinds.filter((kind) => kind === 'step.added')).toHaveLength(4);
     expect(kinds.at(-1)).toBe('session.ended');
+    const audit = harness.host.audit.list(sessionId);
+    expect(audit.map((row) => `${row.tool}:${row.decision}:${row.status}`)).toEqual(['focus_window:allowed:success', 'type_text:allowed:success']);
   });
 
-  it('keeps the system prompt byte-identical from step to step', async () => {
+  it('keeps each agent\'s system prompt byte-identical from step to step', async () => {
     harness = await startHostHarness({
       name: 'stable prefix',
       steps: [
-        reply({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' }),
-        reply({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' }),
-        reply({ Function: '', Status: 'FINISH' }),
+        hostTo('xterm', 'wait'),
+        app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' }),
+        app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' }),
+        app({ Function: '', Status: 'FINISH' }),
+        hostFinish(),
       ],
     });
     await runRequest(harness.host, 'wait twice');
     const systems = harness.model.requests.map((request) => JSON.stringify(request.body.messages[0]));
-    expect(new Set(systems).size).toBe(1);
-    expect(systems[0]).toContain('- click(');
+    const appSystems = systems.slice(1, 4);
+    expect(new Set(appSystems).size).toBe(1);
+    expect(systems[0]).toBe(systems[4]);
+    expect(appSystems[0]).toContain('- click(');
+    expect(appSystems[0]).not.toContain('- screenshot(');
   });
 
-  it('records a clear ERROR step for a reply that is not JSON, runs nothing, and feeds the error back', async () => {
+  it('repairs a reply that is not JSON once, then records a clear ERROR step and runs nothing', async () => {
     harness = await startHostHarness({
       name: 'not json',
       steps: [
+        hostTo('xterm', 'click it'),
         { content: 'Sure! I will click the button now.' },
-        { ...reply({ Function: '', Status: 'FINISH' }), expect: { contains: ['Your last step failed', 'not valid JSON'] } },
+        { content: 'Still not JSON.', expect: { contains: ['Your reply could not be used', 'not valid JSON'] } },
+        { ...app({ Function: '', Status: 'FINISH' }), expect: { contains: ['Your last step failed', 'not valid JSON'] } },
+        hostFinish(),
       ],
     });
     const { outcome, steps } = await runRequest(harness.host, 'click it');
-    expect(steps[0]).toMatchObject({ status: 'ERROR', action: null });
-    expect(steps[0]?.error).toMatch(/invalid model reply: the reply is not valid JSON/);
+    expect(steps[1]).toMatchObject({ status: 'ERROR', action: null, agent: 'AppAgent' });
+    expect(steps[1]?.error).toMatch(/invalid model reply: the reply is not valid JSON/);
     expect(outcome.status).toBe('finished');
-    expect(harness.deviceActions()).toEqual([]);
+    expect(harness.deviceActions().filter((action) => action.tool !== 'focus_window')).toEqual([]);
   });
 
-  it('refuses an unknown tool with the list of real ones and runs nothing', async () => {
+  it('accepts a repaired reply within the same step', async () => {
     harness = await startHostHarness({
-      name: 'unknown tool',
+      name: 'repair',
       steps: [
-        reply({ Function: 'format_disk', Args: { drive: 'C' }, Status: 'CONTINUE' }),
-        reply({ Function: 'format_disk', Args: { drive: 'C' }, Status: 'CONTINUE' }),
-        reply({ Function: 'format_disk', Args: { drive: 'C' }, Status: 'CONTINUE' }),
+        hostTo('xterm', 'wait'),
+        app({ Function: 'wait', Args: { seconds: 0 }, Status: 'EXPLODE' }),
+        { ...app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' }), expect: { contains: ['Status'] } },
+        app({ Function: '', Status: 'FINISH' }),
+        hostFinish(),
       ],
     });
+    const { steps } = await runRequest(harness.host, 'wait');
+    expect(steps[1]).toMatchObject({ status: 'CONTINUE', error: null });
+    expect(harness.deviceActions().map((action) => action.tool)).toEqual(['focus_window', 'wait']);
+  });
+
+  it('refuses an unknown tool with the list of real ones and runs nothing; three in a row end the round', async () => {
+    const bad = app({ Function: 'format_disk', Args: { drive: 'C' }, Status: 'CONTINUE' });
+    harness = await startHostHarness({ name: 'unknown tool', steps: [hostTo('xterm', 'wipe'), bad, bad, bad, bad, bad, bad] });
     const { outcome, steps } = await runRequest(harness.host, 'wipe it');
-    expect(steps).toHaveLength(3);
-    for (const step of steps) {
+    const appSteps = steps.filter((step) => step.agent === 'AppAgent');
+    expect(appSteps).toHaveLength(3);
+    for (const step of appSteps) {
       expect(step.status).toBe('ERROR');
       expect(step.error).toMatch(/unknown tool 'format_disk'; available tools: .*click/);
     }
     expect(outcome.status).toBe('error');
     expect(outcome.result).toMatch(/3 failed steps in a row/);
-    expect(harness.deviceActions()).toEqual([]);
-  });
-
-  it('refuses bad arguments for a real tool', async () => {
-    harness = await startHostHarness(
-      { name: 'bad args', steps: [reply({ Function: 'click', Args: { x: 'left', y: 3 }, Status: 'CONTINUE' })] },
-      { config: { limits: { maxStepsPerRound: 30, maxConsecutiveErrors: 1 } } },
-    );
-    const { steps } = await runRequest(harness.host, 'click');
-    expect(steps[0]?.error).toMatch(/invalid arguments for click: x:/);
-    expect(harness.deviceActions()).toEqual([]);
-  });
-
-  it('never runs an action the model marked CONFIRM', async () => {
-    harness = await startHostHarness({
-      name: 'confirm',
-      steps: [reply({ Function: 'hotkey', Args: { keys: ['ctrl', 'w'] }, Status: 'CONFIRM' })],
-    });
-    const { outcome, steps } = await runRequest(harness.host, 'close it');
-    expect(steps[0]?.status).toBe('CONFIRM');
-    expect(outcome.status).toBe('stopped');
-    expect(harness.deviceActions()).toEqual([]);
+    expect(harness.deviceActions().filter((action) => action.tool !== 'focus_window')).toEqual([]);
   });
 
   it('ends at the step limit', async () => {
+    const wait = app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' });
     harness = await startHostHarness(
-      {
-        name: 'limit',
-        steps: [
-          reply({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' }),
-          reply({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' }),
-        ],
-      },
-      { config: { limits: { maxStepsPerRound: 2, maxConsecutiveErrors: 3 } } },
+      { name: 'limit', steps: [hostTo('xterm', 'wait'), wait, wait, wait] },
+      { config: { limits: { maxStepsPerRound: 3 } } },
     );
     const { outcome } = await runRequest(harness.host, 'wait forever');
-    expect(outcome).toEqual({ status: 'failed', result: 'Reached the limit of 2 steps' });
+    expect(outcome).toEqual({ status: 'failed', result: 'Reached the limit of 3 steps for one request' });
   });
 
   it('stops with the model request in flight aborted', async () => {
@@ -128,24 +130,21 @@ describe('a session through the host core', () => {
     while (harness.model.inFlight() === 0) await new Promise((done) => setTimeout(done, 20));
     const stop = await harness.host.endpoint.handle({ type: 'session.stop', id: 'b', sessionId: session.id });
     expect(stop).toMatchObject({ ok: true, result: { stopped: true } });
-    expect(await harness.host.sessions.running).toEqual({ status: 'stopped', result: 'Stopped by the user' });
+    expect(await harness.host.sessions.running).toEqual({ status: 'stopped', result: 'Stopped by you' });
     while (harness.model.inFlight() > 0) await new Promise((done) => setTimeout(done, 20));
     expect(harness.host.store.getSession(session.id)?.status).toBe('stopped');
   });
 
   it('keeps sessions and steps across a restart and refuses a second concurrent run', async () => {
-    harness = await startHostHarness({
-      name: 'persist',
-      steps: [reply({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' }), { delayMs: 300, ...reply({ Function: '', Status: 'FINISH' }) }],
-    });
+    harness = await startHostHarness({ name: 'persist', steps: [{ delayMs: 300, ...hostFinish() }] });
     const first = await harness.host.endpoint.handle({ type: 'session.start', id: 'a', request: 'one' });
     const second = await harness.host.endpoint.handle({ type: 'session.start', id: 'b', request: 'two' });
     expect(first).toMatchObject({ ok: true });
     expect(second).toMatchObject({ ok: false, error: { code: 'conflict' } });
     await harness.host.sessions.running;
-    const host = await harness.restart();
-    const list = await host.endpoint.handle({ type: 'session.list', id: 'c' });
-    expect(list).toMatchObject({ ok: true, result: { sessions: [{ title: 'one', status: 'finished', stepCount: 2 }] } });
+    const restarted = await harness.restart();
+    const list = await restarted.endpoint.handle({ type: 'session.list', id: 'c' });
+    expect(list).toMatchObject({ ok: true, result: { sessions: [{ title: 'one', status: 'finished', stepCount: 1 }] } });
   });
 
   it('answers malformed protocol messages with an error and keeps working', async () => {

@@ -1,6 +1,8 @@
 // A stand-in device client for host tests that need no X display: the same MCP tools, a generated
-// screenshot, and every action appended to the file named by DESKHAND_FAKE_DEVICE_LOG so tests can
-// check what reached the device (and what never did).
+// screenshot, two fake windows, and every action appended to the file named by DESKHAND_FAKE_DEVICE_LOG
+// so tests can check what reached the device (and what never did). execute_command really runs bash,
+// so a test can check a command's effect on the file system.
+import { execFile } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -8,12 +10,23 @@ import sharp from 'sharp';
 import { ToolArgs } from '../../src-main/device/contract';
 
 const log = process.env.DESKHAND_FAKE_DEVICE_LOG;
-const width = 640;
-const height = 400;
+const screen = { width: 640, height: 400 };
+const windows = [
+  { id: '0x100001', title: 'Terminal', app: 'xterm', bounds: { x: 0, y: 0, width: 320, height: 200 } },
+  { id: '0x200002', title: 'notes.txt - Mousepad', app: 'mousepad', bounds: { x: 320, y: 0, width: 320, height: 400 } },
+];
 
 const server = new McpServer({ name: 'fake-device', version: '0.0.0' });
 
-server.registerTool('screenshot', { description: 'Capture the screen', inputSchema: ToolArgs.screenshot.shape }, async () => {
+function recordAction(tool: string, args: Record<string, unknown>) {
+  if (process.env.DESKHAND_FAKE_DEVICE_CRASH_ON === tool) process.exit(134);
+  if (log) appendFileSync(log, `${JSON.stringify({ tool, args })}\n`);
+  return { content: [{ type: 'text' as const, text: `${tool} done` }] };
+}
+
+server.registerTool('screenshot', { description: 'Capture the screen or one window', inputSchema: ToolArgs.screenshot.shape }, async (args) => {
+  const window = windows.find((candidate) => candidate.id === args.window_id);
+  const { width, height } = window?.bounds ?? screen;
   const data = await sharp({ create: { width, height, channels: 3, background: { r: 30, g: 90, b: 160 } } })
     .jpeg({ quality: 60 })
     .toBuffer();
@@ -23,24 +36,43 @@ server.registerTool('screenshot', { description: 'Capture the screen', inputSche
       width,
       height,
       mimeType: 'image/jpeg',
-      region: { x: 0, y: 0, width, height },
+      region: window?.bounds ?? { x: 0, y: 0, ...screen },
       captureMs: 1,
       encodeMs: 1,
     },
   };
 });
 
-function recordAction(tool: string, args: Record<string, unknown>) {
-  if (process.env.DESKHAND_FAKE_DEVICE_CRASH_ON === tool) process.exit(134);
-  if (log) appendFileSync(log, `${JSON.stringify({ tool, args })}\n`);
-  return { content: [{ type: 'text' as const, text: `${tool} done` }] };
-}
+server.registerTool('list_windows', { description: 'List the open windows', inputSchema: ToolArgs.list_windows.shape }, async () => ({
+  content: [{ type: 'text', text: JSON.stringify(windows) }],
+  structuredContent: { windows },
+}));
 
+server.registerTool('focus_window', { description: 'Focus a window', inputSchema: ToolArgs.focus_window.shape }, async (args) =>
+  recordAction('focus_window', args),
+);
 server.registerTool('click', { description: 'fake click', inputSchema: ToolArgs.click.shape }, async (args) => recordAction('click', args));
 server.registerTool('type_text', { description: 'fake type_text', inputSchema: ToolArgs.type_text.shape }, async (args) =>
   recordAction('type_text', args),
 );
 server.registerTool('hotkey', { description: 'fake hotkey', inputSchema: ToolArgs.hotkey.shape }, async (args) => recordAction('hotkey', args));
 server.registerTool('wait', { description: 'fake wait', inputSchema: ToolArgs.wait.shape }, async (args) => recordAction('wait', args));
+server.registerTool('launch_app', { description: 'fake launch_app', inputSchema: ToolArgs.launch_app.shape }, async (args) => {
+  const result = recordAction('launch_app', args);
+  if (!windows.some((window) => window.app === args.name)) {
+    windows.push({ id: `0x30000${windows.length}`, title: `${args.name} window`, app: args.name, bounds: { x: 0, y: 200, width: 320, height: 200 } });
+  }
+  return result;
+});
+server.registerTool('execute_command', { description: 'Run a shell command', inputSchema: ToolArgs.execute_command.shape }, async (args) => {
+  recordAction('execute_command', args);
+  const output = await new Promise<{ exit_code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile('bash', ['-c', args.command], { cwd: args.cwd, timeout: (args.timeout_s ?? 30) * 1000 }, (error, stdout, stderr) =>
+      resolve({ exit_code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+  });
+  const result = { ...output, truncated: false, timed_out: false };
+  return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result, isError: false };
+});
 
 await server.connect(new StdioServerTransport());

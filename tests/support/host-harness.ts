@@ -1,10 +1,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DeskhandConfig } from '../../src-main/host/config';
-import { createHost, type Host } from '../../src-main/host/create-host';
-import type { HostEvent } from '../../src-main/protocol';
 import { deviceEnv, type DeviceLaunchSpec } from '../../src-main/device/launch';
+import { DeskhandConfig, type DeskhandConfigInput } from '../../src-main/host/config';
+import { createHost, type Host } from '../../src-main/host/create-host';
+import type { HostEvent, SessionMode } from '../../src-main/protocol';
+import type { AutoResponder } from '../../src-main/session/interaction-broker';
 import { startModelServer, type ModelServer, type Scenario } from '../fixtures/model-server';
 
 export interface FakeDeviceAction {
@@ -32,18 +33,23 @@ export function fakeDeviceLaunch(env: Record<string, string>): DeviceLaunchSpec 
   };
 }
 
+export interface HarnessOptions {
+  config?: Omit<DeskhandConfigInput, 'models'>;
+  deviceEnv?: Record<string, string>;
+  autoResponder?: AutoResponder;
+  /** An existing data folder (to share a database between harnesses); a new temporary one by default. */
+  dataDir?: string;
+}
+
 /** A host in this process with the fake device client and the scripted model server. */
-export async function startHostHarness(
-  scenario: Scenario,
-  options: { config?: Partial<DeskhandConfig>; deviceEnv?: Record<string, string> } = {},
-): Promise<HostHarness> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'deskhand-test-'));
+export async function startHostHarness(scenario: Scenario, options: HarnessOptions = {}): Promise<HostHarness> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'deskhand-test-'));
   const actionLog = join(dataDir, 'device-actions.jsonl');
   const model = await startModelServer(scenario);
   const events: HostEvent[] = [];
   const config = DeskhandConfig.parse({
-    models: { host: { baseUrl: model.baseUrl, model: 'scripted', maxRetries: 0, timeoutMs: 10_000 } },
     ...options.config,
+    models: { host: { baseUrl: model.baseUrl, model: 'scripted', maxRetries: 0, timeoutMs: 10_000 } },
   });
   const build = (): Host => {
     const host = createHost({
@@ -51,6 +57,7 @@ export async function startHostHarness(
       config,
       env: { ...process.env, OPENAI_API_KEY: 'test-key' },
       deviceLaunch: fakeDeviceLaunch({ DESKHAND_FAKE_DEVICE_LOG: actionLog, ...options.deviceEnv }),
+      autoResponder: options.autoResponder,
     });
     host.sessions.subscribe((event) => events.push(event));
     return host;
@@ -75,18 +82,65 @@ export async function startHostHarness(
     async close() {
       await harness.host.close();
       await model.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
   return harness;
 }
 
-/** Starts a session through the protocol endpoint and waits for its run to end. */
-export async function runRequest(host: Host, request: string) {
-  const reply = await host.endpoint.handle({ type: 'session.start', id: 'start-1', request });
+/** Starts a session through the protocol endpoint and waits for its round to end. */
+export async function runRequest(host: Host, request: string, mode: SessionMode = 'desktop') {
+  const reply = await host.endpoint.handle({ type: 'session.start', id: 'start-1', request, mode });
   if (reply.type !== 'reply' || !reply.ok) throw new Error(`start refused: ${JSON.stringify(reply)}`);
   const outcome = await host.sessions.running;
   if (!outcome) throw new Error('no run started');
   const { session } = reply.result as { session: { id: string } };
   return { sessionId: session.id, outcome, steps: host.store.steps(session.id) };
 }
+
+/** Sends a follow-up request in the same session and waits for the round. */
+export async function followUp(host: Host, sessionId: string, request: string) {
+  const reply = await host.endpoint.handle({ type: 'session.continue', id: 'continue-1', sessionId, request });
+  if (reply.type !== 'reply' || !reply.ok) throw new Error(`follow-up refused: ${JSON.stringify(reply)}`);
+  const outcome = await host.sessions.running;
+  if (!outcome) throw new Error('no run started');
+  return { outcome, steps: host.store.steps(sessionId) };
+}
+
+/** Scripted replies in the reply contract, with defaults for the fields a test does not care about. */
+export const replies = {
+  app: (fields: Record<string, unknown>) => ({
+    json: { Observation: 'the window', Thought: 'next', ControlLabel: '', ControlText: '', Plan: [], Comment: '', ...fields },
+  }),
+  hostTo: (target: string, subtask: string, extra: Record<string, unknown> = {}) => ({
+    json: {
+      Observation: 'the desktop',
+      Thought: 'delegate',
+      'Current Sub-Task': subtask,
+      Message: [],
+      ControlLabel: target.startsWith('0x') || target === 'ShellAgent' ? target : '',
+      ControlText: target.startsWith('0x') ? '' : target,
+      Plan: [],
+      Status: 'CONTINUE',
+      Comment: '',
+      Questions: [],
+      AppsToOpen: null,
+      ...extra,
+    },
+  }),
+  host: (fields: Record<string, unknown>) => ({
+    json: {
+      Observation: 'the desktop',
+      Thought: 'decide',
+      'Current Sub-Task': '',
+      Message: [],
+      ControlLabel: '',
+      ControlText: '',
+      Plan: [],
+      Comment: '',
+      Questions: [],
+      AppsToOpen: null,
+      ...fields,
+    },
+  }),
+};

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { APP_AGENT_PLACEHOLDERS } from '../../src-main/prompter/app-prompter';
+import { APP_PLACEHOLDERS as APP_AGENT_PLACEHOLDERS, loadPromptLibrary } from '../../src-main/prompter/prompt-library';
 import { compileTemplate, loadPromptFile } from '../../src-main/prompter/template';
 
 describe('prompt templates', () => {
@@ -16,15 +16,17 @@ describe('prompt templates', () => {
     expect(() => compileTemplate('t', 'nothing', ['request'])).toThrow(/missing placeholder\(s\) \{\{request\}\}/);
   });
 
-  it('loads the shipped AppAgent prompt', () => {
-    const templates = loadPromptFile('prompts/app_agent.yaml', APP_AGENT_PLACEHOLDERS);
-    expect(templates.system.render({ tools: '- click(x, y)' })).toContain('- click(x, y)');
+  it('loads every shipped prompt and example file', () => {
+    const library = loadPromptLibrary('prompts');
+    expect(library.app.system.render({ tools: '- click(x, y)', examples: library.examples.app })).toContain('- click(x, y)');
+    expect(library.examples.host).toMatch(/^## Examples/);
+    expect(library.shell.system.render({ shell: 'bash', tools: '', examples: '' })).toContain('ShellAgent');
   });
 
   it('names the file and key of a broken prompt file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'deskhand-prompt-'));
     const file = join(dir, 'bad.yaml');
-    writeFileSync(file, 'system: "{{tools}}"\n');
-    expect(() => loadPromptFile(file, APP_AGENT_PLACEHOLDERS)).toThrow(/bad\.yaml: user: /);
+    writeFileSync(file, 'system: "{{tools}} {{examples}}"\n');
+    expect(() => loadPromptFile(file, APP_AGENT_PLACEHOLDERS)).toThrow(/bad\.yaml: system_as: /);
   });
 });

@@ -1,0 +1,179 @@
+import { AppAgentReply, HostAgentReply } from '../llm/reply-schemas';
+import { BasicAgent, StepAborted } from './basic-agent';
+import { errorMiddleware, loggingMiddleware, timingMiddleware } from './processor/middleware';
+import { ComposedStrategy, ProcessorTemplate, type Middleware } from './processor/processor';
+import type { AgentRuntime, ModelWithPrices } from './runtime';
+import { agentStates } from './states/states';
+import { K, type WindowInfo } from './step-keys';
+import { actionPlanStrategy, executeStrategy, safetyGateStrategy } from './strategies/act';
+import { modelStrategy } from './strategies/ask';
+import { HANDOFF, hostHandoffStrategy, hostPlanStrategy, type HandoffTarget } from './strategies/handoff';
+import { noScreenshotStrategy, screenshotStrategy, windowsStrategy } from './strategies/observe';
+import { appPromptStrategy, hostPromptStrategy, shellPromptStrategy } from './strategies/prompts';
+import { formStrategy, saveScreenshotStrategy } from './strategies/remember';
+import type { StepContext } from './processor/step-context';
+
+const INPUTS = ['runtime', 'agent'];
+
+function middleware(): Middleware[] {
+  return [
+    timingMiddleware,
+    loggingMiddleware((line) => console.error(`[agent] ${line}`)),
+    errorMiddleware((error) => error instanceof StepAborted),
+  ];
+}
+
+const sequencesAllowed = (ctx: StepContext): boolean => ctx.get<AgentRuntime>('runtime').config.agent.actionSequence;
+
+/** Works inside one application window: window screenshot, input tools, reports back to the host. */
+export class AppAgent extends BasicAgent {
+  private readonly steps = new ProcessorTemplate(
+    [
+      screenshotStrategy(() => this.window.id, (runtime) => this.focusIfNeeded(runtime)),
+      appPromptStrategy,
+      modelStrategy(AppAgentReply, (models) => models.app),
+      formStrategy,
+      new ComposedStrategy('act', 'ACTION_EXECUTION', [actionPlanStrategy({ sequences: sequencesAllowed }), safetyGateStrategy, executeStrategy]),
+      saveScreenshotStrategy,
+    ],
+    middleware(),
+    INPUTS,
+  );
+  private needsFocus = true;
+
+  constructor(
+    public window: WindowInfo,
+    host: BasicAgent | null,
+  ) {
+    super('AppAgent', window.title || window.app, agentStates('AppAgent', host === null), host);
+  }
+
+  override assign(subtask: string): void {
+    super.assign(subtask);
+    this.needsFocus = true;
+  }
+
+  protected processor(): ProcessorTemplate {
+    return this.steps;
+  }
+
+  protected model(runtime: AgentRuntime): ModelWithPrices {
+    return runtime.models.app;
+  }
+
+  /** The first step of a sub-task brings the window to the front, so input lands in it. */
+  private async focusIfNeeded(runtime: AgentRuntime): Promise<void> {
+    if (!this.needsFocus || !runtime.tools.names.has('focus_window')) return;
+    this.needsFocus = false;
+    const authorization = runtime.gate.authorize(
+      [{ toolName: 'focus_window', parameters: { id: this.window.id }, toolType: 'action', callId: `focus-${Date.now()}` }],
+      this.target ?? '',
+      'CONTINUE',
+    );
+    if (authorization.decision !== 'allow') return;
+    await runtime.gate.execute(authorization, { sessionId: runtime.sessionId, agent: this.name, stepIdx: runtime.nextStepIndex() }, false, runtime.signal);
+  }
+}
+
+/** Runs shell commands: alone in shell mode, or as the host's delegate. */
+export class ShellAgent extends BasicAgent {
+  private readonly steps = new ProcessorTemplate(
+    [
+      noScreenshotStrategy,
+      shellPromptStrategy,
+      modelStrategy(AppAgentReply, (models) => models.app),
+      formStrategy,
+      new ComposedStrategy('act', 'ACTION_EXECUTION', [actionPlanStrategy({ sequences: () => false, tools: ['execute_command'] }), safetyGateStrategy, executeStrategy]),
+    ],
+    middleware(),
+    INPUTS,
+  );
+
+  constructor(host: BasicAgent | null) {
+    super('ShellAgent', null, agentStates('ShellAgent', host === null), host);
+  }
+
+  protected processor(): ProcessorTemplate {
+    return this.steps;
+  }
+
+  protected model(runtime: AgentRuntime): ModelWithPrices {
+    return runtime.models.app;
+  }
+}
+
+/** Creates the host's delegates: one AppAgent per application window (reused while it stays open), one ShellAgent. */
+export class AgentRegistry {
+  private readonly apps = new Map<string, AppAgent>();
+  private shellAgent: ShellAgent | null = null;
+
+  constructor(private readonly host: BasicAgent) {}
+
+  forTarget(target: HandoffTarget): BasicAgent {
+    if (target.kind === 'agent') return (this.shellAgent ??= new ShellAgent(this.host));
+    const key = `${target.window.app}\u0000${target.window.id}`;
+    let agent = this.apps.get(key);
+    if (!agent) {
+      agent = new AppAgent(target.window, this.host);
+      this.apps.set(key, agent);
+    }
+    agent.window = target.window;
+    return agent;
+  }
+
+  /** Forgets the agents of windows that are gone. */
+  keepOnly(openWindowIds: ReadonlySet<string>): void {
+    for (const [key, agent] of this.apps) if (!openWindowIds.has(agent.window.id)) this.apps.delete(key);
+  }
+
+  get size(): number {
+    return this.apps.size + (this.shellAgent ? 1 : 0);
+  }
+}
+
+/** Splits the request into sub-tasks and hands each to an AppAgent or the ShellAgent; asks; finishes. */
+export class HostAgent extends BasicAgent {
+  readonly registry = new AgentRegistry(this);
+  private handoff: HandoffTarget | null = null;
+  private readonly steps = new ProcessorTemplate(
+    [
+      screenshotStrategy(() => null),
+      windowsStrategy,
+      hostPromptStrategy,
+      modelStrategy(HostAgentReply, (models) => models.host),
+      new ComposedStrategy('hand-over', 'ACTION_EXECUTION', [hostPlanStrategy, safetyGateStrategy, executeStrategy, hostHandoffStrategy]),
+    ],
+    middleware(),
+    INPUTS,
+  );
+  private pendingSubtask = '';
+
+  constructor() {
+    super('HostAgent', null, agentStates('HostAgent', true), null);
+  }
+
+  protected processor(): ProcessorTemplate {
+    return this.steps;
+  }
+
+  protected model(runtime: AgentRuntime): ModelWithPrices {
+    return runtime.models.host;
+  }
+
+  protected override afterProcessor(ctx: StepContext): void {
+    this.handoff = ctx.maybe<HandoffTarget | null>(HANDOFF) ?? null;
+    const reply = ctx.maybe<HostAgentReply>(K.reply);
+    this.pendingSubtask = reply?.['Current Sub-Task'] ?? '';
+    const windows = ctx.maybe<WindowInfo[]>(K.windows);
+    if (windows) this.registry.keepOnly(new Set(windows.map((window) => window.id)));
+  }
+
+  override takeHandoff(): BasicAgent | null {
+    const target = this.handoff;
+    this.handoff = null;
+    if (!target || this.status !== 'CONTINUE') return null;
+    const agent = this.registry.forTarget(target);
+    agent.assign(this.pendingSubtask);
+    return agent;
+  }
+}

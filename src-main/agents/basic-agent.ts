@@ -1,0 +1,299 @@
+import type { Authorization } from '../commands/command-gate';
+import type { NewStep, StoredScreenshot } from '../memory/session-store';
+import type { AgentStatus, ScreenshotRef, StepView } from '../protocol';
+import { InteractionCancelled } from '../session/interaction-broker';
+import { StepContext } from './processor/step-context';
+import { PHASE_TIMINGS } from './processor/middleware';
+import type { ProcessorTemplate } from './processor/processor';
+import type { AgentRuntime, ModelWithPrices } from './runtime';
+import type { StateManager } from './states/agent-state';
+import { K, type ActionPlan, type ModelExchange, type Observation, type StepOutcome } from './step-keys';
+
+/** Stop was pressed: the step ends without being recorded as an error. */
+export class StepAborted extends Error {
+  constructor() {
+    super('stopped by the user');
+  }
+}
+
+export function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw new StepAborted();
+}
+
+/** A held action: persisted as an interaction before anyone is asked, run only on approval. */
+interface HeldAction {
+  authorization: Authorization;
+  plan: ActionPlan;
+  /** What the user sees on the confirmation card: the annotated screenshot, or the plain one. */
+  shown: ScreenshotRef | null;
+  screenshot: StoredScreenshot | null;
+  annotated: StoredScreenshot | null;
+}
+
+function costOf(model: ModelWithPrices, usage: { prompt: number; completion: number }): number | null {
+  if (!model.inputPricePerMTok && !model.outputPricePerMTok) return null;
+  return (usage.prompt * model.inputPricePerMTok + usage.completion * model.outputPricePerMTok) / 1_000_000;
+}
+
+/**
+ * What every agent has (the seeds' BasicAgent): a name, a status, its own step history, the shared
+ * blackboard (through the runtime), a processor that makes one step, a state, and its host.
+ */
+export abstract class BasicAgent {
+  status: AgentStatus = 'CONTINUE';
+  /** This agent's committed steps, oldest first. */
+  readonly history: StepView[] = [];
+  subtask: string | null = null;
+  /** The last words the agent had for the user (Comment), e.g. a sub-task's result. */
+  lastComment = '';
+  protected consecutiveErrors = 0;
+  protected pendingQuestions: string[] = [];
+  protected pendingForm = false;
+  private held: HeldAction | null = null;
+
+  constructor(
+    readonly name: string,
+    /** The application window an AppAgent works in (its title), or null. */
+    readonly target: string | null,
+    readonly states: StateManager,
+    readonly host: BasicAgent | null,
+  ) {}
+
+  protected abstract processor(runtime: AgentRuntime): ProcessorTemplate;
+  protected abstract model(runtime: AgentRuntime): ModelWithPrices;
+
+  /** A hook for what an agent keeps from a successful step (the host: whom to hand over to). */
+  protected afterProcessor(_ctx: StepContext): void {}
+
+  /** The agent the host hands over to after this step; only the host has one. */
+  takeHandoff(): BasicAgent | null {
+    return null;
+  }
+
+  /** Gives the agent a new sub-task (from the host). */
+  assign(subtask: string): void {
+    this.subtask = subtask;
+    this.status = 'CONTINUE';
+    this.consecutiveErrors = 0;
+  }
+
+  /** One step through the processor, committed with its blackboard records; never throws but for Stop. */
+  async process(runtime: AgentRuntime): Promise<void> {
+    const ctx = new StepContext({ runtime, agent: this });
+    const startedAt = Date.now();
+    const started = performance.now();
+    let failure: string | null = null;
+    try {
+      await this.processor(runtime).run(ctx);
+      this.afterProcessor(ctx);
+    } catch (error) {
+      if (runtime.signal.aborted || error instanceof StepAborted || error instanceof InteractionCancelled) throw new StepAborted();
+      failure = error instanceof Error ? error.message : String(error);
+    }
+    const outcome: StepOutcome = failure
+      ? { status: 'ERROR', result: null, error: failure, approvedBy: null, results: [] }
+      : ctx.get<StepOutcome>(K.outcome);
+    const step = this.stepOf(runtime, ctx, outcome, startedAt, performance.now() - started);
+    const saved = ctx.maybe<{ reason: string }>(K.savedScreenshot) ?? null;
+    const view = runtime.commitStep(step, {
+      trajectory: ctx.maybe<Record<string, unknown>>(K.trajectory) ?? this.trajectoryRecord(step),
+      savedScreenshot: saved,
+    });
+    this.afterStep(runtime, ctx, step, view, outcome);
+  }
+
+  private stepOf(runtime: AgentRuntime, ctx: StepContext, outcome: StepOutcome, startedAt: number, durationMs: number): NewStep {
+    const exchange = ctx.maybe<ModelExchange<{ Observation?: string; Thought?: string; Plan?: string[]; Comment?: string }>>(K.exchange);
+    const reply = exchange?.reply ?? null;
+    const plan = ctx.maybe<ActionPlan>(K.plan);
+    const observation = ctx.maybe<Observation | null>(K.screenshot) ?? null;
+    const annotated = ctx.maybe<NewStep['annotated']>(K.annotated) ?? null;
+    const usage = exchange?.usage ?? { prompt: 0, completion: 0 };
+    return {
+      round: runtime.round,
+      agent: this.name,
+      target: this.target,
+      subtask: this.subtask,
+      status: outcome.status,
+      observation: reply?.Observation ?? '',
+      thought: reply?.Thought ?? '',
+      plan: reply?.Plan ?? [],
+      comment: reply?.Comment ?? '',
+      action: plan?.action ?? null,
+      actionText: plan?.actionText ?? 'No action',
+      result: outcome.result,
+      error: outcome.error,
+      modelReply: exchange?.text ?? null,
+      promptText: ctx.maybe<string>(K.promptText) ?? null,
+      screenshot: observation?.stored ?? null,
+      annotated,
+      startedAt,
+      durationMs,
+      phaseMs: ctx.maybe<Record<string, number>>(PHASE_TIMINGS) ?? {},
+      tokens: usage,
+      costUsd: costOf(this.model(runtime), usage),
+      approvedBy: outcome.approvedBy,
+    };
+  }
+
+  /** The blackboard record of a step (UFO's HISTORY_KEYS pick from this). */
+  trajectoryRecord(step: Pick<NewStep, 'status' | 'actionText' | 'result' | 'error' | 'comment' | 'subtask'>): Record<string, unknown> {
+    return {
+      Step: null,
+      Agent: this.target ? `${this.name} (${this.target})` : this.name,
+      Subtask: step.subtask,
+      Action: step.actionText,
+      Status: step.status,
+      Result: step.error ? `failed: ${step.error}` : step.result,
+      Comment: step.comment,
+    };
+  }
+
+  private afterStep(runtime: AgentRuntime, ctx: StepContext, step: NewStep, view: StepView, outcome: StepOutcome): void {
+    this.history.push(view);
+    if (view.comment) this.lastComment = view.comment;
+    if (outcome.status === 'ERROR') {
+      this.consecutiveErrors++;
+      this.status = this.consecutiveErrors >= runtime.config.limits.maxConsecutiveErrors ? 'ERROR' : 'CONTINUE';
+      return;
+    }
+    this.consecutiveErrors = 0;
+    this.status = outcome.status;
+    const reply = ctx.maybe<ModelExchange<{ Questions?: string[]; Form?: unknown }>>(K.exchange)?.reply;
+    if (outcome.status === 'PENDING') {
+      this.pendingQuestions = (reply?.Questions ?? []).filter((question) => question.trim());
+      this.pendingForm = Boolean(reply?.Form);
+    }
+    if (outcome.status === 'CONFIRM') {
+      this.held = {
+        authorization: ctx.get<Authorization>(K.authorization),
+        plan: ctx.get<ActionPlan>(K.plan),
+        shown: view.annotated ?? view.screenshot,
+        screenshot: step.screenshot,
+        annotated: step.annotated,
+      };
+    }
+  }
+
+  /** PENDING: the agent's questions become a form for the user; the answers go on the blackboard. */
+  async askUser(runtime: AgentRuntime): Promise<void> {
+    runtime.setStatus('waiting', 'Waiting for your answers');
+    try {
+      if (this.pendingForm) {
+        const { action, data } = await runtime.forms.waitForAction(this.name, runtime.signal);
+        runtime.blackboard.addQuestion(`Form submitted with '${action}'`, JSON.stringify(data));
+      } else {
+        const questions = this.pendingQuestions.length ? this.pendingQuestions : ['The agent needs more information: what should it do?'];
+        const response = await runtime.broker.ask(
+          { kind: 'questions', sessionId: runtime.sessionId, agent: this.name, questions },
+          runtime.signal,
+        );
+        if (response.kind !== 'answers') throw new Error('expected answers');
+        questions.forEach((question, index) => runtime.blackboard.addQuestion(question, response.answers[index] ?? ''));
+      }
+    } catch (error) {
+      if (error instanceof InteractionCancelled) throw new StepAborted();
+      throw error;
+    }
+    runtime.setStatus('running', 'Going on with your answers');
+    this.pendingQuestions = [];
+    this.pendingForm = false;
+    this.status = 'CONTINUE';
+  }
+
+  /**
+   * CONFIRM: the held action waits for Approve or Reject. Approved, it runs now (through the gate, which
+   * checks the approval again); rejected, it never runs and the agent is told why. Either way the
+   * decision is recorded as a step.
+   */
+  async resolveConfirmation(runtime: AgentRuntime): Promise<void> {
+    const held = this.held;
+    this.held = null;
+    if (!held) {
+      this.status = 'CONTINUE';
+      return;
+    }
+    runtime.setStatus('waiting', `Waiting for your approval: ${held.plan.actionText}`);
+    let response;
+    try {
+      response = await runtime.broker.ask(
+        {
+          kind: 'confirm',
+          sessionId: runtime.sessionId,
+          agent: this.name,
+          actionText: held.plan.actionText,
+          actions: held.plan.commands.map((command) => ({ function: command.toolName, args: command.parameters })),
+          target: held.plan.controlText || this.target,
+          reasons: [...held.authorization.reasons],
+          screenshot: held.shown,
+        },
+        runtime.signal,
+      );
+    } catch (error) {
+      if (error instanceof InteractionCancelled) {
+        runtime.gate.recordRefusal(held.authorization, { sessionId: runtime.sessionId, agent: this.name, stepIdx: null }, 'rejected');
+        throw new StepAborted();
+      }
+      throw error;
+    }
+    if (response.kind !== 'decision') throw new Error('expected a decision');
+    runtime.setStatus('running', response.approved ? `Approved: ${held.plan.actionText}` : 'Rejected');
+    const startedAt = Date.now();
+    const started = performance.now();
+    const actor = { sessionId: runtime.sessionId, agent: this.name, stepIdx: runtime.nextStepIndex() };
+    let outcome: StepOutcome;
+    if (!response.approved) {
+      runtime.gate.recordRefusal(held.authorization, actor, 'rejected');
+      const note = response.note?.trim();
+      outcome = {
+        status: 'CONTINUE',
+        result: `Rejected by the user${note ? `: ${note}` : ''}; the action did not run`,
+        error: null,
+        approvedBy: null,
+        results: [],
+      };
+    } else {
+      const results = await runtime.gate.execute(held.authorization, actor, true, runtime.signal);
+      const failed = results.find((result) => result.status === 'failure');
+      outcome = failed
+        ? { status: 'ERROR', result: null, error: failed.error ?? 'the action failed', approvedBy: 'user', results }
+        : {
+            status: 'CONTINUE',
+            result: results.map((result) => result.result).filter(Boolean).join('\n') || 'done',
+            error: null,
+            approvedBy: 'user',
+            results,
+          };
+    }
+    throwIfAborted(runtime.signal);
+    const step: NewStep = {
+      round: runtime.round,
+      agent: this.name,
+      target: this.target,
+      subtask: this.subtask,
+      status: outcome.status,
+      observation: '',
+      thought: response.approved ? 'You approved the held action.' : 'You rejected the held action.',
+      plan: [],
+      comment: response.note ?? '',
+      action: held.plan.action,
+      actionText: held.plan.actionText,
+      result: outcome.result,
+      error: outcome.error,
+      modelReply: null,
+      promptText: null,
+      screenshot: held.screenshot,
+      annotated: held.annotated,
+      startedAt,
+      durationMs: performance.now() - started,
+      phaseMs: { ACTION_EXECUTION: performance.now() - started },
+      tokens: { prompt: 0, completion: 0 },
+      costUsd: null,
+      approvedBy: outcome.approvedBy,
+    };
+    const view = runtime.commitStep(step, { trajectory: this.trajectoryRecord(step), savedScreenshot: null });
+    this.history.push(view);
+    // A failed approved action is in the history; the agent sees it and decides what to do next.
+    this.status = 'CONTINUE';
+  }
+}

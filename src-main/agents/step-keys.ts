@@ -1,0 +1,51 @@
+import type { Authorization } from '../commands/command-gate';
+import type { Command, CommandResult } from '../commands/command';
+import type { WindowInfo } from '../device/contract';
+import type { ModelExchange } from '../llm/ask-model';
+import type { ChatMessage } from '../llm/model-client';
+import type { StoredScreenshot } from '../memory/session-store';
+import type { ActionView, AgentStatus } from '../protocol';
+
+/** The names strategies use in the step context, in one place so needs/provides cannot drift. */
+export const K = {
+  screenshot: 'screenshot',
+  windows: 'windows',
+  messages: 'messages',
+  promptText: 'promptText',
+  exchange: 'exchange',
+  reply: 'reply',
+  plan: 'plan',
+  authorization: 'authorization',
+  outcome: 'outcome',
+  annotated: 'annotated',
+  trajectory: 'trajectory',
+  savedScreenshot: 'savedScreenshot',
+} as const;
+
+export interface Observation {
+  stored: StoredScreenshot;
+  dataUrl: string;
+  width: number;
+  height: number;
+  /** The window it was cropped to, if any. */
+  windowId: string | null;
+}
+
+/** What the model's reply asks to do, checked: commands ready for the gate, and their description. */
+export interface ActionPlan {
+  commands: Command[];
+  action: ActionView | null;
+  actionText: string;
+  controlText: string;
+}
+
+/** How the step ended, as it will be recorded. */
+export interface StepOutcome {
+  status: AgentStatus;
+  result: string | null;
+  error: string | null;
+  approvedBy: 'user' | 'policy' | null;
+  results: CommandResult[];
+}
+
+export type { Authorization, ChatMessage, ModelExchange, WindowInfo };

@@ -1,0 +1,150 @@
+import type { Authorization } from '../../commands/command-gate';
+import type { Command } from '../../commands/command';
+import { validateAction } from '../../commands/validate-action';
+import type { AppAgentReply } from '../../llm/reply-schemas';
+import { describeAction, type ActionView } from '../../protocol';
+import type { Strategy } from '../processor/processor';
+import type { StepContext } from '../processor/step-context';
+import { K, type ActionPlan, type Observation, type StepOutcome } from '../step-keys';
+import { runtimeOf } from './observe';
+
+/** Statuses whose action runs (or is held for approval); the others carry no action. */
+const ACTING = new Set(['CONTINUE', 'CONFIRM']);
+
+const POINT_ARGS: Array<[string, string]> = [
+  ['x', 'y'],
+  ['from_x', 'from_y'],
+  ['to_x', 'to_y'],
+];
+
+/** A model speaking 0..1000 coordinates: scale them to the screenshot it saw. */
+function fromNormalized(args: Record<string, unknown>, image: Observation): Record<string, unknown> {
+  const scaled = { ...args };
+  for (const [xKey, yKey] of POINT_ARGS) {
+    const x = scaled[xKey];
+    const y = scaled[yKey];
+    if (typeof x === 'number') scaled[xKey] = Math.round((x / 1000) * (image.width - 1));
+    if (typeof y === 'number') scaled[yKey] = Math.round((y / 1000) * (image.height - 1));
+  }
+  return scaled;
+}
+
+/** Coordinates must fall on the image the model was shown; anything else is a mistake, not a click. */
+function checkInsideImage(command: Command, image: Observation | null): string | null {
+  if (!image) return null;
+  for (const [xKey, yKey] of POINT_ARGS) {
+    const x = command.parameters[xKey];
+    const y = command.parameters[yKey];
+    if (typeof x !== 'number' || typeof y !== 'number') continue;
+    if (x < 0 || y < 0 || x >= image.width || y >= image.height) {
+      return `${command.toolName} at (${x}, ${y}) is outside the ${image.width}x${image.height} screenshot`;
+    }
+  }
+  return null;
+}
+
+type ActionFields = Pick<AppAgentReply, 'Function' | 'Args' | 'ControlText' | 'Actions' | 'Status'>;
+
+/**
+ * ACTION_EXECUTION, first: turns the reply's Function/Args (or Actions) into validated commands. An
+ * unknown tool, bad arguments or a point outside the screenshot fails the step before anything runs.
+ */
+export function actionPlanStrategy(options: {
+  sequences: (ctx: StepContext) => boolean;
+  /** Limits the agent to some tools (the ShellAgent: execute_command); all the device offers by default. */
+  tools?: readonly string[];
+}): Strategy {
+  return {
+    name: 'plan-action',
+    phase: 'ACTION_EXECUTION',
+    needs: [K.reply, K.screenshot],
+    provides: [K.plan],
+    async run(ctx) {
+      const runtime = runtimeOf(ctx);
+      const reply = ctx.get<ActionFields>(K.reply);
+      const image = ctx.get<Observation | null>(K.screenshot);
+      const empty: ActionPlan = { commands: [], action: null, actionText: 'No action', controlText: reply.ControlText };
+      if (!ACTING.has(reply.Status)) {
+        ctx.set(K.plan, empty);
+        return;
+      }
+      const wanted =
+        reply.Actions?.length && options.sequences(ctx)
+          ? reply.Actions.map((step) => ({ fn: step.Function, args: step.Args, control: step.ControlText || reply.ControlText }))
+          : [{ fn: reply.Function, args: reply.Args, control: reply.ControlText }];
+      if (!wanted[0]?.fn) throw new Error(`Status ${reply.Status} needs an action, but Function is empty`);
+      const available = options.tools ? new Set(options.tools.filter((name) => runtime.tools.names.has(name))) : runtime.tools.names;
+      const commands: Command[] = [];
+      const words: string[] = [];
+      for (const [index, step] of wanted.entries()) {
+        const args = runtime.config.agent.normalizedCoordinates && image ? fromNormalized(step.args, image) : step.args;
+        const validated = validateAction(step.fn, args, available);
+        const where = wanted.length > 1 ? `action ${index + 1}: ` : '';
+        if (!validated.ok) throw new Error(`${where}${validated.error}`);
+        const outside = checkInsideImage(validated.command, image);
+        if (outside) throw new Error(`${where}${outside}`);
+        commands.push(validated.command);
+        words.push(describeAction({ function: step.fn, args }, step.control || undefined));
+      }
+      const first = commands[0] as Command;
+      const action: ActionView = { function: first.toolName, args: first.parameters };
+      ctx.set(K.plan, { commands, action, actionText: words.join('\n'), controlText: reply.ControlText } satisfies ActionPlan);
+    },
+  };
+}
+
+/** ACTION_EXECUTION, second: the command layer's safety policy decides, whatever status the model gave. */
+export const safetyGateStrategy: Strategy = {
+  name: 'safety-gate',
+  phase: 'ACTION_EXECUTION',
+  needs: [K.plan, K.reply],
+  provides: [K.authorization],
+  async run(ctx) {
+    const runtime = runtimeOf(ctx);
+    const plan = ctx.get<ActionPlan>(K.plan);
+    const reply = ctx.get<{ Status: string }>(K.reply);
+    ctx.set(K.authorization, runtime.gate.authorize(plan.commands, plan.controlText, reply.Status));
+  },
+};
+
+/**
+ * ACTION_EXECUTION, last: runs allowed commands; holds those that need approval (status CONFIRM, run
+ * later only if approved); refuses denied ones. Non-acting statuses pass through.
+ */
+export const executeStrategy: Strategy = {
+  name: 'execute',
+  phase: 'ACTION_EXECUTION',
+  needs: [K.authorization, K.plan, K.reply],
+  provides: [K.outcome],
+  async run(ctx) {
+    const runtime = runtimeOf(ctx);
+    const agent = ctx.get<{ name: string }>('agent');
+    const plan = ctx.get<ActionPlan>(K.plan);
+    const reply = ctx.get<{ Status: StepOutcome['status']; Comment?: string; Questions?: string[] }>(K.reply);
+    const authorization = ctx.get<Authorization>(K.authorization);
+    const set = (outcome: StepOutcome): void => ctx.set(K.outcome, outcome);
+    if (!plan.commands.length) {
+      const questions = (reply.Questions ?? []).filter(Boolean);
+      const result = reply.Status === 'PENDING' && questions.length ? questions.join(' ') : reply.Comment || null;
+      return set({ status: reply.Status, result, error: null, approvedBy: null, results: [] });
+    }
+    const actor = { sessionId: runtime.sessionId, agent: agent.name, stepIdx: runtime.nextStepIndex() };
+    if (authorization.decision === 'deny') {
+      runtime.gate.recordRefusal(authorization, actor, 'denied');
+      return set({ status: 'ERROR', result: null, error: `refused by the safety policy: ${authorization.reasons.join('; ')}`, approvedBy: null, results: [] });
+    }
+    if (authorization.decision === 'confirm') {
+      return set({ status: 'CONFIRM', result: `Held for your approval: ${authorization.reasons.join('; ')}`, error: null, approvedBy: null, results: [] });
+    }
+    runtime.progress(plan.actionText.split('\n')[0] ?? 'Acting');
+    const results = await runtime.gate.execute(authorization, actor, false, runtime.signal);
+    const failed = results.find((result) => result.status === 'failure');
+    if (failed) {
+      const skipped = results.filter((result) => result.status === 'skipped').length;
+      const error = `${failed.error ?? 'the action failed'}${skipped ? ` (${skipped} later action(s) skipped)` : ''}`;
+      return set({ status: 'ERROR', result: null, error, approvedBy: 'policy', results });
+    }
+    const text = results.map((result) => result.result).filter(Boolean).join('\n');
+    return set({ status: 'CONTINUE', result: text || 'done', error: null, approvedBy: 'policy', results });
+  },
+};

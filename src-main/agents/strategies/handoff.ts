@@ -1,0 +1,120 @@
+import { validateAction } from '../../commands/validate-action';
+import type { HostAgentReply } from '../../llm/reply-schemas';
+import { asData } from '../../prompter/messages';
+import type { Strategy } from '../processor/processor';
+import { K, type ActionPlan, type StepOutcome, type WindowInfo } from '../step-keys';
+import { runtimeOf } from './observe';
+import { DELEGATE_AGENTS } from './prompts';
+
+export type HandoffTarget = { kind: 'window'; window: WindowInfo } | { kind: 'agent'; name: (typeof DELEGATE_AGENTS)[number] };
+
+const TARGET = 'target';
+export const HANDOFF = 'handoff';
+
+function same(a: string, b: string): boolean {
+  return a.trim().toLowerCase() === b.trim().toLowerCase();
+}
+
+/**
+ * The contract's rule for the host's choice: a listed window id or agent name in ControlLabel; when it is
+ * empty, ControlText naming exactly one listed window (title or application) or agent. An id that is not
+ * listed is an error, never a guess.
+ */
+export function resolveTarget(label: string, text: string, windows: readonly WindowInfo[]): HandoffTarget {
+  const agentNamed = (name: string) => DELEGATE_AGENTS.find((agent) => same(agent, name));
+  if (label.trim()) {
+    const agent = agentNamed(label);
+    if (agent) return { kind: 'agent', name: agent };
+    const window = windows.find((candidate) => candidate.id === label.trim());
+    if (window) return { kind: 'window', window };
+    const listed = [...windows.map((candidate) => candidate.id), ...DELEGATE_AGENTS].join(', ') || '(none)';
+    throw new Error(`ControlLabel '${asData(label, 80)}' is not a listed window id or agent; listed: ${listed}`);
+  }
+  const agent = agentNamed(text);
+  const matches = windows.filter((candidate) => same(candidate.title, text) || same(candidate.app, text));
+  const count = matches.length + (agent ? 1 : 0);
+  if (count === 1) return agent ? { kind: 'agent', name: agent } : { kind: 'window', window: matches[0] as WindowInfo };
+  if (count === 0) throw new Error(`no listed window or agent is named '${asData(text, 80)}': give a window id in ControlLabel`);
+  throw new Error(`'${asData(text, 80)}' names ${count} windows or agents: give the window id in ControlLabel`);
+}
+
+type LaunchOrTarget = { kind: 'launch'; app: string } | HandoffTarget | null;
+
+/** ACTION_EXECUTION for the host: check the target (or the application to open) before anything runs. */
+export const hostPlanStrategy: Strategy = {
+  name: 'host-plan',
+  phase: 'ACTION_EXECUTION',
+  needs: [K.reply, K.windows],
+  provides: [K.plan, TARGET],
+  async run(ctx) {
+    const runtime = runtimeOf(ctx);
+    const reply = ctx.get<HostAgentReply>(K.reply);
+    const windows = ctx.get<WindowInfo[]>(K.windows);
+    const plan: ActionPlan = { commands: [], action: null, actionText: 'No action', controlText: reply.ControlText };
+    if (reply.Status !== 'CONTINUE') {
+      ctx.set(K.plan, plan);
+      ctx.set(TARGET, null);
+      return;
+    }
+    const subtask = asData(reply['Current Sub-Task'], 80);
+    if (reply.AppsToOpen) {
+      const args = { name: reply.AppsToOpen.APP, ...(reply.AppsToOpen.file_path ? { args: [reply.AppsToOpen.file_path] } : {}) };
+      const validated = validateAction('launch_app', args, runtime.tools.names);
+      if (!validated.ok) throw new Error(`cannot open ${asData(reply.AppsToOpen.APP, 60)}: ${validated.error}`);
+      ctx.set(K.plan, {
+        commands: [validated.command],
+        action: { function: 'launch_app', args },
+        actionText: `Open ${asData(reply.AppsToOpen.APP, 60)}, then hand over '${subtask}'`,
+        controlText: reply.AppsToOpen.APP,
+      } satisfies ActionPlan);
+      ctx.set(TARGET, { kind: 'launch', app: reply.AppsToOpen.APP } satisfies LaunchOrTarget);
+      return;
+    }
+    const target = resolveTarget(reply.ControlLabel, reply.ControlText, windows);
+    const name = target.kind === 'agent' ? target.name : asData(target.window.title || target.window.app, 60);
+    ctx.set(K.plan, { ...plan, action: { function: 'hand_over', args: { to: name, subtask: reply['Current Sub-Task'] } }, actionText: `Hand '${subtask}' to ${name}` });
+    ctx.set(TARGET, target);
+  },
+};
+
+/** After an application was opened, the hand-off goes to its new window (found by name). */
+async function findOpenedWindow(ctx: Parameters<Strategy['run']>[0], app: string): Promise<WindowInfo | null> {
+  const runtime = runtimeOf(ctx);
+  const before = new Set(ctx.get<WindowInfo[]>(K.windows).map((window) => window.id));
+  const wanted = app.toLowerCase();
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && !runtime.signal.aborted) {
+    const windows = await runtime.dispatcher.listWindows(runtime.signal);
+    const named = windows.filter((window) => window.app.toLowerCase().includes(wanted) || window.title.toLowerCase().includes(wanted));
+    const fresh = named.find((window) => !before.has(window.id)) ?? named[0];
+    if (fresh) return fresh;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return null;
+}
+
+/** ACTION_EXECUTION, last for the host: settles whom the sub-task goes to. */
+export const hostHandoffStrategy: Strategy = {
+  name: 'host-handoff',
+  phase: 'ACTION_EXECUTION',
+  needs: [K.outcome, TARGET],
+  provides: [HANDOFF],
+  async run(ctx) {
+    const outcome = ctx.get<StepOutcome>(K.outcome);
+    const target = ctx.get<LaunchOrTarget>(TARGET);
+    ctx.set(HANDOFF, null);
+    if (outcome.status !== 'CONTINUE' || !target) return;
+    if (target.kind !== 'launch') {
+      ctx.set(HANDOFF, target);
+      ctx.set(K.outcome, { ...outcome, result: ctx.get<ActionPlan>(K.plan).actionText });
+      return;
+    }
+    const window = await findOpenedWindow(ctx, target.app);
+    if (!window) {
+      ctx.set(K.outcome, { ...outcome, status: 'ERROR', error: `opened ${asData(target.app, 60)}, but no window of it appeared` });
+      return;
+    }
+    ctx.set(HANDOFF, { kind: 'window', window } satisfies HandoffTarget);
+    ctx.set(K.outcome, { ...outcome, result: `Opened ${asData(window.title || window.app, 60)}` });
+  },
+};

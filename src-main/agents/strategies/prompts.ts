@@ -1,0 +1,161 @@
+import { asData, buildMessages, promptTextOf, userText } from '../../prompter/messages';
+import { renderDocs } from '../../prompter/retrieved-docs';
+import type { StepView } from '../../protocol';
+import type { Strategy } from '../processor/processor';
+import type { AgentRuntime, SubtaskRecord } from '../runtime';
+import { K, type ChatMessage, type Observation, type WindowInfo } from '../step-keys';
+import { runtimeOf } from './observe';
+
+/** How many identical actions in a row make the agent be told it is going round in circles. */
+const REPEAT_WARNING_AFTER = 2;
+
+export interface PromptingAgent {
+  readonly name: string;
+  readonly target: string | null;
+  readonly subtask: string | null;
+  readonly history: readonly StepView[];
+}
+
+function historyLine(step: StepView): string {
+  const outcome = step.error ? `failed: ${asData(step.error, 300)}` : step.result ? `ok: ${asData(step.result, 300)}` : 'ok';
+  const action = asData(step.actionText, 200);
+  return `Step ${step.index + 1} [${step.status}] ${action} -> ${outcome}`;
+}
+
+/** The last `recent` steps of an agent, with a count of those left out so the prompt stays bounded. */
+export function renderHistory(history: readonly StepView[], recent: number): string {
+  const shown = recent > 0 ? history.slice(-recent) : [];
+  const omitted = history.length - shown.length;
+  const lines = [...(omitted > 0 ? [`(${omitted} earlier step${omitted === 1 ? '' : 's'} not shown)`] : []), ...shown.map(historyLine)];
+  return lines.length ? lines.join('\n') : '(none yet)';
+}
+
+/** Feedback on the last step: its error, or a warning when the same action keeps repeating. */
+export function renderFeedback(history: readonly StepView[]): string {
+  const last = history.at(-1);
+  if (!last) return '';
+  if (last.error) return `\nYour last step failed: ${asData(last.error, 500)}\nCorrect the reply or choose another action.\n`;
+  if (!last.action) return '';
+  const key = JSON.stringify(last.action);
+  let repeats = 0;
+  for (let i = history.length - 1; i >= 0 && history[i]?.action && JSON.stringify(history[i]?.action) === key; i--) repeats++;
+  return repeats >= REPEAT_WARNING_AFTER
+    ? `\nYou have done the same action ${repeats} times in a row (${asData(last.actionText, 120)}). It is not getting closer to the goal: look at the screen again and try something different, or FAIL.\n`
+    : '';
+}
+
+function blackboardPart(runtime: AgentRuntime): { text: string; images: Array<{ dataUrl: string }> } {
+  const prompt = runtime.blackboard.toPrompt({
+    budgetChars: runtime.config.prompt.blackboardBudgetChars,
+    historyKeys: runtime.config.prompt.historyKeys,
+    maxImages: 0,
+  });
+  return { text: prompt.text ? `<data name="blackboard">\n${prompt.text}\n</data>` : '', images: [] };
+}
+
+function screenPart(runtime: AgentRuntime, image: Observation | null): { text: string; images: Array<{ dataUrl: string }> } {
+  if (!image) return { text: 'No screenshot this step.', images: [] };
+  if (!runtime.config.agent.visual) return { text: 'Visual mode is off: no screenshot is sent.', images: [] };
+  return { text: `The screenshot below is ${image.width}x${image.height} pixels.`, images: [{ dataUrl: image.dataUrl }] };
+}
+
+function finish(ctx: Parameters<Strategy['run']>[0], messages: ChatMessage[]): void {
+  ctx.set(K.messages, messages);
+  ctx.set(K.promptText, promptTextOf(messages));
+}
+
+/** LLM_INTERACTION: the AppAgent's prompt (window screenshot, its sub-task, its steps, the blackboard). */
+export const appPromptStrategy: Strategy = {
+  name: 'app-prompt',
+  phase: 'LLM_INTERACTION',
+  needs: [K.screenshot],
+  provides: [K.messages, K.promptText],
+  async run(ctx) {
+    const runtime = runtimeOf(ctx);
+    const agent = ctx.get<PromptingAgent>('agent');
+    const { app, examples } = runtime.prompts;
+    const systemTemplate = !runtime.config.agent.visual ? app.system_nonvisual : runtime.config.agent.actionSequence ? app.system_as : app.system;
+    const system = systemTemplate.render({ tools: runtime.tools.docs, examples: examples.app });
+    const screen = screenPart(runtime, ctx.get<Observation | null>(K.screenshot));
+    const board = blackboardPart(runtime);
+    const user = app.user.render({
+      request: userText(runtime.request),
+      subtask: userText(agent.subtask ?? runtime.request),
+      target: agent.target ? `You work in the window <data name="window">${asData(agent.target, 200)}</data>.` : '',
+      history: renderHistory(agent.history, runtime.config.prompt.recentSteps),
+      blackboard: board.text,
+      documents: renderDocs(runtime.docs.retrieve(agent.subtask ?? runtime.request, 2)),
+      feedback: renderFeedback(agent.history),
+      screen: screen.text,
+    });
+    finish(ctx, buildMessages(system, user, [...screen.images, ...board.images]));
+  },
+};
+
+/** LLM_INTERACTION: the ShellAgent's prompt (no screenshot; its commands and their output). */
+export const shellPromptStrategy: Strategy = {
+  name: 'shell-prompt',
+  phase: 'LLM_INTERACTION',
+  needs: [],
+  provides: [K.messages, K.promptText],
+  async run(ctx) {
+    const runtime = runtimeOf(ctx);
+    const agent = ctx.get<PromptingAgent>('agent');
+    const { shell, examples } = runtime.prompts;
+    const shellName = process.platform === 'win32' ? 'Commands run in PowerShell on Windows.' : `Commands run in bash on ${process.platform === 'darwin' ? 'macOS' : 'Linux'}.`;
+    const system = shell.system.render({
+      shell: shellName,
+      tools: runtime.tools.docs.split('\n').filter((line) => line.startsWith('- execute_command(')).join('\n'),
+      examples: examples.shell,
+    });
+    const user = shell.user.render({
+      request: userText(runtime.request),
+      subtask: userText(agent.subtask ?? runtime.request),
+      history: renderHistory(agent.history, runtime.config.prompt.recentSteps),
+      blackboard: blackboardPart(runtime).text,
+      feedback: renderFeedback(agent.history),
+    });
+    finish(ctx, buildMessages(system, user, []));
+  },
+};
+
+function windowLine(window: WindowInfo): string {
+  const { x, y, width, height } = window.bounds;
+  return `- id ${window.id}: ${asData(window.title || '(no title)', 120)} [app: ${asData(window.app, 60)}] at ${x},${y} ${width}x${height}`;
+}
+
+function subtaskLine(record: SubtaskRecord, index: number): string {
+  const who = record.target ? `${record.agent} (${asData(record.target, 60)})` : record.agent;
+  return `${index + 1}. ${asData(record.subtask, 200)} -> ${who}: ${record.status}${record.result ? `, ${asData(record.result, 300)}` : ''}`;
+}
+
+/** The agents the host can hand work to besides application windows. */
+export const DELEGATE_AGENTS = ['ShellAgent'] as const;
+
+/** LLM_INTERACTION: the HostAgent's prompt (desktop screenshot, windows, agents, sub-tasks, blackboard). */
+export const hostPromptStrategy: Strategy = {
+  name: 'host-prompt',
+  phase: 'LLM_INTERACTION',
+  needs: [K.screenshot, K.windows],
+  provides: [K.messages, K.promptText],
+  async run(ctx) {
+    const runtime = runtimeOf(ctx);
+    const agent = ctx.get<PromptingAgent>('agent');
+    const { host, examples } = runtime.prompts;
+    const system = (runtime.config.agent.visual ? host.system : host.system_nonvisual).render({ examples: examples.host });
+    const windows = ctx.get<WindowInfo[]>(K.windows);
+    const screen = screenPart(runtime, ctx.get<Observation | null>(K.screenshot));
+    const board = blackboardPart(runtime);
+    const user = host.user.render({
+      request: userText(runtime.request),
+      windows: windows.length ? windows.map(windowLine).join('\n') : '(no windows are open)',
+      agents: '- ShellAgent: runs shell commands (files, programs, system information); no window needed.',
+      subtasks: runtime.subtasks.length ? runtime.subtasks.map(subtaskLine).join('\n') : '(none yet)',
+      blackboard: board.text,
+      documents: renderDocs(runtime.docs.retrieve(runtime.request, 2)),
+      feedback: renderFeedback(agent.history),
+      screen: screen.text,
+    });
+    finish(ctx, buildMessages(system, user, [...screen.images, ...board.images]));
+  },
+};

@@ -1,0 +1,276 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { deviceEnv } from '../device/launch';
+import type { ExternalMcpServer } from '../host/config';
+
+/**
+ * The user's own MCP servers (settings `mcpServers`, DESIGN.md section 2): each is a stdio command or a
+ * Streamable HTTP URL with an optional bearer token. Their tools join the tool list as
+ * `<server>.<tool>` (so two servers, or a server and the device, never clash), and count as sensitive
+ * unless the server is marked trusted (isTrusted; the safety policy asks for approval otherwise).
+ *
+ * - Servers connect in parallel on start(); one that fails is reported in status() and retried on the
+ *   next tools() or callTool(), never blocking the others.
+ * - A connection that drops (the process died, the HTTP server went away) is reopened on the next call.
+ *   A call that was in flight when it dropped fails and is not repeated: it may have had its effect.
+ * - Each call has a timeout (default 60 s; the server gets a cancellation when it passes).
+ * - stdio servers get the host's environment without secrets (deviceEnv): a server that needs a key
+ *   should read it from its own configuration. Their stderr goes to onLog.
+ * - The bearer token comes from getSecret(tokenSecret) when connecting, so it never sits in settings.
+ */
+
+export const TOOL_SEPARATOR = '.';
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
+
+export interface ExternalTool {
+  /** `<server>.<tool>`: the name the model uses and the dispatcher routes. */
+  name: string;
+  server: string;
+  /** The tool's own name on its server. */
+  toolName: string;
+  description: string;
+  inputSchema: Tool['inputSchema'];
+  annotations?: Tool['annotations'];
+  trusted: boolean;
+}
+
+export interface ExternalServerStatus {
+  name: string;
+  transport: 'stdio' | 'http';
+  trusted: boolean;
+  connected: boolean;
+  toolCount: number;
+  /** Why the last connection attempt or call failed; null when fine. */
+  error: string | null;
+}
+
+export interface ExternalServersOptions {
+  servers: readonly ExternalMcpServer[];
+  /** Looks up a secret by name (keychain or environment); null or undefined when it is not set. */
+  getSecret?: (name: string) => Promise<string | null | undefined> | string | null | undefined;
+  callTimeoutMs?: number;
+  connectTimeoutMs?: number;
+  /** Base environment for stdio servers (default process.env); secrets are removed from it. */
+  env?: NodeJS.ProcessEnv;
+  /** Lines a stdio server writes to stderr. */
+  onLog?: (server: string, line: string) => void;
+  /** Called when a server's tool list changed (after a reconnect or a list_changed notification). */
+  onToolsChanged?: (server: string) => void;
+}
+
+export class ExternalToolError extends Error {
+  override name = 'ExternalToolError';
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+class ServerLink {
+  client: Client | null = null;
+  tools: Tool[] = [];
+  error: string | null = null;
+  private connecting: Promise<Client> | null = null;
+  private closed = false;
+
+  constructor(
+    readonly config: ExternalMcpServer,
+    private readonly options: ExternalServersOptions,
+  ) {}
+
+  connected(): Promise<Client> {
+    if (this.client) return Promise.resolve(this.client);
+    if (this.closed) return Promise.reject(new ExternalToolError(`the MCP server ${this.config.name} is closed`));
+    this.connecting ??= this.open().finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  private async transport(): Promise<Transport> {
+    const config = this.config;
+    if (config.transport === 'stdio') {
+      const transport = new StdioClientTransport({
+        command: config.command,
+        args: config.args,
+        env: deviceEnv(this.options.env ?? process.env),
+        stderr: 'pipe',
+      });
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) this.options.onLog?.(config.name, line);
+      });
+      return transport;
+    }
+    const headers: Record<string, string> = {};
+    if (config.tokenSecret) {
+      const token = await this.options.getSecret?.(config.tokenSecret);
+      if (!token) throw new ExternalToolError(`the secret "${config.tokenSecret}" holding the token for ${config.name} is not set`);
+      headers.Authorization = `Bearer ${token}`;
+    }
+    return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers } });
+  }
+
+  private async open(): Promise<Client> {
+    const name = this.config.name;
+    const client = new Client(
+      { name: 'deskhand', version: '0.1.0' },
+      {
+        listChanged: {
+          tools: {
+            onChanged: (error, tools) => {
+              if (error || !tools || this.client !== client) return;
+              this.tools = tools;
+              this.options.onToolsChanged?.(name);
+            },
+          },
+        },
+      },
+    );
+    client.onclose = () => {
+      if (this.client === client) {
+        this.client = null;
+        this.error = 'the connection closed';
+      }
+    };
+    try {
+      const timeout = this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+      await client.connect(await this.transport(), { timeout });
+      const tools: Tool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : {}, { timeout });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor);
+      if (this.closed) throw new ExternalToolError('closed while connecting');
+      this.tools = tools;
+      this.client = client;
+      this.error = null;
+      this.options.onToolsChanged?.(name);
+      return client;
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      this.error = `cannot connect to the MCP server ${name}: ${message(error)}`;
+      throw new ExternalToolError(this.error);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const client = this.client ?? (await this.connecting?.catch(() => null)) ?? null;
+    this.client = null;
+    await client?.close().catch(() => undefined);
+  }
+}
+
+/** `<server>.<tool>` -> [server, tool]; null when there is no separator. */
+export function splitToolName(name: string): [string, string] | null {
+  const at = name.indexOf(TOOL_SEPARATOR);
+  if (at <= 0 || at === name.length - 1) return null;
+  return [name.slice(0, at), name.slice(at + 1)];
+}
+
+export class ExternalServers {
+  private readonly links = new Map<string, ServerLink>();
+
+  constructor(private readonly options: ExternalServersOptions) {
+    for (const server of options.servers) {
+      if (this.links.has(server.name)) throw new Error(`two MCP servers are named "${server.name}"; names must differ`);
+      this.links.set(server.name, new ServerLink(server, options));
+    }
+  }
+
+  /** Connects every server (in parallel) and reports how each went; never throws for a failed server. */
+  async start(): Promise<ExternalServerStatus[]> {
+    await Promise.all([...this.links.values()].map((link) => link.connected().catch(() => undefined)));
+    return this.status();
+  }
+
+  status(): ExternalServerStatus[] {
+    return [...this.links.values()].map((link) => ({
+      name: link.config.name,
+      transport: link.config.transport,
+      trusted: link.config.trusted,
+      connected: link.client !== null,
+      toolCount: link.client ? link.tools.length : 0,
+      error: link.error,
+    }));
+  }
+
+  /** Tools of every reachable server; servers that are down are tried again first. */
+  async tools(): Promise<ExternalTool[]> {
+    await Promise.all([...this.links.values()].map((link) => link.connected().catch(() => undefined)));
+    const tools: ExternalTool[] = [];
+    for (const link of this.links.values()) {
+      if (!link.client) continue;
+      for (const tool of link.tools) {
+        tools.push({
+          name: `${link.config.name}${TOOL_SEPARATOR}${tool.name}`,
+          server: link.config.name,
+          toolName: tool.name,
+          description: tool.description ?? '',
+          inputSchema: tool.inputSchema,
+          ...(tool.annotations ? { annotations: tool.annotations } : {}),
+          trusted: link.config.trusted,
+        });
+      }
+    }
+    return tools;
+  }
+
+  /** Whether `name` is `<server>.<tool>` of a configured server (the tool itself may not exist). */
+  handles(name: string): boolean {
+    const parts = splitToolName(name);
+    return parts !== null && this.links.has(parts[0]);
+  }
+
+  /** True only for tools of servers the user marked trusted; unknown names are not trusted. */
+  isTrusted(name: string): boolean {
+    const parts = splitToolName(name);
+    return parts !== null && this.links.get(parts[0])?.config.trusted === true;
+  }
+
+  /**
+   * Calls `<server>.<tool>`. Resolves with the tool's result (isError for a tool's own failure);
+   * rejects with an ExternalToolError for an unknown server or tool, a server that cannot be reached,
+   * a timeout, or a connection that dropped during the call.
+   */
+  async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+    const parts = splitToolName(name);
+    const link = parts ? this.links.get(parts[0]) : undefined;
+    if (!parts || !link) {
+      const servers = [...this.links.keys()].join(', ') || 'none';
+      throw new ExternalToolError(`unknown tool "${name}": external tools are named <server>.<tool>; servers: ${servers}`);
+    }
+    const [server, tool] = parts;
+    const client = await link.connected();
+    if (!link.tools.some((t) => t.name === tool)) {
+      const known = link.tools.map((t) => t.name).join(', ');
+      throw new ExternalToolError(`the MCP server ${server} has no tool "${tool}"; its tools: ${known}`);
+    }
+    try {
+      const result = await client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
+        timeout: this.options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+        signal,
+      });
+      return result as CallToolResult;
+    } catch (error) {
+      const why = message(error);
+      if (/connection closed|not connected|ECONNREFUSED|fetch failed|socket/i.test(why) && link.client === client) {
+        // The next call reconnects.
+        link.client = null;
+        await client.close().catch(() => undefined);
+      }
+      link.error = `${name} failed: ${why}`;
+      throw new ExternalToolError(link.error);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.links.values()].map((link) => link.close()));
+  }
+}

@@ -1,0 +1,104 @@
+import { PointerReport } from '../device/contract';
+
+/**
+ * Takeover detection (DESIGN.md section 7): if the pointer is not where the agent left it, the user has
+ * taken the mouse, and the run pauses until asked to resume.
+ *
+ * Pure bookkeeping; the host feeds it pointer positions in logical screen coordinates. Every device
+ * tool result carries `structuredContent.pointer` (PointerReport: where the pointer is after the tool
+ * ran), so no extra call is needed:
+ *
+ *   const guard = new TakeoverGuard();
+ *   // before each action: the pointer from the step's screenshot result (or the `pointer` tool)
+ *   const seen = guard.check(pointerFromResult(screenshot.structuredContent));
+ *   if (seen.takenOver) pause(seen.message);
+ *   // after each action: where the agent left it
+ *   guard.agentLeftPointerAt(pointerFromResult(result.structuredContent));
+ *   // when the user asks to resume
+ *   guard.resume(pointerFromResult(pointerTool.structuredContent));
+ *
+ * Once a takeover is seen it is latched: check() keeps saying so until resume(), so a user who moves
+ * the mouse back to the same spot does not silently hand control back.
+ */
+
+export interface ScreenPoint {
+  x: number;
+  y: number;
+}
+
+export interface TakeoverCheck {
+  takenOver: boolean;
+  /** Where the agent left the pointer (null before its first action or right after resume without a point). */
+  expected: ScreenPoint | null;
+  actual: ScreenPoint | null;
+  /** Distance between them in screen pixels (0 when either is unknown). */
+  distance: number;
+  /** For the trajectory and the pause notice; '' when not taken over. */
+  message: string;
+}
+
+export interface TakeoverOptions {
+  /** Movement up to this many pixels is not a takeover (rounding, HiDPI). Default 4. */
+  tolerancePx?: number;
+}
+
+export const DEFAULT_TAKEOVER_TOLERANCE_PX = 4;
+
+/** The pointer's screen position from a device tool result's structuredContent, or null if absent. */
+export function pointerFromResult(structuredContent: unknown): ScreenPoint | null {
+  if (!structuredContent || typeof structuredContent !== 'object') return null;
+  const parsed = PointerReport.safeParse((structuredContent as { pointer?: unknown }).pointer);
+  return parsed.success ? parsed.data.screen : null;
+}
+
+export class TakeoverGuard {
+  private readonly tolerance: number;
+  private expected: ScreenPoint | null = null;
+  private taken: TakeoverCheck | null = null;
+
+  constructor(options: TakeoverOptions = {}) {
+    this.tolerance = options.tolerancePx ?? DEFAULT_TAKEOVER_TOLERANCE_PX;
+    if (!(this.tolerance >= 0)) throw new Error('tolerancePx must be 0 or more');
+  }
+
+  /** Whether a takeover was seen and not yet resumed from. */
+  get paused(): boolean {
+    return this.taken !== null;
+  }
+
+  /** Where the agent last left the pointer. */
+  get lastAgentPointer(): ScreenPoint | null {
+    return this.expected;
+  }
+
+  /** Record where the pointer is after an agent action (null: unknown, e.g. the tool failed). */
+  agentLeftPointerAt(point: ScreenPoint | null): void {
+    if (point && !this.taken) this.expected = { x: point.x, y: point.y };
+  }
+
+  /** Compares the pointer now with where the agent left it. */
+  check(actual: ScreenPoint | null): TakeoverCheck {
+    if (this.taken) return { ...this.taken, actual };
+    const expected = this.expected;
+    if (!expected || !actual) return { takenOver: false, expected, actual, distance: 0, message: '' };
+    const distance = Math.hypot(actual.x - expected.x, actual.y - expected.y);
+    if (distance <= this.tolerance) return { takenOver: false, expected, actual, distance, message: '' };
+    const result: TakeoverCheck = {
+      takenOver: true,
+      expected,
+      actual,
+      distance,
+      message:
+        `The pointer moved from (${expected.x}, ${expected.y}), where the agent left it, to (${actual.x}, ${actual.y}): ` +
+        'you have taken the mouse, so the run is paused. Resume it when you are done.',
+    };
+    this.taken = result;
+    return result;
+  }
+
+  /** Hands control back to the agent; `current` (if known) becomes the new reference point. */
+  resume(current: ScreenPoint | null = null): void {
+    this.taken = null;
+    this.expected = current ? { x: current.x, y: current.y } : null;
+  }
+}

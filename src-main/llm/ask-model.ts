@@ -1,0 +1,47 @@
+import type { z } from 'zod';
+import type { ChatMessage, ModelClient } from './model-client';
+import { parseModelReply } from './parse-reply';
+
+export interface ModelExchange<T> {
+  reply: T | null;
+  /** Why the last reply could not be used, when reply is null. */
+  error: string | null;
+  /** The last reply's raw text, kept for the step detail view. */
+  text: string;
+  usage: { prompt: number; completion: number };
+  attempts: number;
+}
+
+function repairPrompt(error: string): string {
+  return (
+    `Your reply could not be used: ${error}.\n` +
+    'Answer again with exactly one JSON object in the required format and nothing else.'
+  );
+}
+
+/**
+ * Asks the model and checks its reply; a reply that does not fit is sent back once or more (bounded)
+ * with the validation error quoted, so the model can mend it. Invalid output never leaves here as a reply.
+ */
+export async function askModel<S extends z.ZodType>(
+  model: ModelClient,
+  messages: readonly ChatMessage[],
+  schema: S,
+  options: { maxRepairs: number; signal: AbortSignal },
+): Promise<ModelExchange<z.infer<S>>> {
+  const conversation: ChatMessage[] = [...messages];
+  const usage = { prompt: 0, completion: 0 };
+  let text = '';
+  let error: string | null = null;
+  for (let attempt = 1; attempt <= options.maxRepairs + 1; attempt++) {
+    const answer = await model.complete(conversation, options.signal);
+    usage.prompt += answer.usage.prompt;
+    usage.completion += answer.usage.completion;
+    text = answer.text;
+    const parsed = parseModelReply(text, schema);
+    if (parsed.ok) return { reply: parsed.value, error: null, text, usage, attempts: attempt };
+    error = parsed.error;
+    conversation.push({ role: 'assistant', content: text.slice(0, 8_000) }, { role: 'user', content: repairPrompt(error) });
+  }
+  return { reply: null, error, text, usage, attempts: options.maxRepairs + 1 };
+}

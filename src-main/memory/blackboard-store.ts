@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { ScreenshotRef } from '../protocol';
+import { Blackboard, MEMORY_NAMES, type BlackboardSink, type MemoryName } from './blackboard';
+import type { Db } from './database';
+import { MemoryItem } from './memory';
+
+interface ItemRow {
+  memory: MemoryName;
+  step_idx: number | null;
+  content_json: string;
+}
+
+const QuestionRecord = z.object({ question: z.string(), answer: z.string() });
+const ScreenshotRecord = z.object({ screenshot: ScreenshotRef, reason: z.string() });
+const AnyRecord = z.record(z.string(), z.unknown());
+
+/** Each memory's records are checked when read back, so a damaged row is an error here, not in a prompt. */
+const RECORD_SCHEMAS: Record<MemoryName, z.ZodType<Record<string, unknown>>> = {
+  questions: QuestionRecord,
+  requests: AnyRecord,
+  trajectories: AnyRecord,
+  screenshots: ScreenshotRecord,
+};
+
+/** The blackboard's persistence: one row per item, written inside the step's transaction. */
+export class BlackboardStore {
+  private readonly statements;
+
+  constructor(db: Db) {
+    this.statements = {
+      insert: db.prepare(
+        'INSERT INTO blackboard_items (session_id, memory, step_idx, content_json, created_at) VALUES (?, ?, ?, ?, ?)',
+      ),
+      bySession: db.prepare('SELECT memory, step_idx, content_json FROM blackboard_items WHERE session_id = ? ORDER BY id'),
+      lastQuestions: db.prepare(
+        `SELECT memory, step_idx, content_json FROM blackboard_items WHERE memory = 'questions' AND session_id != ?
+         ORDER BY id DESC LIMIT ?`,
+      ),
+    };
+  }
+
+  sinkFor(sessionId: string): BlackboardSink {
+    return {
+      write: (memory, item) => {
+        this.statements.insert.run(sessionId, memory, item.step, JSON.stringify(item.toJSON()), Date.now());
+      },
+    };
+  }
+
+  /**
+   * A session's blackboard as it was: its own items, plus the last `carriedQuestions` Q&A pairs of
+   * earlier sessions (answers the user gave once need not be asked again).
+   */
+  load(sessionId: string, carriedQuestions: number): Blackboard {
+    const blackboard = new Blackboard(this.sinkFor(sessionId));
+    const carried = (this.statements.lastQuestions.all(sessionId, carriedQuestions) as ItemRow[]).reverse();
+    blackboard.restore('questions', carried.map((row) => this.toItem(row)));
+    const rows = this.statements.bySession.all(sessionId) as ItemRow[];
+    for (const name of MEMORY_NAMES) {
+      blackboard.restore(name, rows.filter((row) => row.memory === name).map((row) => this.toItem(row)));
+    }
+    return blackboard;
+  }
+
+  private toItem(row: ItemRow): MemoryItem {
+    const parsed = RECORD_SCHEMAS[row.memory].safeParse(JSON.parse(row.content_json));
+    if (!parsed.success) throw new Error(`a damaged ${row.memory} record on the blackboard: ${parsed.error.message}`);
+    return new MemoryItem(parsed.data, row.step_idx);
+  }
+}

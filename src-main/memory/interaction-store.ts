@@ -1,0 +1,67 @@
+import { FormView, Interaction } from '../protocol';
+import type { Db } from './database';
+
+export type InteractionOutcome = 'answered' | 'approved' | 'rejected' | 'cancelled';
+
+interface InteractionRow {
+  payload_json: string;
+}
+
+interface FormRow {
+  spec_json: string;
+}
+
+/** Questions and approvals waiting for the user, and agent forms; written before anyone is asked. */
+export class InteractionStore {
+  private readonly statements;
+
+  constructor(db: Db) {
+    this.statements = {
+      insert: db.prepare('INSERT INTO interactions (id, session_id, kind, payload_json, created_at) VALUES (?, ?, ?, ?, ?)'),
+      resolve: db.prepare(
+        'UPDATE interactions SET resolved_at = ?, outcome = ?, response_json = ? WHERE id = ? AND resolved_at IS NULL',
+      ),
+      open: db.prepare('SELECT payload_json FROM interactions WHERE session_id = ? AND resolved_at IS NULL ORDER BY created_at'),
+      cancelOpen: db.prepare(
+        `UPDATE interactions SET resolved_at = ?, outcome = 'cancelled' WHERE session_id = ? AND resolved_at IS NULL RETURNING id`,
+      ),
+      upsertForm: db.prepare(
+        `INSERT INTO forms (form_id, session_id, agent, spec_json, state, updated_at) VALUES (@formId, @sessionId, @agent, @spec, @state, @now)
+         ON CONFLICT (session_id, form_id) DO UPDATE SET spec_json = @spec, state = @state, updated_at = @now`,
+      ),
+      forms: db.prepare('SELECT spec_json FROM forms WHERE session_id = ? ORDER BY updated_at'),
+    };
+  }
+
+  save(interaction: Interaction): void {
+    this.statements.insert.run(interaction.id, interaction.sessionId, interaction.kind, JSON.stringify(interaction), Date.now());
+  }
+
+  /** Records the user's decision; false when it was already resolved (a double click, a second tab). */
+  resolve(id: string, outcome: InteractionOutcome, response: unknown): boolean {
+    return this.statements.resolve.run(Date.now(), outcome, JSON.stringify(response ?? null), id).changes > 0;
+  }
+
+  open(sessionId: string): Interaction[] {
+    return (this.statements.open.all(sessionId) as InteractionRow[]).map((row) => Interaction.parse(JSON.parse(row.payload_json)));
+  }
+
+  cancelOpen(sessionId: string): string[] {
+    return (this.statements.cancelOpen.all(Date.now(), sessionId) as { id: string }[]).map((row) => row.id);
+  }
+
+  saveForm(form: FormView): void {
+    this.statements.upsertForm.run({
+      formId: form.formId,
+      sessionId: form.sessionId,
+      agent: form.agent,
+      spec: JSON.stringify(form),
+      state: form.state,
+      now: Date.now(),
+    });
+  }
+
+  forms(sessionId: string): FormView[] {
+    return (this.statements.forms.all(sessionId) as FormRow[]).map((row) => FormView.parse(JSON.parse(row.spec_json)));
+  }
+}

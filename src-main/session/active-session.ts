@@ -1,0 +1,241 @@
+import { HostAgent, ShellAgent } from '../agents/agents';
+import { StepAborted, type BasicAgent } from '../agents/basic-agent';
+import type { AgentRuntime, ModelWithPrices, StepMemory, SubtaskRecord } from '../agents/runtime';
+import type { CommandGate } from '../commands/command-gate';
+import type { Dispatcher } from '../commands/dispatcher';
+import type { DeskhandConfig } from '../host/config';
+import type { Blackboard } from '../memory/blackboard';
+import type { BlackboardStore } from '../memory/blackboard-store';
+import type { InteractionStore } from '../memory/interaction-store';
+import type { ScreenshotFiles } from '../memory/screenshot-files';
+import type { NewStep, SessionStore } from '../memory/session-store';
+import type { PromptLibrary } from '../prompter/prompt-library';
+import type { DocsRetriever } from '../prompter/retrieved-docs';
+import type { HostEvent, SessionStatus, SessionView, StepView } from '../protocol';
+import { SessionForms } from './form-service';
+import type { InteractionBroker } from './interaction-broker';
+import { PauseGate } from './pause-gate';
+
+export interface RunOutcome {
+  status: SessionStatus;
+  result: string | null;
+}
+
+/** What every session of a host shares. */
+export interface SessionDeps {
+  store: SessionStore;
+  blackboards: BlackboardStore;
+  interactions: InteractionStore;
+  screenshots: ScreenshotFiles;
+  gate: CommandGate;
+  dispatcher: Dispatcher;
+  broker: InteractionBroker;
+  prompts: PromptLibrary;
+  docs: DocsRetriever;
+  config: DeskhandConfig;
+  /** The model clients; throws a message for the user when no model is configured. */
+  models(): { host: ModelWithPrices; app: ModelWithPrices };
+  tools(): Promise<{ names: ReadonlySet<string>; docs: string }>;
+  emit(event: HostEvent): void;
+}
+
+const STOPPED: RunOutcome = { status: 'stopped', result: 'Stopped by you' };
+
+/**
+ * A session the host is working on: its blackboard, its agents (kept across rounds, so AppAgents are
+ * reused while their windows stay open), and the round in progress. Rounds run one at a time.
+ */
+export class ActiveSession {
+  readonly pause = new PauseGate();
+  readonly blackboard: Blackboard;
+  readonly forms: SessionForms;
+  private readonly root: BasicAgent;
+  private abort: AbortController | null = null;
+  private nextIndex: number;
+  private current: Promise<RunOutcome> | null = null;
+
+  constructor(
+    private readonly deps: SessionDeps,
+    session: SessionView,
+  ) {
+    this.blackboard = deps.blackboards.load(session.id, deps.config.prompt.carriedQuestions);
+    this.forms = new SessionForms(session.id, deps.interactions, deps.emit);
+    this.root = session.mode === 'shell' ? new ShellAgent(null) : new HostAgent();
+    this.nextIndex = session.stepCount;
+    this.sessionId = session.id;
+  }
+
+  readonly sessionId: string;
+
+  get running(): Promise<RunOutcome> | null {
+    return this.current;
+  }
+
+  /** Starts a round; the promise settles when it ends (it never rejects). */
+  startRound(request: string, models: { host: ModelWithPrices; app: ModelWithPrices }): Promise<RunOutcome> {
+    if (this.current) throw new Error('a round is already running in this session');
+    const abort = new AbortController();
+    this.abort = abort;
+    const round = this.deps.store.startRound(this.sessionId, request);
+    this.setStatus('running', `Round ${round + 1} started`);
+    this.current = this.runRound(round, request, abort.signal, models)
+      .catch((error: unknown): RunOutcome => {
+        if (error instanceof StepAborted || abort.signal.aborted) return STOPPED;
+        console.error('[deskhand] the round failed:', error);
+        return { status: 'error', result: `internal error: ${(error as Error).message}` };
+      })
+      .then((outcome) => this.endRound(round, outcome))
+      .finally(() => {
+        this.current = null;
+        this.abort = null;
+      });
+    return this.current;
+  }
+
+  stop(): boolean {
+    if (!this.abort || this.abort.signal.aborted) return false;
+    this.abort.abort();
+    this.pause.resume();
+    this.deps.emit({ kind: 'status.changed', sessionId: this.sessionId, status: 'stopping', detail: 'Stopping' });
+    return true;
+  }
+
+  pauseRun(reason: string): boolean {
+    if (!this.current || !this.pause.pause(reason)) return false;
+    this.setStatus('paused', reason);
+    return true;
+  }
+
+  resumeRun(): boolean {
+    if (!this.pause.resume()) return false;
+    this.setStatus('running', 'Resumed');
+    return true;
+  }
+
+  private setStatus(status: SessionStatus, detail: string): void {
+    this.deps.store.setStatus(this.sessionId, status, null);
+    this.deps.emit({ kind: 'status.changed', sessionId: this.sessionId, status, detail });
+  }
+
+  private endRound(round: number, outcome: RunOutcome): RunOutcome {
+    this.deps.interactions.cancelOpen(this.sessionId);
+    this.deps.store.endRound(this.sessionId, round, outcome.status, outcome.result);
+    const session = this.deps.store.setStatus(this.sessionId, outcome.status, outcome.result);
+    this.deps.emit({ kind: 'session.updated', session });
+    this.deps.emit({ kind: 'session.ended', sessionId: this.sessionId, status: outcome.status, result: outcome.result });
+    return outcome;
+  }
+
+  private async runRound(
+    round: number,
+    request: string,
+    signal: AbortSignal,
+    models: { host: ModelWithPrices; app: ModelWithPrices },
+  ): Promise<RunOutcome> {
+    const { config } = this.deps;
+    const runtime = this.runtime(round, request, signal, models, await this.deps.tools());
+    this.blackboard.addRequest(request);
+    const firstIndex = this.nextIndex;
+    let agent = this.root;
+    if (agent instanceof ShellAgent) agent.assign(request);
+    agent.status = 'CONTINUE';
+    let state = agent.states.get('CONTINUE');
+    for (;;) {
+      if (signal.aborted) return STOPPED;
+      if (this.pause.paused) await this.pause.wait(signal);
+      if (signal.aborted) return STOPPED;
+      if (this.nextIndex - firstIndex >= config.limits.maxStepsPerRound) {
+        return { status: 'failed', result: `Reached the limit of ${config.limits.maxStepsPerRound} steps for one request` };
+      }
+      if (this.nextIndex >= config.limits.maxStepsPerSession) {
+        return { status: 'failed', result: `Reached the limit of ${config.limits.maxStepsPerSession} steps for one session` };
+      }
+      await state.handle(agent, runtime);
+      const next = state.nextAgent(agent);
+      if (next !== agent) {
+        if (state.isSubtaskEnd()) runtime.subtasks.push(this.subtaskRecord(agent));
+        next.status = 'CONTINUE';
+        state = next.states.get('CONTINUE');
+        agent = next;
+      } else {
+        state = state.nextState(agent);
+      }
+      if (state.isRoundEnd()) return this.outcomeOf(agent);
+    }
+  }
+
+  private subtaskRecord(agent: BasicAgent): SubtaskRecord {
+    const last = agent.history.at(-1);
+    return {
+      subtask: agent.subtask ?? '',
+      agent: agent.name,
+      target: agent.target,
+      status: agent.status,
+      result: agent.lastComment || last?.result || last?.error || '',
+    };
+  }
+
+  private outcomeOf(agent: BasicAgent): RunOutcome {
+    const last = agent.history.at(-1);
+    switch (agent.status) {
+      case 'FINISH':
+        return { status: 'finished', result: agent.lastComment || last?.result || 'Done' };
+      case 'FAIL':
+        return { status: 'failed', result: agent.lastComment || last?.result || 'The agent could not do it' };
+      default:
+        return {
+          status: 'error',
+          result: `${this.deps.config.limits.maxConsecutiveErrors} failed steps in a row; last: ${last?.error ?? 'unknown'}`,
+        };
+    }
+  }
+
+  private runtime(
+    round: number,
+    request: string,
+    signal: AbortSignal,
+    models: { host: ModelWithPrices; app: ModelWithPrices },
+    tools: { names: ReadonlySet<string>; docs: string },
+  ): AgentRuntime {
+    const { deps, sessionId } = this;
+    const subtasks: SubtaskRecord[] = [];
+    return {
+      sessionId,
+      round,
+      request,
+      blackboard: this.blackboard,
+      signal,
+      config: deps.config,
+      gate: deps.gate,
+      dispatcher: deps.dispatcher,
+      broker: deps.broker,
+      forms: this.forms,
+      prompts: deps.prompts,
+      docs: deps.docs,
+      models,
+      subtasks,
+      tools,
+      saveScreenshot: (image, name) => deps.screenshots.save(sessionId, name, image),
+      commitStep: (step, memory) => this.commit(step, memory),
+      nextStepIndex: () => this.nextIndex,
+      progress: (detail) =>
+        deps.emit({ kind: 'status.changed', sessionId, status: 'running', detail: `Step ${this.nextIndex + 1}: ${detail}` }),
+      setStatus: (status, detail) => this.setStatus(status, detail),
+    };
+  }
+
+  /** One transaction: the step, the session's counters and the step's blackboard records. */
+  private commit(step: NewStep, memory: StepMemory): StepView {
+    const view = this.deps.store.appendStep(this.sessionId, step, (index) => {
+      if (memory.trajectory) this.blackboard.addTrajectory({ ...memory.trajectory, Step: index + 1 }, index);
+      if (memory.savedScreenshot && step.screenshot) {
+        const { file, width, height } = step.screenshot;
+        this.blackboard.addImage({ sessionId: this.sessionId, file, width, height }, memory.savedScreenshot, index);
+      }
+    });
+    this.nextIndex = view.index + 1;
+    this.deps.emit({ kind: 'step.added', step: view });
+    this.deps.emit({ kind: 'session.updated', session: this.deps.store.requireSession(this.sessionId) });
+    return view;
+  }
+}

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import type { InteractionStore } from '../memory/interaction-store';
+import { MAX_FORM_SPEC_BYTES, type FormView, type HostEvent } from '../protocol';
+import type { FormService } from '../agents/runtime';
+import { InteractionCancelled } from './interaction-broker';
+
+/** What a model may put in `Form`: a JSON Schema object and a UI schema; checked before anyone sees it. */
+const FormSpec = z.object({
+  schema: z.record(z.string(), z.unknown()).refine((schema) => schema.type === 'object', 'the form schema must be of type object'),
+  uischema: z.record(z.string(), z.unknown()).optional(),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** Refuses remote references: a form spec must not make the UI fetch anything. */
+function hasRemoteRef(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasRemoteRef);
+  if (value && typeof value === 'object') {
+    return Object.entries(value).some(([key, inner]) => (key === '$ref' && typeof inner === 'string' && !inner.startsWith('#')) || hasRemoteRef(inner));
+  }
+  return false;
+}
+
+const UNSAFE_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
+
+/** Sets a value at a JSONForms path ("a.b.0.c" or "/a/b"), refusing prototype keys. */
+export function setAtPath(data: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
+  const keys = path.replace(/^#?\//, '').split(/[./]/).filter(Boolean);
+  if (!keys.length) throw new Error('the form event has no path');
+  if (keys.some((key) => UNSAFE_KEYS.has(key))) throw new Error(`refused form path '${path}'`);
+  const root: Record<string, unknown> = structuredClone(data);
+  let node: Record<string, unknown> = root;
+  for (const key of keys.slice(0, -1)) {
+    const next = node[key];
+    node[key] = next && typeof next === 'object' ? next : {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[keys.at(-1) as string] = value;
+  return root;
+}
+
+interface Waiter {
+  resolve(result: { action: string; data: Record<string, unknown> }): void;
+}
+
+/** The blue-style agent forms of one session: create, update, close, and the user's events back. */
+export class SessionForms implements FormService {
+  private readonly byAgent = new Map<string, FormView>();
+  private readonly waiters = new Map<string, Waiter>();
+  private counter = 0;
+
+  constructor(
+    private readonly sessionId: string,
+    private readonly store: InteractionStore,
+    private readonly emit: (event: HostEvent) => void,
+  ) {
+    for (const form of store.forms(sessionId)) if (form.state === 'open') this.byAgent.set(form.agent, form);
+  }
+
+  open(agent: string, spec: unknown): FormView {
+    const size = Buffer.byteLength(JSON.stringify(spec ?? null), 'utf8');
+    if (size > MAX_FORM_SPEC_BYTES) throw new Error(`the form spec is ${size} bytes; at most ${MAX_FORM_SPEC_BYTES} are accepted`);
+    const parsed = FormSpec.safeParse(spec);
+    if (!parsed.success) throw new Error(`invalid form spec: ${parsed.error.issues[0]?.message ?? 'unknown problem'}`);
+    if (hasRemoteRef(parsed.data)) throw new Error('invalid form spec: remote $ref is not allowed');
+    const existing = this.byAgent.get(agent);
+    const form: FormView = {
+      formId: existing?.formId ?? `${agent.toLowerCase()}-${Date.now().toString(36)}-${++this.counter}`,
+      sessionId: this.sessionId,
+      agent,
+      schema: parsed.data.schema,
+      uischema: parsed.data.uischema ?? null,
+      data: parsed.data.data ?? existing?.data ?? {},
+      state: 'open',
+    };
+    this.save(form);
+    return form;
+  }
+
+  close(agent: string): void {
+    const form = this.byAgent.get(agent);
+    if (!form) return;
+    this.byAgent.delete(agent);
+    this.save({ ...form, state: 'closed' });
+  }
+
+  waitForAction(agent: string, signal: AbortSignal): Promise<{ action: string; data: Record<string, unknown> }> {
+    const form = this.byAgent.get(agent);
+    if (!form) return Promise.reject(new Error(`${agent} has no open form to wait on`));
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        this.waiters.delete(form.formId);
+        reject(new InteractionCancelled());
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.waiters.set(form.formId, {
+        resolve: (result) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(result);
+        },
+      });
+    });
+  }
+
+  /** A user's change (path/value) or button press (action) from the UI. */
+  handleEvent(formId: string, path: string, value: unknown, action: string | null): void {
+    const form = [...this.byAgent.values()].find((candidate) => candidate.formId === formId);
+    if (!form) throw new Error('that form is closed or unknown');
+    let current = form;
+    if (path) {
+      current = { ...form, data: setAtPath(form.data, path, value) };
+      this.save(current);
+    }
+    if (action) {
+      const waiter = this.waiters.get(formId);
+      this.waiters.delete(formId);
+      waiter?.resolve({ action, data: current.data });
+    }
+  }
+
+  all(): FormView[] {
+    return this.store.forms(this.sessionId);
+  }
+
+  private save(form: FormView): void {
+    if (form.state === 'open') this.byAgent.set(form.agent, form);
+    this.store.saveForm(form);
+    this.emit({ kind: 'form.updated', form });
+  }
+}
