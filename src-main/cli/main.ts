@@ -2,7 +2,8 @@ import { configFromEnv, NO_MODEL_MESSAGE } from '../host/config';
 import { createHost } from '../host/create-host';
 import { defaultDataDir } from '../host/paths';
 import type { SessionStatus } from '../protocol';
-import { parseCliArgs, USAGE } from './args';
+import { parseCliArgs, USAGE, type CliRun } from './args';
+import { cliResponder } from './responder';
 
 const EXIT_CODES: Partial<Record<SessionStatus, number>> = { finished: 0, failed: 1 };
 
@@ -11,7 +12,7 @@ function line(value: unknown): void {
 }
 
 async function main(argv: string[]): Promise<number> {
-  let run;
+  let run: CliRun;
   try {
     run = parseCliArgs(argv);
   } catch (error) {
@@ -23,11 +24,14 @@ async function main(argv: string[]): Promise<number> {
     console.error(`deskhand: ${NO_MODEL_MESSAGE}`);
     return 2;
   }
-  const host = createHost({ dataDir: defaultDataDir(process.env), config });
+  const host = createHost({ dataDir: defaultDataDir(process.env), config, autoResponder: cliResponder(run) });
   const unsubscribe = host.sessions.subscribe(line);
+  let stopping = false;
   const stopOnSignal = (): void => {
-    const current = host.store.listSessions(1)[0];
-    if (current) void host.sessions.handle({ type: 'session.stop', id: 'cli-stop', sessionId: current.id });
+    const sessionId = host.sessions.runningSessionId;
+    if (stopping || !sessionId) process.exit(130);
+    stopping = true;
+    void host.sessions.handle({ type: 'session.stop', id: 'cli-stop', sessionId });
   };
   process.on('SIGINT', stopOnSignal);
   try {

@@ -40,7 +40,9 @@ export class DeviceConnection {
     const client = await this.connected();
     // The device enforces each tool's own limit; the host waits a little longer than that.
     const timeout = isToolName(name) ? toolTimeoutMs(name, args) + HOST_MARGIN_MS : this.options.defaultTimeoutMs;
-    return (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout, signal })) as CallToolResult;
+    // A child signal per call: the SDK adds an abort listener per request and never removes it.
+    const callSignal = signal ? AbortSignal.any([signal]) : undefined;
+    return (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout, signal: callSignal })) as CallToolResult;
   }
 
   async close(): Promise<void> {

@@ -48,7 +48,8 @@ export class ModelClient {
         temperature: 0,
         ...(this.settings.jsonMode ? { response_format: { type: 'json_object' as const } } : {}),
       },
-      { signal },
+      // A child signal per request, so listeners do not pile up on the long-lived round signal.
+      { signal: signal ? AbortSignal.any([signal]) : undefined },
     );
     const text = completion.choices[0]?.message?.content ?? '';
     return {

@@ -16,6 +16,8 @@ export interface BlackboardPromptOptions {
   historyKeys: readonly string[];
   /** Saved screenshots attached as images, newest first. */
   maxImages: number;
+  /** Trajectory records to leave out, e.g. the asking agent's own steps (its history shows them already). */
+  skipTrajectory?: (item: MemoryItem) => boolean;
 }
 
 export interface BlackboardPrompt {
@@ -103,7 +105,7 @@ export class Blackboard {
     if (requests.length) sections.push(`Requests so far:\n${requests.join('\n')}`);
 
     let used = sections.join('\n\n').length;
-    const records = this.trajectories.all();
+    const records = options.skipTrajectory ? this.trajectories.all().filter((item) => !options.skipTrajectory?.(item)) : this.trajectories.all();
     const kept: string[] = [];
     for (let i = records.length - 1; i >= 0; i--) {
       const line = `- ${oneLine((records[i] as MemoryItem).pick(options.historyKeys), 500)}`;
@@ -116,11 +118,12 @@ export class Blackboard {
       sections.push(`Trajectory${omitted ? ` (${omitted} older records left out)` : ''}:\n${kept.join('\n')}`);
     }
 
+    const saved = this.screenshots.lastK(5).map((item) => `- ${oneLine(item.get('reason'), 200)}${item.step === null ? '' : ` (step ${item.step + 1})`}`);
+    if (saved.length) sections.push(`Saved screenshots:\n${saved.join('\n')}`);
     const images = this.screenshots
       .lastK(options.maxImages)
       .reverse()
       .map((item) => ({ screenshot: item.get('screenshot') as ScreenshotRef, reason: oneLine(item.get('reason'), 200) }));
-    if (images.length) sections.push(`Saved screenshots (attached): ${images.map((image) => image.reason).join('; ')}`);
 
     return { text: sections.length ? `[Blackboard:]\n${sections.join('\n\n')}` : '', images, omitted };
   }

@@ -44,11 +44,14 @@ export function renderFeedback(history: readonly StepView[]): string {
     : '';
 }
 
-function blackboardPart(runtime: AgentRuntime): { text: string; images: Array<{ dataUrl: string }> } {
+/** The blackboard as data, without the asking agent's own steps of this sub-task (its history has them). */
+function blackboardPart(runtime: AgentRuntime, agent: PromptingAgent): { text: string; images: Array<{ dataUrl: string }> } {
+  const own = agent.target ? `${agent.name} (${agent.target})` : agent.name;
   const prompt = runtime.blackboard.toPrompt({
     budgetChars: runtime.config.prompt.blackboardBudgetChars,
     historyKeys: runtime.config.prompt.historyKeys,
     maxImages: 0,
+    skipTrajectory: (item) => item.get('Agent') === own && item.get('Subtask') === agent.subtask,
   });
   return { text: prompt.text ? `<data name="blackboard">\n${prompt.text}\n</data>` : '', images: [] };
 }
@@ -77,7 +80,7 @@ export const appPromptStrategy: Strategy = {
     const systemTemplate = !runtime.config.agent.visual ? app.system_nonvisual : runtime.config.agent.actionSequence ? app.system_as : app.system;
     const system = systemTemplate.render({ tools: runtime.tools.docs, examples: examples.app });
     const screen = screenPart(runtime, ctx.get<Observation | null>(K.screenshot));
-    const board = blackboardPart(runtime);
+    const board = blackboardPart(runtime, agent);
     const user = app.user.render({
       request: userText(runtime.request),
       subtask: userText(agent.subtask ?? runtime.request),
@@ -112,7 +115,7 @@ export const shellPromptStrategy: Strategy = {
       request: userText(runtime.request),
       subtask: userText(agent.subtask ?? runtime.request),
       history: renderHistory(agent.history, runtime.config.prompt.recentSteps),
-      blackboard: blackboardPart(runtime).text,
+      blackboard: blackboardPart(runtime, agent).text,
       feedback: renderFeedback(agent.history),
     });
     finish(ctx, buildMessages(system, user, []));
@@ -145,7 +148,7 @@ export const hostPromptStrategy: Strategy = {
     const system = (runtime.config.agent.visual ? host.system : host.system_nonvisual).render({ examples: examples.host });
     const windows = ctx.get<WindowInfo[]>(K.windows);
     const screen = screenPart(runtime, ctx.get<Observation | null>(K.screenshot));
-    const board = blackboardPart(runtime);
+    const board = blackboardPart(runtime, agent);
     const user = host.user.render({
       request: userText(runtime.request),
       windows: windows.length ? windows.map(windowLine).join('\n') : '(no windows are open)',

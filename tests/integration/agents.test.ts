@@ -1,0 +1,224 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Interaction } from '../../src-main/protocol';
+import { followUp, replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
+
+const { app, hostTo, host } = replies;
+const hostFinish = (comment = 'done') => host({ Status: 'FINISH', Comment: comment });
+const shell = (command: string, status = 'CONTINUE') => app({ Function: 'execute_command', Args: { command }, Status: status });
+
+let harness: HostHarness | null = null;
+afterEach(async () => {
+  await harness?.close();
+  harness = null;
+});
+
+function workDir(): string {
+  return mkdtempSync(join(tmpdir(), 'deskhand-agents-'));
+}
+
+/** Answers the broker's interactions from the test, as the UI would, once they are requested. */
+async function waitForInteraction(h: HostHarness, kind: Interaction['kind']): Promise<Interaction> {
+  for (let i = 0; i < 200; i++) {
+    const event = h.events.find((candidate) => candidate.kind === 'interaction.requested' && candidate.interaction.kind === kind);
+    if (event?.kind === 'interaction.requested') return event.interaction;
+    await new Promise((done) => setTimeout(done, 25));
+  }
+  throw new Error(`no ${kind} interaction was requested`);
+}
+
+describe('HostAgent with an AppAgent and the ShellAgent', () => {
+  it('splits a request into a window sub-task and a shell sub-task, then finishes', async () => {
+    const dir = workDir();
+    harness = await startHostHarness(
+      {
+        name: 'two sub-tasks',
+        steps: [
+          hostTo('0x200002', 'type the title into the editor'),
+          app({ Function: 'type_text', Args: { text: 'Title' }, Status: 'CONTINUE', SaveScreenshot: { save: true, reason: 'the editor with the title' } }),
+          app({ Function: '', Status: 'FINISH', Comment: 'typed the title' }),
+          {
+            ...hostTo('ShellAgent', 'write the date file'),
+            expect: { contains: ['type the title into the editor -> AppAgent (notes.txt - Mousepad): FINISH, typed the title', '[Blackboard:]', 'Trajectory'] },
+          },
+          { ...shell(`date +%F > ${dir}/date.txt`), expect: { contains: ['write the date file', 'execute_command('] } },
+          shell('', 'FINISH'),
+          {
+            ...hostFinish('both done'),
+            expect: { contains: ['write the date file -> ShellAgent: FINISH', 'typed the title', 'the editor with the title'] },
+          },
+        ],
+      },
+      { config: { safety: { confirmation: 'never' } } },
+    );
+    const { outcome, steps, sessionId } = await runRequest(harness.host, 'title the note, then save the date');
+    expect(outcome).toEqual({ status: 'finished', result: 'both done' });
+    expect(steps.map((step) => step.agent)).toEqual(['HostAgent', 'AppAgent', 'AppAgent', 'HostAgent', 'ShellAgent', 'ShellAgent', 'HostAgent']);
+    expect(steps[4]?.screenshot).toBeNull();
+    expect(readFileSync(join(dir, 'date.txt'), 'utf8')).toMatch(/^\d{4}-\d{2}-\d{2}\n$/);
+    harness.model.assertDone();
+    const board = await harness.host.endpoint.handle({ type: 'blackboard.get', id: 'b', sessionId });
+    expect(board).toMatchObject({ ok: true, result: { requests: ['title the note, then save the date'], screenshots: [{ reason: 'the editor with the title' }] } });
+  });
+
+  it('refuses a window id that is not listed, and a ControlText that names nothing', async () => {
+    harness = await startHostHarness({
+      name: 'bad target',
+      steps: [hostTo('0xdeadbeef', 'x'), { ...hostTo('Photoshop', 'x'), expect: { contains: ["ControlLabel '0xdeadbeef' is not a listed window id"] } }, hostFinish()],
+    });
+    const { steps } = await runRequest(harness.host, 'do it');
+    expect(steps[0]?.error).toMatch(/not a listed window id or agent; listed: 0x100001, 0x200002, ShellAgent/);
+    expect(steps[1]?.error).toMatch(/no listed window or agent is named 'Photoshop'/);
+    expect(harness.deviceActions()).toEqual([]);
+  });
+
+  it('opens an application (AppsToOpen) and hands the sub-task to its new window', async () => {
+    harness = await startHostHarness({
+      name: 'open app',
+      steps: [
+        host({ Status: 'CONTINUE', 'Current Sub-Task': 'write hello', AppsToOpen: { APP: 'gedit', file_path: '' } }),
+        { ...app({ Function: '', Status: 'FINISH', Comment: 'wrote it' }), expect: { contains: ['gedit window'] } },
+        hostFinish(),
+      ],
+    });
+    const { steps } = await runRequest(harness.host, 'write hello in gedit');
+    expect(steps[0]).toMatchObject({ status: 'CONTINUE', result: 'Opened gedit window' });
+    expect(steps[1]).toMatchObject({ agent: 'AppAgent', target: 'gedit window' });
+    expect(harness.deviceActions()[0]).toEqual({ tool: 'launch_app', args: { name: 'gedit' } });
+  });
+});
+
+describe('questions and approvals', () => {
+  it('PENDING: the answer reaches the next prompt and the Q&A store, and later sessions', async () => {
+    harness = await startHostHarness({
+      name: 'pending',
+      steps: [
+        host({ Status: 'PENDING', Questions: ['Which file?'] }),
+        { ...hostFinish(), expect: { contains: ['Q: Which file? A: report.pdf'] } },
+        { ...hostFinish(), expect: { contains: ['Q: Which file? A: report.pdf'] } },
+      ],
+    });
+    const start = await harness.host.endpoint.handle({ type: 'session.start', id: 's', request: 'send the file' });
+    const question = await waitForInteraction(harness, 'questions');
+    expect(question).toMatchObject({ kind: 'questions', questions: ['Which file?'] });
+    expect(harness.host.store.getSession((start as { result: { session: { id: string } } }).result.session.id)?.status).toBe('waiting');
+    const wrong = await harness.host.endpoint.handle({ type: 'interaction.answer', id: 'a0', sessionId: question.sessionId, interactionId: question.id, answers: ['', ''] });
+    expect(wrong).toMatchObject({ ok: false, error: { message: 'answer all 1 question(s)' } });
+    const answer = await harness.host.endpoint.handle({ type: 'interaction.answer', id: 'a1', sessionId: question.sessionId, interactionId: question.id, answers: ['report.pdf'] });
+    expect(answer).toMatchObject({ ok: true });
+    expect(await harness.host.sessions.running).toMatchObject({ status: 'finished' });
+    const again = await harness.host.endpoint.handle({ type: 'interaction.answer', id: 'a2', sessionId: question.sessionId, interactionId: question.id, answers: ['x'] });
+    expect(again).toMatchObject({ ok: false });
+    // A new session carries the answer over from the Q&A store.
+    await runRequest(harness.host, 'another request');
+    harness.model.assertDone();
+  });
+
+  it('CONFIRM approved: the held command runs after approval, and the decision is recorded', async () => {
+    const dir = workDir();
+    harness = await startHostHarness(
+      { name: 'confirm approved', steps: [shell(`echo approved > ${dir}/effect.txt`), shell('', 'FINISH')] },
+      { autoResponder: (interaction) => (interaction.kind === 'confirm' ? { kind: 'decision', approved: true, note: null } : null) },
+    );
+    const { outcome, steps, sessionId } = await runRequest(harness.host, 'write the file', 'shell');
+    expect(outcome.status).toBe('finished');
+    expect(readFileSync(join(dir, 'effect.txt'), 'utf8')).toBe('approved\n');
+    expect(steps.map((step) => `${step.status}:${step.approvedBy}`)).toEqual(['CONFIRM:null', 'CONTINUE:user', 'FINISH:null']);
+    expect(steps[0]?.result).toMatch(/Held for your approval: rule: shell command/);
+    const audit = harness.host.audit.list(sessionId);
+    expect(audit).toMatchObject([{ tool: 'execute_command', decision: 'approved', approvedBy: 'user', status: 'success' }]);
+  });
+
+  it('CONFIRM rejected: the command never runs, the agent is told, the audit shows it', async () => {
+    const dir = workDir();
+    harness = await startHostHarness({
+      name: 'confirm rejected',
+      steps: [
+        shell(`echo rejected > ${dir}/effect.txt`),
+        { ...shell('', 'FAIL'), expect: { contains: ['Rejected by the user: not that file; the action did not run'] } },
+      ],
+    });
+    const run = runRequest(harness.host, 'write the file', 'shell');
+    const confirm = await waitForInteraction(harness, 'confirm');
+    expect(confirm).toMatchObject({ kind: 'confirm', reasons: ['rule: shell command'], actions: [{ function: 'execute_command' }] });
+    await harness.host.endpoint.handle({ type: 'interaction.decide', id: 'd', sessionId: confirm.sessionId, interactionId: confirm.id, approved: false, note: 'not that file' });
+    const { outcome, sessionId } = await run;
+    expect(outcome.status).toBe('failed');
+    expect(existsSync(join(dir, 'effect.txt'))).toBe(false);
+    expect(harness.deviceActions()).toEqual([]);
+    expect(harness.host.audit.list(sessionId)).toMatchObject([{ tool: 'execute_command', decision: 'rejected', status: 'skipped' }]);
+  });
+
+  it('a model that says CONTINUE cannot skip the policy: a shell command is still held', async () => {
+    const dir = workDir();
+    harness = await startHostHarness({ name: 'policy', steps: [shell(`touch ${dir}/sneaky`)] });
+    const run = runRequest(harness.host, 'touch it', 'shell');
+    const confirm = await waitForInteraction(harness, 'confirm');
+    await harness.host.endpoint.handle({ type: 'session.stop', id: 'stop', sessionId: confirm.sessionId });
+    expect((await run).outcome.status).toBe('stopped');
+    expect(existsSync(join(dir, 'sneaky'))).toBe(false);
+    expect(harness.events.some((event) => event.kind === 'interaction.resolved' && event.outcome === 'cancelled')).toBe(true);
+  });
+
+  it('the deny list refuses a command even with confirmation off', async () => {
+    harness = await startHostHarness(
+      { name: 'deny', steps: [shell('rm -rf / '), shell('', 'FINISH')] },
+      { config: { safety: { confirmation: 'never' } } },
+    );
+    const { steps } = await runRequest(harness.host, 'clean up', 'shell');
+    expect(steps[0]).toMatchObject({ status: 'ERROR' });
+    expect(steps[0]?.error).toMatch(/refused by the safety policy: denied/);
+    expect(harness.deviceActions()).toEqual([]);
+  });
+});
+
+describe('rounds and history', () => {
+  it('a follow-up round sees the first round\'s blackboard', async () => {
+    harness = await startHostHarness({
+      name: 'follow-up',
+      steps: [
+        hostTo('xterm', 'note the number'),
+        app({ Function: '', Status: 'FINISH', Comment: 'the number is 42' }),
+        hostFinish('42'),
+        { ...hostFinish('emailed'), expect: { contains: ['1. find the number', '2. now email it to Ana', 'the number is 42'] } },
+      ],
+    });
+    const { sessionId } = await runRequest(harness.host, 'find the number');
+    const second = await followUp(harness.host, sessionId, 'now email it to Ana');
+    expect(second.outcome).toEqual({ status: 'finished', result: 'emailed' });
+    expect(second.steps.at(-1)).toMatchObject({ round: 1 });
+    expect(harness.host.store.getSession(sessionId)).toMatchObject({ roundCount: 2, stepCount: 4 });
+  });
+
+  it('feeds back an action repeated without effect', async () => {
+    const click = app({ Function: 'click', Args: { x: 10, y: 10 }, Status: 'CONTINUE' });
+    harness = await startHostHarness({
+      name: 'repeat',
+      steps: [hostTo('xterm', 'click'), click, click, { ...app({ Function: '', Status: 'FAIL' }), expect: { contains: ['You have done the same action 2 times in a row'] } }, hostFinish()],
+    });
+    await runRequest(harness.host, 'click');
+    harness.model.assertDone();
+  });
+
+  it('keeps the prompt bounded: step 40 is not much bigger than step 5', async () => {
+    const wait = app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE', Comment: 'waiting a little longer for the window to settle' });
+    harness = await startHostHarness(
+      { name: 'long', steps: [hostTo('xterm', 'wait'), ...Array.from({ length: 40 }, () => wait)] },
+      { config: { limits: { maxStepsPerRound: 41 } } },
+    );
+    await runRequest(harness.host, 'wait a lot');
+    const sizes = harness.model.requests.map((request) => request.text.length);
+    expect(sizes[40]! / sizes[5]!).toBeLessThan(1.5);
+    expect(harness.model.requests[40]?.text).toContain('earlier steps not shown');
+  });
+
+  it('adds up tokens and cost per step, round and session', async () => {
+    harness = await startHostHarness({ name: 'cost', steps: [hostFinish()] });
+    const { steps, sessionId } = await runRequest(harness.host, 'cost');
+    const session = harness.host.store.getSession(sessionId);
+    expect(session?.tokens.prompt).toBe(steps[0]?.tokens.prompt);
+    expect(session?.tokens.prompt).toBeGreaterThan(0);
+  });
+});
