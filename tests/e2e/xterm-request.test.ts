@@ -10,6 +10,21 @@ import { startXterm, startXvfb, type XDisplay, type XProgram } from '../support/
 const reply = (fields: Record<string, unknown>) => ({
   json: { Observation: 'An xterm fills the screen', Thought: 'Act in the terminal', ControlLabel: '', ControlText: 'xterm', Plan: [], Comment: '', ...fields },
 });
+const host = (fields: Record<string, unknown>) => ({
+  json: {
+    Observation: 'A terminal fills the desktop',
+    Thought: 'The terminal can do it',
+    'Current Sub-Task': '',
+    Message: [],
+    ControlLabel: '',
+    ControlText: '',
+    Plan: [],
+    Comment: '',
+    Questions: [],
+    AppsToOpen: null,
+    ...fields,
+  },
+});
 
 let x: XDisplay;
 let xterm: XProgram;
@@ -73,9 +88,14 @@ describe('a request typed in the browser UI drives a real xterm', () => {
     const model = await useModel({
       name: 'xterm echo',
       steps: [
-        { ...reply({ Function: 'click', Args: { x: 640, y: 400 }, Status: 'CONTINUE' }), expect: { contains: ['write deskhand-ok'] } },
+        {
+          ...host({ Status: 'CONTINUE', 'Current Sub-Task': 'type the echo command in the terminal', ControlText: 'deskhand-xterm' }),
+          expect: { contains: ['write deskhand-ok', 'deskhand-xterm'] },
+        },
+        { ...reply({ Function: 'click', Args: { x: 300, y: 300 }, Status: 'CONTINUE' }), expect: { contains: ['type the echo command'] } },
         reply({ Function: 'type_text', Args: { text: `echo deskhand-ok > ${out}\n` }, Status: 'CONTINUE' }),
-        reply({ Function: '', Args: {}, Status: 'FINISH', Comment: 'The file is written' }),
+        reply({ Function: '', Args: {}, Status: 'FINISH', Comment: 'The command ran' }),
+        host({ Status: 'FINISH', Comment: 'The file is written' }),
       ],
     });
     const dataDir = join(work, 'data');
@@ -85,17 +105,21 @@ describe('a request typed in the browser UI drives a real xterm', () => {
     await sendRequest(page, 'write deskhand-ok into out.txt using the terminal');
 
     const trajectory = page.getByRole('list', { name: 'Trajectory' });
-    await expect.poll(() => trajectory.getByRole('listitem').count(), { timeout: 30_000 }).toBe(3);
+    await expect.poll(() => trajectory.getByRole('listitem').count(), { timeout: 30_000 }).toBe(5);
     expect(await waitForFile(out)).toBe('deskhand-ok\n');
     await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: 10_000 }).toMatch(/^Finished/);
 
     // Every step shows its screenshot, and the images really load (token-guarded URLs).
     const images = trajectory.getByRole('img');
-    expect(await images.count()).toBe(3);
+    expect(await images.count()).toBe(5);
+    const widths: number[] = [];
     for (const image of await images.all()) {
-      await expect.poll(() => image.evaluate((node) => (node as unknown as { naturalWidth: number }).naturalWidth), { timeout: 10_000 }).toBe(1280);
+      await expect.poll(() => image.evaluate((node) => (node as unknown as { naturalWidth: number }).naturalWidth), { timeout: 10_000 }).toBeGreaterThan(0);
+      widths.push(await image.evaluate((node) => (node as unknown as { naturalWidth: number }).naturalWidth));
     }
-    expect(model.requests).toHaveLength(3);
+    // The host sees the whole desktop; the AppAgent's screenshots are of the xterm window.
+    expect(widths[0]).toBe(1280);
+    expect(model.requests).toHaveLength(5);
     expect(model.requests.every((request) => request.images === 1)).toBe(true);
     model.assertDone();
     await page.close();
@@ -107,7 +131,7 @@ describe('a request typed in the browser UI drives a real xterm', () => {
     await again.goto(app.url);
     await again.getByRole('link', { name: /write deskhand-ok/ }).click();
     const restored = again.getByRole('list', { name: 'Trajectory' });
-    await expect.poll(() => restored.getByRole('listitem').count(), { timeout: 10_000 }).toBe(3);
+    await expect.poll(() => restored.getByRole('listitem').count(), { timeout: 10_000 }).toBe(5);
     await expect.poll(() => restored.getByText(/Type 'echo deskhand-ok/).count()).toBe(1);
     await again.close();
   });
@@ -117,9 +141,12 @@ describe('a request typed in the browser UI drives a real xterm', () => {
     const model = await useModel({
       name: 'bad replies',
       steps: [
+        host({ Status: 'CONTINUE', 'Current Sub-Task': 'write the file', ControlText: 'deskhand-xterm' }),
         { content: 'I will now type the command for you.' },
+        { content: 'Really, I will.' },
         reply({ Function: 'run_shell', Args: { command: `echo bad > ${sentinel}` }, Status: 'CONTINUE' }),
         reply({ Function: '', Args: {}, Status: 'FAIL', Comment: 'giving up' }),
+        host({ Status: 'FAIL', Comment: 'could not do it' }),
       ],
     });
     const app = await startApp(model, join(work, 'data-bad'));
@@ -127,7 +154,7 @@ describe('a request typed in the browser UI drives a real xterm', () => {
     await page.goto(app.url);
     await sendRequest(page, 'do something bad');
     const trajectory = page.getByRole('list', { name: 'Trajectory' });
-    await expect.poll(() => trajectory.getByRole('listitem').count(), { timeout: 30_000 }).toBe(3);
+    await expect.poll(() => trajectory.getByRole('listitem').count(), { timeout: 30_000 }).toBe(5);
     await expect.poll(() => trajectory.getByText(/not valid JSON/).count()).toBe(1);
     await expect.poll(() => trajectory.getByText(/unknown tool 'run_shell'/).count()).toBe(1);
     // Give a wrongly dispatched action time to land before checking it did not.
