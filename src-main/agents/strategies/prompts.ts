@@ -44,14 +44,14 @@ export function renderFeedback(history: readonly StepView[]): string {
     : '';
 }
 
-/** The blackboard as data, without the asking agent's own steps of this sub-task (its history has them). */
+/** The blackboard as data, without the steps the asking agent's own history already shows. */
 function blackboardPart(runtime: AgentRuntime, agent: PromptingAgent): { text: string; images: Array<{ dataUrl: string }> } {
-  const own = agent.target ? `${agent.name} (${agent.target})` : agent.name;
+  const ownSteps = new Set(agent.history.map((step) => step.index + 1));
   const prompt = runtime.blackboard.toPrompt({
     budgetChars: runtime.config.prompt.blackboardBudgetChars,
     historyKeys: runtime.config.prompt.historyKeys,
     maxImages: 0,
-    skipTrajectory: (item) => item.get('Agent') === own && item.get('Subtask') === agent.subtask,
+    skipTrajectory: (item) => ownSteps.has(item.get('Step') as number),
   });
   return { text: prompt.text ? `<data name="blackboard">\n${prompt.text}\n</data>` : '', images: [] };
 }
