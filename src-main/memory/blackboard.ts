@@ -28,7 +28,7 @@ export interface BlackboardPrompt {
 }
 
 function oneLine(value: unknown, max: number): string {
-  const text = (typeof value === 'string' ? value : JSON.stringify(value)).replace(/\s+/g, ' ').trim();
+  const text = (typeof value === 'string' ? value : (JSON.stringify(value) ?? '')).replace(/\s+/g, ' ').trim();
   // Angle brackets would let recorded screen text pose as prompt markup.
   const safe = text.replace(/</g, '‹');
   return safe.length > max ? `${safe.slice(0, max - 1)}…` : safe;
@@ -101,7 +101,7 @@ export class Blackboard {
     const sections: string[] = [];
     const questions = this.questions.lastK(20).map((item) => `- Q: ${oneLine(item.get('question'), 300)} A: ${oneLine(item.get('answer'), 300)}`);
     if (questions.length) sections.push(`Questions and answers:\n${questions.join('\n')}`);
-    const requests = this.requests.lastK(10).map((item, index) => `${index + 1}. ${oneLine(item.get('request'), 400)}`);
+    const requests = this.requests.lastK(10).map((item, index) => `${index + 1}. ${oneLine(item.get('request') ?? item.get('text'), 400)}`);
     if (requests.length) sections.push(`Requests so far:\n${requests.join('\n')}`);
 
     let used = sections.join('\n\n').length;
