@@ -1,0 +1,108 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HostEvent } from '../../src-main/protocol';
+import { startModelServer, type Scenario } from '../fixtures/model-server';
+import { replies } from '../support/host-harness';
+import { startXvfb, type XDisplay } from '../support/xvfb';
+
+let x: XDisplay;
+beforeAll(async () => {
+  x = await startXvfb({ width: 800, height: 600 });
+});
+afterAll(async () => {
+  await x?.stop();
+});
+
+interface CliResult {
+  code: number | null;
+  events: HostEvent[];
+  stderr: string;
+}
+
+function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve('src-main/cli/main.ts'), ...args], {
+    env: { ...x.env, DESKHAND_DATA_DIR: mkdtempSync(join(tmpdir(), 'deskhand-cli-')), OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((done) =>
+    child.once('exit', (code) =>
+      done({ code, stderr, events: stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as HostEvent) }),
+    ),
+  );
+}
+
+async function withModel(scenario: Scenario, args: string[]): Promise<CliResult> {
+  const model = await startModelServer(scenario);
+  try {
+    return await runCli(args, { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'scripted' });
+  } finally {
+    await model.close();
+  }
+}
+
+const shell = (command: string, status = 'CONTINUE', comment = '') => replies.app({ Function: 'execute_command', Args: { command }, Status: status, Comment: comment });
+
+describe('npx deskhand run', () => {
+  it('exits 2 with a clear message when no model is configured', async () => {
+    const result = await runCli(['run', 'hello'], {});
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/No model is configured: set OPENAI_API_KEY/);
+  });
+
+  it('exits 2 with the usage for bad arguments', async () => {
+    const result = await runCli(['fly', 'away'], { OPENAI_API_KEY: 'x' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/unknown command 'fly'[\s\S]*Usage: deskhand run/);
+  });
+
+  it('--approve runs a held shell command; exit 0 and one JSON line per event', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'deskhand-cli-out-')), 'out.txt');
+    const result = await withModel({ name: 'approve', steps: [shell(`echo cli-ok > ${out}`), shell('', 'FINISH', 'written')] }, ['run', '--mode', 'shell', '--approve', 'write the file']);
+    expect(result.code).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe('cli-ok\n');
+    const kinds = result.events.map((event) => event.kind);
+    expect(kinds[0]).toBe('session.started');
+    expect(kinds).toContain('interaction.requested');
+    expect(result.events.at(-1)).toMatchObject({ kind: 'session.ended', status: 'finished', result: 'written' });
+  });
+
+  it('rejects approvals by default: the command never runs and the agent gives up (exit 1)', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'deskhand-cli-out-')), 'out.txt');
+    const result = await withModel(
+      { name: 'reject', steps: [shell(`echo no > ${out}`), { ...shell('', 'FAIL', 'not allowed'), expect: { contains: ['Rejected by the user'] } }] },
+      ['run', '--mode', 'shell', 'write the file'],
+    );
+    expect(result.code).toBe(1);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('--answer answers the agent\'s questions in order', async () => {
+    const result = await withModel(
+      {
+        name: 'answer',
+        steps: [
+          replies.app({ Function: '', Status: 'PENDING', Questions: ['Which folder?'] }),
+          { ...shell('', 'FINISH', 'ok'), expect: { contains: ['Q: Which folder? A: /tmp'] } },
+        ],
+      },
+      ['run', '--mode', 'shell', '--answer', '/tmp', 'list a folder'],
+    );
+    expect(result.code).toBe(0);
+  });
+
+  it('exits 2 when the run ends in ERROR', async () => {
+    const result = await withModel(
+      { name: 'errors', steps: Array.from({ length: 6 }, () => ({ content: 'not json' })) },
+      ['run', '--mode', 'shell', 'do it'],
+    );
+    expect(result.code).toBe(2);
+    expect(result.events.at(-1)).toMatchObject({ kind: 'session.ended', status: 'error' });
+  });
+});
