@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -215,10 +215,53 @@ describe('rounds and history', () => {
   });
 
   it('adds up tokens and cost per step, round and session', async () => {
-    harness = await startHostHarness({ name: 'cost', steps: [hostFinish()] });
+    harness = await startHostHarness({ name: 'cost', steps: [hostTo('xterm', 'wait'), app({ Function: '', Status: 'FINISH' }), hostFinish()] }, { prices: { input: 2.5, output: 10 } });
     const { steps, sessionId } = await runRequest(harness.host, 'cost');
     const session = harness.host.store.getSession(sessionId);
-    expect(session?.tokens.prompt).toBe(steps[0]?.tokens.prompt);
-    expect(session?.tokens.prompt).toBeGreaterThan(0);
+    const prompt = steps.reduce((sum, step) => sum + step.tokens.prompt, 0);
+    const completion = steps.reduce((sum, step) => sum + step.tokens.completion, 0);
+    expect(session?.tokens).toEqual({ prompt, completion });
+    expect(prompt).toBeGreaterThan(0);
+    expect(steps[0]?.costUsd).toBeCloseTo((steps[0]!.tokens.prompt * 2.5 + steps[0]!.tokens.completion * 10) / 1e6, 10);
+    expect(session?.costUsd).toBeCloseTo(steps.reduce((sum, step) => sum + (step.costUsd ?? 0), 0), 10);
+  });
+
+  it('runs an action sequence in one step and skips the rest after a failure', async () => {
+    harness = await startHostHarness({
+      name: 'sequence',
+      steps: [
+        hostTo('xterm', 'type and save'),
+        app({
+          Function: '',
+          Status: 'CONTINUE',
+          Actions: [
+            { Function: 'click', Args: { x: 5, y: 5 } },
+            { Function: 'type_text', Args: { text: 'hello' } },
+            { Function: 'hotkey', Args: { keys: ['ctrl', 's'] } },
+          ],
+        }),
+        app({ Function: '', Status: 'FINISH' }),
+        hostFinish(),
+      ],
+    }, { deviceEnv: { DESKHAND_FAKE_DEVICE_FAIL_ON: 'type_text' } });
+    const { steps, sessionId } = await runRequest(harness.host, 'type and save');
+    expect(steps[1]).toMatchObject({ status: 'ERROR', actionText: "Click at (5, 5)\nType 'hello'\nPress ctrl+s" });
+    expect(steps[1]?.error).toMatch(/type_text failed on purpose \(1 later action\(s\) skipped\)/);
+    expect(harness.deviceActions().map((action) => action.tool)).toEqual(['focus_window', 'click']);
+    expect(harness.host.audit.list(sessionId).map((row) => `${row.tool}:${row.status}`)).toEqual([
+      'focus_window:success',
+      'click:success',
+      'type_text:failure',
+      'hotkey:skipped',
+    ]);
+  });
+
+  it('puts the user\'s own documents that match the request into the prompt', async () => {
+    const dataDir = workDir();
+    mkdirSync(join(dataDir, 'docs'));
+    writeFileSync(join(dataDir, 'docs', 'expenses.md'), 'Expense reports go to finance@example.com before Friday.\n\nUnrelated paragraph about lunch.');
+    harness = await startHostHarness({ name: 'docs', steps: [{ ...hostFinish(), expect: { contains: ['finance@example.com'], notContains: ['about lunch'] } }] }, { dataDir });
+    await runRequest(harness.host, 'where do expense reports go');
+    harness.model.assertDone();
   });
 });

@@ -20,6 +20,9 @@ const server = new McpServer({ name: 'fake-device', version: '0.0.0' });
 
 function recordAction(tool: string, args: Record<string, unknown>) {
   if (process.env.DESKHAND_FAKE_DEVICE_CRASH_ON === tool) process.exit(134);
+  if (process.env.DESKHAND_FAKE_DEVICE_FAIL_ON === tool) {
+    return { content: [{ type: 'text' as const, text: `${tool} failed on purpose` }], isError: true };
+  }
   if (log) appendFileSync(log, `${JSON.stringify({ tool, args })}\n`);
   return { content: [{ type: 'text' as const, text: `${tool} done` }] };
 }

@@ -39,6 +39,8 @@ export interface HarnessOptions {
   autoResponder?: AutoResponder;
   /** An existing data folder (to share a database between harnesses); a new temporary one by default. */
   dataDir?: string;
+  /** Model prices in US dollars per million tokens. */
+  prices?: { input: number; output: number };
 }
 
 /** A host in this process with the fake device client and the scripted model server. */
@@ -49,7 +51,16 @@ export async function startHostHarness(scenario: Scenario, options: HarnessOptio
   const events: HostEvent[] = [];
   const config = DeskhandConfig.parse({
     ...options.config,
-    models: { host: { baseUrl: model.baseUrl, model: 'scripted', maxRetries: 0, timeoutMs: 10_000 } },
+    models: {
+      host: {
+        baseUrl: model.baseUrl,
+        model: 'scripted',
+        maxRetries: 0,
+        timeoutMs: 10_000,
+        inputPricePerMTok: options.prices?.input ?? 0,
+        outputPricePerMTok: options.prices?.output ?? 0,
+      },
+    },
   });
   const build = (): Host => {
     const host = createHost({

@@ -1,6 +1,12 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import sharp from 'sharp';
+import type { DeviceConfig } from '../../src-main/device/config';
+import { deviceLaunchSpec } from '../../src-main/device/launch';
 
 /**
  * A private X display for desktop tests: Xvfb on a free display number, openbox as the window manager
@@ -236,4 +242,91 @@ export function startXterm(x: XDisplay, options: XtermOptions = {}): Promise<XPr
     cwd: options.cwd,
     env: { LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', HISTFILE: '/dev/null', PS1: '$ ', ...options.env },
   });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The device client on a test display, as the host runs it: a child process speaking MCP over stdio.
+
+export interface DeviceHandle {
+  client: Client;
+  /** The device client's process id. */
+  pid: number;
+  stderr: () => string;
+  call(name: string, args?: Record<string, unknown>, options?: { timeout?: number }): Promise<CallToolResult>;
+  /** Like call, but throws with the tool's message and the device log when the tool failed. */
+  callOk(name: string, args?: Record<string, unknown>, options?: { timeout?: number }): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+export interface DeviceOptions {
+  config?: Partial<DeviceConfig>;
+  /** Extra environment for the device client (and so for what it launches). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function startDevice(x: XDisplay, options: DeviceOptions = {}): Promise<DeviceHandle> {
+  const spec = deviceLaunchSpec({ root: process.cwd(), mode: 'source', env: { ...x.env, ...options.env }, config: options.config ?? {} });
+  const transport = new StdioClientTransport({ ...spec, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const client = new Client({ name: 'deskhand-test', version: '0.0.0' });
+  await client.connect(transport);
+  const pid = transport.pid;
+  if (pid === null) throw new Error('the device client has no pid');
+  const call = async (name: string, args: Record<string, unknown> = {}, opts: { timeout?: number } = {}): Promise<CallToolResult> =>
+    (await client.callTool({ name, arguments: args }, undefined, opts.timeout ? { timeout: opts.timeout } : {})) as CallToolResult;
+  return {
+    client,
+    pid,
+    stderr: () => stderr,
+    call,
+    async callOk(name, args = {}, opts = {}) {
+      const result = await call(name, args, opts);
+      if (result.isError) throw new Error(`${name} failed: ${textOf(result)}\n${stderr}`);
+      return result;
+    },
+    close: () => client.close(),
+  };
+}
+
+export function textOf(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+}
+
+/** The image of a screenshot result, decoded to raw RGB with its size. */
+export async function screenshotPixels(
+  result: CallToolResult,
+): Promise<{ data: Buffer; width: number; height: number; at: (x: number, y: number) => [number, number, number] }> {
+  const image = result.content.find((c) => c.type === 'image');
+  if (image?.type !== 'image') throw new Error('the result has no image');
+  const { data, info } = await sharp(Buffer.from(image.data, 'base64')).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return {
+    data,
+    width: info.width,
+    height: info.height,
+    at: (x, y) => {
+      const i = (y * info.width + x) * 3;
+      return [data[i] as number, data[i + 1] as number, data[i + 2] as number];
+    },
+  };
+}
+
+/** Polls `probe` until it returns a value (not undefined) or the time is up. */
+export async function eventually<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** Running, as opposed to gone or a zombie waiting to be reaped (Linux /proc). */
+export function processAlive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 }

@@ -1,0 +1,121 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
+
+/**
+ * A tiny MCP server standing in for a user's own server in tests: over stdio when run as a program
+ * (`node --import tsx tests/support/external-mcp-fixture.ts --stdio`), or over Streamable HTTP on
+ * 127.0.0.1 with a bearer token (startHttpFixture). Tools: echo, add, slow, pid, env_names, crash.
+ */
+
+export function createFixtureServer(label: string): McpServer {
+  const server = new McpServer({ name: `fixture-${label}`, version: '0.0.0' });
+  server.registerTool(
+    'echo',
+    { description: 'Returns the text.', inputSchema: { text: z.string() } },
+    async ({ text }) => ({ content: [{ type: 'text', text: `${label}: ${text}` }] }),
+  );
+  server.registerTool(
+    'add',
+    { description: 'Adds two numbers.', inputSchema: { a: z.number(), b: z.number() }, annotations: { readOnlyHint: true } },
+    async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }], structuredContent: { sum: a + b } }),
+  );
+  server.registerTool(
+    'slow',
+    { description: 'Waits ms milliseconds.', inputSchema: { ms: z.number() } },
+    async ({ ms }) => {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return { content: [{ type: 'text', text: `waited ${ms}` }] };
+    },
+  );
+  server.registerTool('pid', { description: 'The server process id.' }, async () => ({
+    content: [{ type: 'text', text: String(process.pid) }],
+  }));
+  server.registerTool('env_names', { description: 'Names of the environment variables.' }, async () => ({
+    content: [{ type: 'text', text: Object.keys(process.env).sort().join('\n') }],
+  }));
+  server.registerTool('fail', { description: 'Always fails.' }, async () => ({
+    content: [{ type: 'text', text: 'it failed on purpose' }],
+    isError: true,
+  }));
+  server.registerTool('crash', { description: 'Exits the process without answering.' }, async () => {
+    setImmediate(() => process.exit(1));
+    return new Promise(() => undefined);
+  });
+  return server;
+}
+
+export interface HttpFixture {
+  url: string;
+  /** Requests refused for a missing or wrong token. */
+  refused: () => number;
+  close(): Promise<void>;
+}
+
+function readBody(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (data += chunk));
+    req.on('end', () => {
+      try {
+        resolve(data ? JSON.parse(data) : undefined);
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+/** A stateless Streamable HTTP MCP server on 127.0.0.1 that requires `Authorization: Bearer <token>`. */
+export async function startHttpFixture(token: string, port = 0): Promise<HttpFixture> {
+  let refused = 0;
+  const httpServer: Server = createServer((req, res) => {
+    void (async () => {
+      if (req.headers.authorization !== `Bearer ${token}`) {
+        refused++;
+        res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }).end('{"error":"unauthorized"}');
+        return;
+      }
+      if (req.method !== 'POST') {
+        res.writeHead(405, { allow: 'POST' }).end();
+        return;
+      }
+      const server = createFixtureServer('http');
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, await readBody(req));
+    })().catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500).end(String(error));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(port, '127.0.0.1', resolve);
+  });
+  const bound = (httpServer.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${bound}/mcp`,
+    refused: () => refused,
+    close: () =>
+      new Promise<void>((resolve) => {
+        httpServer.closeAllConnections();
+        httpServer.close(() => resolve());
+      }),
+  };
+}
+
+// Run as a program: serve on stdio.
+if (process.argv.includes('--stdio') && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const server = createFixtureServer('stdio');
+  await server.connect(new StdioServerTransport());
+}

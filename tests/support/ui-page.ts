@@ -1,0 +1,59 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
+import type { FakeUiHost } from './fake-ui-host';
+
+export interface UiPage {
+  page: Page;
+  context: BrowserContext;
+  /** Uncaught exceptions and console errors the page had (CSP violations show up here). */
+  problems: string[];
+  close(): Promise<void>;
+}
+
+/** Opens the UI served by a fake host in a fresh context and waits until it is connected. */
+export async function openUi(
+  browser: Browser,
+  host: FakeUiHost,
+  options: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {},
+): Promise<UiPage> {
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1440, height: options.height ?? 900 },
+    colorScheme: options.colorScheme ?? 'light',
+    acceptDownloads: true,
+  });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  await page.goto(host.url);
+  // Connected: the first session.list arrives right after the socket opens.
+  await host.waitForCommand('session.list');
+  await page.getByRole('status').first().waitFor();
+  return { page, context, problems, close: () => context.close() };
+}
+
+/** Where UI tests put their screenshots (kept for people to look at; CI may upload the folder). */
+export const UI_SHOT_DIR = resolve('test-results/ui');
+
+/** Saves a PNG of the page and checks it is not blank (more than a handful of distinct colours). */
+export async function saveScreenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(UI_SHOT_DIR, { recursive: true });
+  const path = join(UI_SHOT_DIR, `${name}.png`);
+  // Dialogs, drawers and buttons fade and slide: picture the settled page.
+  await page.evaluate(() =>
+    Promise.race([
+      Promise.all(document.getAnimations().map((animation) => animation.finished.catch(() => undefined))),
+      new Promise((done) => setTimeout(done, 2_000)),
+    ]),
+  );
+  const png = await page.screenshot({ path, fullPage: false });
+  const { data, info } = await sharp(png).resize(160, 100, { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true });
+  const colours = new Set<number>();
+  for (let i = 0; i < data.length; i += info.channels) colours.add(((data[i] ?? 0) << 16) | ((data[i + 1] ?? 0) << 8) | (data[i + 2] ?? 0));
+  if (colours.size < 8) throw new Error(`${path} looks blank (${colours.size} colours)`);
+  return path;
+}
