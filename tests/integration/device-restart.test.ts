@@ -1,0 +1,36 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
+
+const { app, hostTo, host } = replies;
+
+let harness: HostHarness | null = null;
+afterEach(async () => {
+  await harness?.close();
+  harness = null;
+});
+
+describe('the device client dies mid-run', () => {
+  it('records an ERROR step, starts a new device client, and the session goes on', async () => {
+    harness = await startHostHarness(
+      {
+        name: 'crash',
+        steps: [
+          hostTo('xterm', 'press enter'),
+          app({ Function: 'hotkey', Args: { keys: ['enter'] }, Status: 'CONTINUE' }),
+          { ...app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' }), expect: { contains: ['Your last step failed'] } },
+          app({ Function: '', Status: 'FINISH', Comment: 'recovered' }),
+          host({ Status: 'FINISH', Comment: 'done' }),
+        ],
+      },
+      // The stand-in device exits (as an X error would abort it) when asked to press a key.
+      { deviceEnv: { DESKHAND_FAKE_DEVICE_CRASH_ON: 'hotkey' } },
+    );
+    const { outcome, steps } = await runRequest(harness.host, 'press enter');
+    expect(outcome).toEqual({ status: 'finished', result: 'done' });
+    expect(steps[1]).toMatchObject({ status: 'ERROR', actionText: 'Press enter' });
+    expect(steps[1]?.error).toMatch(/hotkey failed: .*(closed|exit)/i);
+    // The next step had a fresh device client: its screenshot and action went through.
+    expect(steps[2]).toMatchObject({ status: 'CONTINUE', result: 'wait done' });
+    expect(steps[2]?.screenshot).not.toBeNull();
+  });
+});
