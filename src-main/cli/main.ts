@@ -1,5 +1,6 @@
-import { configFromEnv, NO_MODEL_MESSAGE } from '../host/config';
+import { NO_MODEL_MESSAGE } from '../host/config';
 import { createHost } from '../host/create-host';
+import { openSettings } from '../host/open-settings';
 import { defaultDataDir } from '../host/paths';
 import type { SessionStatus } from '../protocol';
 import { parseCliArgs, USAGE, type CliRun } from './args';
@@ -19,12 +20,14 @@ async function main(argv: string[]): Promise<number> {
     console.error(`deskhand: ${(error as Error).message}\n\n${USAGE}`);
     return 2;
   }
-  const config = configFromEnv(process.env);
+  const dataDir = defaultDataDir(process.env);
+  const settings = await openSettings(dataDir, process.env);
+  const config = settings.config();
   if (!config.models.host) {
     console.error(`deskhand: ${NO_MODEL_MESSAGE}`);
     return 2;
   }
-  const host = createHost({ dataDir: defaultDataDir(process.env), config, autoResponder: cliResponder(run) });
+  const host = createHost({ dataDir, config, apiKey: (profile) => settings.apiKey(profile), autoResponder: cliResponder(run) });
   const unsubscribe = host.sessions.subscribe(line);
   let stopping = false;
   const stopOnSignal = (): void => {

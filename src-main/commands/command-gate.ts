@@ -40,10 +40,15 @@ export class ApprovalRequiredError extends Error {}
 export class CommandGate {
   constructor(
     private readonly dispatcher: Dispatcher,
-    private readonly policy: SafetyEvaluator,
+    private policy: SafetyEvaluator,
     private readonly audit: AuditSink,
     private readonly isTrusted: (toolName: string) => boolean = () => true,
   ) {}
+
+  /** New settings: later authorisations follow the new policy. */
+  setPolicy(policy: SafetyEvaluator): void {
+    this.policy = policy;
+  }
 
   authorize(commands: readonly Command[], controlText: string, modelStatus: string): Authorization {
     let decision: SafetyDecision = 'allow';

@@ -1,14 +1,20 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Stream } from 'node:stream';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { isToolName } from '../device/contract';
 import type { DeviceLaunchSpec } from '../device/launch';
 import { HOST_MARGIN_MS, toolTimeoutMs } from '../device/timeouts';
 
+/** Another way to reach the device client (the Electron shell's utility process); stdio by default. */
+export type DeviceTransportFactory = () => Transport & { readonly stderr?: Stream | null };
+
 export interface DeviceConnectionOptions {
   /** From deviceLaunchSpec: command, arguments, and an environment already stripped of secrets. */
   launch: DeviceLaunchSpec;
+  createTransport?: DeviceTransportFactory;
   /** For tools the device contract does not know (none yet; external tools later). */
   defaultTimeoutMs: number;
   /** Lines the device client writes to stderr (its log). */
@@ -61,7 +67,7 @@ export class DeviceConnection {
   }
 
   private async start(): Promise<Client> {
-    const transport = new StdioClientTransport({ ...this.options.launch, stderr: 'pipe' });
+    const transport = this.options.createTransport?.() ?? new StdioClientTransport({ ...this.options.launch, stderr: 'pipe' });
     let stderrTail = '';
     transport.stderr?.on('data', (chunk: Buffer) => {
       const text = chunk.toString('utf8');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ModelWithPrices } from '../agents/runtime';
 import { AuditStore } from '../commands/audit-store';
 import { CommandGate } from '../commands/command-gate';
-import { DeviceConnection } from '../commands/device-connection';
+import { DeviceConnection, type DeviceTransportFactory } from '../commands/device-connection';
 import { Dispatcher } from '../commands/dispatcher';
 import { SafetyPolicy } from '../commands/safety-policy';
 import { deviceLaunchSpec, type DeviceLaunchSpec } from '../device/launch';
@@ -28,11 +28,17 @@ export interface HostOptions {
   env?: NodeJS.ProcessEnv;
   /** Replaces the real device client (tests use a stand-in). */
   deviceLaunch?: DeviceLaunchSpec;
+  /** Reaches the device client another way (the Electron shell: a utility process). */
+  deviceTransport?: DeviceTransportFactory;
+  /** better-sqlite3 built for another ABI (Electron's). */
+  sqliteNativeBinding?: string;
   /** The API key per model profile ('host', 'app'); by default OPENAI_API_KEY from the environment. */
   apiKey?: (profile: 'host' | 'app') => string | null;
   /** Answers questions and approvals without a person (the CLI). */
   autoResponder?: AutoResponder;
   settings?: SettingsHandler;
+  /** Settings changed while running (from the Settings form): the next round uses them. */
+  watchConfig?: (listener: (config: DeskhandConfig) => void) => void;
 }
 
 export interface Host {
@@ -52,12 +58,13 @@ const HIDDEN_TOOLS = new Set(['screenshot', 'list_windows', 'list_displays', 'po
 
 /** The composition root: the one place that builds the host core from its parts. */
 export function createHost(options: HostOptions): Host {
-  const { config, dataDir } = options;
+  const { dataDir } = options;
+  let config = options.config;
   mkdirSync(dataDir, { recursive: true });
   // Checked now, so a broken prompt file or safety rule stops start-up with a clear message.
   const prompts = loadPromptLibrary(promptsDir());
   const policy = new SafetyPolicy(config.safety);
-  const db: Db = openDatabase(join(dataDir, 'deskhand.sqlite'));
+  const db: Db = openDatabase(join(dataDir, 'deskhand.sqlite'), { nativeBinding: options.sqliteNativeBinding });
   const store = new SessionStore(db, config.limits.maxStepsPerRound);
   const interactions = new InteractionStore(db);
   const audit = new AuditStore(db);
@@ -77,11 +84,20 @@ export function createHost(options: HostOptions): Host {
           maxEdge: config.device.screenshotMaxLongEdge,
         },
       }),
+    createTransport: options.deviceTransport,
     defaultTimeoutMs: config.device.toolTimeoutMs,
     onLog: (line) => console.error(`[device] ${line}`),
   });
   const dispatcher = new Dispatcher(device);
   const gate = new CommandGate(dispatcher, policy, audit);
+  options.watchConfig?.((next) => {
+    try {
+      gate.setPolicy(new SafetyPolicy(next.safety));
+      config = next;
+    } catch (error) {
+      console.error(`[deskhand] the new settings were not applied: ${(error as Error).message}`);
+    }
+  });
   const apiKey = options.apiKey ?? (() => apiKeyFromEnv(options.env));
 
   const client = (profile: ModelProfile, key: string | null): ModelWithPrices => ({
@@ -90,9 +106,9 @@ export function createHost(options: HostOptions): Host {
     outputPricePerMTok: profile.outputPricePerMTok,
   });
 
-  let sessions: SessionService;
+  // The broker's events go out through the session service, built just below (the closure runs later).
   const broker = new InteractionBroker(interactions, (event) => sessions.emit(event), options.autoResponder ?? null);
-  sessions = new SessionService({
+  const sessions = new SessionService({
     store,
     blackboards: new BlackboardStore(db),
     interactions,
@@ -102,7 +118,9 @@ export function createHost(options: HostOptions): Host {
     broker,
     prompts,
     docs: new LocalDocsRetriever(join(dataDir, 'docs')),
-    config,
+    get config() {
+      return config;
+    },
     settings: options.settings ?? null,
     models() {
       const host = config.models.host;

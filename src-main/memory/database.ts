@@ -7,8 +7,9 @@ export type Db = Database.Database;
  * Opens (or creates) the Deskhand database: WAL so readers never block the step writer, foreign keys
  * on, and every pending migration applied in its own transaction.
  */
-export function openDatabase(file: string): Db {
-  const db = new Database(file);
+export function openDatabase(file: string, options: { nativeBinding?: string } = {}): Db {
+  // The Electron shell passes better-sqlite3 built for Electron's ABI; Node uses the installed one.
+  const db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');

@@ -50,8 +50,14 @@ export class SessionService {
   private readonly listeners = new Set<Listener>();
   private readonly active = new Map<string, ActiveSession>();
   private runningSession: ActiveSession | null = null;
+  private readonly sessionDeps: SessionDeps;
 
-  constructor(private readonly deps: SessionServiceDeps) {}
+  constructor(private readonly deps: SessionServiceDeps) {
+    // A getter, not a copy: settings changed while Deskhand runs apply from the next round on.
+    this.sessionDeps = Object.defineProperty({ ...deps, emit: (event: HostEvent) => this.emit(event) }, 'config', {
+      get: () => deps.config,
+    });
+  }
 
   subscribe(listener: Listener): () => void {
     this.listeners.add(listener);
@@ -201,7 +207,7 @@ export class SessionService {
     let live = this.active.get(session.id);
     if (!live) {
       if (session.status === 'interrupted') this.deps.interactions.cancelOpen(session.id);
-      live = new ActiveSession({ ...this.deps, emit: (event) => this.emit(event) }, session);
+      live = new ActiveSession(this.sessionDeps, session);
       this.active.set(session.id, live);
     }
     return live;

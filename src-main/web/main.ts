@@ -1,5 +1,5 @@
-import { configFromEnv } from '../host/config';
 import { createHost } from '../host/create-host';
+import { openSettings } from '../host/open-settings';
 import { defaultDataDir, rendererDir } from '../host/paths';
 import { newToken } from './auth';
 import { startWebServer } from './web-server';
@@ -12,8 +12,16 @@ function portFromEnv(raw: string | undefined): number {
 }
 
 async function main(): Promise<void> {
-  const config = configFromEnv(process.env);
-  const host = createHost({ dataDir: defaultDataDir(process.env), config });
+  const dataDir = defaultDataDir(process.env);
+  const settings = await openSettings(dataDir, process.env);
+  const config = settings.config();
+  const host = createHost({
+    dataDir,
+    config,
+    apiKey: (profile) => settings.apiKey(profile),
+    settings: settings.handler(),
+    watchConfig: (listener) => settings.onChange(listener),
+  });
   const server = await startWebServer({
     host,
     rendererDir: rendererDir(),

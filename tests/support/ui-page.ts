@@ -16,13 +16,14 @@ export interface UiPage {
 export async function openUi(
   browser: Browser,
   host: FakeUiHost,
-  options: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {},
+  options: { colorScheme?: 'light' | 'dark'; width?: number; height?: number; initScript?: string } = {},
 ): Promise<UiPage> {
   const context = await browser.newContext({
     viewport: { width: options.width ?? 1440, height: options.height ?? 900 },
     colorScheme: options.colorScheme ?? 'light',
     acceptDownloads: true,
   });
+  if (options.initScript) await context.addInitScript(options.initScript);
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
@@ -44,12 +45,10 @@ export async function saveScreenshot(page: Page, name: string): Promise<string> 
   mkdirSync(UI_SHOT_DIR, { recursive: true });
   const path = join(UI_SHOT_DIR, `${name}.png`);
   // Dialogs, drawers and buttons fade and slide: picture the settled page.
-  await page.evaluate(() =>
-    Promise.race([
-      Promise.all(document.getAnimations().map((animation) => animation.finished.catch(() => undefined))),
-      new Promise((done) => setTimeout(done, 2_000)),
-    ]),
-  );
+  await page.evaluate(`Promise.race([
+    Promise.all(document.getAnimations().map((animation) => animation.finished.catch(() => undefined))),
+    new Promise((done) => setTimeout(done, 2000)),
+  ])`);
   const png = await page.screenshot({ path, fullPage: false });
   const { data, info } = await sharp(png).resize(160, 100, { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true });
   const colours = new Set<number>();

@@ -13,7 +13,17 @@ function tempDb(): string {
 }
 
 const step = (overrides: Partial<NewStep> = {}): NewStep => ({
+  round: 0,
   agent: 'AppAgent',
+  target: 'Terminal',
+  subtask: 'type',
+  plan: [],
+  comment: '',
+  promptText: null,
+  annotated: null,
+  phaseMs: { DATA_COLLECTION: 1 },
+  costUsd: null,
+  approvedBy: 'policy',
   status: 'CONTINUE',
   observation: 'o',
   thought: 't',

@@ -1,0 +1,61 @@
+/**
+ * The desktop app's log: `main.log` in Electron's logs folder (Linux ~/.config/Deskhand/logs, macOS
+ * ~/Library/Logs/Deskhand, Windows %APPDATA%\Deskhand\logs), one line per message with a time stamp,
+ * rotated to `main.old.log` at 5 MB. Console output keeps going to the terminal as well.
+ */
+import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { format } from 'node:util';
+
+export const LOG_FILE = 'main.log';
+const MAX_BYTES = 5 * 1024 * 1024;
+
+export interface FileLog {
+  readonly path: string;
+  write(level: 'info' | 'warn' | 'error', message: string): void;
+}
+
+export function createFileLog(dir: string, maxBytes = MAX_BYTES): FileLog {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, LOG_FILE);
+  let size = (() => {
+    try {
+      return statSync(path).size;
+    } catch {
+      return 0;
+    }
+  })();
+  return {
+    path,
+    write(level, message) {
+      const line = `${new Date().toISOString()} ${level.toUpperCase()} ${message.replace(/\n(?!$)/g, '\n    ')}\n`;
+      try {
+        if (size + line.length > maxBytes) {
+          renameSync(path, join(dir, 'main.old.log'));
+          size = 0;
+        }
+        appendFileSync(path, line, { mode: 0o600 });
+        size += Buffer.byteLength(line);
+      } catch {
+        // A full disk or a read-only folder must not stop the app; the terminal still has the line.
+      }
+    },
+  };
+}
+
+/** Copies console.log/warn/error into the log file (the host logs through console). */
+export function teeConsole(log: FileLog): void {
+  const levels = [
+    ['log', 'info'],
+    ['info', 'info'],
+    ['warn', 'warn'],
+    ['error', 'error'],
+  ] as const;
+  for (const [method, level] of levels) {
+    const original = console[method].bind(console);
+    console[method] = (...args: unknown[]) => {
+      original(...args);
+      log.write(level, format(...args));
+    };
+  }
+}

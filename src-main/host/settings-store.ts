@@ -1,0 +1,294 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import type { SettingsView } from '../protocol';
+import { CommandError, type SettingsHandler } from '../session/session-service';
+import { configFromEnv, DeskhandConfig } from './config';
+import { SecretName, type SecretStorageKind, secretStorageNote, type SecretStore } from './secrets';
+
+/**
+ * User settings: what the user changed in Settings, as JSON in the data folder, merged over the
+ * environment's configuration (`configFromEnv`), which is merged over the schema's defaults.
+ *
+ * The file holds only what differs from the environment, by whole values two levels deep (a section's
+ * field, or a whole model profile), so a later change of OPENAI_BASE_URL still applies to whatever the
+ * user did not override, and a profile is never stored half.
+ *
+ * API keys never pass through here: `DeskhandConfig` has no field for them (unknown fields are dropped
+ * when values are parsed), and `applySettings` hands them to the secret store, write-only.
+ */
+
+export const SETTINGS_FILE_NAME = 'settings.json';
+
+export interface FieldError {
+  /** Dotted path into the settings, e.g. `models.host.baseUrl`, or `secrets.host` for a key. */
+  path: string;
+  message: string;
+}
+
+export type ApplyResult = { ok: true; view: SettingsView } | { ok: false; errors: FieldError[] };
+
+type Json = Record<string, unknown>;
+
+function isPlainObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Objects merge key by key; anything else (arrays, null, scalars) replaces. `over` wins. */
+export function deepMerge(base: unknown, over: unknown): unknown {
+  if (over === undefined) return base;
+  if (!isPlainObject(base) || !isPlainObject(over)) return over;
+  const result: Json = { ...base };
+  for (const [key, value] of Object.entries(over)) result[key] = deepMerge(base[key], value);
+  return result;
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * What in `values` differs from `base`: top-level sections are compared field by field; a field's
+ * value (a whole model profile, a list, a number) is kept whole. Sections that are not objects in the
+ * schema (`mcpServers`) are kept whole too.
+ */
+export function overridesOf(base: Json, values: Json): Json {
+  const result: Json = {};
+  for (const [section, value] of Object.entries(values)) {
+    const baseSection = base[section];
+    if (isPlainObject(value) && isPlainObject(baseSection)) {
+      const changed: Json = {};
+      for (const [key, field] of Object.entries(value)) {
+        if (!deepEqual(field, baseSection[key])) changed[key] = field;
+      }
+      if (Object.keys(changed).length > 0) result[section] = changed;
+    } else if (!deepEqual(value, baseSection)) {
+      result[section] = value;
+    }
+  }
+  return result;
+}
+
+function fieldErrors(error: z.ZodError, prefix = ''): FieldError[] {
+  return error.issues.map((issue) => ({
+    path: prefix + issue.path.map(String).join('.'),
+    message: issue.message,
+  }));
+}
+
+export type JsonFileResult<T> = { value: T; problem: null } | { value: null; problem: string | null };
+
+/**
+ * Reads a JSON file and checks it with a zod schema. Missing: `{ value: null, problem: null }`.
+ * Unreadable or invalid: the file is moved aside to `<name>.bad` (replacing an older one) and the
+ * problem is described, so the caller can fall back to defaults and say why.
+ */
+export function readValidatedJson<T>(path: string, schema: z.ZodType<T>): JsonFileResult<T> {
+  if (!existsSync(path)) return { value: null, problem: null };
+  let problem: string;
+  try {
+    const parsed = schema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+    if (parsed.success) return { value: parsed.data, problem: null };
+    problem = fieldErrors(parsed.error)
+      .map((error) => `${error.path || '(top level)'}: ${error.message}`)
+      .join('; ');
+  } catch (error) {
+    problem = error instanceof SyntaxError ? `not valid JSON (${error.message})` : (error as Error).message;
+  }
+  const aside = `${path}.bad`;
+  try {
+    renameSync(path, aside);
+    return { value: null, problem: `${path} is damaged (${problem}); it was kept as ${aside} and defaults are used` };
+  } catch (error) {
+    return { value: null, problem: `${path} is damaged (${problem}) and could not be moved aside: ${(error as Error).message}` };
+  }
+}
+
+/** Writes JSON atomically (temporary file + rename), creating the folder. */
+export function writeJsonAtomic(path: string, value: unknown, mode = 0o600): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const temp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`, { mode });
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/** The model profiles a key can be set for: the keys of `models` in the schema. */
+export const MODEL_PROFILES = Object.keys(DeskhandConfig.shape.models.unwrap().shape) as Array<
+  keyof DeskhandConfig['models']
+>;
+
+/** The settings form's JSON Schema (what the form accepts, defaults included). */
+export function settingsSchema(): Json {
+  return z.toJSONSchema(DeskhandConfig, { io: 'input', unrepresentable: 'any' }) as Json;
+}
+
+export interface SettingsStoreOptions {
+  dataDir: string;
+  env?: NodeJS.ProcessEnv;
+  secrets: SecretStore;
+  /** Where keys entered in Settings go, for the note on the settings page. */
+  secretStorage: SecretStorageKind;
+  /** Told once about a damaged settings file; default: console.error. */
+  onWarning?: (message: string) => void;
+}
+
+export class SettingsStore {
+  readonly path: string;
+  /** Why the saved settings were not used at start-up (damaged file), or null. */
+  readonly loadProblem: string | null;
+  private readonly base: DeskhandConfig;
+  private overrides: Json;
+  private current: DeskhandConfig;
+  private readonly listeners = new Set<(config: DeskhandConfig) => void>();
+  /** API keys per profile as last read from the secret store, for the host's synchronous lookups. */
+  private readonly keys = new Map<string, string | null>();
+
+  /** Opens the settings and reads the API keys once (`apiKey` answers from memory afterwards). */
+  static async open(options: SettingsStoreOptions): Promise<SettingsStore> {
+    const store = new SettingsStore(options);
+    await store.reloadKeys();
+    return store;
+  }
+
+  constructor(private readonly options: SettingsStoreOptions) {
+    this.path = join(options.dataDir, SETTINGS_FILE_NAME);
+    this.base = configFromEnv(options.env ?? process.env);
+    const read = readValidatedJson(this.path, this.fileSchema());
+    this.loadProblem = read.problem;
+    if (read.problem) (options.onWarning ?? ((message) => console.error(`[deskhand] ${message}`)))(read.problem);
+    this.overrides = read.value ?? {};
+    this.current = DeskhandConfig.parse(deepMerge(this.base, this.overrides));
+  }
+
+  /** The configuration in effect: defaults < environment < settings. */
+  config(): DeskhandConfig {
+    return this.current;
+  }
+
+  /** What the user changed (the file's content). */
+  overridesSaved(): Json {
+    return structuredClone(this.overrides);
+  }
+
+  /**
+   * The key for a model profile (a saved key, else the environment's), for `HostOptions.apiKey`. Read
+   * at `open` and after every change made through `applySettings`.
+   */
+  apiKey(profile: string): string | null {
+    return this.keys.get(profile) ?? null;
+  }
+
+  async reloadKeys(): Promise<void> {
+    for (const profile of MODEL_PROFILES) this.keys.set(profile, await this.options.secrets.get(profile));
+  }
+
+  /**
+   * The host's handler for settings.get / settings.set. Invalid values or keys are refused with a
+   * bad_message error that lists each field and its message.
+   */
+  handler(): SettingsHandler {
+    return {
+      get: () => this.settingsView(),
+      set: async (values, secrets) => {
+        const result = await this.applySettings(values, secrets ?? {});
+        if (!result.ok) {
+          throw new CommandError('bad_message', result.errors.map((error) => `${error.path || 'settings'}: ${error.message}`).join('; '));
+        }
+        return result.view;
+      },
+    };
+  }
+
+  onChange(listener: (config: DeskhandConfig) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The settings page: schema, values in effect, and per profile whether a key is set (never the key). */
+  async settingsView(): Promise<SettingsView> {
+    const secrets: SettingsView['secrets'] = {};
+    for (const profile of MODEL_PROFILES) {
+      const status = await this.options.secrets.status(profile);
+      secrets[profile] = { set: status.set, protected: status.protected };
+    }
+    const notes = [secretStorageNote(this.options.secretStorage)];
+    if (this.loadProblem) notes.unshift(`Saved settings were not used: ${this.loadProblem}.`);
+    const schema = settingsSchema();
+    return {
+      schema: { ...schema, description: notes.join(' ') },
+      uischema: {
+        type: 'VerticalLayout',
+        elements: [
+          ...notes.map((text) => ({ type: 'Label', text })),
+          ...Object.keys(schema.properties as Json).map((key) => ({ type: 'Control', scope: `#/properties/${key}` })),
+        ],
+      },
+      values: structuredClone(this.current) as Json,
+      secrets,
+    };
+  }
+
+  /**
+   * Checks and saves new values (merged over the current ones, so a partial object is fine) and API
+   * keys (`secrets`: profile -> key; an empty string removes the saved key). Nothing is saved unless
+   * everything is valid; errors name the field and carry the schema's message.
+   */
+  async applySettings(values: Json, secrets: Record<string, string> = {}): Promise<ApplyResult> {
+    const errors: FieldError[] = [];
+    const parsed = DeskhandConfig.safeParse(deepMerge(structuredClone(this.current), values));
+    if (!parsed.success) errors.push(...fieldErrors(parsed.error));
+
+    const secretEntries = Object.entries(secrets);
+    for (const [name, value] of secretEntries) {
+      if (!SecretName.safeParse(name).success || !(MODEL_PROFILES as string[]).includes(name)) {
+        errors.push({ path: `secrets.${name}`, message: `no model profile is called '${name}' (${MODEL_PROFILES.join(', ')})` });
+      } else if (value !== value.trim() || /\s/.test(value)) {
+        errors.push({ path: `secrets.${name}`, message: 'an API key has no spaces or line breaks' });
+      } else if (value.length > 500) {
+        errors.push({ path: `secrets.${name}`, message: 'an API key is at most 500 characters' });
+      }
+    }
+    if (!this.options.secrets.writable && secretEntries.length > 0) {
+      errors.push({ path: `secrets.${secretEntries[0]?.[0]}`, message: 'API keys cannot be changed here' });
+    }
+    if (errors.length > 0 || !parsed.success) return { ok: false, errors };
+
+    for (const [name, value] of secretEntries) {
+      try {
+        if (value === '') await this.options.secrets.delete(name);
+        else await this.options.secrets.set(name, value);
+      } catch (error) {
+        errors.push({ path: `secrets.${name}`, message: (error as Error).message });
+      }
+    }
+    if (secretEntries.length > 0) await this.reloadKeys();
+    if (errors.length > 0) return { ok: false, errors };
+
+    const overrides = overridesOf(this.base as unknown as Json, parsed.data as unknown as Json);
+    if (!deepEqual(overrides, this.overrides)) {
+      writeJsonAtomic(this.path, overrides);
+      this.overrides = overrides;
+    }
+    const changed = !deepEqual(parsed.data, this.current);
+    this.current = parsed.data;
+    if (changed) for (const listener of this.listeners) listener(this.current);
+    return { ok: true, view: await this.settingsView() };
+  }
+
+  /** A file is valid when it is an object whose merge over the environment's config is valid. */
+  private fileSchema(): z.ZodType<Json> {
+    return z
+      .record(z.string(), z.unknown())
+      .superRefine((value, ctx) => {
+        const merged = DeskhandConfig.safeParse(deepMerge(this.base, value));
+        if (!merged.success) {
+          for (const issue of merged.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+        }
+      });
+  }
+}

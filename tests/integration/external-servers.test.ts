@@ -1,0 +1,208 @@
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ExternalServers, ExternalToolError, splitToolName } from '../../src-main/commands/external-servers';
+import type { ExternalMcpServer } from '../../src-main/host/config';
+import { startHttpFixture, type HttpFixture } from '../support/external-mcp-fixture';
+
+/**
+ * External MCP servers from settings, against real servers: the fixture as a stdio program and over
+ * Streamable HTTP on 127.0.0.1 with a bearer token.
+ */
+
+const FIXTURE = join(process.cwd(), 'tests/support/external-mcp-fixture.ts');
+
+function stdioServer(name: string, trusted = false): ExternalMcpServer {
+  return { name, transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', FIXTURE, '--stdio'], trusted };
+}
+
+function textOf(result: { content: { type: string; text?: string }[] }): string {
+  return result.content.map((c) => c.text ?? '').join('\n');
+}
+
+describe('external MCP servers over stdio', () => {
+  let servers: ExternalServers;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    servers = new ExternalServers({
+      servers: [stdioServer('local', true), stdioServer('other')],
+      env: { ...process.env, OPENAI_API_KEY: 'sk-should-not-leak', MY_TOKEN: 't', HARMLESS: '1' },
+      callTimeoutMs: 5_000,
+      onLog: (server, line) => logs.push(`${server}: ${line}`),
+    });
+    const status = await servers.start();
+    expect(status.map((s) => [s.name, s.connected, s.error])).toEqual([
+      ['local', true, null],
+      ['other', true, null],
+    ]);
+  });
+
+  afterAll(async () => {
+    await servers?.close();
+  });
+
+  it('lists every server\'s tools prefixed with the server name', async () => {
+    const tools = await servers.tools();
+    const names = tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['local.echo', 'local.add', 'other.echo', 'other.crash']));
+    const add = tools.find((t) => t.name === 'local.add');
+    expect(add).toMatchObject({ server: 'local', toolName: 'add', trusted: true, annotations: { readOnlyHint: true } });
+    expect(add?.inputSchema.properties).toHaveProperty('a');
+    expect(tools.find((t) => t.name === 'other.add')?.trusted).toBe(false);
+  });
+
+  it('says which tools are trusted', () => {
+    expect(servers.isTrusted('local.echo')).toBe(true);
+    expect(servers.isTrusted('other.echo')).toBe(false);
+    expect(servers.isTrusted('click')).toBe(false);
+    expect(servers.isTrusted('nosuch.echo')).toBe(false);
+    expect(servers.handles('other.anything')).toBe(true);
+    expect(servers.handles('click')).toBe(false);
+    expect(splitToolName('a.b.c')).toEqual(['a', 'b.c']);
+  });
+
+  it('calls tools on the right server', async () => {
+    expect(textOf(await servers.callTool('local.echo', { text: 'hi' }))).toBe('stdio: hi');
+    const sum = await servers.callTool('other.add', { a: 2, b: 3 });
+    expect(sum.structuredContent).toEqual({ sum: 5 });
+    const failed = await servers.callTool('local.fail', {});
+    expect(failed.isError).toBe(true);
+  });
+
+  it('refuses unknown servers and tools with the names it knows', async () => {
+    await expect(servers.callTool('nosuch.echo', {})).rejects.toThrow(/unknown tool "nosuch.echo".*servers: local, other/);
+    await expect(servers.callTool('local.nosuch', {})).rejects.toThrow(/has no tool "nosuch"; its tools: .*echo/);
+  });
+
+  it('passes the environment on without secrets', async () => {
+    const names = textOf(await servers.callTool('local.env_names', {})).split('\n');
+    expect(names).toContain('HARMLESS');
+    expect(names).not.toContain('OPENAI_API_KEY');
+    expect(names).not.toContain('MY_TOKEN');
+  });
+
+  it('times a slow call out and keeps working', async () => {
+    const quick = new ExternalServers({ servers: [stdioServer('quick')], callTimeoutMs: 300 });
+    try {
+      await quick.start();
+      const started = Date.now();
+      await expect(quick.callTool('quick.slow', { ms: 5_000 })).rejects.toThrow(/timed out/i);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(textOf(await quick.callTool('quick.echo', { text: 'still here' }))).toBe('stdio: still here');
+    } finally {
+      await quick.close();
+    }
+  });
+
+  it('reconnects after the server process dies; the call in flight fails', async () => {
+    const pidBefore = textOf(await servers.callTool('other.pid', {}));
+    await expect(servers.callTool('other.crash', {})).rejects.toThrow(ExternalToolError);
+    expect(servers.status().find((s) => s.name === 'other')?.connected).toBe(false);
+    const pidAfter = textOf(await servers.callTool('other.pid', {}));
+    expect(pidAfter).not.toBe(pidBefore);
+    expect(servers.status().find((s) => s.name === 'other')).toMatchObject({ connected: true, error: null });
+    // The other server was not disturbed.
+    expect(textOf(await servers.callTool('local.echo', { text: 'ok' }))).toBe('stdio: ok');
+  });
+
+  it('reports a server that cannot start, without blocking the others', async () => {
+    const mixed = new ExternalServers({
+      servers: [{ name: 'broken', transport: 'stdio', command: '/nonexistent/mcp-server', args: [], trusted: false }, stdioServer('fine')],
+      connectTimeoutMs: 5_000,
+    });
+    try {
+      const status = await mixed.start();
+      expect(status.find((s) => s.name === 'fine')?.connected).toBe(true);
+      const broken = status.find((s) => s.name === 'broken');
+      expect(broken?.connected).toBe(false);
+      expect(broken?.error).toMatch(/cannot connect to the MCP server broken/);
+      expect((await mixed.tools()).every((t) => t.server === 'fine')).toBe(true);
+      await expect(mixed.callTool('broken.echo', {})).rejects.toThrow(/cannot connect to the MCP server broken/);
+    } finally {
+      await mixed.close();
+    }
+  });
+
+  it('rejects two servers with the same name', () => {
+    expect(() => new ExternalServers({ servers: [stdioServer('dup'), stdioServer('dup')] })).toThrow(/two MCP servers are named "dup"/);
+  });
+});
+
+describe('external MCP servers over Streamable HTTP with a token', () => {
+  let fixture: HttpFixture;
+  let servers: ExternalServers | null = null;
+  const secrets: Record<string, string> = { 'mcp-token': 'right-token', 'wrong-token': 'nope' };
+  const getSecret = (name: string): string | null => secrets[name] ?? null;
+
+  beforeAll(async () => {
+    fixture = await startHttpFixture('right-token');
+  });
+
+  afterEach(async () => {
+    await servers?.close();
+    servers = null;
+  });
+
+  afterAll(async () => {
+    await fixture?.close();
+  });
+
+  it('connects with the token from the secret store and calls tools', async () => {
+    servers = new ExternalServers({
+      servers: [{ name: 'remote', transport: 'http', url: fixture.url, tokenSecret: 'mcp-token', trusted: false }],
+      getSecret,
+    });
+    const [status] = await servers.start();
+    expect(status).toMatchObject({ name: 'remote', transport: 'http', connected: true, error: null });
+    expect((await servers.tools()).map((t) => t.name)).toEqual(expect.arrayContaining(['remote.echo', 'remote.add']));
+    expect(textOf(await servers.callTool('remote.echo', { text: 'over http' }))).toBe('http: over http');
+    expect(servers.isTrusted('remote.echo')).toBe(false);
+  });
+
+  it('is refused with a wrong token, and says so', async () => {
+    const refusedBefore = fixture.refused();
+    servers = new ExternalServers({
+      servers: [{ name: 'remote', transport: 'http', url: fixture.url, tokenSecret: 'wrong-token', trusted: false }],
+      getSecret,
+    });
+    const [status] = await servers.start();
+    expect(status?.connected).toBe(false);
+    expect(status?.error).toMatch(/cannot connect to the MCP server remote/);
+    expect(status?.error).toMatch(/401|unauthori[sz]ed/i);
+    expect(fixture.refused()).toBeGreaterThan(refusedBefore);
+    await expect(servers.callTool('remote.echo', { text: 'x' })).rejects.toThrow(ExternalToolError);
+  });
+
+  it('is refused without a token, and names a missing secret', async () => {
+    servers = new ExternalServers({
+      servers: [
+        { name: 'bare', transport: 'http', url: fixture.url, trusted: false },
+        { name: 'unset', transport: 'http', url: fixture.url, tokenSecret: 'not-there', trusted: false },
+      ],
+      getSecret,
+    });
+    const status = await servers.start();
+    expect(status[0]?.error).toMatch(/401|unauthori[sz]ed/i);
+    expect(status[1]?.error).toMatch(/the secret "not-there" holding the token for unset is not set/);
+  });
+
+  it('fails a call while the HTTP server is away, and reconnects when it is back', async () => {
+    let second = await startHttpFixture('right-token');
+    const port = Number(new URL(second.url).port);
+    servers = new ExternalServers({
+      servers: [{ name: 'flaky', transport: 'http', url: second.url, tokenSecret: 'mcp-token', trusted: true }],
+      getSecret,
+      callTimeoutMs: 3_000,
+    });
+    await servers.start();
+    expect(textOf(await servers.callTool('flaky.echo', { text: '1' }))).toBe('http: 1');
+    await second.close();
+    await expect(servers.callTool('flaky.echo', { text: '2' })).rejects.toThrow(ExternalToolError);
+    second = await startHttpFixture('right-token', port);
+    try {
+      expect(textOf(await servers.callTool('flaky.echo', { text: '3' }))).toBe('http: 3');
+    } finally {
+      await second.close();
+    }
+  });
+});

@@ -1,0 +1,311 @@
+// The shell's wiring (src-main/electron/shell.ts) with a stand-in for the electron module and the host:
+// no Electron binary is needed to check that the window is created with the secure preferences, that
+// app:// and IPC are registered and reach the host, that Stop (hotkey) sends session.stop, that host
+// events reach the page, tray and window, and that the device client is forked as a utility process.
+import { EventEmitter } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { HostCommand, HostEvent, HostMessage } from '../../src-main/protocol';
+
+const state = vi.hoisted(() => ({
+  calls: [] as string[],
+  windows: [] as Array<Record<string, unknown>>,
+  handlers: new Map<string, (...args: unknown[]) => unknown>(),
+  shortcuts: new Map<string, () => void>(),
+  protocolHandler: null as null | ((request: Request) => Promise<Response>),
+  notifications: [] as Array<{ title: string; body: string }>,
+  trayTooltips: [] as string[],
+  forks: [] as Array<{ modulePath: string; args: string[]; options: Record<string, unknown> }>,
+  commands: [] as unknown[],
+  hostListener: null as null | ((event: unknown) => void),
+  hostOptions: null as null | Record<string, unknown>,
+  hostClosed: false,
+  dir: '',
+  app: null as null | EventEmitter,
+}));
+
+vi.mock('electron', async () => {
+  const { EventEmitter: Emitter } = await import('node:events');
+  const app = Object.assign(new Emitter(), {
+    isPackaged: false,
+    setName: (name: string) => state.calls.push(`setName:${name}`),
+    setPath: (name: string, value: string) => state.calls.push(`setPath:${name}:${value}`),
+    getPath: (name: string) => `${state.dir}/${name}`,
+    getVersion: () => '0.1.0',
+    setAppUserModelId: () => undefined,
+    enableSandbox: () => state.calls.push('enableSandbox'),
+    requestSingleInstanceLock: () => {
+      state.calls.push('requestSingleInstanceLock');
+      return true;
+    },
+    whenReady: async () => {
+      state.calls.push('whenReady');
+    },
+    setAppLogsPath: () => undefined,
+    quit: () => state.calls.push('quit'),
+    exit: (code: number) => state.calls.push(`exit:${code}`),
+  });
+  state.app = app;
+  class WebContents extends Emitter {
+    url = '';
+    sent: unknown[] = [];
+    openHandler: unknown = null;
+    send(channel: string, message: unknown) {
+      this.sent.push({ channel, message });
+    }
+    getURL() {
+      return this.url;
+    }
+    setWindowOpenHandler(handler: unknown) {
+      this.openHandler = handler;
+    }
+  }
+  class BrowserWindow extends Emitter {
+    webContents = new WebContents();
+    options: Record<string, unknown>;
+    log: string[] = [];
+    minimized = false;
+    constructor(options: Record<string, unknown>) {
+      super();
+      this.options = options;
+      state.windows.push(this as unknown as Record<string, unknown>);
+      app.emit('web-contents-created', {}, this.webContents);
+    }
+    loadURL(url: string) {
+      this.webContents.url = url;
+      this.log.push(`load:${url}`);
+      return Promise.resolve();
+    }
+    isDestroyed = () => false;
+    isMinimized = () => this.minimized;
+    isVisible = () => true;
+    isFocused = () => false;
+    isMaximized = () => false;
+    minimize = () => {
+      this.minimized = true;
+      this.log.push('minimize');
+    };
+    restore = () => this.log.push('restore');
+    hide = () => this.log.push('hide');
+    show = () => this.log.push('show');
+    showInactive = () => {
+      this.minimized = false;
+      this.log.push('showInactive');
+    };
+    focus = () => this.log.push('focus');
+    maximize = () => this.log.push('maximize');
+    setContentProtection = (on: boolean) => this.log.push(`protect:${on}`);
+    getNormalBounds = () => ({ x: 10, y: 20, width: 1000, height: 700 });
+  }
+  class Tray extends Emitter {
+    setImage() {}
+    setToolTip(text: string) {
+      state.trayTooltips.push(text);
+    }
+    setContextMenu() {}
+    isDestroyed() {
+      return false;
+    }
+    destroy() {}
+  }
+  class Notification extends Emitter {
+    static isSupported = () => true;
+    constructor(private readonly options: { title: string; body: string }) {
+      super();
+    }
+    show() {
+      state.notifications.push(this.options);
+    }
+  }
+  const defaultSession = Object.assign(new Emitter(), {
+    setPermissionRequestHandler: () => state.calls.push('permissionRequestHandler'),
+    setPermissionCheckHandler: () => state.calls.push('permissionCheckHandler'),
+    setDevicePermissionHandler: () => undefined,
+    webRequest: { onBeforeRequest: () => state.calls.push('onBeforeRequest') },
+  });
+  return {
+    app,
+    BrowserWindow,
+    Tray,
+    Notification,
+    dialog: { showErrorBox: (title: string, message: string) => state.calls.push(`error:${message}`) },
+    globalShortcut: {
+      register: (accelerator: string, callback: () => void) => {
+        state.shortcuts.set(accelerator, callback);
+        return true;
+      },
+      unregister: (accelerator: string) => state.shortcuts.delete(accelerator),
+      unregisterAll: () => state.shortcuts.clear(),
+    },
+    ipcMain: {
+      handle: (channel: string, handler: (...args: unknown[]) => unknown) => state.handlers.set(channel, handler),
+      removeHandler: (channel: string) => state.handlers.delete(channel),
+    },
+    Menu: { buildFromTemplate: (template: unknown) => template, setApplicationMenu: () => undefined },
+    nativeImage: { createFromPath: () => ({ setTemplateImage: () => undefined }) },
+    protocol: {
+      registerSchemesAsPrivileged: (schemes: Array<{ scheme: string }>) => state.calls.push(`privileged:${schemes.map((s) => s.scheme).join()}`),
+      handle: (scheme: string, handler: (request: Request) => Promise<Response>) => {
+        state.calls.push(`handle:${scheme}`);
+        state.protocolHandler = handler;
+      },
+    },
+    safeStorage: {
+      isEncryptionAvailable: () => true,
+      encryptString: (text: string) => Buffer.from(text).reverse(),
+      decryptString: (data: Buffer) => Buffer.from(data).reverse().toString(),
+      getSelectedStorageBackend: () => 'gnome_libsecret',
+    },
+    screen: { getAllDisplays: () => [{ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }] },
+    session: { defaultSession },
+    shell: { openExternal: async () => undefined, openPath: async () => '' },
+    utilityProcess: {
+      fork: (modulePath: string, args: string[], options: Record<string, unknown>) => {
+        state.forks.push({ modulePath, args, options });
+        const child = Object.assign(new Emitter(), { stdout: null, stderr: null, postMessage: () => undefined, kill: () => true });
+        setImmediate(() => child.emit('spawn'));
+        return child;
+      },
+    },
+  };
+});
+
+vi.mock('../../src-main/host/create-host', () => ({
+  createHost: (options: Record<string, unknown>) => {
+    state.hostOptions = options;
+    return {
+      dataDir: options.dataDir,
+      endpoint: {
+        handle: async (command: HostCommand): Promise<HostMessage> => {
+          state.commands.push(command);
+          return { type: 'reply', id: command.id, ok: true, result: {} };
+        },
+      },
+      sessions: {
+        subscribe: (listener: (event: unknown) => void) => {
+          state.hostListener = listener;
+          return () => undefined;
+        },
+      },
+      screenshots: { pathOf: () => null },
+      interrupted: [],
+      close: async () => {
+        state.hostClosed = true;
+      },
+    };
+  },
+}));
+
+type FakeWindow = EventEmitter & {
+  options: { show: boolean; webPreferences: Record<string, unknown> };
+  webContents: EventEmitter & { sent: Array<{ channel: string; message: unknown }>; openHandler: (details: { url: string }) => unknown };
+  log: string[];
+};
+
+let window: FakeWindow;
+const emit = (event: HostEvent) => state.hostListener?.(event);
+
+beforeAll(async () => {
+  state.dir = mkdtempSync(join(tmpdir(), 'deskhand-wiring-'));
+  process.env.DESKHAND_DATA_DIR = join(state.dir, 'data');
+  vi.spyOn(console, 'log').mockImplementation(() => undefined);
+  vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+  const { startShell } = await import('../../src-main/electron/shell');
+  await startShell({ entry: '/app/out/main/electron.js' });
+  window = state.windows[0] as unknown as FakeWindow;
+});
+
+afterAll(() => {
+  delete process.env.DESKHAND_DATA_DIR;
+  rmSync(state.dir, { recursive: true, force: true });
+});
+
+const session = { id: 's1', title: 'Rename PDFs', request: 'Rename PDFs', mode: 'desktop', status: 'running', createdAt: 0, updatedAt: 0, stepCount: 0, roundCount: 1, result: null, tokens: { prompt: 0, completion: 0 }, costUsd: null, maxSteps: 30 } as const;
+
+describe('shell wiring', () => {
+  it('registers the privileged scheme, the sandbox and the single-instance lock before ready', () => {
+    const ready = state.calls.indexOf('whenReady');
+    for (const call of ['privileged:app', 'enableSandbox', 'requestSingleInstanceLock', 'setPath:userData:' + `${state.dir}/appData/Deskhand`]) {
+      expect(state.calls.indexOf(call), call).toBeGreaterThanOrEqual(0);
+      expect(state.calls.indexOf(call), call).toBeLessThan(ready);
+    }
+    expect(state.calls).toEqual(expect.arrayContaining(['permissionRequestHandler', 'permissionCheckHandler', 'onBeforeRequest', 'handle:app']));
+  });
+
+  it('creates one hidden, sandboxed, isolated window on app://deskhand', () => {
+    expect(state.windows).toHaveLength(1);
+    expect(window.options.show).toBe(false);
+    expect(window.options.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, webviewTag: false });
+    expect(window.log).toContain('load:app://deskhand/index.html');
+    // The web-contents guard was attached: new windows are denied.
+    expect(window.webContents.openHandler({ url: 'https://example.com' })).toEqual({ action: 'deny' });
+    window.emit('ready-to-show');
+    expect(window.log).toContain('show');
+  });
+
+  it('serves app:// through the protocol core', async () => {
+    const response = await (state.protocolHandler as (request: Request) => Promise<Response>)(new Request('app://deskhand/%2e%2e/%2e%2e/package.json'));
+    expect(response.status).toBe(404);
+  });
+
+  it('passes IPC commands from the window to the host, and refuses other senders', async () => {
+    const handler = state.handlers.get('deskhand:command') as (...args: unknown[]) => Promise<unknown>;
+    const event = { sender: window.webContents, senderFrame: { url: 'app://deskhand/index.html', parent: null } };
+    expect(await handler(event, { type: 'session.list', id: 'r1' })).toMatchObject({ ok: true, id: 'r1' });
+    expect(await handler({ ...event, sender: {} }, { type: 'session.list', id: 'r2' })).toMatchObject({ ok: false });
+    expect(state.commands).toEqual([{ type: 'session.list', id: 'r1' }]);
+    expect([...state.handlers.keys()].sort()).toEqual(['deskhand:command', 'deskhand:desktop-settings.get', 'deskhand:desktop-settings.set', 'deskhand:open-external']);
+  });
+
+  it('hands the host a utility-process device client and no secrets in its environment', async () => {
+    const options = state.hostOptions as {
+      deviceTransport: () => { start(): Promise<void> };
+      dataDir: string;
+      apiKey: (profile: string) => string | null;
+      settings: { get(): Promise<{ secrets: Record<string, unknown> }> };
+    };
+    expect(options.dataDir).toBe(join(state.dir, 'data'));
+    // Keys and settings come from the shell's keychain-backed stores.
+    const envKey = process.env.OPENAI_API_KEY?.trim() || null;
+    expect(options.apiKey('host')).toBe(envKey);
+    expect((await options.settings.get()).secrets).toEqual({ host: { set: envKey !== null, protected: true }, app: { set: false, protected: true } });
+    process.env.OPENAI_API_KEY = 'sk-must-not-leak';
+    const transport = options.deviceTransport();
+    delete process.env.OPENAI_API_KEY;
+    await transport.start();
+    expect(state.forks).toHaveLength(1);
+    expect(state.forks[0]).toMatchObject({ modulePath: '/app/out/main/electron.js', args: expect.arrayContaining(['--deskhand-device']) });
+    expect(JSON.stringify(state.forks[0]?.options.env)).not.toContain('sk-must-not-leak');
+  });
+
+  it('forwards host events to the page, the tray and the window, and stops with the hotkey', async () => {
+    emit({ kind: 'session.started', session });
+    expect(window.webContents.sent.at(-1)).toEqual({ channel: 'deskhand:message', message: { type: 'event', event: { kind: 'session.started', session } } });
+    expect(state.trayTooltips.at(-1)).toBe('Working: Rename PDFs');
+    if (process.platform === 'linux') expect(window.log).toContain('minimize');
+
+    const stop = state.shortcuts.get('CommandOrControl+Shift+Escape');
+    expect(stop).toBeTypeOf('function');
+    stop?.();
+    await vi.waitFor(() => expect(state.commands).toContainEqual(expect.objectContaining({ type: 'session.stop', sessionId: 's1' })));
+
+    emit({
+      kind: 'interaction.requested',
+      interaction: { kind: 'questions', id: 'q1', sessionId: 's1', agent: 'HostAgent', questions: ['Which folder?'] },
+    });
+    emit({ kind: 'status.changed', sessionId: 's1', status: 'waiting', detail: 'Waiting for an answer' });
+    expect(state.notifications).toEqual([{ title: 'Deskhand has a question', body: 'Which folder?' }]);
+    if (process.platform === 'linux') expect(window.log.at(-1)).toBe('showInactive');
+    expect(window.log).not.toContain('focus');
+  });
+
+  it('closes the host before quitting', async () => {
+    let prevented = false;
+    state.app?.emit('before-quit', { preventDefault: () => (prevented = true) });
+    expect(prevented).toBe(true);
+    await vi.waitFor(() => expect(state.hostClosed).toBe(true));
+    await vi.waitFor(() => expect(state.calls).toContain('quit'));
+  });
+});

@@ -1,0 +1,400 @@
+// The desktop shell's logic, without Electron: what Stop stops, when the window gets out of the agent's
+// way, what the tray says, the saved window place, desktop settings, the keychain encryptor and the
+// navigation/permission guards.
+import { EventEmitter } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  DEFAULT_STOP_HOTKEY,
+  DESKTOP_SETTINGS_FILE,
+  DesktopSettingsFile,
+  effectiveWindowPolicy,
+  FALLBACK_STOP_HOTKEY,
+  isGlobalAccelerator,
+} from '../../src-main/electron/desktop-settings';
+import { appMenuTemplate, trayMenuTemplate, type MenuActions } from '../../src-main/electron/menus';
+import { notificationFor, RunTracker } from '../../src-main/electron/run-tracker';
+import { createSafeStorageEncryptor, type SafeStorageLike } from '../../src-main/electron/safe-storage';
+import { guardSession, guardWebContents, mayGrantPermission, mayNavigate } from '../../src-main/electron/security';
+import { describeAccelerator, StopHotkey, stopSessions } from '../../src-main/electron/stop-control';
+import { ActingWindowController, type PolicyWindow } from '../../src-main/electron/window-policy';
+import { DEFAULT_WINDOW_STATE, fitToDisplays, WINDOW_STATE_FILE, WindowStateFile } from '../../src-main/electron/window-state';
+import type { HostCommand, HostEvent, HostMessage, Interaction, SessionView } from '../../src-main/protocol';
+
+function session(id: string, status: SessionView['status'], title = `task ${id}`): SessionView {
+  return {
+    id,
+    title,
+    request: title,
+    mode: 'desktop',
+    status,
+    createdAt: 0,
+    updatedAt: 0,
+    stepCount: 0,
+    roundCount: 1,
+    result: null,
+    tokens: { prompt: 0, completion: 0 },
+    costUsd: null,
+    maxSteps: 30,
+  };
+}
+
+const confirm: Interaction = {
+  kind: 'confirm',
+  id: 'i1',
+  sessionId: 's1',
+  agent: 'AppAgent',
+  actionText: "Run 'rm -rf build'\nthen more",
+  actions: [],
+  target: 'xterm',
+  reasons: ['rule: shell command'],
+  screenshot: null,
+};
+
+describe('RunTracker', () => {
+  it('knows what Stop stops and when the agent is acting', () => {
+    const tracker = new RunTracker();
+    expect(tracker.status()).toEqual({ label: 'Deskhand: idle', canStop: false, state: 'idle' });
+    let change = tracker.apply({ kind: 'session.started', session: session('s1', 'running', 'Rename the PDFs') });
+    expect(change.actingChanged).toBe(true);
+    expect(tracker.isActing()).toBe(true);
+    expect(tracker.activeSessionIds()).toEqual(['s1']);
+    tracker.apply({ kind: 'step.added', step: { sessionId: 's1', index: 2 } } as unknown as HostEvent);
+    expect(tracker.status()).toEqual({ label: 'Working: Rename the PDFs, step 3', canStop: true, state: 'acting' });
+
+    change = tracker.apply({ kind: 'interaction.requested', interaction: confirm });
+    expect(change.needsUser).toEqual(confirm);
+    change = tracker.apply({ kind: 'status.changed', sessionId: 's1', status: 'waiting', detail: 'Waiting for approval' });
+    expect(change.actingChanged).toBe(true);
+    expect(tracker.isActing()).toBe(false);
+    expect(tracker.status()).toMatchObject({ label: 'Waiting for you: Rename the PDFs', state: 'waiting', canStop: true });
+
+    tracker.apply({ kind: 'interaction.resolved', sessionId: 's1', interactionId: 'i1', outcome: 'approved' });
+    tracker.apply({ kind: 'status.changed', sessionId: 's1', status: 'running', detail: '' });
+    expect(tracker.isActing()).toBe(true);
+    change = tracker.apply({ kind: 'session.ended', sessionId: 's1', status: 'stopped', result: null });
+    expect(change.actingChanged).toBe(true);
+    expect(tracker.activeSessionIds()).toEqual([]);
+    expect(tracker.pendingInteractions()).toEqual([]);
+  });
+
+  it('forgets finished sessions seen in updates, and shortens long titles', () => {
+    const tracker = new RunTracker();
+    tracker.apply({ kind: 'session.started', session: session('a', 'running', 'x'.repeat(100)) });
+    tracker.apply({ kind: 'session.started', session: session('b', 'paused') });
+    expect(tracker.status().label).toMatch(/^Working: x{47}… \(\+1 more\)$/);
+    tracker.apply({ kind: 'session.updated', session: session('a', 'finished') });
+    expect(tracker.activeSessionIds()).toEqual(['b']);
+    expect(tracker.status()).toMatchObject({ state: 'paused', label: 'Paused: task b' });
+  });
+
+  it('words notifications for questions and approvals', () => {
+    expect(notificationFor(confirm)).toEqual({ title: 'Deskhand waits for your approval', body: "Run 'rm -rf build'" });
+    expect(notificationFor({ kind: 'questions', id: 'q', sessionId: 's', agent: 'HostAgent', questions: ['Which folder?', 'Why?'] })).toEqual({
+      title: 'Deskhand has 2 questions',
+      body: 'Which folder?',
+    });
+  });
+});
+
+describe('Stop', () => {
+  it('sends session.stop for every active session through the protocol endpoint', async () => {
+    const sent: HostCommand[] = [];
+    const handle = async (command: HostCommand): Promise<HostMessage> => {
+      sent.push(command);
+      if (command.type === 'session.stop' && command.sessionId === 'gone') {
+        return { type: 'reply', id: command.id, ok: false, error: { code: 'not_found', message: 'no such session' } };
+      }
+      return { type: 'reply', id: command.id, ok: true, result: {} };
+    };
+    const spy = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    expect(await stopSessions(['s1', 'gone'], handle)).toEqual(['s1']);
+    spy.mockRestore();
+    expect(sent.map((command) => ({ type: command.type, sessionId: (command as { sessionId: string }).sessionId }))).toEqual([
+      { type: 'session.stop', sessionId: 's1' },
+      { type: 'session.stop', sessionId: 'gone' },
+    ]);
+    expect(new Set(sent.map((command) => command.id)).size).toBe(2);
+  });
+
+  it('registers the hotkey, falls back when the default is taken, and re-registers on change', () => {
+    const taken = new Set([DEFAULT_STOP_HOTKEY]);
+    const registered = new Map<string, () => void>();
+    const shortcuts = {
+      register: (accelerator: string, callback: () => void) => {
+        if (taken.has(accelerator)) return false;
+        registered.set(accelerator, callback);
+        return true;
+      },
+      unregister: (accelerator: string) => void registered.delete(accelerator),
+    };
+    const onStop = vi.fn();
+    const spy = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const hotkey = new StopHotkey(shortcuts, onStop);
+    expect(hotkey.set(DEFAULT_STOP_HOTKEY)).toBe(FALLBACK_STOP_HOTKEY);
+    registered.get(FALLBACK_STOP_HOTKEY)?.();
+    expect(onStop).toHaveBeenCalledTimes(1);
+    expect(hotkey.set('Alt+F12')).toBe('Alt+F12');
+    expect([...registered.keys()]).toEqual(['Alt+F12']);
+    taken.add('Alt+F11');
+    expect(hotkey.set('Alt+F11')).toBeNull();
+    expect(registered.size).toBe(0);
+    spy.mockRestore();
+  });
+
+  it('spells accelerators the platform way', () => {
+    expect(describeAccelerator(DEFAULT_STOP_HOTKEY, 'darwin')).toBe('Cmd+Shift+Esc');
+    expect(describeAccelerator(DEFAULT_STOP_HOTKEY, 'linux')).toBe('Ctrl+Shift+Esc');
+  });
+});
+
+describe('tray and menus', () => {
+  const actions: MenuActions = { stop: vi.fn(), showWindow: vi.fn(), openDataFolder: vi.fn(), openLogsFolder: vi.fn(), quit: vi.fn() };
+
+  it('shows the status and a Stop item enabled only when something runs', () => {
+    const idle = trayMenuTemplate({ label: 'Deskhand: idle', canStop: false, state: 'idle' }, DEFAULT_STOP_HOTKEY, actions, 'linux');
+    expect(idle[0]).toMatchObject({ label: 'Deskhand: idle', enabled: false });
+    const stop = idle.find((item) => String(item.label).startsWith('Stop'));
+    expect(stop).toMatchObject({ label: 'Stop the agent (Ctrl+Shift+Esc)', enabled: false });
+    const busy = trayMenuTemplate({ label: 'Working: x', canStop: true, state: 'acting' }, null, actions, 'linux');
+    const busyStop = busy.find((item) => String(item.label).startsWith('Stop'));
+    expect(busyStop).toMatchObject({ label: 'Stop the agent', enabled: true });
+    (busyStop?.click as () => void)();
+    expect(actions.stop).toHaveBeenCalled();
+  });
+
+  it('puts Stop in the application menu without registering its accelerator twice', () => {
+    const menu = appMenuTemplate({ label: 'Working: x', canStop: true, state: 'acting' }, DEFAULT_STOP_HOTKEY, actions, { platform: 'linux' });
+    const agent = menu.find((item) => item.label === '&Agent');
+    const stop = (agent?.submenu as Array<{ label?: string; registerAccelerator?: boolean; accelerator?: string }>)[0];
+    expect(stop).toMatchObject({ label: 'Stop the agent', accelerator: DEFAULT_STOP_HOTKEY, registerAccelerator: false });
+    expect(JSON.stringify(menu)).not.toContain('toggleDevTools');
+    expect(JSON.stringify(appMenuTemplate({ label: '', canStop: false, state: 'idle' }, null, actions, { developer: true }))).toContain('toggleDevTools');
+  });
+});
+
+describe('keeping the window out of the agent screenshots', () => {
+  function fakeWindow(): PolicyWindow & { log: string[]; minimized: boolean; visible: boolean } {
+    const window = {
+      log: [] as string[],
+      minimized: false,
+      visible: true,
+      isDestroyed: () => false,
+      isMinimized: () => window.minimized,
+      isVisible: () => window.visible,
+      minimize: () => {
+        window.minimized = true;
+        window.log.push('minimize');
+      },
+      hide: () => {
+        window.visible = false;
+        window.log.push('hide');
+      },
+      showInactive: () => {
+        window.minimized = false;
+        window.visible = true;
+        window.log.push('showInactive');
+      },
+      setContentProtection: (on: boolean) => window.log.push(`protect:${on}`),
+    };
+    return window;
+  }
+
+  it('protects the content where the OS can, and never moves or focuses the window then', () => {
+    const window = fakeWindow();
+    const controller = new ActingWindowController(window, 'protect');
+    controller.update(true);
+    controller.update(false);
+    expect(window.log).toEqual(['protect:true']);
+  });
+
+  it('minimises while acting and comes back without focus when the agent waits or stops', () => {
+    const window = fakeWindow();
+    const controller = new ActingWindowController(window, 'minimize');
+    controller.update(true);
+    controller.update(true);
+    controller.update(false);
+    expect(window.log).toEqual(['protect:false', 'minimize', 'showInactive']);
+  });
+
+  it('leaves a window the user minimised alone', () => {
+    const window = fakeWindow();
+    window.minimized = true;
+    const controller = new ActingWindowController(window, 'hide');
+    controller.update(true);
+    controller.update(false);
+    expect(window.log).toEqual(['protect:false']);
+  });
+
+  it('switches policy while acting', () => {
+    const window = fakeWindow();
+    const controller = new ActingWindowController(window, 'hide');
+    controller.update(true);
+    controller.setPolicy('protect');
+    expect(window.log).toEqual(['protect:false', 'hide', 'showInactive', 'protect:true']);
+  });
+
+  it('maps auto (and protect where it does nothing) per platform', () => {
+    expect(effectiveWindowPolicy('auto', 'darwin')).toBe('protect');
+    expect(effectiveWindowPolicy('auto', 'win32')).toBe('protect');
+    expect(effectiveWindowPolicy('auto', 'linux')).toBe('minimize');
+    expect(effectiveWindowPolicy('protect', 'linux')).toBe('minimize');
+    expect(effectiveWindowPolicy('leave', 'linux')).toBe('leave');
+  });
+});
+
+describe('files in userData', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'deskhand-shell-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps the window state, validated when read back', () => {
+    const file = new WindowStateFile(dir);
+    expect(file.load([])).toEqual(DEFAULT_WINDOW_STATE);
+    file.save({ x: 100, y: 50, width: 1000, height: 700, maximized: true });
+    expect(new WindowStateFile(dir).load([{ x: 0, y: 0, width: 1920, height: 1080 }])).toEqual({ x: 100, y: 50, width: 1000, height: 700, maximized: true });
+
+    writeFileSync(join(dir, WINDOW_STATE_FILE), JSON.stringify({ width: 'huge', height: 10 }));
+    const damaged = new WindowStateFile(dir);
+    expect(damaged.loadProblem).toMatch(/width/);
+    expect(damaged.load([])).toEqual(DEFAULT_WINDOW_STATE);
+    expect(existsSync(join(dir, `${WINDOW_STATE_FILE}.bad`))).toBe(true);
+  });
+
+  it('drops a position no display shows any more and caps the size', () => {
+    const laptop = [{ x: 0, y: 0, width: 1366, height: 740 }];
+    expect(fitToDisplays({ x: 2500, y: 100, width: 1200, height: 800, maximized: false }, laptop)).toEqual({ width: 1200, height: 740, maximized: false });
+    expect(fitToDisplays({ x: 10, y: 10, width: 800, height: 600, maximized: false }, laptop)).toEqual({ x: 10, y: 10, width: 800, height: 600, maximized: false });
+  });
+
+  it('checks desktop settings and keeps a bad file aside', () => {
+    const file = new DesktopSettingsFile(dir);
+    expect(file.get()).toEqual({ stopHotkey: DEFAULT_STOP_HOTKEY, windowWhileActing: 'auto', notifications: true });
+    expect(file.update({ stopHotkey: 'Escape' })).toMatchObject({ ok: false, errors: [{ path: 'stopHotkey' }] });
+    expect(file.update({ windowWhileActing: 'hide', notifications: false })).toMatchObject({ ok: true });
+    expect(JSON.parse(readFileSync(join(dir, DESKTOP_SETTINGS_FILE), 'utf8'))).toMatchObject({ windowWhileActing: 'hide' });
+    expect(new DesktopSettingsFile(dir).get().notifications).toBe(false);
+    writeFileSync(join(dir, DESKTOP_SETTINGS_FILE), '{"stopHotkey": "A"}');
+    const reread = new DesktopSettingsFile(dir);
+    expect(reread.loadProblem).toMatch(/stopHotkey/);
+    expect(reread.get().stopHotkey).toBe(DEFAULT_STOP_HOTKEY);
+  });
+
+  it('accepts only accelerators safe to grab system-wide', () => {
+    for (const good of [DEFAULT_STOP_HOTKEY, FALLBACK_STOP_HOTKEY, 'Ctrl+Alt+S', 'Super+F12', 'Alt+Shift+Plus', 'CmdOrCtrl+num0']) {
+      expect(isGlobalAccelerator(good), good).toBe(true);
+    }
+    for (const bad of ['Escape', 'Shift+A', 'Ctrl+', 'Ctrl+Ctrl+A', 'Ctrl+Shift', 'Ctrl+Hyper+A', 'Ctrl + A', 'Ctrl+F25', '']) {
+      expect(isGlobalAccelerator(bad), bad).toBe(false);
+    }
+  });
+});
+
+describe('keychain encryptor (safeStorage)', () => {
+  function fakeSafeStorage(backend: string, extra: Partial<SafeStorageLike> = {}): SafeStorageLike {
+    return {
+      isEncryptionAvailable: () => true,
+      encryptString: (text) => Buffer.from(`sync:${Buffer.from(text).toString('hex')}`),
+      decryptString: (data) => Buffer.from(data.toString().slice(5), 'hex').toString(),
+      getSelectedStorageBackend: () => backend,
+      ...extra,
+    };
+  }
+
+  it('reports basic_text on Linux as not protected, a keyring as protected', async () => {
+    expect((await createSafeStorageEncryptor(fakeSafeStorage('basic_text'), 'linux')).protected).toBe(false);
+    const keyring = await createSafeStorageEncryptor(fakeSafeStorage('gnome_libsecret'), 'linux');
+    expect(keyring.protected).toBe(true);
+    expect(keyring.encryptor?.isProtected()).toBe(true);
+    expect(await keyring.encryptor?.decrypt(await (keyring.encryptor as NonNullable<typeof keyring.encryptor>).encrypt('k'))).toBe('k');
+    expect((await createSafeStorageEncryptor(fakeSafeStorage('basic_text'), 'darwin')).protected).toBe(true);
+  });
+
+  it('uses the asynchronous API where Electron has it', async () => {
+    const calls: string[] = [];
+    const storage = fakeSafeStorage('kwallet6', {
+      isAsyncEncryptionAvailable: async () => true,
+      encryptStringAsync: async (text) => {
+        calls.push('encryptAsync');
+        return Buffer.from(`async:${text}`);
+      },
+      decryptStringAsync: async (data) => {
+        calls.push('decryptAsync');
+        return { result: data.toString().slice(6), shouldReEncrypt: true };
+      },
+    });
+    const { encryptor } = await createSafeStorageEncryptor(storage, 'linux');
+    const data = await encryptor?.encrypt('key');
+    expect(await encryptor?.decryptWithStatus?.(data as Buffer)).toEqual({ text: 'key', reEncrypt: true });
+    expect(calls).toEqual(['encryptAsync', 'decryptAsync']);
+  });
+
+  it('gives no encryptor when encryption is unavailable', async () => {
+    const info = await createSafeStorageEncryptor(fakeSafeStorage('unknown', { isEncryptionAvailable: () => false }), 'linux');
+    expect(info.encryptor).toBeNull();
+  });
+});
+
+describe('navigation, window and permission guards', () => {
+  it('allows navigation within the app only', () => {
+    expect(mayNavigate('app://deskhand/index.html#session-1')).toBe(true);
+    for (const url of ['https://example.com', 'file:///etc/passwd', 'app://screenshots/a/b.png', 'javascript:alert(1)', 'about:blank']) {
+      expect(mayNavigate(url), url).toBe(false);
+    }
+  });
+
+  it('grants only clipboard writes, only to the app', () => {
+    expect(mayGrantPermission('clipboard-sanitized-write', 'app://deskhand/index.html')).toBe(true);
+    expect(mayGrantPermission('clipboard-sanitized-write', 'https://evil.example')).toBe(false);
+    for (const permission of ['media', 'geolocation', 'notifications', 'openExternal', 'clipboard-read', 'fullscreen', 'hid']) {
+      expect(mayGrantPermission(permission, 'app://deskhand/'), permission).toBe(false);
+    }
+    expect(mayGrantPermission('clipboard-sanitized-write', undefined)).toBe(false);
+  });
+
+  it('wires the guards onto web contents', () => {
+    const contents = new EventEmitter() as EventEmitter & { setWindowOpenHandler(handler: (details: { url: string }) => unknown): void };
+    let openHandler: ((details: { url: string }) => unknown) | null = null;
+    contents.setWindowOpenHandler = (handler) => {
+      openHandler = handler;
+    };
+    const blocked: string[] = [];
+    guardWebContents(contents as never, { onBlocked: (what, url) => blocked.push(`${what} ${url}`) });
+    const event = (url: string) => ({ url, defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } });
+    const away = event('https://evil.example/');
+    contents.emit('will-navigate', away);
+    const inside = event('app://deskhand/index.html');
+    contents.emit('will-navigate', inside);
+    const redirect = event('http://x.example/');
+    contents.emit('will-redirect', redirect);
+    const frame = event('https://ads.example/');
+    contents.emit('will-frame-navigate', frame);
+    const webview = event('');
+    contents.emit('will-attach-webview', webview);
+    expect([away.defaultPrevented, inside.defaultPrevented, redirect.defaultPrevented, frame.defaultPrevented, webview.defaultPrevented]).toEqual([true, false, true, true, true]);
+    expect((openHandler as unknown as (details: { url: string }) => unknown)({ url: 'https://example.com' })).toEqual({ action: 'deny' });
+    expect(blocked).toHaveLength(5);
+  });
+
+  it('denies permission requests and checks by default', () => {
+    const handlers: Record<string, (...args: never[]) => unknown> = {};
+    const fakeSession = Object.assign(new EventEmitter(), {
+      setPermissionRequestHandler: (handler: (...args: never[]) => unknown) => (handlers.request = handler),
+      setPermissionCheckHandler: (handler: (...args: never[]) => unknown) => (handlers.check = handler),
+      setDevicePermissionHandler: (handler: (...args: never[]) => unknown) => (handlers.device = handler),
+    });
+    guardSession(fakeSession as never);
+    const answers: boolean[] = [];
+    const request = handlers.request as unknown as (contents: unknown, permission: string, callback: (granted: boolean) => void, details: { requestingUrl: string }) => void;
+    request(null, 'media', (granted) => answers.push(granted), { requestingUrl: 'app://deskhand/' });
+    request(null, 'clipboard-sanitized-write', (granted) => answers.push(granted), { requestingUrl: 'app://deskhand/' });
+    expect(answers).toEqual([false, true]);
+    const check = handlers.check as unknown as (contents: unknown, permission: string, origin: string, details: { requestingUrl?: string }) => boolean;
+    expect(check(null, 'geolocation', 'app://deskhand', {})).toBe(false);
+    expect((handlers.device as unknown as () => boolean)()).toBe(false);
+  });
+});

@@ -1,0 +1,190 @@
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SettingsView } from '../../src-main/protocol';
+import { createSecretStore, type Encryptor } from '../../src-main/host/secrets';
+import { deepMerge, overridesOf, SETTINGS_FILE_NAME, SettingsStore } from '../../src-main/host/settings-store';
+
+const KEY = 'sk-live-abcdefghijklmnopqrstuvwxyz012345';
+
+const encryptor: Encryptor = {
+  isProtected: () => true,
+  encrypt: async (text) => Buffer.from(Buffer.from(text, 'utf8').map((byte) => byte ^ 0xa5)),
+  decrypt: async (data) => Buffer.from(data.map((byte) => byte ^ 0xa5)).toString('utf8'),
+};
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'deskhand-settings-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function open(env: NodeJS.ProcessEnv = {}, options: { encryptor?: Encryptor | null } = { encryptor }) {
+  const secrets = createSecretStore({ dataDir: dir, env, encryptor: options.encryptor });
+  const warnings: string[] = [];
+  const store = new SettingsStore({ dataDir: dir, env, secrets, secretStorage: secrets.storage, onWarning: (m) => warnings.push(m) });
+  return { store, secrets, warnings };
+}
+
+function filesText(): string {
+  return readdirSync(dir)
+    .map((name) => readFileSync(join(dir, name)).toString('latin1'))
+    .join('\n');
+}
+
+const hostProfile = { baseUrl: 'http://127.0.0.1:11434/v1', model: 'llava' };
+
+describe('SettingsStore', () => {
+  it('starts from the environment and the schema defaults', () => {
+    const { store } = open({ OPENAI_BASE_URL: 'http://127.0.0.1:1234/v1', DESKHAND_MODEL: 'qwen' });
+    expect(store.config().models.host).toMatchObject({ baseUrl: 'http://127.0.0.1:1234/v1', model: 'qwen' });
+    expect(store.config().limits.maxStepsPerRound).toBe(30);
+    expect(existsSync(join(dir, SETTINGS_FILE_NAME))).toBe(false);
+  });
+
+  it('saves only what differs from the environment, and reads it back over the environment', async () => {
+    const env = { OPENAI_BASE_URL: 'http://127.0.0.1:1234/v1' };
+    const { store } = open(env);
+    const result = await store.applySettings({ limits: { maxStepsPerRound: 50 }, agent: { visual: true } });
+    expect(result.ok).toBe(true);
+    expect(JSON.parse(readFileSync(join(dir, SETTINGS_FILE_NAME), 'utf8'))).toEqual({ limits: { maxStepsPerRound: 50 } });
+    // Next start: the saved value and a changed environment both apply.
+    const next = open({ ...env, DESKHAND_MODEL: 'other' }).store;
+    expect(next.config().limits.maxStepsPerRound).toBe(50);
+    expect(next.config().models.host?.model).toBe('other');
+  });
+
+  it('stores a changed model profile whole, so it survives the environment going away', async () => {
+    const { store } = open({ OPENAI_BASE_URL: 'http://127.0.0.1:1234/v1' });
+    await store.applySettings({ models: { host: { ...store.config().models.host, model: 'llava' } } });
+    const later = open({}).store;
+    expect(later.loadProblem).toBeNull();
+    expect(later.config().models.host).toMatchObject({ baseUrl: 'http://127.0.0.1:1234/v1', model: 'llava' });
+  });
+
+  it('refuses an invalid value with the field and its schema message, and saves nothing', async () => {
+    const { store } = open();
+    const result = await store.applySettings({ models: { host: { ...hostProfile, baseUrl: 'not a url' } }, limits: { maxStepsPerRound: 0 } });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors).toEqual(
+      expect.arrayContaining([
+        { path: 'models.host.baseUrl', message: 'the model endpoint must be a URL, e.g. http://127.0.0.1:11434/v1' },
+        expect.objectContaining({ path: 'limits.maxStepsPerRound' }),
+      ]),
+    );
+    expect(existsSync(join(dir, SETTINGS_FILE_NAME))).toBe(false);
+    expect(store.config().models.host).toBeNull();
+  });
+
+  it('never writes an API key into the settings file, even when sent among the values', async () => {
+    const { store } = open();
+    const result = await store.applySettings({ models: { host: { ...hostProfile, apiKey: KEY } }, apiKey: KEY }, { host: KEY });
+    expect(result.ok).toBe(true);
+    expect(readFileSync(join(dir, SETTINGS_FILE_NAME), 'utf8')).not.toContain(KEY);
+    // Nowhere on disk in the clear: the secrets file holds ciphertext.
+    expect(filesText()).not.toContain(KEY);
+  });
+
+  it('treats API keys as write-only: the view says set, never the key', async () => {
+    const { store, secrets } = open();
+    const result = await store.applySettings({ models: { host: hostProfile } }, { host: KEY });
+    expect(result.ok && result.view.secrets.host).toEqual({ set: true, protected: true });
+    expect(await secrets.get('host')).toBe(KEY);
+    const view = await store.settingsView();
+    expect(JSON.stringify(view)).not.toContain(KEY);
+    expect(view.secrets).toEqual({ host: { set: true, protected: true }, app: { set: false, protected: true } });
+    // An empty string removes the saved key.
+    await store.applySettings({}, { host: '' });
+    expect((await store.settingsView()).secrets.host).toEqual({ set: false, protected: true });
+  });
+
+  it('refuses keys for unknown profiles or with spaces', async () => {
+    const { store, secrets } = open();
+    const result = await store.applySettings({}, { nosuch: KEY, host: `${KEY}\n` });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors.map((error) => error.path).sort()).toEqual(['secrets.host', 'secrets.nosuch']);
+    expect(await secrets.get('host')).toBeNull();
+    expect(JSON.stringify(result.errors)).not.toContain(KEY);
+  });
+
+  it('produces a protocol SettingsView with the JSON Schema of the config', async () => {
+    const { store } = open({}, { encryptor: null });
+    const view = SettingsView.parse(await store.settingsView());
+    expect(view.schema).toMatchObject({ type: 'object', properties: { models: expect.any(Object), limits: expect.any(Object) } });
+    expect(view.values).toMatchObject({ limits: { maxStepsPerRound: 30 } });
+    // Browser mode: the settings say keys live in memory for this run only.
+    expect(String(view.schema.description)).toMatch(/memory for this run only/);
+    expect(JSON.stringify(view.uischema)).toMatch(/memory for this run only/);
+  });
+
+  it('says when saved keys are not protected (Linux basic_text)', async () => {
+    const { store } = open({}, { encryptor: { ...encryptor, isProtected: () => false } });
+    await store.applySettings({}, { host: KEY });
+    const view = await store.settingsView();
+    expect(view.secrets.host).toEqual({ set: true, protected: false });
+    expect(String(view.schema.description)).toMatch(/NOT protected/);
+  });
+
+  it('keeps a damaged file aside as .bad, uses defaults and says why', () => {
+    writeFileSync(join(dir, SETTINGS_FILE_NAME), '{"limits": {"maxStepsPerRound": "many"}}');
+    const { store, warnings } = open();
+    expect(store.config().limits.maxStepsPerRound).toBe(30);
+    expect(store.loadProblem).toMatch(/limits\.maxStepsPerRound/);
+    expect(warnings).toHaveLength(1);
+    expect(readFileSync(join(dir, `${SETTINGS_FILE_NAME}.bad`), 'utf8')).toContain('many');
+    expect(existsSync(join(dir, SETTINGS_FILE_NAME))).toBe(false);
+
+    writeFileSync(join(dir, SETTINGS_FILE_NAME), '{ not json');
+    expect(open().store.loadProblem).toMatch(/not valid JSON/);
+  });
+
+  it('tells listeners about a changed configuration', async () => {
+    const { store } = open();
+    const seen: number[] = [];
+    store.onChange((config) => seen.push(config.limits.maxStepsPerRound));
+    await store.applySettings({ limits: { maxStepsPerRound: 12 } });
+    await store.applySettings({ limits: { maxStepsPerRound: 12 } });
+    expect(seen).toEqual([12]);
+  });
+});
+
+describe('host hooks', () => {
+  it('answers API keys synchronously, saved over environment, refreshed after changes', async () => {
+    const secrets = createSecretStore({ dataDir: dir, env: { OPENAI_API_KEY: 'sk-env-key' }, encryptor });
+    const store = await SettingsStore.open({ dataDir: dir, env: { OPENAI_API_KEY: 'sk-env-key' }, secrets, secretStorage: secrets.storage });
+    expect(store.apiKey('host')).toBe('sk-env-key');
+    expect(store.apiKey('app')).toBeNull();
+    await store.applySettings({}, { host: KEY });
+    expect(store.apiKey('host')).toBe(KEY);
+    await store.applySettings({}, { host: '' });
+    expect(store.apiKey('host')).toBe('sk-env-key');
+  });
+
+  it('is the session service settings handler: invalid values become a bad_message error', async () => {
+    const { store } = open();
+    const handler = store.handler();
+    expect((await handler.get()).values).toMatchObject({ limits: { maxStepsPerRound: 30 } });
+    expect((await handler.set({ limits: { maxStepsPerRound: 40 } }, undefined)).values).toMatchObject({ limits: { maxStepsPerRound: 40 } });
+    await expect(handler.set({ limits: { maxStepsPerRound: -1 } }, { host: KEY })).rejects.toMatchObject({
+      code: 'bad_message',
+      message: expect.stringMatching(/^limits\.maxStepsPerRound: /),
+    });
+    expect(store.apiKey('host')).toBeNull();
+  });
+});
+
+describe('merging helpers', () => {
+  it('merges objects and replaces arrays and nulls', () => {
+    expect(deepMerge({ a: { b: 1, c: [1, 2] }, d: 1 }, { a: { c: [3] }, d: null })).toEqual({ a: { b: 1, c: [3] }, d: null });
+  });
+
+  it('keeps overrides two levels deep, whole values below', () => {
+    expect(overridesOf({ models: { host: { model: 'a', baseUrl: 'x' } }, limits: { m: 1, n: 2 } }, { models: { host: { model: 'b', baseUrl: 'x' } }, limits: { m: 1, n: 3 } })).toEqual({
+      models: { host: { model: 'b', baseUrl: 'x' } },
+      limits: { n: 3 },
+    });
+  });
+});
