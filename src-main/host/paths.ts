@@ -29,8 +29,8 @@ export function promptsDir(): string {
 }
 
 /**
- * `DESKHAND_DATA_DIR` wins (a contract); otherwise the platform's usual place for application data.
- * The Electron shell passes its userData folder instead.
+ * `DESKHAND_DATA_DIR` wins (a contract); otherwise the folder Electron uses as the desktop app's
+ * userData, so the desktop app, browser mode and the CLI share their sessions and settings.
  */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.DESKHAND_DATA_DIR) return env.DESKHAND_DATA_DIR;
@@ -41,6 +41,6 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
     case 'darwin':
       return join(home, 'Library', 'Application Support', 'Deskhand');
     default:
-      return join(env.XDG_DATA_HOME ?? join(home, '.local', 'share'), 'deskhand');
+      return join(env.XDG_CONFIG_HOME || join(home, '.config'), 'Deskhand');
   }
 }
