@@ -44,9 +44,11 @@ export const UI_SHOT_DIR = resolve('test-results/ui');
 export async function saveScreenshot(page: Page, name: string): Promise<string> {
   mkdirSync(UI_SHOT_DIR, { recursive: true });
   const path = join(UI_SHOT_DIR, `${name}.png`);
-  // Dialogs, drawers and buttons fade and slide: picture the settled page.
+  // Dialogs, drawers and buttons fade and slide: picture the settled page (spinners spin forever: not waited for).
   await page.evaluate(`Promise.race([
-    Promise.all(document.getAnimations().map((animation) => animation.finished.catch(() => undefined))),
+    Promise.all(document.getAnimations()
+      .filter((animation) => animation.effect?.getTiming().iterations !== Infinity)
+      .map((animation) => animation.finished.catch(() => undefined))),
     new Promise((done) => setTimeout(done, 2000)),
   ])`);
   const png = await page.screenshot({ path, fullPage: false });

@@ -14,7 +14,11 @@ const sessionView: SessionView = {
   createdAt: 1,
   updatedAt: 1,
   stepCount: 0,
+  roundCount: 1,
   result: null,
+  tokens: { prompt: 0, completion: 0 },
+  costUsd: null,
+  maxSteps: null,
 };
 
 const startedEvent: HostEvent = { kind: 'session.started', session: sessionView };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { HostEvent, SessionView, StepView } from '../../src-main/protocol';
+import { SessionView, StepView, type HostEvent, type SessionViewInput, type StepViewInput } from '../../src-main/protocol';
 import {
   applyHostEvent,
   applySessionDetail,
@@ -9,8 +9,8 @@ import {
   type DeskhandState,
 } from '../../src-renderer/src/store/state';
 
-function session(id: string, overrides: Partial<SessionView> = {}): SessionView {
-  return {
+function session(id: string, overrides: Partial<SessionViewInput> = {}): SessionView {
+  return SessionView.parse({
     id,
     title: `Session ${id}`,
     request: 'do something',
@@ -21,11 +21,11 @@ function session(id: string, overrides: Partial<SessionView> = {}): SessionView 
     stepCount: 0,
     result: null,
     ...overrides,
-  };
+  });
 }
 
-function step(sessionId: string, index: number, overrides: Partial<StepView> = {}): StepView {
-  return {
+function step(sessionId: string, index: number, overrides: Partial<StepViewInput> = {}): StepView {
+  return StepView.parse({
     id: `${sessionId}-step-${index}`,
     sessionId,
     index,
@@ -42,7 +42,7 @@ function step(sessionId: string, index: number, overrides: Partial<StepView> = {
     durationMs: 10,
     tokens: { prompt: 1, completion: 1 },
     ...overrides,
-  };
+  });
 }
 
 function showing(sessionView: SessionView): DeskhandState {
@@ -158,6 +158,8 @@ describe('renderer store: opening a session', () => {
     const state = applySessionDetail(before, {
       session: session('b', { status: 'finished', result: 'done', stepCount: 2 }),
       steps: [step('b', 1), step('b', 0)],
+      interactions: [],
+      forms: [],
     });
     expect(state.currentSessionId).toBe('b');
     expect(state.steps.map((s) => s.id)).toEqual(['b-step-0', 'b-step-1']);
@@ -166,7 +168,7 @@ describe('renderer store: opening a session', () => {
 
   it('re-opening the same session keeps live steps the snapshot missed, without duplicates', () => {
     const before = applyAll(showing(session('a')), [added(step('a', 0)), added(step('a', 1)), added(step('a', 2))]);
-    const state = applySessionDetail(before, { session: session('a'), steps: [step('a', 0), step('a', 1)] });
+    const state = applySessionDetail(before, { session: session('a'), steps: [step('a', 0), step('a', 1)], interactions: [], forms: [] });
     expect(state.steps.map((s) => s.index)).toEqual([0, 1, 2]);
   });
 });

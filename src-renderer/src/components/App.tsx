@@ -1,36 +1,56 @@
-import { Box, CssBaseline, ThemeProvider, Typography } from '@mui/material';
+import { Box, CssBaseline, GlobalStyles, ThemeProvider } from '@mui/material';
+import { AgentPanel } from './AgentPanel';
+import { AppHeader } from './AppHeader';
+import { BlackboardDrawer } from './BlackboardDrawer';
 import { ErrorSnackbar } from './ErrorSnackbar';
 import { RequestBox } from './RequestBox';
 import { SessionsSidebar } from './SessionsSidebar';
-import { StatusLine } from './StatusLine';
-import { StopButton } from './StopButton';
+import { SettingsDialog } from './SettingsDialog';
+import { StatusBar } from './StatusBar';
+import { ShortcutsDialog } from './ShortcutsDialog';
+import { StepDetailDialog } from './StepDetailDialog';
 import { TrajectoryList } from './TrajectoryList';
+import { useAttention } from './useAttention';
+import { useGlobalShortcuts } from './useGlobalShortcuts';
 import { useSystemTheme } from './useSystemTheme';
 
 export function App() {
   const theme = useSystemTheme();
+  useGlobalShortcuts();
+  useAttention();
   return (
     <ThemeProvider theme={theme}>
       <CssBaseline />
+      <GlobalStyles
+        styles={{
+          // A focus ring people can see wherever the keyboard is, in both themes.
+          ':focus-visible': { outline: `3px solid ${theme.palette.primary.main}`, outlineOffset: 2 },
+          // Dialogs and drawers take the focus themselves when they open: no ring around the whole panel.
+          '.MuiDialog-paper:focus-visible, .MuiDrawer-paper:focus-visible, .MuiMenu-list:focus-visible': { outline: 'none' },
+          '.trajectory-row:focus-visible': { outline: 'none' },
+          '.trajectory-row:focus-visible .MuiPaper-root': { outline: `3px solid ${theme.palette.primary.main}`, outlineOffset: 1 },
+        }}
+      />
       <Box sx={{ display: 'flex', height: '100vh', overflow: 'hidden' }}>
         <SessionsSidebar />
         <Box component="main" sx={{ flex: 1, minWidth: 0, display: 'flex', flexDirection: 'column' }}>
-          <Box
-            component="header"
-            sx={{ display: 'flex', alignItems: 'center', gap: 2, px: 2, py: 1, borderBottom: 1, borderColor: 'divider' }}
-          >
-            <Typography variant="h6" component="h1" sx={{ flexShrink: 0 }}>
-              Deskhand
-            </Typography>
-            <StatusLine />
-            <StopButton />
-          </Box>
-          <TrajectoryList />
-          <Box sx={{ borderTop: 1, borderColor: 'divider' }}>
-            <RequestBox />
+          <AppHeader />
+          <StatusBar />
+          <Box sx={{ flex: 1, minHeight: 0, display: 'flex' }}>
+            <Box sx={{ flex: 1, minWidth: 0, display: 'flex', flexDirection: 'column' }}>
+              <TrajectoryList />
+              <Box sx={{ borderTop: 1, borderColor: 'divider' }}>
+                <RequestBox />
+              </Box>
+            </Box>
+            <AgentPanel />
           </Box>
         </Box>
       </Box>
+      <StepDetailDialog />
+      <BlackboardDrawer />
+      <SettingsDialog />
+      <ShortcutsDialog />
       <ErrorSnackbar />
     </ThemeProvider>
   );

@@ -13,7 +13,7 @@ export function ErrorSnackbar() {
       anchorOrigin={{ vertical: 'bottom', horizontal: 'center' }}
       // Above the request box, so it never hides what is being typed.
       sx={{ bottom: { xs: 104, sm: 104 } }}
-      autoHideDuration={lastError.severity === 'warning' ? 6000 : null}
+      autoHideDuration={lastError.severity === 'error' ? null : 6000}
       onClose={(_event, reason) => {
         // A stray click elsewhere must not hide an error before it was read.
         if (reason !== 'clickaway') dismissError();

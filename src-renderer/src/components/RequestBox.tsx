@@ -1,10 +1,24 @@
 import { Box, Button, TextField } from '@mui/material';
 import { useState, type FormEvent, type KeyboardEvent } from 'react';
 import { MAX_REQUEST_CHARS } from '../../../src-main/protocol';
-import { useDeskhand } from '../store';
+import { currentSession, FOCUS_TARGETS, requestMode, useDeskhand, type DeskhandState } from '../store';
+
+function hintFor(state: DeskhandState): string {
+  const session = currentSession(state);
+  const mode = requestMode(session, state.awaitingStart);
+  if (state.awaitingStart) return 'Sending…';
+  if (mode === 'continue' && session) {
+    const resume = session.status === 'interrupted' ? ' Or press Resume to go on from where it was cut off.' : '';
+    return `Follow-up: Send adds a new round to this session, which keeps what it learned. New starts afresh.${resume}`;
+  }
+  if (mode === 'busy') return 'Deskhand is working on this session: wait, Pause or Stop it before sending more.';
+  return 'Enter sends, Shift+Enter adds a line.';
+}
 
 export function RequestBox() {
   const sendRequest = useDeskhand((state) => state.sendRequest);
+  const mode = useDeskhand((state) => requestMode(currentSession(state), state.awaitingStart));
+  const hint = useDeskhand(hintFor);
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
   const isEmpty = text.trim() === '';
@@ -25,17 +39,18 @@ export function RequestBox() {
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>): void => {
-    // An IME composition uses Enter to confirm a word; that Enter is not a send.
-    if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
+    // An IME composition uses Enter to confirm a word; that Enter is not a send. Ctrl/⌘+Enter approves a held step.
+    if (event.key !== 'Enter' || event.shiftKey || event.ctrlKey || event.metaKey || event.nativeEvent.isComposing) return;
     event.preventDefault();
     void submit();
   };
 
   return (
-    <Box component="form" onSubmit={onSubmit} sx={{ display: 'flex', gap: 1, alignItems: 'flex-end', p: 2 }}>
+    <Box component="form" onSubmit={onSubmit} sx={{ display: 'flex', gap: 1, alignItems: 'flex-start', p: 2 }}>
       <TextField
+        id={FOCUS_TARGETS.request}
         label="Request"
-        placeholder="What should Deskhand do? (Enter sends, Shift+Enter adds a line)"
+        placeholder={mode === 'continue' ? 'What next? (a follow-up in this session)' : 'What should Deskhand do?'}
         value={text}
         onChange={(event) => setText(event.target.value)}
         onKeyDown={onKeyDown}
@@ -43,9 +58,10 @@ export function RequestBox() {
         minRows={1}
         maxRows={8}
         fullWidth
+        helperText={hint}
         slotProps={{ htmlInput: { maxLength: MAX_REQUEST_CHARS } }}
       />
-      <Button type="submit" variant="contained" disabled={isEmpty || sending} sx={{ height: 56 }}>
+      <Button type="submit" variant="contained" disabled={isEmpty || sending || mode === 'busy'} sx={{ height: 56, flexShrink: 0 }}>
         Send
       </Button>
     </Box>

@@ -1,27 +1,69 @@
 import { Box, Chip, CircularProgress, Typography } from '@mui/material';
 import { currentSession, isSessionActive, useDeskhand, type DeskhandState } from '../store';
-import { SESSION_STATUS_LABELS } from './labels';
+import { formatCost, formatCount, SESSION_STATUS_LABELS, totalTokens } from './labels';
 
 function describeStatus(state: DeskhandState): { text: string; busy: boolean } {
   const session = currentSession(state);
   if (!session) return state.awaitingStart ? { text: 'Starting…', busy: true } : { text: 'Ready', busy: false };
   const label = SESSION_STATUS_LABELS[session.status];
-  return { text: state.statusDetail ? `${label}: ${state.statusDetail}` : label, busy: isSessionActive(session.status) };
+  const busy = isSessionActive(session.status) && session.status !== 'paused' && session.status !== 'waiting';
+  return { text: state.statusDetail ? `${label}: ${state.statusDetail}` : label, busy };
 }
 
+/** "Step 4 of 30" within the current round (the limit is per round). */
+function describeProgress(state: DeskhandState): string {
+  const session = currentSession(state);
+  if (!session || state.steps.length === 0) return '';
+  const { steps } = state;
+  const round = steps[steps.length - 1]?.round ?? 0;
+  // Rounds never go down along the steps: binary search for where the last one starts (runs on every update).
+  let low = 0;
+  let high = steps.length - 1;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((steps[middle]?.round ?? 0) < round) low = middle + 1;
+    else high = middle;
+  }
+  const inRound = steps.length - low;
+  const roundText = session.roundCount > 1 ? `Round ${round + 1} · ` : '';
+  return `${roundText}Step ${inRound}${session.maxSteps ? ` of ${session.maxSteps}` : ''}`;
+}
+
+function describeUsage(state: DeskhandState): string {
+  const session = currentSession(state);
+  if (!session) return '';
+  const tokens = totalTokens(session.tokens);
+  if (tokens === 0 && !session.costUsd) return '';
+  const cost = session.costUsd !== null ? ` · ${formatCost(session.costUsd)}` : '';
+  return `${formatCount(tokens)} tokens${cost}`;
+}
+
+/** What the session on screen is doing, how far it is, and what it cost so far. */
 export function StatusLine() {
   const text = useDeskhand((state) => describeStatus(state).text);
   const busy = useDeskhand((state) => describeStatus(state).busy);
+  const progress = useDeskhand(describeProgress);
+  const usage = useDeskhand(describeUsage);
   const connection = useDeskhand((state) => state.connection);
   return (
-    <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, minWidth: 0, flex: 1 }}>
+    <Box sx={{ display: 'flex', alignItems: 'center', gap: 1.5, minWidth: 0, flex: 1 }}>
       {connection !== 'connected' && (
         <Chip size="small" color="warning" label={connection === 'connecting' ? 'Connecting…' : 'Disconnected, retrying…'} />
       )}
       {busy && <CircularProgress size={16} aria-hidden />}
-      <Typography role="status" aria-live="polite" noWrap title={text} sx={{ minWidth: 0 }}>
+      <Typography role="status" aria-live="polite" noWrap title={text} sx={{ minWidth: 0, flexShrink: 1, fontWeight: 500 }}>
         {text}
       </Typography>
+      {progress && (
+        <Typography variant="body2" color="text.secondary" noWrap sx={{ flexShrink: 0, ml: 'auto' }} data-testid="step-progress">
+          {progress}
+        </Typography>
+      )}
+      {usage && (
+        <Typography variant="body2" color="text.secondary" noWrap sx={{ flexShrink: 0 }} data-testid="session-usage">
+          {usage}
+        </Typography>
+      )}
     </Box>
   );
 }

@@ -1,12 +1,17 @@
-import { Button } from '@mui/material';
-import { currentSession, useDeskhand } from '../store';
+import { Button, Tooltip } from '@mui/material';
+import { canStop, currentSession, useDeskhand } from '../store';
+import { MOD_KEY } from './labels';
 
 export function StopButton() {
-  const isRunning = useDeskhand((state) => currentSession(state)?.status === 'running');
+  const enabled = useDeskhand((state) => canStop(currentSession(state)));
   const stop = useDeskhand((state) => state.stop);
   return (
-    <Button variant="outlined" color="error" disabled={!isRunning} onClick={() => void stop()}>
-      Stop
-    </Button>
+    <Tooltip title={`Stop the run (${MOD_KEY}+.)`}>
+      <span>
+        <Button variant="outlined" color="error" disabled={!enabled} onClick={() => void stop()}>
+          Stop
+        </Button>
+      </span>
+    </Tooltip>
   );
 }

@@ -1,7 +1,9 @@
-import type { AgentStatus, SessionStatus } from '../../../src-main/protocol';
+import type { AgentStatus, SessionStatus, TokenUsage } from '../../../src-main/protocol';
 
 export const SESSION_STATUS_LABELS: Record<SessionStatus, string> = {
   running: 'Running',
+  waiting: 'Waiting for you',
+  paused: 'Paused',
   stopping: 'Stopping',
   finished: 'Finished',
   failed: 'Failed',
@@ -11,6 +13,18 @@ export const SESSION_STATUS_LABELS: Record<SessionStatus, string> = {
 };
 
 export type ChipColor = 'default' | 'primary' | 'secondary' | 'error' | 'info' | 'success' | 'warning';
+
+export const SESSION_STATUS_COLORS: Record<SessionStatus, ChipColor> = {
+  running: 'primary',
+  waiting: 'warning',
+  paused: 'warning',
+  stopping: 'default',
+  finished: 'success',
+  failed: 'error',
+  error: 'error',
+  stopped: 'default',
+  interrupted: 'warning',
+};
 
 export const AGENT_STATUS_COLORS: Record<AgentStatus, ChipColor> = {
   CONTINUE: 'primary',
@@ -25,3 +39,39 @@ export const AGENT_STATUS_COLORS: Record<AgentStatus, ChipColor> = {
 export function formatDuration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
+
+/** "850", "12.3k", "1.2M". */
+export function formatCount(count: number): string {
+  if (count < 1_000) return String(count);
+  if (count < 1_000_000) return `${(count / 1_000).toFixed(count < 10_000 ? 1 : 0)}k`;
+  return `${(count / 1_000_000).toFixed(1)}M`;
+}
+
+export function totalTokens(tokens: TokenUsage): number {
+  return tokens.prompt + tokens.completion;
+}
+
+/** US dollars with enough digits to see small per-step costs. */
+export function formatCost(usd: number): string {
+  if (usd === 0) return '$0';
+  if (usd < 0.01) return `$${usd.toFixed(4)}`;
+  if (usd < 1) return `$${usd.toFixed(3)}`;
+  return `$${usd.toFixed(2)}`;
+}
+
+// Formatters are costly to build: one of each, reused (the sidebar formats on every session update).
+const TIME = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+const DAY = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short' });
+const DATE = new Intl.DateTimeFormat(undefined, { dateStyle: 'short' });
+
+/** Today: the time; this year: day and month; else the date. */
+export function formatWhen(epochMs: number, now = Date.now()): string {
+  const date = new Date(epochMs);
+  const today = new Date(now);
+  if (date.toDateString() === today.toDateString()) return TIME.format(date);
+  if (date.getFullYear() === today.getFullYear()) return DAY.format(date);
+  return DATE.format(date);
+}
+
+/** "Ctrl" on most systems, "⌘" on Apple ones, for shortcut hints. */
+export const MOD_KEY = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘' : 'Ctrl';

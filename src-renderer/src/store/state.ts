@@ -1,6 +1,9 @@
 import {
   TERMINAL_SESSION_STATUSES,
+  type BlackboardView,
+  type FormView,
   type HostEvent,
+  type Interaction,
   type SessionDetail,
   type SessionStatus,
   type SessionView,
@@ -16,30 +19,51 @@ export interface ShownError {
   serial: number;
   message: string;
   /** 'warning' is for refusals the user can act on, like sending while a session runs. */
-  severity: 'error' | 'warning';
+  severity: 'error' | 'warning' | 'success';
 }
 
 export interface DeskhandState {
   connection: ConnectionState;
-  /** Newest first. */
+  /** Every session we know of, newest first (the one on screen always among them). */
   sessions: SessionView[];
+  /** What the sidebar searches for; empty: every session. */
+  sessionQuery: string;
+  /** Ids of the sessions the host found for `sessionQuery`; null when not searching. */
+  sessionResults: string[] | null;
   currentSessionId: string | null;
   /** Steps of the current session, ordered by index, unique by id. */
   steps: StepView[];
   /** What is happening in the current session now, in words from the host. */
   statusDetail: string;
-  /** A `session.start` is on its way; the session it creates becomes the current one. */
+  /** A `session.start` or `session.continue` is on its way. */
   awaitingStart: boolean;
+  /** Questions and approvals the agent waits for, any session, in the order they came. */
+  interactions: Interaction[];
+  /** Agent forms (open and closed), any session, in the order they were created. */
+  forms: FormView[];
+  /**
+   * The request of each round, by session: what the trajectory's round headers say. Round 0 is the
+   * session's request; follow-ups come from our own `session.continue` or the blackboard's requests.
+   */
+  roundRequests: Record<string, string[]>;
+  /** The blackboard of the session on screen, once fetched. */
+  blackboard: { sessionId: string; view: BlackboardView } | null;
   lastError: ShownError | null;
 }
 
 export const initialState: DeskhandState = {
   connection: 'connecting',
   sessions: [],
+  sessionQuery: '',
+  sessionResults: null,
   currentSessionId: null,
   steps: [],
   statusDetail: '',
   awaitingStart: false,
+  interactions: [],
+  forms: [],
+  roundRequests: {},
+  blackboard: null,
   lastError: null,
 };
 
@@ -52,6 +76,32 @@ export function currentSession(state: DeskhandState): SessionView | null {
   return state.sessions.find((session) => session.id === state.currentSessionId) ?? null;
 }
 
+/**
+ * What "Send" does now. `start`: a new session. `continue`: a follow-up round in the session on screen,
+ * which has ended (finished, failed, stopped, error, or interrupted by a crash). `busy`: the session on
+ * screen still runs (or waits, or is paused), or a start is on its way: nothing can be sent.
+ */
+export type RequestMode = 'start' | 'continue' | 'busy';
+
+export function requestMode(session: SessionView | null, awaitingStart: boolean): RequestMode {
+  if (awaitingStart) return 'busy';
+  if (!session) return 'start';
+  return isSessionActive(session.status) ? 'busy' : 'continue';
+}
+
+/** Paused runs go on from where they stopped; interrupted ones (the app was killed) from their last committed step. */
+export function canResume(session: SessionView | null): boolean {
+  return session?.status === 'paused' || session?.status === 'interrupted';
+}
+
+export function canPause(session: SessionView | null): boolean {
+  return session?.status === 'running' || session?.status === 'waiting';
+}
+
+export function canStop(session: SessionView | null): boolean {
+  return session?.status === 'running' || session?.status === 'waiting' || session?.status === 'paused';
+}
+
 /** Adds a step in index order; a step already present (same id) is ignored. Returns `steps` itself when unchanged. */
 export function insertStep(steps: StepView[], step: StepView): StepView[] {
   // Scanning from the end: duplicates and late arrivals are nearly always recent steps.
@@ -62,6 +112,41 @@ export function insertStep(steps: StepView[], step: StepView): StepView[] {
   while (position > 0 && (steps[position - 1]?.index ?? -1) > step.index) position -= 1;
   if (position === steps.length) return [...steps, step];
   return [...steps.slice(0, position), step, ...steps.slice(position)];
+}
+
+/**
+ * Adds many steps at once (a burst of events, a snapshot): one copy of the array instead of one per
+ * step. Same rules as `insertStep`: index order, duplicates (same id) ignored, ties after what is there.
+ */
+export function insertSteps(steps: StepView[], added: readonly StepView[]): StepView[] {
+  if (added.length === 0) return steps;
+  if (added.length === 1) return insertStep(steps, added[0] as StepView);
+  const known = new Set(steps.map((step) => step.id));
+  const fresh: StepView[] = [];
+  for (const step of added) {
+    if (known.has(step.id)) continue;
+    known.add(step.id);
+    fresh.push(step);
+  }
+  if (fresh.length === 0) return steps;
+  fresh.sort((a, b) => a.index - b.index);
+  const last = steps[steps.length - 1];
+  if (!last || (fresh[0] as StepView).index >= last.index) return steps.concat(fresh);
+  const merged: StepView[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < steps.length || j < fresh.length) {
+    const mine = steps[i];
+    const theirs = fresh[j];
+    if (theirs === undefined || (mine !== undefined && mine.index <= theirs.index)) {
+      merged.push(mine as StepView);
+      i += 1;
+    } else {
+      merged.push(theirs);
+      j += 1;
+    }
+  }
+  return merged;
 }
 
 /** Replaces the session with the same id or adds it, keeping newest first. */
@@ -88,15 +173,72 @@ function updateSession(
   return changed ? next : sessions;
 }
 
+/** Round 0's request is the session's own; later rounds keep what we already know. */
+function withFirstRequest(roundRequests: Record<string, string[]>, session: SessionView): Record<string, string[]> {
+  const known = roundRequests[session.id];
+  if (known?.[0] !== undefined) return roundRequests;
+  const rest = known?.slice(1) ?? [];
+  return { ...roundRequests, [session.id]: [session.request, ...rest] };
+}
+
+/** Records the request of one round (our own follow-up, or what the blackboard says). */
+export function setRoundRequest(state: DeskhandState, sessionId: string, round: number, request: string): DeskhandState {
+  const known = state.roundRequests[sessionId] ?? [];
+  if (known[round] === request) return state;
+  const next = [...known];
+  while (next.length < round) next.push('');
+  next[round] = request;
+  return { ...state, roundRequests: { ...state.roundRequests, [sessionId]: next } };
+}
+
+function withoutSession(state: DeskhandState, sessionId: string): DeskhandState {
+  const { [sessionId]: _dropped, ...roundRequests } = state.roundRequests;
+  const isCurrent = state.currentSessionId === sessionId;
+  return {
+    ...state,
+    sessions: state.sessions.filter((session) => session.id !== sessionId),
+    sessionResults: state.sessionResults?.filter((id) => id !== sessionId) ?? null,
+    interactions: state.interactions.filter((interaction) => interaction.sessionId !== sessionId),
+    forms: state.forms.filter((form) => form.sessionId !== sessionId),
+    roundRequests,
+    ...(isCurrent ? { currentSessionId: null, steps: [], statusDetail: '', blackboard: null } : {}),
+  };
+}
+
+export function upsertForm(forms: FormView[], form: FormView): FormView[] {
+  const at = forms.findIndex((existing) => existing.formId === form.formId && existing.sessionId === form.sessionId);
+  if (at === -1) return [...forms, form];
+  const next = [...forms];
+  next[at] = form;
+  return next;
+}
+
 export function applyHostEvent(state: DeskhandState, event: HostEvent): DeskhandState {
   switch (event.kind) {
     case 'session.started': {
       const sessions = upsertSession(state.sessions, event.session);
+      const roundRequests = withFirstRequest(state.roundRequests, event.session);
       // The event can overtake the reply to our `session.start`; adopting here keeps the first steps.
-      if (state.awaitingStart && state.currentSessionId !== event.session.id) {
-        return { ...state, sessions, currentSessionId: event.session.id, steps: [], statusDetail: '', awaitingStart: false };
+      if (state.awaitingStart && state.currentSessionId !== event.session.id && state.currentSessionId === null) {
+        return {
+          ...state,
+          sessions,
+          roundRequests,
+          currentSessionId: event.session.id,
+          steps: [],
+          statusDetail: '',
+          blackboard: null,
+          awaitingStart: false,
+        };
       }
-      return { ...state, sessions };
+      return { ...state, sessions, roundRequests };
+    }
+    case 'session.updated': {
+      return {
+        ...state,
+        sessions: upsertSession(state.sessions, event.session),
+        roundRequests: withFirstRequest(state.roundRequests, event.session),
+      };
     }
     case 'session.ended': {
       const sessions = updateSession(state.sessions, event.sessionId, (session) => ({
@@ -104,10 +246,14 @@ export function applyHostEvent(state: DeskhandState, event: HostEvent): Deskhand
         status: event.status,
         result: event.result,
       }));
-      if (event.sessionId !== state.currentSessionId) return { ...state, sessions };
+      // An ended session waits for nothing: questions or approvals it left are moot.
+      const interactions = state.interactions.filter((interaction) => interaction.sessionId !== event.sessionId);
+      if (event.sessionId !== state.currentSessionId) return { ...state, sessions, interactions };
       // What the session was doing no longer holds once it ended; only its result, if any, does.
-      return { ...state, sessions, statusDetail: event.result ?? '' };
+      return { ...state, sessions, interactions, statusDetail: event.result ?? '' };
     }
+    case 'session.deleted':
+      return withoutSession(state, event.sessionId);
     case 'status.changed': {
       const sessions = updateSession(state.sessions, event.sessionId, (session) => ({ ...session, status: event.status }));
       if (event.sessionId !== state.currentSessionId) return { ...state, sessions };
@@ -115,7 +261,50 @@ export function applyHostEvent(state: DeskhandState, event: HostEvent): Deskhand
     }
     case 'step.added':
       return applyStep(state, event.step);
+    case 'interaction.requested': {
+      if (state.interactions.some((interaction) => interaction.id === event.interaction.id)) return state;
+      return { ...state, interactions: [...state.interactions, event.interaction] };
+    }
+    case 'interaction.resolved': {
+      const interactions = state.interactions.filter((interaction) => interaction.id !== event.interactionId);
+      return interactions.length === state.interactions.length ? state : { ...state, interactions };
+    }
+    case 'form.updated':
+      return { ...state, forms: upsertForm(state.forms, event.form) };
   }
+}
+
+/**
+ * Applies a burst of events in order, in one state change: steps of the session on screen that come
+ * one after another are inserted together, which keeps thousands of step events cheap.
+ */
+export function applyHostEvents(state: DeskhandState, events: readonly HostEvent[]): DeskhandState {
+  let next = state;
+  let steps: StepView[] = [];
+  const addSteps = (): void => {
+    if (steps.length > 0) next = applyCurrentSteps(next, steps);
+    steps = [];
+  };
+  for (const event of events) {
+    if (event.kind === 'step.added' && event.step.sessionId === next.currentSessionId) {
+      steps.push(event.step);
+      continue;
+    }
+    addSteps();
+    next = applyHostEvent(next, event);
+  }
+  addSteps();
+  return next;
+}
+
+function applyCurrentSteps(state: DeskhandState, added: StepView[]): DeskhandState {
+  const steps = insertSteps(state.steps, added);
+  if (steps === state.steps) return state;
+  const sessions = updateSession(state.sessions, state.currentSessionId ?? '', (session) => ({
+    ...session,
+    stepCount: Math.max(session.stepCount, steps.length),
+  }));
+  return { ...state, steps, sessions };
 }
 
 function applyStep(state: DeskhandState, step: StepView): DeskhandState {
@@ -136,29 +325,90 @@ function applyStep(state: DeskhandState, step: StepView): DeskhandState {
   return { ...state, steps, sessions };
 }
 
-export function applySessionList(state: DeskhandState, sessions: SessionView[]): DeskhandState {
-  return { ...state, sessions: sortNewestFirst(sessions) };
+/**
+ * The host's answer to `session.list`. Without a query it is every session (plus the one on screen,
+ * which may be too new to be listed). With one, the sessions are merged in and only their ids make
+ * the search results: the session on screen stays known either way, so Send and the status bar never
+ * lose it to a search.
+ */
+export function applySessionList(state: DeskhandState, sessions: SessionView[], query = state.sessionQuery): DeskhandState {
+  let roundRequests = state.roundRequests;
+  for (const session of sessions) roundRequests = withFirstRequest(roundRequests, session);
+  if (query === '') {
+    const current = currentSession(state);
+    const listed = current && !sessions.some((session) => session.id === current.id) ? [...sessions, current] : sessions;
+    return { ...state, sessions: sortNewestFirst(listed), sessionResults: null, roundRequests };
+  }
+  const merged = sessions.reduce(upsertSession, state.sessions);
+  return { ...state, sessions: merged, sessionResults: sessions.map((session) => session.id), roundRequests };
+}
+
+/** What the sidebar lists: the search results, or every session. */
+export function listedSessions(state: DeskhandState): SessionView[] {
+  const results = state.sessionResults;
+  if (results === null) return state.sessions;
+  const found = new Set(results);
+  return state.sessions.filter((session) => found.has(session.id));
 }
 
 /** A session opened from the host's store replaces what is on screen. */
 export function applySessionDetail(state: DeskhandState, detail: SessionDetail): DeskhandState {
-  const steps = detail.steps.reduce<StepView[]>(insertStep, []);
-  const sameSession = state.currentSessionId === detail.session.id;
+  const sessionId = detail.session.id;
+  const steps = insertSteps([], detail.steps);
+  const sameSession = state.currentSessionId === sessionId;
+  // The snapshot is the truth for this session's waiting questions and its forms.
+  const interactions = [
+    ...state.interactions.filter((interaction) => interaction.sessionId !== sessionId),
+    ...detail.interactions,
+  ];
+  const forms = [...state.forms.filter((form) => form.sessionId !== sessionId), ...detail.forms];
   return {
     ...state,
     sessions: upsertSession(state.sessions, detail.session),
-    currentSessionId: detail.session.id,
+    roundRequests: withFirstRequest(state.roundRequests, detail.session),
+    currentSessionId: sessionId,
+    interactions,
+    forms,
     // Steps that arrived live while the snapshot travelled are kept.
-    steps: sameSession ? state.steps.reduce(insertStep, steps) : steps,
+    steps: sameSession ? insertSteps(steps, state.steps) : steps,
     statusDetail: sameSession ? state.statusDetail : (detail.session.result ?? ''),
+    blackboard: sameSession ? state.blackboard : null,
   };
 }
 
 /** The reply to our `session.start`: that session is now the one on screen. */
 export function applyStartedSession(state: DeskhandState, session: SessionView): DeskhandState {
   const sessions = upsertSession(state.sessions, session);
-  if (state.currentSessionId === session.id) return { ...state, sessions, awaitingStart: false };
-  return { ...state, sessions, currentSessionId: session.id, steps: [], statusDetail: '', awaitingStart: false };
+  const roundRequests = withFirstRequest(state.roundRequests, session);
+  // Our own new session shows in the sidebar even while a search is on.
+  const sessionResults = state.sessionResults && !state.sessionResults.includes(session.id) ? [session.id, ...state.sessionResults] : state.sessionResults;
+  if (state.currentSessionId === session.id) return { ...state, sessions, sessionResults, roundRequests, awaitingStart: false };
+  return {
+    ...state,
+    sessions,
+    sessionResults,
+    roundRequests,
+    currentSessionId: session.id,
+    steps: [],
+    statusDetail: '',
+    blackboard: null,
+    awaitingStart: false,
+  };
+}
+
+/** The reply to our `session.continue`: a new round of the same session, asked with `request`. */
+export function applyContinuedSession(state: DeskhandState, session: SessionView, request: string): DeskhandState {
+  const withRequest = setRoundRequest(state, session.id, Math.max(0, session.roundCount - 1), request);
+  return { ...withRequest, sessions: upsertSession(withRequest.sessions, session), awaitingStart: false };
+}
+
+/** The blackboard's requests are the rounds' requests, in order. */
+export function applyBlackboard(state: DeskhandState, sessionId: string, view: BlackboardView): DeskhandState {
+  let next: DeskhandState = { ...state, blackboard: { sessionId, view } };
+  view.requests.forEach((request, round) => {
+    if (request) next = setRoundRequest(next, sessionId, round, request);
+  });
+  return next;
 }
 
 export function showError(
@@ -167,4 +417,15 @@ export function showError(
   severity: ShownError['severity'] = 'error',
 ): DeskhandState {
   return { ...state, lastError: { serial: (state.lastError?.serial ?? 0) + 1, message, severity } };
+}
+
+/** What waits for the user in the session on screen, oldest first. */
+export function pendingInteractions(state: DeskhandState): Interaction[] {
+  return state.interactions.filter((interaction) => interaction.sessionId === state.currentSessionId);
+}
+
+/** The agent forms of the session on screen: open ones first, then closed ones, each in creation order. */
+export function sessionForms(state: DeskhandState): FormView[] {
+  const mine = state.forms.filter((form) => form.sessionId === state.currentSessionId);
+  return [...mine.filter((form) => form.state === 'open'), ...mine.filter((form) => form.state === 'closed')];
 }

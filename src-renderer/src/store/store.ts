@@ -1,35 +1,93 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { CommandResult, HostEvent, StepDetail } from '../../../src-main/protocol';
 import type { Bridge } from '../bridge';
 import {
+  applyBlackboard,
+  applyContinuedSession,
   applyHostEvent,
+  applyHostEvents,
   applySessionDetail,
   applySessionList,
   applyStartedSession,
   currentSession,
   initialState,
-  isSessionActive,
+  requestMode,
   showError,
+  upsertSession,
   type DeskhandState,
+  type ShownError,
 } from './state';
 
 export interface DeskhandActions {
-  /** Starts a session for `text`; resolves false when it was not sent (busy, empty, or refused). */
+  /**
+   * Sends `text`: a new session, or a follow-up round when the session on screen has ended.
+   * Resolves false when it was not sent (busy, empty, or refused).
+   */
   sendRequest(text: string): Promise<boolean>;
   stop(): Promise<void>;
+  pause(): Promise<void>;
+  resume(): Promise<void>;
   openSession(sessionId: string): Promise<void>;
-  refreshSessions(): Promise<void>;
+  /** Lists sessions; with `query`, only those matching it (the host searches). */
+  refreshSessions(query?: string): Promise<void>;
   /** Clears the screen for a new request; past sessions stay in the sidebar. */
   newSession(): void;
+  deleteSession(sessionId: string): Promise<boolean>;
+  /** The session as one JSON document, or null when the host refused (the error is shown). */
+  exportSession(sessionId: string): Promise<CommandResult<'session.export'> | null>;
+  stepDetail(stepId: string): Promise<StepDetail>;
+  refreshBlackboard(): Promise<void>;
+  answer(interactionId: string, answers: string[]): Promise<boolean>;
+  decide(interactionId: string, approved: boolean, note?: string): Promise<boolean>;
+  /** A value change (debounced by the caller) or a button press in an agent form. */
+  sendFormEvent(formId: string, path: string, value: unknown, action: string | null): Promise<boolean>;
+  notify(message: string, severity?: ShownError['severity']): void;
   dismissError(): void;
 }
 
 export type DeskhandStore = StoreApi<DeskhandState & DeskhandActions>;
 
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Events that arrive together are applied together: at most one state change (and render) per this many ms. */
+const EVENT_BATCH_MS = 0;
+
 export function createDeskhandStore(bridge: Bridge): DeskhandStore {
-  const store = createStore<DeskhandState & DeskhandActions>()((set, get) => {
+  let queued: HostEvent[] = [];
+  let flushTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Applies the events that wait for the next batch; called before any reply is applied, to keep the order. */
+  const flushEvents = (): void => {
+    if (flushTimer !== null) clearTimeout(flushTimer);
+    flushTimer = null;
+    if (queued.length === 0) return;
+    const events = queued;
+    queued = [];
+    store.setState((state) => applyHostEvents(state, events));
+  };
+
+  const store = createStore<DeskhandState & DeskhandActions>()((rawSet, get) => {
+    type Change = Partial<DeskhandState> | ((state: DeskhandState & DeskhandActions) => Partial<DeskhandState>);
+    const set = (change: Change): void => {
+      flushEvents();
+      rawSet(change);
+    };
     const reportError = (error: unknown): void => {
-      const message = error instanceof Error ? error.message : String(error);
-      set((state) => showError(state, message));
+      set((state) => showError(state, messageOf(error)));
+    };
+
+    /** Runs a command for the session on screen; false when there is none or the host refused. */
+    const forCurrent = async (run: (sessionId: string) => Promise<unknown>): Promise<boolean> => {
+      const sessionId = get().currentSessionId;
+      if (sessionId === null) return false;
+      try {
+        await run(sessionId);
+        return true;
+      } catch (error) {
+        reportError(error);
+        return false;
+      }
     };
 
     return {
@@ -40,12 +98,18 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
         if (!request) return false;
         const state = get();
         const session = currentSession(state);
-        if (state.awaitingStart || (session && isSessionActive(session.status))) {
-          set((current) => showError(current, 'Deskhand is busy with the current request. Stop it or wait for it to end.', 'warning'));
+        const mode = requestMode(session, state.awaitingStart);
+        if (mode === 'busy') {
+          set((current) => showError(current, 'Deskhand is busy with this session. Stop it, or wait for it to end.', 'warning'));
           return false;
         }
         set({ awaitingStart: true });
         try {
+          if (mode === 'continue' && session) {
+            const result = await bridge.send({ type: 'session.continue', sessionId: session.id, request });
+            set((current) => applyContinuedSession(current, result.session, request));
+            return true;
+          }
           const result = await bridge.send({ type: 'session.start', request });
           const adoptedEarly = get().currentSessionId === result.session.id;
           set((current) => applyStartedSession(current, result.session));
@@ -60,36 +124,118 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
       },
 
       async stop() {
-        const sessionId = get().currentSessionId;
-        if (sessionId === null) return;
-        try {
+        await forCurrent(async (sessionId) => {
           const result = await bridge.send({ type: 'session.stop', sessionId });
           if (!result.stopped) set((state) => showError(state, 'The session had already ended.', 'warning'));
-        } catch (error) {
-          reportError(error);
-        }
+        });
+      },
+
+      async pause() {
+        await forCurrent(async (sessionId) => {
+          const result = await bridge.send({ type: 'session.pause', sessionId });
+          if (!result.paused) set((state) => showError(state, 'The session was not running, so there was nothing to pause.', 'warning'));
+        });
+      },
+
+      async resume() {
+        await forCurrent(async (sessionId) => {
+          const result = await bridge.send({ type: 'session.resume', sessionId });
+          set((state) => ({ ...state, sessions: upsertSession(state.sessions, result.session) }));
+        });
       },
 
       async openSession(sessionId) {
         try {
           const detail = await bridge.send({ type: 'session.open', sessionId });
           set((state) => applySessionDetail(state, detail));
+          // Follow-up rounds' requests are on the blackboard: fetch it so the round headers can say them.
+          const known = get().roundRequests[sessionId] ?? [];
+          if (detail.session.roundCount > 1 && known.filter(Boolean).length < detail.session.roundCount) void get().refreshBlackboard();
         } catch (error) {
           reportError(error);
         }
       },
 
-      async refreshSessions() {
+      async refreshSessions(query = get().sessionQuery) {
+        const trimmed = query.trim();
+        set({ sessionQuery: trimmed });
         try {
-          const result = await bridge.send({ type: 'session.list' });
-          set((state) => applySessionList(state, result.sessions));
+          const result = await bridge.send(trimmed ? { type: 'session.list', query: trimmed } : { type: 'session.list' });
+          // A slower answer to an older search must not replace a newer one.
+          if (get().sessionQuery !== trimmed) return;
+          set((state) => applySessionList(state, result.sessions, trimmed));
         } catch (error) {
           reportError(error);
         }
       },
 
       newSession() {
-        set({ currentSessionId: null, steps: [], statusDetail: '' });
+        set({ currentSessionId: null, steps: [], statusDetail: '', blackboard: null });
+      },
+
+      async deleteSession(sessionId) {
+        try {
+          await bridge.send({ type: 'session.delete', sessionId });
+          // The `session.deleted` event does the same; applying it here too covers a host that only replies.
+          set((state) => applyHostEvent(state, { kind: 'session.deleted', sessionId }));
+          return true;
+        } catch (error) {
+          reportError(error);
+          return false;
+        }
+      },
+
+      async exportSession(sessionId) {
+        try {
+          return await bridge.send({ type: 'session.export', sessionId });
+        } catch (error) {
+          reportError(error);
+          return null;
+        }
+      },
+
+      async stepDetail(stepId) {
+        const sessionId = get().currentSessionId;
+        if (sessionId === null) throw new Error('No session is open.');
+        return bridge.send({ type: 'step.detail', sessionId, stepId });
+      },
+
+      async refreshBlackboard() {
+        const sessionId = get().currentSessionId;
+        if (sessionId === null) return;
+        try {
+          const view = await bridge.send({ type: 'blackboard.get', sessionId });
+          if (get().currentSessionId === sessionId) set((state) => applyBlackboard(state, sessionId, view));
+        } catch (error) {
+          reportError(error);
+        }
+      },
+
+      async answer(interactionId, answers) {
+        return forCurrent((sessionId) => bridge.send({ type: 'interaction.answer', sessionId, interactionId, answers }));
+      },
+
+      async decide(interactionId, approved, note) {
+        const trimmed = note?.trim();
+        return forCurrent((sessionId) =>
+          bridge.send({ type: 'interaction.decide', sessionId, interactionId, approved, ...(trimmed ? { note: trimmed } : {}) }),
+        );
+      },
+
+      async sendFormEvent(formId, path, value, action) {
+        const form = get().forms.find((candidate) => candidate.formId === formId);
+        if (!form) return false;
+        try {
+          await bridge.send({ type: 'form.event', sessionId: form.sessionId, formId, path, value, action });
+          return true;
+        } catch (error) {
+          reportError(error);
+          return false;
+        }
+      },
+
+      notify(message, severity = 'success') {
+        set((state) => showError(state, message, severity));
       },
 
       dismissError() {
@@ -98,7 +244,12 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
     };
   });
 
-  bridge.onEvent((event) => store.setState((state) => applyHostEvent(state, event)));
+  // A timer, not requestAnimationFrame: frames stop in a hidden window, and a held step must still be
+  // noticed there (title, notification).
+  bridge.onEvent((event) => {
+    queued.push(event);
+    if (flushTimer === null) flushTimer = setTimeout(flushEvents, EVENT_BATCH_MS);
+  });
   bridge.onError((error) => store.setState((state) => showError(state, error.message)));
   bridge.onConnection((connection) => {
     store.setState({ connection });

@@ -1,0 +1,138 @@
+import type { UISchemaElement } from '@jsonforms/core';
+import { JsonForms } from '@jsonforms/react';
+import { Alert, AlertTitle, Box, Card, CardContent, Chip, Typography } from '@mui/material';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { FormView } from '../../../src-main/protocol';
+import { AgentFormContext, type AgentFormActions } from '../forms/AgentFormContext';
+import { valueChanges } from '../forms/changes';
+import { checkFormSpec } from '../forms/form-spec';
+import { formCells, formRenderers } from '../forms/renderers';
+import { createFormsAjv } from '../forms/safe-ajv';
+import { useSettledInput } from '../forms/useSettledInput';
+import { useDeskhand } from '../store';
+
+/** Typing sends one event per pause, not per key. */
+export const FORM_VALUE_DEBOUNCE_MS = 300;
+
+function formTitle(form: FormView): string {
+  const title = form.schema.title;
+  return typeof title === 'string' && title.trim() ? title : `A form from ${form.agent}`;
+}
+
+/**
+ * An agent's interactive form (blue-style CREATE_FORM / UPDATE_FORM / CLOSE_FORM), rendered with the
+ * material renderers plus Button and Markdown. Value changes go back debounced; Button actions at once
+ * (after any pending values). A closed form stays, greyed and marked "Closed". An invalid spec shows
+ * why in place of the form.
+ */
+export function AgentFormCard({ form }: { form: FormView }) {
+  const sendFormEvent = useDeskhand((state) => state.sendFormEvent);
+  const check = useMemo(() => checkFormSpec(form), [form]);
+  const ajv = useMemo(createFormsAjv, []);
+  const closed = form.state === 'closed';
+  const titleId = `form-${form.sessionId}-${form.formId}`;
+
+  const [data, setData] = useState<Record<string, unknown>>(form.data);
+  /** Problems show once the user has changed something, not on a form they have not touched yet. */
+  const [touched, setTouched] = useState(false);
+  /** The data as the agent last knows it: what we compare edits against. */
+  const known = useRef<unknown>(form.data);
+  const hostData = useRef(JSON.stringify(form.data));
+  const pending = useRef(new Map<string, unknown>());
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const { onInputCapture, settle } = useSettledInput();
+
+  const flush = useCallback(() => {
+    if (timer.current !== null) clearTimeout(timer.current);
+    timer.current = null;
+    const changes = [...pending.current.entries()];
+    pending.current.clear();
+    for (const [path, value] of changes) void sendFormEvent(form.formId, path, value, null);
+  }, [form.formId, sendFormEvent]);
+
+  // The agent changed the data (UPDATE_FORM): that is now what the form shows.
+  useEffect(() => {
+    const incoming = JSON.stringify(form.data);
+    if (incoming === hostData.current) return;
+    hostData.current = incoming;
+    known.current = form.data;
+    pending.current.clear();
+    setData(form.data);
+  }, [form.data]);
+
+  // A closed form takes no more edits; unsent ones are moot. Leaving (unmount) sends what is pending.
+  useEffect(() => {
+    if (closed) {
+      if (timer.current !== null) clearTimeout(timer.current);
+      pending.current.clear();
+    }
+  }, [closed]);
+  useEffect(() => flush, [flush]);
+
+  const onChange = (next: Record<string, unknown>): void => {
+    setData(next);
+    if (closed) return;
+    const changes = valueChanges(known.current, next);
+    known.current = next;
+    if (changes.length === 0) return;
+    setTouched(true);
+    for (const change of changes) pending.current.set(change.path, change.value);
+    if (timer.current !== null) clearTimeout(timer.current);
+    timer.current = setTimeout(flush, FORM_VALUE_DEBOUNCE_MS);
+  };
+
+  const actions = useMemo<AgentFormActions>(
+    () => ({
+      closed,
+      onAction(action) {
+        if (closed) return;
+        // What was typed just before the press goes first (JSONForms holds keystrokes back briefly).
+        void settle().then(() => {
+          flush();
+          void sendFormEvent(form.formId, '', null, action);
+        });
+      },
+    }),
+    [closed, flush, settle, form.formId, sendFormEvent],
+  );
+
+  return (
+    <Card
+      variant="outlined"
+      component="section"
+      aria-labelledby={titleId}
+      aria-disabled={closed || undefined}
+      data-form-id={form.formId}
+      sx={{ opacity: closed ? 0.6 : 1, filter: closed ? 'grayscale(1)' : 'none', bgcolor: closed ? 'action.hover' : undefined }}
+    >
+      <CardContent onInputCapture={onInputCapture}>
+        <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, mb: 1 }}>
+          <Typography id={titleId} variant="h6" component="h3" sx={{ flex: 1, minWidth: 0 }}>
+            {formTitle(form)}
+          </Typography>
+          {closed && <Chip size="small" label="Closed" />}
+        </Box>
+        {check.ok ? (
+          <AgentFormContext.Provider value={actions}>
+            <JsonForms
+              schema={check.schema}
+              uischema={check.uischema as UISchemaElement | undefined}
+              data={data}
+              renderers={formRenderers}
+              cells={formCells}
+              ajv={ajv}
+              readonly={closed}
+              validationMode={touched ? 'ValidateAndShow' : 'ValidateAndHide'}
+              onChange={({ data: next }) => onChange((next ?? {}) as Record<string, unknown>)}
+            />
+          </AgentFormContext.Provider>
+        ) : (
+          <Alert severity="error" role="alert">
+            <AlertTitle>This form cannot be shown</AlertTitle>
+            {form.agent} sent a form Deskhand does not accept: {check.problem}
+          </Alert>
+        )}
+      </CardContent>
+    </Card>
+  );
+}

@@ -1,0 +1,42 @@
+import { Box, Typography } from '@mui/material';
+import { useShallow } from 'zustand/react/shallow';
+import { pendingInteractions, sessionForms, useDeskhand } from '../store';
+import { AgentFormCard } from './AgentFormCard';
+import { ConfirmCard } from './ConfirmCard';
+import { QuestionsCard } from './QuestionsCard';
+
+/** What the agent asks of the user in the session on screen: questions and approvals first, then its forms. */
+export function AgentPanel() {
+  const interactions = useDeskhand(useShallow(pendingInteractions));
+  const forms = useDeskhand(useShallow(sessionForms));
+  if (interactions.length === 0 && forms.length === 0) return null;
+  const firstConfirm = interactions.find((interaction) => interaction.kind === 'confirm');
+  return (
+    <Box
+      component="aside"
+      aria-label="Agent requests"
+      sx={{ width: { xs: 320, lg: 420 }, flexShrink: 0, borderLeft: 1, borderColor: 'divider', overflowY: 'auto', p: 2, display: 'flex', flexDirection: 'column', gap: 2, '& > *': { flexShrink: 0 } }}
+    >
+      {interactions.length > 0 && (
+        <Typography variant="overline" component="h2" color="warning.main" sx={{ lineHeight: 1.2 }}>
+          Waiting for you
+        </Typography>
+      )}
+      {interactions.map((interaction) =>
+        interaction.kind === 'questions' ? (
+          <QuestionsCard key={interaction.id} interaction={interaction} />
+        ) : (
+          <ConfirmCard key={interaction.id} interaction={interaction} shortcuts={interaction === firstConfirm} />
+        ),
+      )}
+      {forms.length > 0 && (
+        <Typography variant="overline" component="h2" color="text.secondary" sx={{ lineHeight: 1.2 }}>
+          Forms
+        </Typography>
+      )}
+      {forms.map((form) => (
+        <AgentFormCard key={`${form.sessionId}/${form.formId}`} form={form} />
+      ))}
+    </Box>
+  );
+}

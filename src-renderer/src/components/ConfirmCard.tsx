@@ -1,0 +1,132 @@
+import { Box, Button, Card, CardContent, TextField, Tooltip, Typography } from '@mui/material';
+import { useEffect, useRef, useState } from 'react';
+import type { Interaction } from '../../../src-main/protocol';
+import { useBridge, useDeskhand } from '../store';
+import { MOD_KEY } from './labels';
+
+type ConfirmInteraction = Extract<Interaction, { kind: 'confirm' }>;
+
+/** Shortcuts stay out of the way while a dialog, drawer or menu has the keyboard. */
+function inOverlay(target: EventTarget | null): boolean {
+  return target instanceof Element && target.closest('.MuiModal-root, .MuiPopover-root') !== null;
+}
+
+function isTextField(target: EventTarget | null): boolean {
+  return target instanceof HTMLElement && (target.isContentEditable || target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement);
+}
+
+/**
+ * A step held for approval (status CONFIRM, or a safety rule): what will happen, on what, why it was
+ * held, and the screenshot with the action drawn on it. Approve (Ctrl/⌘+Enter) or Reject (Esc), from
+ * anywhere but another text field, with an optional note for the agent. A rejected action never runs
+ * (the host's promise; we only send the decision).
+ */
+export function ConfirmCard({ interaction, shortcuts }: { interaction: ConfirmInteraction; shortcuts: boolean }) {
+  const bridge = useBridge();
+  const decide = useDeskhand((state) => state.decide);
+  const [note, setNote] = useState('');
+  const [sending, setSending] = useState<null | 'approve' | 'reject' | 'sent'>(null);
+  const titleId = `confirm-${interaction.id}`;
+  const send = useRef<(approved: boolean) => void>(() => {});
+  const cardRef = useRef<HTMLElement>(null);
+
+  send.current = (approved: boolean) => {
+    if (sending !== null) return;
+    setSending(approved ? 'approve' : 'reject');
+    void decide(interaction.id, approved, note).then((ok) => setSending(ok ? 'sent' : null));
+  };
+
+  useEffect(() => {
+    if (!shortcuts) return;
+    const onKeyDown = (event: KeyboardEvent): void => {
+      if (event.defaultPrevented || inOverlay(event.target)) return;
+      // Escape in the request box (or any other text field) means "leave this field", not "reject".
+      if (isTextField(event.target) && !cardRef.current?.contains(event.target as Node)) return;
+      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        send.current(true);
+      } else if (event.key === 'Escape') {
+        event.preventDefault();
+        send.current(false);
+      }
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, [shortcuts]);
+
+  const busy = sending !== null;
+  return (
+    <Card ref={cardRef} variant="outlined" component="section" aria-labelledby={titleId} sx={{ borderColor: 'warning.main', borderWidth: 2 }}>
+      <CardContent sx={{ display: 'flex', flexDirection: 'column', gap: 1.5 }}>
+        <Typography id={titleId} variant="h6" component="h3">
+          Approve this action?
+        </Typography>
+        <Box>
+          <Typography variant="overline" color="text.secondary">
+            What will happen
+          </Typography>
+          <Typography sx={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere', fontWeight: 600 }} data-testid="confirm-action">
+            {interaction.actionText}
+          </Typography>
+        </Box>
+        <Box>
+          <Typography variant="overline" color="text.secondary">
+            On
+          </Typography>
+          <Typography>{interaction.target ?? 'the screen (no window or control named)'}</Typography>
+        </Box>
+        <Box>
+          <Typography variant="overline" color="text.secondary">
+            Why it was held
+          </Typography>
+          <Box component="ul" sx={{ m: 0, pl: 2.5 }}>
+            {interaction.reasons.map((reason, i) => (
+              <Typography component="li" variant="body2" key={i}>
+                {reason}
+              </Typography>
+            ))}
+          </Box>
+        </Box>
+        {interaction.screenshot && (
+          <Box
+            component="img"
+            src={bridge.screenshotUrl(interaction.screenshot)}
+            alt="The screen with the action drawn on it"
+            sx={{ width: '100%', height: 'auto', borderRadius: 1, border: 1, borderColor: 'divider', aspectRatio: `${interaction.screenshot.width} / ${interaction.screenshot.height}` }}
+          />
+        )}
+        <TextField
+          label="Note for the agent (optional)"
+          size="small"
+          value={note}
+          onChange={(event) => setNote(event.target.value)}
+          disabled={busy}
+          multiline
+          maxRows={4}
+          slotProps={{ htmlInput: { maxLength: 2000 } }}
+        />
+        <Box sx={{ display: 'flex', gap: 1, alignItems: 'center' }}>
+          <Tooltip title={`Approve: the action runs (${MOD_KEY}+Enter)`}>
+            <span>
+              <Button variant="contained" color="success" disabled={busy} onClick={() => send.current(true)} aria-keyshortcuts="Control+Enter Meta+Enter">
+                Approve
+              </Button>
+            </span>
+          </Tooltip>
+          <Tooltip title="Reject: the action does not run (Esc)">
+            <span>
+              <Button variant="outlined" color="error" disabled={busy} onClick={() => send.current(false)} aria-keyshortcuts="Escape">
+                Reject
+              </Button>
+            </span>
+          </Tooltip>
+          {sending === 'sent' && (
+            <Typography variant="body2" color="text.secondary">
+              Sent.
+            </Typography>
+          )}
+        </Box>
+      </CardContent>
+    </Card>
+  );
+}

@@ -1,0 +1,31 @@
+import { Button, Dialog, DialogActions, DialogContent, DialogContentText, DialogTitle } from '@mui/material';
+import type { SessionView } from '../../../src-main/protocol';
+
+interface DeleteSessionDialogProps {
+  session: SessionView | null;
+  onCancel(): void;
+  onConfirm(session: SessionView): void;
+}
+
+/** Asks before a session, its steps and its screenshots are deleted for good. */
+export function DeleteSessionDialog({ session, onCancel, onConfirm }: DeleteSessionDialogProps) {
+  return (
+    <Dialog open={session !== null} onClose={onCancel} aria-labelledby="delete-session-title" aria-describedby="delete-session-text">
+      <DialogTitle id="delete-session-title">Delete this session?</DialogTitle>
+      <DialogContent>
+        <DialogContentText id="delete-session-text">
+          “{session?.title || session?.request}” with its {session?.stepCount === 1 ? 'step' : `${session?.stepCount ?? 0} steps`}, screenshots
+          and forms will be deleted. This cannot be undone.
+        </DialogContentText>
+      </DialogContent>
+      <DialogActions>
+        <Button onClick={onCancel} autoFocus>
+          Cancel
+        </Button>
+        <Button color="error" variant="contained" onClick={() => session && onConfirm(session)}>
+          Delete
+        </Button>
+      </DialogActions>
+    </Dialog>
+  );
+}

@@ -1,0 +1,87 @@
+import type { UISchemaElement } from '@jsonforms/core';
+import { JsonForms } from '@jsonforms/react';
+import { Alert, Box, Button, Card, CardContent, Typography } from '@mui/material';
+import { useMemo, useRef, useState, type FormEvent } from 'react';
+import type { Interaction } from '../../../src-main/protocol';
+import { answersInOrder, questionsForm } from '../forms/questions';
+import { formCells, formRenderers } from '../forms/renderers';
+import { createFormsAjv } from '../forms/safe-ajv';
+import { useSettledInput } from '../forms/useSettledInput';
+import { useDeskhand } from '../store';
+
+type QuestionsInteraction = Extract<Interaction, { kind: 'questions' }>;
+
+/**
+ * The agent's questions (status PENDING) as a JSONForms form: one required field per question.
+ * "Submit answers" sends them in order; the card goes when the host says the questions are resolved.
+ */
+export function QuestionsCard({ interaction }: { interaction: QuestionsInteraction }) {
+  const answer = useDeskhand((state) => state.answer);
+  const { schema, uischema } = useMemo(() => questionsForm(interaction.questions), [interaction.questions]);
+  const ajv = useMemo(createFormsAjv, []);
+  const [data, setData] = useState<Record<string, unknown>>({});
+  const latest = useRef<Record<string, unknown>>({});
+  const { onInputCapture, settle } = useSettledInput();
+  const [showErrors, setShowErrors] = useState(false);
+  const [state, setState] = useState<'editing' | 'sending' | 'sent'>('editing');
+  const titleId = `questions-${interaction.id}`;
+
+  const submit = async (event: FormEvent): Promise<void> => {
+    event.preventDefault();
+    if (state !== 'editing') return;
+    setState('sending');
+    await settle();
+    const answers = answersInOrder(interaction.questions, latest.current);
+    if (!answers) {
+      setShowErrors(true);
+      setState('editing');
+      return;
+    }
+    setState((await answer(interaction.id, answers)) ? 'sent' : 'editing');
+  };
+
+  const missing = showErrors && answersInOrder(interaction.questions, data) === null;
+  return (
+    <Card variant="outlined" component="section" aria-labelledby={titleId} sx={{ borderColor: 'warning.main', borderWidth: 2 }}>
+      <CardContent>
+        <Typography id={titleId} variant="h6" component="h3" gutterBottom>
+          {interaction.questions.length === 1 ? 'A question from the agent' : `${interaction.questions.length} questions from the agent`}
+        </Typography>
+        <Typography variant="body2" color="text.secondary" sx={{ mb: 1.5 }}>
+          {interaction.agent} waits for your answers before it goes on.
+        </Typography>
+        <Box component="form" onSubmit={(event) => void submit(event)} onInputCapture={onInputCapture} noValidate>
+          <JsonForms
+            schema={schema}
+            uischema={uischema as unknown as UISchemaElement}
+            data={data}
+            renderers={formRenderers}
+            cells={formCells}
+            ajv={ajv}
+            readonly={state === 'sent'}
+            validationMode={showErrors ? 'ValidateAndShow' : 'ValidateAndHide'}
+            onChange={({ data: next }) => {
+              latest.current = (next ?? {}) as Record<string, unknown>;
+              setData(latest.current);
+            }}
+          />
+          {missing && (
+            <Alert severity="warning" sx={{ mt: 1 }}>
+              Answer every question before submitting.
+            </Alert>
+          )}
+          <Box sx={{ display: 'flex', alignItems: 'center', gap: 2, mt: 2 }}>
+            <Button type="submit" variant="contained" disabled={state !== 'editing'}>
+              Submit answers
+            </Button>
+            {state === 'sent' && (
+              <Typography variant="body2" color="text.secondary">
+                Sent; the agent goes on.
+              </Typography>
+            )}
+          </Box>
+        </Box>
+      </CardContent>
+    </Card>
+  );
+}

@@ -1,0 +1,68 @@
+import MoreVertIcon from '@mui/icons-material/MoreVert';
+import { IconButton, ListItem, ListItemButton, ListItemText, Menu, MenuItem } from '@mui/material';
+import { memo, useState, type MouseEvent } from 'react';
+import type { SessionView } from '../../../src-main/protocol';
+import { formatWhen, SESSION_STATUS_LABELS } from './labels';
+
+interface SessionListItemProps {
+  session: SessionView;
+  selected: boolean;
+  onOpen(sessionId: string): void;
+  onExport(session: SessionView): void;
+  onDelete(session: SessionView): void;
+}
+
+/** One past session: its title, status, time and step count; its actions (Export, Delete) in a menu. */
+export const SessionListItem = memo(function SessionListItem({ session, selected, onOpen, onExport, onDelete }: SessionListItemProps) {
+  const [menuAnchor, setMenuAnchor] = useState<HTMLElement | null>(null);
+  const title = session.title || session.request;
+  const steps = `${session.stepCount} ${session.stepCount === 1 ? 'step' : 'steps'}`;
+  const close = (): void => setMenuAnchor(null);
+  return (
+    <ListItem
+      disablePadding
+      secondaryAction={
+        <IconButton edge="end" size="small" aria-label={`Actions for ${title}`} aria-haspopup="menu" onClick={(event) => setMenuAnchor(event.currentTarget)}>
+          <MoreVertIcon fontSize="small" />
+        </IconButton>
+      }
+    >
+      {/* A link, not a button: a title ("Send the report…") must never compete with the app's Send and Stop buttons. */}
+      <ListItemButton
+        component="a"
+        href={`#session-${encodeURIComponent(session.id)}`}
+        selected={selected}
+        aria-current={selected ? 'page' : undefined}
+        onClick={(event: MouseEvent) => {
+          event.preventDefault();
+          onOpen(session.id);
+        }}
+      >
+        <ListItemText
+          primary={title}
+          secondary={`${SESSION_STATUS_LABELS[session.status]} · ${steps} · ${formatWhen(session.updatedAt)}`}
+          slotProps={{ primary: { noWrap: true, title: session.request }, secondary: { noWrap: true } }}
+        />
+      </ListItemButton>
+      <Menu anchorEl={menuAnchor} open={menuAnchor !== null} onClose={close}>
+        <MenuItem
+          onClick={() => {
+            close();
+            onExport(session);
+          }}
+        >
+          Export
+        </MenuItem>
+        <MenuItem
+          onClick={() => {
+            close();
+            onDelete(session);
+          }}
+          sx={{ color: 'error.main' }}
+        >
+          Delete
+        </MenuItem>
+      </Menu>
+    </ListItem>
+  );
+});

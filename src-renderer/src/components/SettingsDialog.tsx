@@ -1,0 +1,176 @@
+import type { UISchemaElement } from '@jsonforms/core';
+import { JsonForms } from '@jsonforms/react';
+import CloseIcon from '@mui/icons-material/Close';
+import { Alert, Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, IconButton, Typography } from '@mui/material';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { SettingsView } from '../../../src-main/protocol';
+import { HostCommandError } from '../bridge';
+import { formCells, formRenderers } from '../forms/renderers';
+import { createFormsAjv } from '../forms/safe-ajv';
+import type { SchemaError } from '../forms/schema-validator';
+import { asFormError, fieldErrorFromMessage } from '../forms/settings-errors';
+import { settingsUiSchema, withoutNullAlternatives } from '../forms/settings-schema';
+import { useSettledInput } from '../forms/useSettledInput';
+import { useBridge, useDeskhand, useUi } from '../store';
+import { ApiKeyFields } from './ApiKeyFields';
+
+function describeErrors(errors: readonly SchemaError[]): string {
+  const first = errors.find((error) => !['anyOf', 'oneOf', 'allOf'].includes(error.keyword));
+  if (!first) return '';
+  const path = [...first.instancePath.split('/').filter(Boolean), ...(first.keyword === 'required' ? [String(first.params.missingProperty)] : [])].join('.');
+  return `${path || 'settings'}: ${first.message}`;
+}
+
+/** The form for one settings snapshot; remounted (fresh state) whenever the host sends new settings. */
+function SettingsForm({ view, onSaved, onClose }: { view: SettingsView; onSaved(view: SettingsView): void; onClose(): void }) {
+  const bridge = useBridge();
+  const notify = useDeskhand((state) => state.notify);
+  const shownSchema = useMemo(() => withoutNullAlternatives(view.schema) as Record<string, unknown>, [view.schema]);
+  const uischema = useMemo(() => (view.uischema ?? settingsUiSchema(shownSchema)) as UISchemaElement | undefined, [view.uischema, shownSchema]);
+  const ajv = useMemo(() => createFormsAjv(new Map([[shownSchema, view.schema]])), [shownSchema, view.schema]);
+  const [data, setData] = useState<Record<string, unknown>>(view.values);
+  const [showErrors, setShowErrors] = useState(false);
+  const [refusal, setRefusal] = useState<string | null>(null);
+  const [hostErrors, setHostErrors] = useState<ReturnType<typeof asFormError>[]>([]);
+  const [typed, setTyped] = useState<Record<string, string>>({});
+  const [removing, setRemoving] = useState<Set<string>>(new Set());
+  const [saving, setSaving] = useState(false);
+  /** What the form holds now (read after the inputs settle, not from a stale render). */
+  const latest = useRef<{ data: Record<string, unknown>; errors: SchemaError[] }>({ data: view.values, errors: [] });
+  const { onInputCapture, settle } = useSettledInput();
+
+  const save = async (): Promise<void> => {
+    setSaving(true);
+    try {
+      await settle();
+      const { data: values, errors: found } = latest.current;
+      if (found.length > 0) {
+        setShowErrors(true);
+        setRefusal(`Not saved: fix the marked values first (${describeErrors(found)}).`);
+        return;
+      }
+      const secrets: Record<string, string> = {};
+      for (const [profile, key] of Object.entries(typed)) if (key.trim()) secrets[profile] = key.trim();
+      for (const profile of removing) secrets[profile] = '';
+      try {
+        const saved = await bridge.send({ type: 'settings.set', values, ...(Object.keys(secrets).length > 0 ? { secrets } : {}) });
+        notify('Settings saved.');
+        onSaved(saved);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        const field = error instanceof HostCommandError ? fieldErrorFromMessage(message, view.schema) : null;
+        setShowErrors(true);
+        setHostErrors(field ? [asFormError(field)] : []);
+        setRefusal(field ? `Not saved: ${field.path}: ${field.message}` : `Not saved: ${message}`);
+      }
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <>
+      <DialogContent dividers onInputCapture={onInputCapture}>
+        {refusal && (
+          <Alert severity="error" sx={{ mb: 2 }} role="alert">
+            {refusal}
+          </Alert>
+        )}
+        <JsonForms
+          schema={shownSchema}
+          uischema={uischema}
+          data={data}
+          renderers={formRenderers}
+          cells={formCells}
+          ajv={ajv}
+          validationMode={showErrors ? 'ValidateAndShow' : 'ValidateAndHide'}
+          additionalErrors={hostErrors as never}
+          onChange={({ data: next, errors: found }) => {
+            latest.current = { data: (next ?? {}) as Record<string, unknown>, errors: (found ?? []) as unknown as SchemaError[] };
+            setData(latest.current.data);
+            // Editing a refused field takes the host's complaint away; a new Save will tell.
+            if (hostErrors.length > 0 && JSON.stringify(next) !== JSON.stringify(data)) setHostErrors([]);
+          }}
+        />
+        <ApiKeyFields
+          secrets={view.secrets}
+          typed={typed}
+          removing={removing}
+          onType={(profile, key) => setTyped((current) => ({ ...current, [profile]: key }))}
+          onToggleRemove={(profile) =>
+            setRemoving((current) => {
+              const next = new Set(current);
+              if (!next.delete(profile)) next.add(profile);
+              return next;
+            })
+          }
+        />
+      </DialogContent>
+      <DialogActions>
+        <Typography variant="caption" color="text.secondary" sx={{ mr: 'auto', pl: 2 }}>
+          Values are checked here and again by Deskhand before they are used.
+        </Typography>
+        <Button onClick={onClose}>Cancel</Button>
+        <Button variant="contained" onClick={() => void save()} disabled={saving}>
+          Save
+        </Button>
+      </DialogActions>
+    </>
+  );
+}
+
+/** Settings, generated with JSONForms from the host's config schema (`settings.get`); Save sends `settings.set`. */
+export function SettingsDialog() {
+  const open = useUi((state) => state.settingsOpen);
+  const setOpen = useUi((state) => state.setSettingsOpen);
+  const bridge = useBridge();
+  const [view, setView] = useState<SettingsView | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [serial, setSerial] = useState(0);
+
+  useEffect(() => {
+    if (!open) return;
+    let current = true;
+    setView(null);
+    setProblem(null);
+    bridge.send({ type: 'settings.get' }).then(
+      (settings) => {
+        if (!current) return;
+        setView(settings);
+        setSerial((n) => n + 1);
+      },
+      (error: unknown) => current && setProblem(error instanceof Error ? error.message : String(error)),
+    );
+    return () => {
+      current = false;
+    };
+  }, [open, bridge]);
+
+  const close = () => setOpen(false);
+  return (
+    <Dialog open={open} onClose={close} fullWidth maxWidth="md" aria-labelledby="settings-title" slotProps={{ paper: { sx: { height: '85vh' } } }}>
+      <DialogTitle id="settings-title" sx={{ pr: 7 }}>
+        Settings
+        <IconButton aria-label="Close" onClick={close} sx={{ position: 'absolute', right: 8, top: 8 }}>
+          <CloseIcon />
+        </IconButton>
+      </DialogTitle>
+      {view ? (
+        <SettingsForm
+          key={serial}
+          view={view}
+          onClose={close}
+          onSaved={() => {
+            close();
+          }}
+        />
+      ) : (
+        <DialogContent dividers>
+          <Box sx={{ p: 2 }}>
+            {problem ? <Alert severity="error">Settings are not available: {problem}</Alert> : <Typography color="text.secondary">Loading…</Typography>}
+          </Box>
+        </DialogContent>
+      )}
+    </Dialog>
+  );
+}

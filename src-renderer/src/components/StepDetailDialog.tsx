@@ -1,0 +1,161 @@
+import CloseIcon from '@mui/icons-material/Close';
+import { Alert, Box, Button, Dialog, DialogContent, DialogTitle, IconButton, Typography } from '@mui/material';
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import type { StepDetail, StepView } from '../../../src-main/protocol';
+import { useDeskhand, useUi } from '../store';
+import { DetailSection } from './DetailSection';
+import { formatCost, formatCount } from './labels';
+import { PhaseTimings } from './PhaseTimings';
+import { ScreenshotViewer } from './ScreenshotViewer';
+import { StepStatusChip } from './StepStatusChip';
+
+type Fetched = { stepId: string; detail: StepDetail } | { stepId: string; error: string };
+
+function prettyReply(reply: string): string {
+  try {
+    return JSON.stringify(JSON.parse(reply), null, 2);
+  } catch {
+    return reply;
+  }
+}
+
+function StepDetailBody({ step, fetched }: { step: StepView; fetched: Fetched | null }) {
+  const detail = fetched && 'detail' in fetched ? fetched.detail : null;
+  const tokens = `${formatCount(step.tokens.prompt)} prompt + ${formatCount(step.tokens.completion)} completion tokens${
+    step.costUsd !== null ? ` · ${formatCost(step.costUsd)}` : ''
+  }`;
+  return (
+    <Box sx={{ display: 'flex', gap: 3, height: '100%', minHeight: 0, flexDirection: { xs: 'column', md: 'row' } }}>
+      <Box sx={{ flex: 3, minWidth: 0, minHeight: 320, display: 'flex', flexDirection: 'column' }}>
+        <ScreenshotViewer clean={step.screenshot} annotated={step.annotated} label={`Screenshot of step ${step.index + 1}`} />
+      </Box>
+      <Box sx={{ flex: 2, minWidth: 0, overflowY: 'auto', pr: 1 }} tabIndex={0} aria-label="Step details">
+        <DetailSection title="Observation">{step.observation}</DetailSection>
+        <DetailSection title="Thought">{step.thought}</DetailSection>
+        <DetailSection title="Plan">
+          {step.plan.length > 0 ? (
+            <Box component="ol" sx={{ m: 0, pl: 3 }}>
+              {step.plan.map((item, i) => (
+                <Typography component="li" variant="body2" key={i}>
+                  {item}
+                </Typography>
+              ))}
+            </Box>
+          ) : null}
+        </DetailSection>
+        <DetailSection title="Comment">{step.comment}</DetailSection>
+        <DetailSection title="Action">{step.actionText}</DetailSection>
+        {step.action && (
+          <DetailSection title="Action call" mono>
+            {`${step.action.function}(${JSON.stringify(step.action.args, null, 2)})`}
+          </DetailSection>
+        )}
+        <DetailSection title="Tool result">{step.result ?? ''}</DetailSection>
+        {step.error && (
+          <Alert severity="error" sx={{ mb: 2 }}>
+            {step.error}
+          </Alert>
+        )}
+        <DetailSection title="Timings">
+          <PhaseTimings phaseMs={step.phaseMs} totalMs={step.durationMs} />
+        </DetailSection>
+        <DetailSection title="Tokens">{tokens}</DetailSection>
+        <DetailSection title="Raw model reply" mono>
+          {fetched === null ? 'Loading…' : detail ? (detail.modelReply ? prettyReply(detail.modelReply) : '(none: no model was asked in this step)') : `Not available: ${'error' in fetched ? fetched.error : ''}`}
+        </DetailSection>
+        {detail?.promptText && (
+          <DetailSection title="Prompt (text parts)" mono>
+            {detail.promptText}
+          </DetailSection>
+        )}
+      </Box>
+    </Box>
+  );
+}
+
+/**
+ * Everything about one step: the screenshot (clean or annotated, zoomable), what the agent saw, thought
+ * and planned, the raw model reply (fetched on demand with `step.detail`), the tool result and timings.
+ * Alt+←/→ go to the previous / next step.
+ */
+export function StepDetailDialog() {
+  const stepId = useUi((state) => state.detailStepId);
+  const openStep = useUi((state) => state.openStep);
+  const steps = useDeskhand((state) => state.steps);
+  const loadDetail = useDeskhand((state) => state.stepDetail);
+  const [fetched, setFetched] = useState<Fetched | null>(null);
+  const position = stepId === null ? -1 : steps.findIndex((step) => step.id === stepId);
+  const step = position === -1 ? null : steps[position];
+
+  useEffect(() => {
+    if (stepId === null) return;
+    let current = true;
+    setFetched(null);
+    loadDetail(stepId).then(
+      (detail) => current && setFetched({ stepId, detail }),
+      (error: unknown) => current && setFetched({ stepId, error: error instanceof Error ? error.message : String(error) }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [stepId, loadDetail]);
+
+  const paperRef = useRef<HTMLDivElement>(null);
+  const close = () => openStep(null);
+  const go = (offset: number): void => {
+    const next = steps[position + offset];
+    if (!next) return;
+    openStep(next.id);
+    // A control that had the focus may be gone (or disabled) on the next step: keep the keyboard in the dialog.
+    requestAnimationFrame(() => {
+      const paper = paperRef.current;
+      if (paper && !paper.contains(document.activeElement)) paper.focus();
+    });
+  };
+  const onKeyDown = (event: KeyboardEvent): void => {
+    if (!event.altKey) return;
+    if (event.key === 'ArrowLeft') go(-1);
+    else if (event.key === 'ArrowRight') go(1);
+    else return;
+    event.preventDefault();
+  };
+
+  return (
+    <Dialog
+      open={step !== null && step !== undefined}
+      onClose={close}
+      fullWidth
+      maxWidth="xl"
+      onKeyDown={onKeyDown}
+      aria-labelledby="step-detail-title"
+      slotProps={{ paper: { sx: { height: '90vh' }, ref: paperRef } }}
+    >
+      {step && (
+        <>
+          <DialogTitle id="step-detail-title" sx={{ display: 'flex', alignItems: 'center', gap: 1.5, pr: 7 }}>
+            <span>Step {step.index + 1}</span>
+            <Typography component="span" color="text.secondary">
+              {step.agent}
+              {step.target ? ` · ${step.target}` : ''}
+            </Typography>
+            <StepStatusChip status={step.status} />
+            <Box sx={{ ml: 'auto', display: 'flex', gap: 1 }}>
+              <Button size="small" onClick={() => go(-1)} disabled={position <= 0} title="Alt+←">
+                Previous step
+              </Button>
+              <Button size="small" onClick={() => go(1)} disabled={position >= steps.length - 1} title="Alt+→">
+                Next step
+              </Button>
+            </Box>
+            <IconButton aria-label="Close" onClick={close} sx={{ position: 'absolute', right: 8, top: 8 }}>
+              <CloseIcon />
+            </IconButton>
+          </DialogTitle>
+          <DialogContent dividers sx={{ display: 'flex', flexDirection: 'column', minHeight: 0 }}>
+            <StepDetailBody step={step} fetched={fetched?.stepId === step.id ? fetched : null} />
+          </DialogContent>
+        </>
+      )}
+    </Dialog>
+  );
+}

@@ -1,0 +1,58 @@
+import { useEffect } from 'react';
+import { FOCUS_TARGETS, useDeskhand, useUi } from '../store';
+
+function isTyping(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  return target.isContentEditable || target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement;
+}
+
+function inOverlay(target: EventTarget | null): boolean {
+  return target instanceof Element && target.closest('.MuiModal-root, .MuiPopover-root') !== null;
+}
+
+function focusById(id: string): void {
+  const element = document.getElementById(id);
+  if (!element) return;
+  // The trajectory list itself is not focusable: its one tabbable row is.
+  const target = element.matches('input, textarea') ? element : (element.querySelector<HTMLElement>('[tabindex="0"]') ?? element);
+  target.focus();
+}
+
+/** App-wide keys (listed in the "Keyboard shortcuts" dialog); single keys only act outside text fields. */
+export function useGlobalShortcuts(): void {
+  const stop = useDeskhand((state) => state.stop);
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent): void => {
+      if (event.defaultPrevented) return;
+      const ui = useUi.getState();
+      const mod = event.ctrlKey || event.metaKey;
+      if (mod && !event.altKey && !event.shiftKey) {
+        const actions: Record<string, () => void> = {
+          k: () => focusById(FOCUS_TARGETS.sessionSearch),
+          ',': () => ui.setSettingsOpen(true),
+          '.': () => void stop(),
+        };
+        const action = actions[event.key.toLowerCase()];
+        if (action) {
+          event.preventDefault();
+          action();
+        }
+        return;
+      }
+      if (mod || event.altKey || isTyping(event.target) || inOverlay(event.target)) return;
+      const keys: Record<string, () => void> = {
+        '?': () => ui.setShortcutsOpen(true),
+        '/': () => focusById(FOCUS_TARGETS.request),
+        t: () => focusById(FOCUS_TARGETS.trajectory),
+        b: () => ui.setBlackboardOpen(!ui.blackboardOpen),
+      };
+      const action = keys[event.key] ?? keys[event.key.toLowerCase()];
+      if (action && (event.key === '?' || !event.shiftKey || event.key === '/')) {
+        event.preventDefault();
+        action();
+      }
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, [stop]);
+}

@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import { MAX_FORM_SPEC_BYTES, type FormView } from '../../../src-main/protocol';
+import { resolveLocalRef, type JsonSchema } from './schema-validator';
+
+/**
+ * Form specs are written by a model, so they are untrusted: before JSONForms sees one it must be a
+ * JSON Schema object form of bounded size, whose UI schema uses only element types we render (no raw
+ * HTML, nothing executable), and whose `$ref`s stay inside the spec (nothing is fetched).
+ */
+
+/** UI schema element types Deskhand renders: JSONForms' own layouts and controls, plus Button and Markdown. */
+export const KNOWN_ELEMENT_TYPES = [
+  'VerticalLayout',
+  'HorizontalLayout',
+  'Group',
+  'Categorization',
+  'Category',
+  'Control',
+  'Label',
+  'Button',
+  'Markdown',
+] as const;
+
+const LAYOUT_TYPES = new Set<string>(['VerticalLayout', 'HorizontalLayout', 'Group', 'Categorization', 'Category']);
+const MAX_NESTING = 24;
+const MAX_ELEMENTS = 400;
+
+export interface UiElement {
+  type: string;
+  [key: string]: unknown;
+}
+
+const Rule = z
+  .object({
+    effect: z.enum(['HIDE', 'SHOW', 'ENABLE', 'DISABLE']),
+    condition: z.record(z.string(), z.unknown()),
+  })
+  .loose();
+
+const common = { rule: Rule.optional(), options: z.record(z.string(), z.unknown()).optional() };
+const Scope = z.string().regex(/^#(\/[^#]*)?$/, 'a Control scope is a JSON pointer inside the schema, like #/properties/name');
+const LabelText = z.string().max(500);
+
+const ElementShapes: Record<string, z.ZodType> = {
+  Control: z
+    .object({
+      type: z.literal('Control'),
+      scope: Scope,
+      label: z.union([LabelText, z.boolean(), z.object({ text: LabelText, show: z.boolean().optional() })]).optional(),
+      ...common,
+    })
+    .loose(),
+  Label: z.object({ type: z.literal('Label'), text: z.string().max(5_000), ...common }).loose(),
+  Button: z
+    .object({
+      type: z.literal('Button'),
+      label: z.string().trim().min(1, 'a Button needs a label').max(200),
+      props: z.object({ action: z.string().trim().min(1, 'a Button needs props.action').max(200) }).loose(),
+      ...common,
+    })
+    .loose(),
+  Markdown: z.object({ type: z.literal('Markdown'), text: z.string().max(50_000), ...common }).loose(),
+};
+const Layout = z
+  .object({ type: z.string(), label: LabelText.optional(), elements: z.array(z.unknown()).max(200), ...common })
+  .loose();
+
+export type FormSpecCheck =
+  | { ok: true; schema: JsonSchema; uischema: UiElement | undefined; data: Record<string, unknown> }
+  | { ok: false; problem: string };
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describeIssue(error: z.ZodError, where: string): string {
+  const issue = error.issues[0];
+  const path = [where, ...(issue?.path ?? []).map(String)].join('.');
+  return `${path}: ${issue?.message ?? 'not valid'}`;
+}
+
+/** Walks every node of a JSON value (depth-first), with its path; stops early when `visit` returns a string (the problem). */
+function findProblem(value: unknown, path: string, depth: number, visit: (node: Record<string, unknown>, path: string) => string | null): string | null {
+  if (depth > 64) return `${path}: nested too deeply`;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) {
+      const problem = findProblem(value[i], `${path}.${i}`, depth + 1, visit);
+      if (problem) return problem;
+    }
+    return null;
+  }
+  if (!isObject(value)) return null;
+  const own = visit(value, path);
+  if (own) return own;
+  for (const [key, child] of Object.entries(value)) {
+    const problem = findProblem(child, `${path}.${key}`, depth + 1, visit);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/** `$ref`s must point inside the spec: a remote one would make the renderer fetch what a model chose. */
+function refProblem(root: unknown, where: string, mustResolve: boolean): string | null {
+  return findProblem(root, where, 0, (node, path) => {
+    for (const keyword of ['$ref', '$dynamicRef', '$recursiveRef']) {
+      const ref = node[keyword];
+      if (ref === undefined) continue;
+      if (typeof ref !== 'string' || !ref.startsWith('#')) {
+        return `${path}: ${keyword} ${JSON.stringify(ref)} points outside the form; only references inside it (#/…) are allowed`;
+      }
+      if (mustResolve && keyword === '$ref' && resolveLocalRef(root, ref) === undefined) return `${path}: $ref ${ref} is not in the schema`;
+    }
+    return null;
+  });
+}
+
+function checkElement(element: unknown, path: string, depth: number, counter: { count: number }): string | null {
+  if (depth > MAX_NESTING) return `${path}: layouts are nested too deeply`;
+  counter.count += 1;
+  if (counter.count > MAX_ELEMENTS) return `uischema: more than ${MAX_ELEMENTS} elements`;
+  if (!isObject(element) || typeof element.type !== 'string') return `${path}: every element needs a type`;
+  const { type } = element;
+  if (!(KNOWN_ELEMENT_TYPES as readonly string[]).includes(type)) {
+    return `${path}: element type ${JSON.stringify(type.slice(0, 40))} is not one Deskhand shows (${KNOWN_ELEMENT_TYPES.join(', ')})`;
+  }
+  if (LAYOUT_TYPES.has(type)) {
+    const parsed = Layout.safeParse(element);
+    if (!parsed.success) return describeIssue(parsed.error, path);
+    for (let i = 0; i < parsed.data.elements.length; i += 1) {
+      const problem = checkElement(parsed.data.elements[i], `${path}.elements.${i}`, depth + 1, counter);
+      if (problem) return problem;
+    }
+    return null;
+  }
+  const shape = ElementShapes[type];
+  const parsed = shape?.safeParse(element);
+  return parsed && !parsed.success ? describeIssue(parsed.error, path) : null;
+}
+
+function specBytes(form: Pick<FormView, 'schema' | 'uischema' | 'data'>): number {
+  return new TextEncoder().encode(JSON.stringify({ schema: form.schema, uischema: form.uischema, data: form.data })).length;
+}
+
+/** Checks a model-written form spec; `problem` says in words what is wrong, for the place of the form. */
+export function checkFormSpec(form: Pick<FormView, 'schema' | 'uischema' | 'data'>): FormSpecCheck {
+  const bytes = specBytes(form);
+  if (bytes > MAX_FORM_SPEC_BYTES) {
+    return { ok: false, problem: `The form is too large (${Math.ceil(bytes / 1024)} KB; at most ${MAX_FORM_SPEC_BYTES / 1024} KB).` };
+  }
+  const { schema, uischema, data } = form;
+  if (schema.type !== 'object') return { ok: false, problem: 'schema: a form schema must be an object schema ("type": "object").' };
+  if (schema.properties !== undefined && !isObject(schema.properties)) {
+    return { ok: false, problem: 'schema.properties: must be an object of field schemas.' };
+  }
+  const schemaRefs = refProblem(schema, 'schema', true);
+  if (schemaRefs) return { ok: false, problem: `${schemaRefs}.` };
+  if (uischema !== null) {
+    const elementProblem = checkElement(uischema, 'uischema', 0, { count: 0 });
+    if (elementProblem) return { ok: false, problem: `${elementProblem}.` };
+    const uiRefs = refProblem(uischema, 'uischema', false);
+    if (uiRefs) return { ok: false, problem: `${uiRefs}.` };
+  }
+  return { ok: true, schema, uischema: (uischema ?? undefined) as UiElement | undefined, data };
+}

@@ -1,0 +1,55 @@
+import type { UiElement } from './form-spec';
+import type { JsonSchema } from './schema-validator';
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isNullSchema(value: unknown): boolean {
+  return isObject(value) && value.type === 'null' && Object.keys(value).every((key) => key === 'type' || key === 'description' || key === 'title');
+}
+
+/**
+ * The settings schema as the form shows it: a nullable field (`anyOf: [X, {type: null}]`, or
+ * `type: [x, 'null']`, as zod writes `.nullable()`) becomes plain X, so JSONForms shows X's fields
+ * instead of a tab per alternative. Validation keeps using the original schema, where null is allowed.
+ */
+export function withoutNullAlternatives(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutNullAlternatives);
+  if (!isObject(schema)) return schema;
+  let node: Record<string, unknown> = schema;
+  for (const keyword of ['anyOf', 'oneOf'] as const) {
+    const branches = node[keyword];
+    if (Array.isArray(branches) && branches.length === 2 && branches.some(isNullSchema)) {
+      const { [keyword]: _dropped, ...rest } = node;
+      const other = branches.find((branch) => !isNullSchema(branch));
+      node = { ...(isObject(other) ? other : {}), ...rest };
+    }
+  }
+  if (Array.isArray(node.type) && node.type.includes('null')) {
+    const types = node.type.filter((type) => type !== 'null');
+    node = { ...node, type: types.length === 1 ? types[0] : types };
+  }
+  const result: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) result[key] = withoutNullAlternatives(value);
+  return result;
+}
+
+function words(key: string): string {
+  const spaced = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ');
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+}
+
+/** Without a UI schema from the host: one tab per top-level section (Models, Agent, Limits, …). */
+export function settingsUiSchema(schema: JsonSchema): UiElement | undefined {
+  const properties = isObject(schema.properties) ? schema.properties : null;
+  if (!properties || Object.keys(properties).length < 2) return undefined;
+  return {
+    type: 'Categorization',
+    elements: Object.entries(properties).map(([key, property]) => ({
+      type: 'Category',
+      label: isObject(property) && typeof property.title === 'string' ? property.title : words(key),
+      elements: [{ type: 'Control', scope: `#/properties/${key}` }],
+    })),
+  };
+}

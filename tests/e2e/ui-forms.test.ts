@@ -1,0 +1,137 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
+import { makeStep } from '../support/ui-fixtures';
+import { openUi, saveScreenshot, type UiPage } from '../support/ui-page';
+import { launchChromium } from '../support/web-app';
+
+let browser: Browser;
+let host: FakeUiHost;
+let ui: UiPage;
+let sessionId: string;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  host = await startFakeUiHost();
+  ui = await openUi(browser, host);
+  await ui.page.getByRole('textbox', { name: 'Request' }).fill('book a hotel in Lisbon for the conference');
+  await ui.page.getByRole('button', { name: 'Send' }).click();
+  await host.waitForCommand('session.start');
+  sessionId = [...host.sessions.keys()][0] ?? '';
+  host.addStep(makeStep(sessionId, 0, { agent: 'HostAgent', target: null, subtask: null, actionText: 'No action', action: null }));
+});
+
+afterAll(async () => {
+  await ui?.close();
+  await host?.close();
+  await browser?.close();
+});
+
+const tripSchema = {
+  title: 'Trip details',
+  type: 'object',
+  properties: {
+    city: { type: 'string', title: 'City' },
+    nights: { type: 'integer', title: 'Nights', minimum: 1 },
+    breakfast: { type: 'boolean', title: 'Breakfast' },
+  },
+  required: ['city'],
+};
+
+const tripUi = {
+  type: 'VerticalLayout',
+  elements: [
+    {
+      type: 'Markdown',
+      text: '**Where** shall I book? See [the venue](https://example.com/venue). <img src=x onerror="alert(1)"><script>window.pwned=1</script> [bad link](javascript:window.pwned=2)',
+    },
+    { type: 'Control', scope: '#/properties/city' },
+    { type: 'Control', scope: '#/properties/nights' },
+    { type: 'Control', scope: '#/properties/breakfast' },
+    { type: 'Button', label: 'Search hotels', props: { action: 'search' } },
+  ],
+};
+
+describe('agent forms in the browser UI (fake host)', () => {
+  it('creates, fills (debounced), presses its Button (at once), updates and closes a form', async () => {
+    const { page } = ui;
+    host.upsertForm({ formId: 'trip', sessionId, agent: 'AppAgent', schema: tripSchema, uischema: tripUi, data: { nights: 2 }, state: 'open' });
+    const card = page.getByRole('region', { name: 'Trip details' });
+    await card.waitFor();
+
+    // Markdown: formatted, with a safe external link; raw HTML and script links are not rendered.
+    await card.locator('strong', { hasText: 'Where' }).waitFor();
+    const venue = card.getByRole('link', { name: 'the venue' });
+    expect(await venue.getAttribute('href')).toBe('https://example.com/venue');
+    expect(await venue.getAttribute('target')).toBe('_blank');
+    expect(await venue.getAttribute('rel')).toContain('noopener');
+    expect(await card.getByRole('link', { name: 'bad link' }).count()).toBe(0);
+    expect(await card.locator('script, img').count()).toBe(0);
+    expect(await page.evaluate('window.pwned')).toBeUndefined();
+
+    // Typing sends one value event after a pause, not one per key.
+    await card.getByRole('textbox', { name: 'City' }).pressSequentially('Lisbon', { delay: 40 });
+    const city = await host.waitForCommand('form.event', (command) => command.path === 'city');
+    expect(city).toMatchObject({ sessionId, formId: 'trip', value: 'Lisbon', action: null });
+    await page.waitForTimeout(700);
+    expect(host.commands('form.event').filter((command) => command.path === 'city')).toHaveLength(1);
+
+    await card.getByRole('checkbox', { name: 'Breakfast' }).check();
+    const breakfast = await host.waitForCommand('form.event', (command) => command.path === 'breakfast');
+    expect(breakfast.value).toBe(true);
+
+    // A Button sends its action at once (after what was typed before it).
+    await card.getByRole('spinbutton', { name: 'Nights' }).fill('4');
+    const pressedAt = Date.now();
+    await card.getByRole('button', { name: 'Search hotels' }).click();
+    const action = await host.waitForCommand('form.event', (command) => command.action === 'search');
+    expect(Date.now() - pressedAt).toBeLessThan(1_000);
+    const events = host.commands('form.event');
+    const nights = events.findIndex((command) => command.path === 'nights' && command.value === 4);
+    expect(nights).toBeGreaterThan(-1);
+    expect(nights).toBeLessThan(events.indexOf(action));
+    await saveScreenshot(page, 'agent-form');
+
+    // The agent updates the form: new data and a new field.
+    host.upsertForm({
+      formId: 'trip',
+      sessionId,
+      agent: 'AppAgent',
+      schema: { ...tripSchema, properties: { ...tripSchema.properties, hotel: { type: 'string', title: 'Hotel', enum: ['Hotel Avenida', 'Casa do Rio'] } } },
+      uischema: { ...tripUi, elements: [...tripUi.elements.slice(0, 4), { type: 'Control', scope: '#/properties/hotel' }, tripUi.elements[4]] },
+      data: { city: 'Lisbon', nights: 3, breakfast: true, hotel: 'Casa do Rio' },
+      state: 'open',
+    });
+    await expect.poll(() => card.getByRole('spinbutton', { name: 'Nights' }).inputValue()).toBe('3');
+    await expect.poll(() => card.getByRole('combobox', { name: 'Hotel' }).inputValue()).toBe('Casa do Rio');
+
+    // Closed: still there, greyed, marked "Closed", nothing in it works.
+    host.upsertForm({ ...host.sessions.get(sessionId)!.forms[0]!, state: 'closed' });
+    await card.getByText('Closed', { exact: true }).waitFor();
+    await expect.poll(() => card.getByRole('textbox', { name: 'City' }).isDisabled()).toBe(true);
+    expect(await card.getByRole('button', { name: 'Search hotels' }).isDisabled()).toBe(true);
+    expect(Number(await card.evaluate((element) => element.ownerDocument.defaultView?.getComputedStyle(element).opacity))).toBeLessThan(1);
+    await saveScreenshot(page, 'agent-form-closed');
+    expect(ui.problems).toEqual([]);
+  });
+
+  it('shows a clear message instead of a form whose spec is invalid', async () => {
+    const { page } = ui;
+    const base = { sessionId, agent: 'AppAgent', data: {}, state: 'open' as const };
+    host.upsertForm({ ...base, formId: 'frame', schema: { title: 'Sneaky frame', type: 'object', properties: {} }, uischema: { type: 'VerticalLayout', elements: [{ type: 'Iframe', src: 'https://evil.example' }] } });
+    host.upsertForm({ ...base, formId: 'remote', schema: { title: 'Remote ref', type: 'object', properties: { a: { $ref: 'https://evil.example/schema.json' } } }, uischema: null });
+    host.upsertForm({ ...base, formId: 'huge', schema: { title: 'Huge form', type: 'object', properties: { a: { type: 'string', default: 'x'.repeat(70_000) } } }, uischema: null });
+    host.upsertForm({ ...base, formId: 'array', schema: { title: 'Not an object', type: 'array' }, uischema: null });
+
+    const frame = page.getByRole('region', { name: 'Sneaky frame' });
+    await frame.getByText('This form cannot be shown').waitFor();
+    await frame.getByText(/element type "Iframe" is not one Deskhand shows/).waitFor();
+    expect(await frame.locator('iframe').count()).toBe(0);
+    await page.getByRole('region', { name: 'Remote ref' }).getByText(/points outside the form/).waitFor();
+    await page.getByRole('region', { name: 'Huge form' }).getByText(/The form is too large/).waitFor();
+    await page.getByRole('region', { name: 'Not an object' }).getByText(/must be an object schema/).waitFor();
+    await page.getByRole('region', { name: 'Sneaky frame' }).scrollIntoViewIfNeeded();
+    await saveScreenshot(page, 'agent-form-invalid');
+    expect(ui.problems).toEqual([]);
+  });
+});

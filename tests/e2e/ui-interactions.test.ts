@@ -1,0 +1,203 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
+import { startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
+import { makeStep, screenshotRef } from '../support/ui-fixtures';
+import { openUi, saveScreenshot, type UiPage } from '../support/ui-page';
+import { launchChromium } from '../support/web-app';
+
+let browser: Browser;
+let host: FakeUiHost;
+let ui: UiPage;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+beforeEach(async () => {
+  host = await startFakeUiHost();
+  ui = await openUi(browser, host);
+});
+
+afterEach(async () => {
+  await ui?.close();
+  await host?.close();
+});
+
+/** A session on screen with one step done, as if the user had just sent `request`. */
+async function runningSession(request: string): Promise<string> {
+  const { page } = ui;
+  await page.getByRole('textbox', { name: 'Request' }).fill(request);
+  await page.getByRole('textbox', { name: 'Request' }).press('Enter');
+  const start = await host.waitForCommand('session.start');
+  expect(start.request).toBe(request);
+  const sessionId = [...host.sessions.keys()].at(-1) ?? '';
+  host.addStep(makeStep(sessionId, 0, { screenshot: screenshotRef(sessionId, 'step-1.png'), annotated: screenshotRef(sessionId, 'step-1-annotated.png') }));
+  await expect.poll(() => page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem').count()).toBe(1);
+  return sessionId;
+}
+
+describe('questions and confirmations in the browser UI (fake host)', () => {
+  it('answers the agent’s questions in a JSONForms form, refusing empty answers', async () => {
+    const { page } = ui;
+    const sessionId = await runningSession('rename the three newest PDFs in Downloads');
+    host.requestInteraction({
+      kind: 'questions',
+      id: 'q1',
+      sessionId,
+      agent: 'HostAgent',
+      questions: ['Which folder holds the PDFs?', 'What should the new names look like?'],
+    });
+    const submit = page.getByRole('button', { name: 'Submit answers' });
+    await submit.waitFor();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/^Waiting for you/);
+
+    // Both answers are required: submitting with one missing shows the problem and sends nothing.
+    await page.getByRole('textbox', { name: 'Which folder holds the PDFs?' }).fill('~/Downloads');
+    await submit.click();
+    await page.getByText('Answer every question before submitting.').waitFor();
+    await page.getByText('is required').first().waitFor();
+    expect(host.commands('interaction.answer')).toHaveLength(0);
+    await saveScreenshot(page, 'questions');
+
+    await page.getByRole('textbox', { name: 'What should the new names look like?' }).fill('Their titles');
+    await submit.click();
+    const answer = await host.waitForCommand('interaction.answer');
+    expect(answer).toMatchObject({ sessionId, interactionId: 'q1', answers: ['~/Downloads', 'Their titles'] });
+    // The form goes when the host says the questions are resolved.
+    await expect.poll(() => submit.count()).toBe(0);
+
+    // The answers are on the blackboard.
+    await page.getByRole('button', { name: 'Blackboard' }).click();
+    const qa = page.getByRole('list', { name: 'Questions and answers' });
+    await qa.getByText('Their titles').waitFor();
+    await saveScreenshot(page, 'blackboard');
+    expect(ui.problems).toEqual([]);
+  });
+
+  it('approves a held step with the button, and rejects another with a note and the Escape key', async () => {
+    const { page } = ui;
+    const sessionId = await runningSession('clean up the build folder');
+    host.requestInteraction({
+      kind: 'confirm',
+      id: 'c1',
+      sessionId,
+      agent: 'ShellAgent',
+      actionText: "Run 'rm -rf build/'",
+      actions: [{ function: 'execute_command', args: { command: 'rm -rf build/' } }],
+      target: 'Terminal',
+      reasons: ['rule: destructive shell command (rm -rf)', 'the model asked for confirmation'],
+      screenshot: screenshotRef(sessionId, 'step-2-annotated.png'),
+    });
+    const card = page.getByRole('region', { name: 'Approve this action?' });
+    await card.waitFor();
+    await expect.poll(() => card.getByText("Run 'rm -rf build/'").count()).toBe(1);
+    await card.getByText('rule: destructive shell command (rm -rf)').waitFor();
+    await card.getByText('Terminal').waitFor();
+    await expect.poll(() => card.getByRole('img').evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(1280);
+    await saveScreenshot(page, 'confirm');
+
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const approved = await host.waitForCommand('interaction.decide', (command) => command.interactionId === 'c1');
+    expect(approved).toMatchObject({ sessionId, approved: true });
+    expect(approved.note).toBeUndefined();
+    await expect.poll(() => card.count()).toBe(0);
+
+    host.requestInteraction({
+      kind: 'confirm',
+      id: 'c2',
+      sessionId,
+      agent: 'AppAgent',
+      actionText: "Click 'Send' in Mail",
+      actions: [{ function: 'click', args: { x: 10, y: 20 } }],
+      target: "Mail: button 'Send'",
+      reasons: ["rule: control text matches 'Send'"],
+      screenshot: null,
+    });
+    await card.waitFor();
+    await card.getByRole('textbox', { name: 'Note for the agent (optional)' }).fill('Not yet: the draft needs a subject');
+    await page.keyboard.press('Escape');
+    const rejected = await host.waitForCommand('interaction.decide', (command) => command.interactionId === 'c2');
+    expect(rejected).toMatchObject({ sessionId, approved: false, note: 'Not yet: the draft needs a subject' });
+    await expect.poll(() => card.count()).toBe(0);
+
+    // The keyboard approves too (Ctrl+Enter), from anywhere outside a dialog.
+    host.requestInteraction({
+      kind: 'confirm',
+      id: 'c3',
+      sessionId,
+      agent: 'AppAgent',
+      actionText: "Press ctrl+s",
+      actions: [{ function: 'hotkey', args: { keys: ['ctrl', 's'] } }],
+      target: null,
+      reasons: ['confirmation mode: always'],
+      screenshot: null,
+    });
+    await card.waitFor();
+    await page.keyboard.press('Control+Enter');
+    const viaKeys = await host.waitForCommand('interaction.decide', (command) => command.interactionId === 'c3');
+    expect(viaKeys.approved).toBe(true);
+    expect(host.commands('interaction.decide')).toHaveLength(3);
+
+    // Escape while typing a request leaves the held step alone.
+    host.requestInteraction({
+      kind: 'confirm',
+      id: 'c4',
+      sessionId,
+      agent: 'AppAgent',
+      actionText: 'Close the window',
+      actions: [],
+      target: 'Text Editor',
+      reasons: ['rule: closing an application'],
+      screenshot: null,
+    });
+    await card.waitFor();
+    await page.getByRole('textbox', { name: 'Request' }).click();
+    await page.keyboard.press('Escape');
+    await page.waitForTimeout(300);
+    expect(host.commands('interaction.decide')).toHaveLength(3);
+    expect(await card.count()).toBe(1);
+    expect(ui.problems).toEqual([]);
+  });
+
+  it('raises a notification for a held step when the window is not focused (asking permission first)', async () => {
+    await ui.close();
+    // A stand-in for the browser's Notification API that records what the page does with it.
+    const initScript = `
+      window.__notifications = [];
+      window.__permissionAsked = 0;
+      class FakeNotification {
+        static permission = 'default';
+        static requestPermission() { window.__permissionAsked += 1; FakeNotification.permission = 'granted'; return Promise.resolve('granted'); }
+        constructor(title, options) { window.__notifications.push({ title, body: options && options.body }); }
+        close() {}
+      }
+      window.Notification = FakeNotification;
+      document.hasFocus = () => false;
+    `;
+    ui = await openUi(browser, host, { initScript });
+    const sessionId = await runningSession('send the newsletter');
+    host.requestInteraction({
+      kind: 'confirm',
+      id: 'n1',
+      sessionId,
+      agent: 'AppAgent',
+      actionText: "Click 'Send' in Mail",
+      actions: [],
+      target: 'Mail',
+      reasons: ["rule: control text matches 'Send'"],
+      screenshot: null,
+    });
+    await ui.page.getByRole('region', { name: 'Approve this action?' }).waitFor();
+    await expect.poll(() => ui.page.evaluate('window.__notifications.length')).toBe(1);
+    expect(await ui.page.evaluate('window.__permissionAsked')).toBe(1);
+    expect(await ui.page.evaluate('window.__notifications[0]')).toEqual({
+      title: 'Deskhand: approve this action?',
+      body: "Click 'Send' in Mail\nOn: Mail",
+    });
+    await expect.poll(() => ui.page.title()).toBe('(1) Deskhand: waiting for you');
+  });
+});

@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
+import { makeSession, makeStep, screenshotRef } from '../support/ui-fixtures';
+import { openUi, saveScreenshot, type UiPage } from '../support/ui-page';
+import { launchChromium } from '../support/web-app';
+
+let browser: Browser;
+let host: FakeUiHost;
+let ui: UiPage;
+
+const day = 24 * 60 * 60 * 1000;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  host = await startFakeUiHost();
+  const sessions = [
+    makeSession('invoices', { title: 'Rename the invoices by date', request: 'rename the invoices in Downloads by their date', status: 'finished', stepCount: 0, createdAt: Date.now() - 3 * day, updatedAt: Date.now() - 3 * day }),
+    makeSession('invoice-mail', { title: 'Email the March invoice to Ana', request: 'email the March invoice to Ana', status: 'failed', createdAt: Date.now() - 2 * day, updatedAt: Date.now() - 2 * day }),
+    makeSession('crashed', { title: 'Sort the photos', request: 'sort the photos into folders by year', status: 'interrupted', createdAt: Date.now() - day, updatedAt: Date.now() - day }),
+  ];
+  for (const session of sessions) host.addSession(session, [makeStep(session.id, 0, { screenshot: screenshotRef(session.id, 'step-1.png') })]);
+  ui = await openUi(browser, host);
+});
+
+afterAll(async () => {
+  await ui?.close();
+  await host?.close();
+  await browser?.close();
+});
+
+describe('past sessions in the browser UI (fake host)', () => {
+  it('lists, searches (debounced), exports and deletes sessions', async () => {
+    const { page } = ui;
+    const list = page.getByRole('list', { name: 'Sessions' });
+    await expect.poll(() => list.getByRole('link').count()).toBe(3);
+    // Newest first, with status and step count.
+    expect(await list.getByRole('link').first().textContent()).toMatch(/Sort the photos.*Interrupted · 1 step/);
+
+    await page.getByRole('searchbox', { name: 'Search sessions' }).pressSequentially('invoice', { delay: 30 });
+    await expect.poll(() => list.getByRole('link').count()).toBe(2);
+    const searches = host.commands('session.list').filter((command) => command.query !== undefined);
+    expect(searches.map((command) => command.query)).toEqual(['invoice']);
+
+    // Export: the JSON the host made, downloaded through a Blob link.
+    await page.getByRole('button', { name: 'Actions for Email the March invoice to Ana' }).click();
+    const downloading = page.waitForEvent('download');
+    await page.getByRole('menuitem', { name: 'Export' }).click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toBe('deskhand-invoice-mail.json');
+    const exported = JSON.parse(readFileSync(await download.path(), 'utf8')) as { session: { id: string } };
+    expect(exported.session.id).toBe('invoice-mail');
+    await host.waitForCommand('session.export');
+
+    // Delete asks first; Cancel keeps it, Delete removes it (the host's event updates the list).
+    await page.getByRole('button', { name: 'Actions for Email the March invoice to Ana' }).click();
+    await page.getByRole('menuitem', { name: 'Delete' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete this session?' });
+    await confirm.waitFor();
+    await saveScreenshot(page, 'delete-session');
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    expect(host.commands('session.delete')).toHaveLength(0);
+    await page.getByRole('button', { name: 'Actions for Email the March invoice to Ana' }).click();
+    await page.getByRole('menuitem', { name: 'Delete' }).click();
+    await confirm.getByRole('button', { name: 'Delete' }).click();
+    expect((await host.waitForCommand('session.delete')).sessionId).toBe('invoice-mail');
+    await expect.poll(() => list.getByRole('link').count()).toBe(1);
+
+    await page.getByRole('searchbox', { name: 'Search sessions' }).fill('');
+    await expect.poll(() => list.getByRole('link').count()).toBe(2);
+    expect(ui.problems).toEqual([]);
+  });
+
+  it('offers Resume for an interrupted session, and a follow-up for an ended one', async () => {
+    const { page } = ui;
+    await page.getByRole('link', { name: /Sort the photos/ }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/^Interrupted/);
+    await page.getByText(/Or press Resume to go on from where it was cut off/).waitFor();
+    await page.getByRole('button', { name: 'Resume' }).click();
+    expect((await host.waitForCommand('session.resume')).sessionId).toBe('crashed');
+    await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/^Running/);
+    expect(await page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
+  });
+
+  it('has a keyboard shortcuts dialog on "?", and dark and light themes that follow the system', async () => {
+    const { page } = ui;
+    await page.locator('body').click({ position: { x: 700, y: 400 } });
+    await page.keyboard.press('?');
+    const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await help.waitFor();
+    await help.getByText('Approve').waitFor();
+    await saveScreenshot(page, 'shortcuts');
+    await page.keyboard.press('Escape');
+    await help.waitFor({ state: 'detached' });
+    // "/" goes to the request box.
+    await page.keyboard.press('/');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('deskhand-request');
+
+    const dark = await openUi(browser, host, { colorScheme: 'dark' });
+    await dark.page.getByRole('link', { name: /Rename the invoices/ }).click();
+    await dark.page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem').first().waitFor();
+    const background = await dark.page.evaluate('getComputedStyle(document.body).backgroundColor');
+    expect(background).toBe('rgb(18, 18, 18)');
+    await saveScreenshot(dark.page, 'dark-theme');
+    await dark.close();
+    expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(255, 255, 255)');
+  });
+});

@@ -1,0 +1,237 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_FORM_SPEC_BYTES } from '../../src-main/protocol';
+import { valueChanges } from '../../src-renderer/src/forms/changes';
+import { checkFormSpec } from '../../src-renderer/src/forms/form-spec';
+import { safeLinkUrl } from '../../src-renderer/src/forms/links';
+import { answerKey, answersInOrder, questionsForm } from '../../src-renderer/src/forms/questions';
+import { createFormsAjv } from '../../src-renderer/src/forms/safe-ajv';
+import { validateAgainstSchema } from '../../src-renderer/src/forms/schema-validator';
+import { asFormError, fieldErrorFromMessage, schemaHasPath } from '../../src-renderer/src/forms/settings-errors';
+import { settingsUiSchema, withoutNullAlternatives } from '../../src-renderer/src/forms/settings-schema';
+
+const spec = (schema: Record<string, unknown>, uischema: Record<string, unknown> | null = null, data: Record<string, unknown> = {}) => ({
+  schema,
+  uischema,
+  data,
+});
+
+const objectSchema = { type: 'object', properties: { name: { type: 'string' } } };
+
+describe('form spec check (model-written specs are untrusted)', () => {
+  it('accepts an object schema with known elements, Button and Markdown included', () => {
+    const result = checkFormSpec(
+      spec(objectSchema, {
+        type: 'VerticalLayout',
+        elements: [
+          { type: 'Markdown', text: '**Hello**' },
+          { type: 'Control', scope: '#/properties/name', label: 'Name' },
+          { type: 'Group', label: 'More', elements: [{ type: 'Label', text: 'hi' }] },
+          { type: 'Button', label: 'Go', props: { action: 'go' } },
+        ],
+      }),
+    );
+    expect(result.ok).toBe(true);
+    expect(checkFormSpec(spec(objectSchema)).ok).toBe(true);
+  });
+
+  it('refuses a schema that is not an object schema', () => {
+    const result = checkFormSpec(spec({ type: 'array' }));
+    expect(result).toEqual({ ok: false, problem: expect.stringContaining('must be an object schema') });
+    expect(checkFormSpec(spec({ type: 'object', properties: [] })).ok).toBe(false);
+  });
+
+  it('refuses unknown element types anywhere in the layout', () => {
+    const result = checkFormSpec(
+      spec(objectSchema, { type: 'VerticalLayout', elements: [{ type: 'Group', elements: [{ type: 'Iframe', src: 'https://x' }] }] }),
+    );
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.problem).toContain('uischema.elements.0.elements.0: element type "Iframe" is not one Deskhand shows');
+    expect(checkFormSpec(spec(objectSchema, { elements: [] })).ok).toBe(false);
+  });
+
+  it('refuses Buttons without an action and Controls whose scope is not inside the schema', () => {
+    const noAction = checkFormSpec(spec(objectSchema, { type: 'Button', label: 'Go', props: {} }));
+    expect(noAction.ok).toBe(false);
+    if (!noAction.ok) expect(noAction.problem).toContain('props.action');
+    const badScope = checkFormSpec(spec(objectSchema, { type: 'Control', scope: 'https://evil.example/#/x' }));
+    expect(badScope.ok).toBe(false);
+  });
+
+  it('refuses $ref to anything outside the spec, and local refs that lead nowhere', () => {
+    const remote = checkFormSpec(spec({ type: 'object', properties: { a: { $ref: 'https://evil.example/s.json' } } }));
+    expect(remote.ok).toBe(false);
+    if (!remote.ok) expect(remote.problem).toContain('points outside the form');
+    expect(checkFormSpec(spec({ type: 'object', properties: { a: { $ref: '//evil.example/s.json#' } } })).ok).toBe(false);
+    expect(checkFormSpec(spec({ type: 'object', properties: { a: { $ref: '#/definitions/missing' } } })).ok).toBe(false);
+    const local = spec({ type: 'object', definitions: { name: { type: 'string' } }, properties: { a: { $ref: '#/definitions/name' } } });
+    expect(checkFormSpec(local).ok).toBe(true);
+    const ruleRef = checkFormSpec(
+      spec(objectSchema, {
+        type: 'Control',
+        scope: '#/properties/name',
+        rule: { effect: 'HIDE', condition: { scope: '#', schema: { $ref: 'http://evil.example/c.json' } } },
+      }),
+    );
+    expect(ruleRef.ok).toBe(false);
+  });
+
+  it('refuses specs larger than the cap, and absurd nesting', () => {
+    const big = checkFormSpec(spec(objectSchema, null, { text: 'x'.repeat(MAX_FORM_SPEC_BYTES) }));
+    expect(big.ok).toBe(false);
+    if (!big.ok) expect(big.problem).toMatch(/too large/);
+    let deep: Record<string, unknown> = { type: 'Label', text: 'bottom' };
+    for (let i = 0; i < 40; i += 1) deep = { type: 'VerticalLayout', elements: [deep] };
+    expect(checkFormSpec(spec(objectSchema, deep)).ok).toBe(false);
+  });
+});
+
+describe('schema validator (the CSP forbids Ajv’s generated code)', () => {
+  const schema = {
+    type: 'object',
+    required: ['name', 'port'],
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: 5 },
+      port: { type: 'integer', minimum: 1, maximum: 65535 },
+      url: { type: 'string', format: 'uri' },
+      mode: { enum: ['a', 'b'] },
+      tags: { type: 'array', items: { type: 'string', pattern: '^[a-z]+$' }, maxItems: 2, uniqueItems: true },
+      profile: { anyOf: [{ type: 'object', properties: { model: { type: 'string', minLength: 1 } }, required: ['model'] }, { type: 'null' }] },
+    },
+    additionalProperties: false,
+  };
+
+  it('accepts valid data', () => {
+    expect(validateAgainstSchema(schema, { name: 'ok', port: 80, url: 'https://x.org', mode: 'a', tags: ['a', 'b'], profile: null })).toEqual([]);
+    expect(validateAgainstSchema(schema, { name: 'ok', port: 80, profile: { model: 'gpt' } })).toEqual([]);
+  });
+
+  it('reports each problem at its path, with words people understand', () => {
+    const errors = validateAgainstSchema(schema, { name: 'too long', port: 70000.5, url: 'not a url', mode: 'c', tags: ['A', 'A', 'b'], extra: 1 });
+    const at = (path: string) => errors.filter((e) => e.instancePath === path).map((e) => `${e.keyword}: ${e.message}`);
+    expect(at('/name')).toEqual(['maxLength: must be at most 5 characters']);
+    expect(at('/port')).toEqual(['type: must be a whole number']);
+    expect(at('/url')).toEqual(['format: must be a URL']);
+    expect(at('/mode')).toEqual(['enum: must be one of: "a", "b"']);
+    expect(at('/tags')).toContain('maxItems: must have at most 2 items');
+    expect(at('/tags/0')).toEqual(['pattern: must match the pattern ^[a-z]+$']);
+    expect(at('')).toEqual(['additionalProperties: must not have the field extra']);
+  });
+
+  it('reports missing required fields the way JSONForms places them (params.missingProperty)', () => {
+    const errors = validateAgainstSchema(schema, { name: 'x' });
+    expect(errors).toEqual([expect.objectContaining({ keyword: 'required', instancePath: '', params: { missingProperty: 'port' } })]);
+  });
+
+  it('for anyOf reports the branch that came closest (a nullable object shows its field problem)', () => {
+    const errors = validateAgainstSchema(schema, { name: 'x', port: 1, profile: { model: '' } });
+    expect(errors.map((e) => `${e.instancePath} ${e.keyword}`)).toEqual(['/profile/model minLength', '/profile anyOf']);
+  });
+
+  it('follows local $refs, survives cycles and bad patterns', () => {
+    const recursive = { definitions: { node: { type: 'object', properties: { next: { $ref: '#/definitions/node' }, n: { type: 'number' } } } }, $ref: '#/definitions/node' };
+    expect(validateAgainstSchema(recursive, { n: 1, next: { n: 2, next: { n: 'x' } } }).map((e) => e.instancePath)).toEqual(['/next/next/n']);
+    expect(validateAgainstSchema({ type: 'string', pattern: '(' }, 'anything')).toEqual([]);
+    const loop = { $ref: '#' };
+    expect(validateAgainstSchema(loop, 1).some((e) => e.keyword === 'depth')).toBe(true);
+  });
+
+  it('honours errorMessage for the schema’s own words', () => {
+    const errors = validateAgainstSchema({ type: 'string', pattern: '^v', errorMessage: 'a version starts with v' }, '1.0');
+    expect(errors[0]?.message).toBe('a version starts with v');
+  });
+
+  it('works as the Ajv JSONForms expects: compile() with errors, validate() for rule conditions', () => {
+    const ajv = createFormsAjv();
+    const validate = ajv.compile({ type: 'object', required: ['a'] });
+    expect(validate({})).toBe(false);
+    expect(validate.errors?.[0]).toMatchObject({ keyword: 'required', params: { missingProperty: 'a' } });
+    expect(validate({ a: 1 })).toBe(true);
+    expect(validate.errors).toBeNull();
+    expect(ajv.validate({ const: 'yes' }, 'yes')).toBe(true);
+    expect(ajv.validate({ const: 'yes' }, 'no')).toBe(false);
+  });
+
+  it('can check data against another schema than the one shown (settings: nullable fields shown plain)', () => {
+    const real = { type: 'object', properties: { host: { anyOf: [{ type: 'object' }, { type: 'null' }] } } };
+    const shown = withoutNullAlternatives(real) as Record<string, unknown>;
+    const ajv = createFormsAjv(new Map([[shown, real]]));
+    expect(ajv.compile(shown)({ host: null })).toBe(true);
+    expect(createFormsAjv().compile(shown)({ host: null })).toBe(false);
+  });
+});
+
+describe('questions form', () => {
+  it('has one required text field per question, labelled with it, in order', () => {
+    const { schema, uischema } = questionsForm(['Which folder?', 'Which names?']);
+    expect(schema.required).toEqual([answerKey(0), answerKey(1)]);
+    expect((schema.properties as Record<string, { title: string }>)[answerKey(1)]?.title).toBe('Which names?');
+    expect((uischema.elements as Array<{ label: string }>).map((e) => e.label)).toEqual(['Which folder?', 'Which names?']);
+    expect(checkFormSpec({ schema, uischema, data: {} }).ok).toBe(true);
+  });
+
+  it('answers in question order, or null while one is empty', () => {
+    const questions = ['A?', 'B?'];
+    expect(answersInOrder(questions, { [answerKey(1)]: 'b', [answerKey(0)]: ' a ' })).toEqual(['a', 'b']);
+    expect(answersInOrder(questions, { [answerKey(0)]: 'a', [answerKey(1)]: '   ' })).toBeNull();
+    expect(answersInOrder(questions, {})).toBeNull();
+  });
+});
+
+describe('form value changes', () => {
+  it('reports leaf changes at dotted paths; lists are one value; removed fields become null', () => {
+    expect(valueChanges({ a: 1, b: { c: 'x', d: 1 }, e: [1] }, { a: 1, b: { c: 'y', d: 1 }, e: [1, 2] })).toEqual([
+      { path: 'b.c', value: 'y' },
+      { path: 'e', value: [1, 2] },
+    ]);
+    expect(valueChanges({ a: 'x' }, {})).toEqual([{ path: 'a', value: null }]);
+    expect(valueChanges({ a: 1 }, { a: 1 })).toEqual([]);
+    expect(valueChanges({}, { addr: { street: 'Main' } })).toEqual([{ path: 'addr.street', value: 'Main' }]);
+  });
+});
+
+describe('settings helpers', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      models: { type: 'object', properties: { host: { anyOf: [{ type: 'object', properties: { model: { type: 'string' } } }, { type: 'null' }] } } },
+      limits: { type: 'object', properties: { maxStepsPerRound: { type: 'integer' } } },
+      safety: { type: 'object', properties: { patterns: { type: 'array', items: { type: 'string' } } } },
+    },
+  };
+
+  it('finds the field a host refusal names, whatever the prefix', () => {
+    expect(fieldErrorFromMessage('invalid command: values.limits.maxStepsPerRound: Too big: expected number to be <=1000', schema)).toEqual({
+      path: 'limits.maxStepsPerRound',
+      message: 'Too big: expected number to be <=1000',
+    });
+    expect(fieldErrorFromMessage("invalid settings: models.host.model: no model named 'x'", schema)).toEqual({
+      path: 'models.host.model',
+      message: "no model named 'x'",
+    });
+    expect(fieldErrorFromMessage('safety.patterns.0: not a valid regular expression', schema)?.path).toBe('safety.patterns.0');
+    expect(fieldErrorFromMessage('the settings file is locked', schema)).toBeNull();
+    expect(schemaHasPath(schema, 'limits.nope')).toBe(false);
+    expect(asFormError({ path: 'limits.maxStepsPerRound', message: 'too big' }).instancePath).toBe('/limits/maxStepsPerRound');
+  });
+
+  it('shows nullable sections as plain objects, and makes one tab per section', () => {
+    const shown = withoutNullAlternatives(schema) as typeof schema;
+    expect(shown.properties.models.properties.host).toEqual({ type: 'object', properties: { model: { type: 'string' } } });
+    expect(withoutNullAlternatives({ type: ['string', 'null'] })).toEqual({ type: 'string' });
+    const ui = settingsUiSchema(shown);
+    expect(ui?.type).toBe('Categorization');
+    expect((ui?.elements as Array<{ label: string }>).map((c) => c.label)).toEqual(['Models', 'Limits', 'Safety']);
+    expect(settingsUiSchema({ type: 'object', properties: { only: {} } })).toBeUndefined();
+  });
+});
+
+describe('markdown links', () => {
+  it('keeps only http(s) links', () => {
+    expect(safeLinkUrl('https://example.com/a?b=1')).toBe('https://example.com/a?b=1');
+    expect(safeLinkUrl('http://example.com')).toBe('http://example.com/');
+    expect(safeLinkUrl('javascript:alert(1)')).toBe('');
+    expect(safeLinkUrl('data:text/html,<script>')).toBe('');
+    expect(safeLinkUrl('file:///etc/passwd')).toBe('');
+    expect(safeLinkUrl('/relative')).toBe('');
+  });
+});
