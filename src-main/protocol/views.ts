@@ -95,8 +95,18 @@ export const SessionView = z.object({
 export type SessionView = z.infer<typeof SessionView>;
 export type SessionViewInput = z.input<typeof SessionView>;
 
+export const RoundView = z.object({
+  index: z.number().int().nonnegative(),
+  request: z.string(),
+  status: SessionStatus,
+  result: z.string().nullable(),
+});
+export type RoundView = z.infer<typeof RoundView>;
+
 export const SessionDetail = z.object({
   session: SessionView,
+  /** Each request of the session (the first, then each follow-up), oldest first. */
+  rounds: z.array(RoundView).default([]),
   steps: z.array(StepView),
   /** Questions or approvals still waiting for the user. */
   interactions: z.array(z.lazy(() => Interaction)).default([]),

@@ -290,7 +290,8 @@ export async function startFakeUiHost(options: { rendererDir?: string } = {}): P
     },
     'session.open': (command) => {
       const session = sessionOf(command.sessionId);
-      return { session: session.view, steps: session.steps, interactions: session.interactions, forms: session.forms };
+      const rounds = session.blackboard.requests.map((request, index) => ({ index, request, status: session.view.status, result: null }));
+      return { session: session.view, rounds, steps: session.steps, interactions: session.interactions, forms: session.forms };
     },
     'session.delete': (command) => {
       sessionOf(command.sessionId);

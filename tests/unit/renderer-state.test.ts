@@ -122,6 +122,7 @@ describe('renderer state: interactions', () => {
     const stale = { ...showing(session('a')), interactions: [questions('old', 'a'), questions('other', 'b')], forms: [form('f-old', 'a')] };
     const opened = applySessionDetail(stale, {
       session: session('a'),
+      rounds: [],
       steps: [],
       interactions: [confirm('c9', 'a')],
       forms: [form('f1', 'a')],

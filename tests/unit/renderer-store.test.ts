@@ -157,6 +157,7 @@ describe('renderer store: opening a session', () => {
     const before = applyHostEvent(showing(session('a')), added(step('a', 0)));
     const state = applySessionDetail(before, {
       session: session('b', { status: 'finished', result: 'done', stepCount: 2 }),
+      rounds: [{ index: 0, request: 'first', status: 'finished', result: 'done' }],
       steps: [step('b', 1), step('b', 0)],
       interactions: [],
       forms: [],
@@ -168,7 +169,7 @@ describe('renderer store: opening a session', () => {
 
   it('re-opening the same session keeps live steps the snapshot missed, without duplicates', () => {
     const before = applyAll(showing(session('a')), [added(step('a', 0)), added(step('a', 1)), added(step('a', 2))]);
-    const state = applySessionDetail(before, { session: session('a'), steps: [step('a', 0), step('a', 1)], interactions: [], forms: [] });
+    const state = applySessionDetail(before, { session: session('a'), rounds: [], steps: [step('a', 0), step('a', 1)], interactions: [], forms: [] });
     expect(state.steps.map((s) => s.index)).toEqual([0, 1, 2]);
   });
 });

@@ -365,7 +365,9 @@ export function applySessionDetail(state: DeskhandState, detail: SessionDetail):
   return {
     ...state,
     sessions: upsertSession(state.sessions, detail.session),
-    roundRequests: withFirstRequest(state.roundRequests, detail.session),
+    roundRequests: detail.rounds.length
+      ? { ...state.roundRequests, [sessionId]: detail.rounds.map((round) => round.request) }
+      : withFirstRequest(state.roundRequests, detail.session),
     currentSessionId: sessionId,
     interactions,
     forms,

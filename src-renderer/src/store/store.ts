@@ -148,9 +148,6 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
         try {
           const detail = await bridge.send({ type: 'session.open', sessionId });
           set((state) => applySessionDetail(state, detail));
-          // Follow-up rounds' requests are on the blackboard: fetch it so the round headers can say them.
-          const known = get().roundRequests[sessionId] ?? [];
-          if (detail.session.roundCount > 1 && known.filter(Boolean).length < detail.session.roundCount) void get().refreshBlackboard();
         } catch (error) {
           reportError(error);
         }
