@@ -1,0 +1,165 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startModelServer, type ModelServer, type Scenario } from '../fixtures/model-server';
+import { replies } from '../support/host-harness';
+import { launchChromium, startWebApp, type WebApp } from '../support/web-app';
+import { startXterm, startXvfb, type XDisplay, type XProgram } from '../support/xvfb';
+
+// The whole app for real: browser-mode UI in Chromium, the host, the real device client on an X display
+// with an xterm, and the scripted model. The user's answers, approvals and form input go through the UI.
+
+const { app: agent, hostTo, host } = replies;
+const shell = (command: string, status = 'CONTINUE', extra: Record<string, unknown> = {}) =>
+  agent({ Function: 'execute_command', Args: { command }, Status: status, ...extra });
+
+let x: XDisplay;
+let xterm: XProgram;
+let browser: Browser;
+let work: string;
+const cleanups: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'deskhand-ui-flow-'));
+  x = await startXvfb({ width: 1280, height: 800 });
+  xterm = await startXterm(x, { maximized: true, cwd: work });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  await browser?.close();
+  await xterm?.stop();
+  await x?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function open(scenario: Scenario): Promise<{ page: Page; model: ModelServer; app: WebApp }> {
+  const model = await startModelServer(scenario);
+  cleanups.push(() => model.close());
+  const app = await startWebApp({
+    ...x.env,
+    DESKHAND_DATA_DIR: join(work, `data-${scenario.name.replace(/\W+/g, '-')}`),
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: 'scripted',
+  });
+  cleanups.push(() => app.stop());
+  const page = await browser.newPage();
+  cleanups.push(() => page.close());
+  await page.goto(app.url);
+  return { page, model, app };
+}
+
+async function send(page: Page, text: string): Promise<void> {
+  await page.getByRole('textbox', { name: 'Request' }).fill(text);
+  await page.getByRole('button', { name: 'Send' }).click();
+}
+
+async function finished(page: Page, status: RegExp): Promise<void> {
+  await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: 30_000 }).toMatch(status);
+}
+
+describe('the UI steers a real run', () => {
+  it('answers a question in the form and approves a held command, which then runs', async () => {
+    const out = join(work, 'answer.txt');
+    const { page, model } = await open({
+      name: 'question and approval',
+      steps: [
+        host({ Status: 'PENDING', Questions: ['What should the file say?'] }),
+        { ...hostTo('ShellAgent', 'write the answer into the file'), expect: { contains: ['Q: What should the file say? A: hello from the form'] } },
+        { ...shell(`echo 'hello from the form' > ${out}`), expect: { contains: ['write the answer into the file'] } },
+        { ...shell('', 'FINISH', { Comment: 'written' }), expect: { contains: ['hello from the form'] } },
+        host({ Status: 'FINISH', Comment: 'The file says what you asked' }),
+      ],
+    });
+    await send(page, 'write a file with what I tell you');
+
+    const submit = page.getByRole('button', { name: 'Submit answers' });
+    await submit.waitFor({ timeout: 30_000 });
+    await page.getByRole('textbox', { name: 'What should the file say?' }).fill('hello from the form');
+    await submit.click();
+
+    const approve = page.getByRole('button', { name: 'Approve' });
+    await approve.waitFor({ timeout: 30_000 });
+    expect(existsSync(out)).toBe(false);
+    await page.getByRole('region', { name: 'Approve this action?' }).getByText('rule: shell command').waitFor();
+    await approve.click();
+
+    await finished(page, /^Finished/);
+    expect(readFileSync(out, 'utf8')).toBe('hello from the form\n');
+    const trajectory = page.getByRole('list', { name: 'Trajectory' });
+    await expect.poll(() => trajectory.getByRole('listitem').count()).toBe(6);
+    // The host's steps carry a screenshot of the real desktop.
+    const first = trajectory.getByRole('img').first();
+    await expect.poll(() => first.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(1280);
+    model.assertDone();
+  });
+
+  it('rejects a held command with a note: it never runs and the agent is told', async () => {
+    const out = join(work, 'rejected.txt');
+    const { page, model } = await open({
+      name: 'rejection',
+      steps: [
+        hostTo('ShellAgent', 'write the file'),
+        shell(`echo nope > ${out}`),
+        { ...shell('', 'FAIL', { Comment: 'the user said no' }), expect: { contains: ['Rejected by the user: not today'] } },
+        host({ Status: 'FAIL', Comment: 'You rejected the command' }),
+      ],
+    });
+    await send(page, 'write the other file');
+    const card = page.getByRole('region', { name: 'Approve this action?' });
+    await card.waitFor({ timeout: 30_000 });
+    await card.getByRole('textbox', { name: 'Note for the agent (optional)' }).fill('not today');
+    await page.getByRole('button', { name: 'Reject' }).click();
+    await finished(page, /^Failed/);
+    await new Promise((done) => setTimeout(done, 300));
+    expect(existsSync(out)).toBe(false);
+    model.assertDone();
+  });
+
+  it('an agent form: created, filled, its Button pressed, updated and closed; the agent gets the events', async () => {
+    const form = (extra: Record<string, unknown> = {}) => ({
+      schema: { type: 'object', title: 'Trip details', properties: { city: { type: 'string', title: 'City' }, ...extra } },
+      uischema: {
+        type: 'VerticalLayout',
+        elements: [
+          { type: 'Control', scope: '#/properties/city' },
+          ...(Object.keys(extra).length ? [{ type: 'Control', scope: '#/properties/nights' }] : []),
+          { type: 'Button', label: 'Search', props: { action: 'search' } },
+        ],
+      },
+    });
+    const { page, model } = await open({
+      name: 'agent form',
+      steps: [
+        hostTo('ShellAgent', 'ask for the trip details'),
+        shell('', 'PENDING', { Form: form() }),
+        {
+          ...shell('', 'PENDING', { Form: form({ nights: { type: 'integer', title: 'Nights' } }) }),
+          expect: { contains: ["Form submitted with 'search'", 'Lisbon'] },
+        },
+        { ...shell('', 'FINISH', { Comment: 'got it' }), expect: { contains: ['"nights":3'] } },
+        host({ Status: 'FINISH', Comment: 'Trip noted' }),
+      ],
+    });
+    await send(page, 'plan my trip');
+    const card = page.getByRole('region', { name: 'Trip details' });
+    await card.waitFor({ timeout: 30_000 });
+    await card.getByRole('textbox', { name: 'City' }).pressSequentially('Lisbon', { delay: 20 });
+    await card.getByRole('button', { name: 'Search' }).click();
+
+    // The agent updates its form: a new field appears, the city typed before is kept.
+    const nights = card.getByRole('spinbutton', { name: 'Nights' });
+    await nights.waitFor({ timeout: 30_000 });
+    expect(await card.getByRole('textbox', { name: 'City' }).inputValue()).toBe('Lisbon');
+    await nights.fill('3');
+    await card.getByRole('button', { name: 'Search' }).click();
+
+    await finished(page, /^Finished/);
+    await card.getByText('Closed').waitFor();
+    expect(await card.getByRole('textbox', { name: 'City' }).isDisabled()).toBe(true);
+    model.assertDone();
+  });
+});
