@@ -9,19 +9,42 @@ import { z } from 'zod';
 const Coord = z.number().finite();
 export const MouseButton = z.enum(['left', 'right', 'middle']);
 export const ScrollDirection = z.enum(['up', 'down', 'left', 'right']);
+export const TypingMode = z.enum(['auto', 'type', 'paste']);
 
 export const ToolArgs = {
-  screenshot: z.object({ window_id: z.string().min(1).optional() }).strict(),
+  /** window_id (from list_windows) or display (index from list_displays); neither: the whole desktop. */
+  screenshot: z
+    .object({ window_id: z.string().min(1).optional(), display: z.number().int().min(0).max(15).optional() })
+    .strict(),
   click: z.object({ x: Coord, y: Coord, button: MouseButton.optional(), double: z.boolean().optional() }).strict(),
   move: z.object({ x: Coord, y: Coord }).strict(),
   drag: z.object({ from_x: Coord, from_y: Coord, to_x: Coord, to_y: Coord }).strict(),
   scroll: z
     .object({ x: Coord, y: Coord, direction: ScrollDirection, amount: z.number().int().min(1).max(50).optional() })
     .strict(),
-  type_text: z.object({ text: z.string().min(1).max(10_000), x: Coord.optional(), y: Coord.optional() }).strict(),
+  type_text: z
+    .object({
+      text: z.string().min(1).max(10_000),
+      x: Coord.optional(),
+      y: Coord.optional(),
+      /** auto (default): key presses, or a clipboard paste for long text; paste: always paste; type: never paste. */
+      method: TypingMode.optional(),
+    })
+    .strict(),
   hotkey: z.object({ keys: z.array(z.string().min(1).max(20)).min(1).max(6) }).strict(),
   wait: z.object({ seconds: z.number().min(0).max(60) }).strict(),
   list_windows: z.object({}).strict(),
+  list_displays: z.object({}).strict(),
+  pointer: z.object({}).strict(),
+  launch_app: z
+    .object({
+      /** A program on PATH, an absolute path, or an application's name as its menu entry shows it. */
+      name: z.string().min(1).max(200),
+      /** Arguments as a list, or one string split like a shell would (quotes group, no expansion). */
+      args: z.union([z.array(z.string().max(4_096)).max(50), z.string().max(20_000)]).optional(),
+    })
+    .strict(),
+  focus_window: z.object({ id: z.string().min(1).max(40) }).strict(),
   execute_command: z
     .object({
       command: z.string().min(1).max(20_000),
@@ -47,6 +70,8 @@ export const ACTION_TOOLS: ReadonlySet<ToolName> = new Set([
   'hotkey',
   'wait',
   'execute_command',
+  'launch_app',
+  'focus_window',
 ]);
 
 /** Geometry that comes back with every screenshot (MCP structuredContent). */
@@ -78,3 +103,30 @@ export const CommandOutput = z.object({
   timed_out: z.boolean(),
 });
 export type CommandOutput = z.infer<typeof CommandOutput>;
+
+const XY = z.object({ x: z.number(), y: z.number() });
+
+/**
+ * Where the pointer is after a tool ran, in `structuredContent.pointer` of every tool result except
+ * errors: logical screen coordinates, and pixels of the last screenshot (null when outside it). The
+ * host compares it with where the agent left the pointer to notice the user taking the mouse.
+ */
+export const PointerReport = z.object({ screen: XY, image: XY.nullable() });
+export type PointerReport = z.infer<typeof PointerReport>;
+
+/** One monitor (list_displays); bounds in logical screen coordinates. */
+export const DisplayInfo = z.object({
+  index: z.number().int().nonnegative(),
+  name: z.string(),
+  primary: z.boolean(),
+  bounds: z.object({ x: z.number(), y: z.number(), width: z.number().positive(), height: z.number().positive() }),
+});
+export type DisplayInfo = z.infer<typeof DisplayInfo>;
+
+/** What launch_app reports: the process it started and the first new top-level window, if one appeared. */
+export const LaunchResult = z.object({
+  pid: z.number().int().nullable(),
+  command: z.array(z.string()),
+  window: WindowInfo.nullable(),
+});
+export type LaunchResult = z.infer<typeof LaunchResult>;

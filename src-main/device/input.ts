@@ -70,8 +70,17 @@ export async function drag(from: XY, to: XY): Promise<void> {
 
 export type ScrollDirectionName = 'up' | 'down' | 'left' | 'right';
 
+/**
+ * libnut's X11 backend sends button 6 (X11: scroll left) for a positive horizontal amount, so nut.js's
+ * scrollRight scrolls left there; measured in Chromium under Xvfb (wheel deltaX < 0 after scrollRight).
+ */
+const HORIZONTAL_SWAPPED = process.platform === 'linux';
+
 export async function scroll(point: XY, direction: ScrollDirectionName, amount: number): Promise<void> {
   await moveTo(point);
+  if (HORIZONTAL_SWAPPED && (direction === 'left' || direction === 'right')) {
+    direction = direction === 'left' ? 'right' : 'left';
+  }
   switch (direction) {
     case 'up':
       await mouse.scrollUp(amount);

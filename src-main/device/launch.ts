@@ -32,8 +32,15 @@ export interface DeviceLaunchOptions {
 export { EXIT_NO_DISPLAY } from './health';
 
 // The device client runs shell commands the model chooses; the host's secrets stay with the host.
-const SECRET_NAME = /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)/i;
+// (Not AUTH: XAUTHORITY and SSH_AUTH_SOCK are needed and hold no secret themselves.)
+const SECRET_NAME = /(API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL)/i;
 
+/** Whether an environment variable's name says it holds a secret (OPENAI_API_KEY, GITHUB_TOKEN, ...). */
+export function isSecretEnvName(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
+
+/** `base` without the variables isSecretEnvName matches (and without unset ones). */
 export function deviceEnv(base: NodeJS.ProcessEnv): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(base)) {

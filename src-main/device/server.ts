@@ -1,15 +1,18 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import type { z } from 'zod';
+import { z } from 'zod';
+import { launchApp, splitArgs } from './apps';
 import type { DeviceConfig } from './config';
-import { ScreenshotMeta, ToolArgs, type ToolArgsOf, type ToolName } from './contract';
+import { CommandOutput, LaunchResult, PointerReport, ScreenshotMeta, ToolArgs, type ToolArgsOf, type ToolName } from './contract';
 import { identityGeometry, imageToScreen, screenToImage, type Point, type ScreenshotGeometry } from './coords';
+import { listDisplays, pickDisplay } from './displays';
 import { click, drag, moveTo, pointerPosition, pressChord, scroll } from './input';
 import { parseKeys } from './keys';
 import { captureScreenshot, screenSize } from './screen';
-import { toolTimeoutMs } from './timeouts';
+import { runShellCommand } from './shell';
+import { DEFAULT_COMMAND_TIMEOUT_S, toolTimeoutMs } from './timeouts';
 import { typeText } from './typing';
-import { getWindow, listWindows } from './windows';
+import { focusWindow, getWindow, listWindows } from './windows';
 
 export const DEVICE_SERVER_NAME = 'deskhand-device';
 export const DEVICE_SERVER_VERSION = '0.1.0';
@@ -91,23 +94,34 @@ const LOOKS: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, ope
 const NUDGES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, openWorldHint: false };
 const ACTS: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, openWorldHint: false };
 
-const DESCRIPTIONS: Record<Exclude<ToolName, 'execute_command'>, string> = {
+const DESCRIPTIONS: Record<ToolName, string> = {
   screenshot:
-    'Capture the screen (or one window, by window_id from list_windows) as an image. Coordinates given to ' +
-    'click, move, drag, scroll and type_text are pixels of the most recent screenshot.',
+    'Capture the screen, one window (window_id from list_windows) or one monitor (display from list_displays) ' +
+    'as an image. Coordinates given to click, move, drag, scroll and type_text are pixels of the most recent screenshot.',
   click: 'Click at (x, y), pixels of the last screenshot. button: left (default), right or middle; double: double-click.',
   move: 'Move the mouse pointer to (x, y), pixels of the last screenshot.',
   drag: 'Press the left button at (from_x, from_y), move to (to_x, to_y) and release; pixels of the last screenshot.',
   scroll: 'Scroll the wheel at (x, y) in a direction (up, down, left, right) by amount notches (default 5).',
   type_text:
     'Type text into the focused control, exactly as given (any characters; "\\n" presses Enter). ' +
-    'If x and y are given, click there first to focus.',
+    'If x and y are given, click there first to focus. method: auto (default; long text is pasted), type ' +
+    '(key presses only) or paste (through the clipboard, which keeps the text).',
   hotkey:
     'Press a key or key combination, e.g. ["ctrl","s"], ["enter"], ["alt","f4"]. Names: ctrl, alt, shift, meta, ' +
     'enter, tab, esc, backspace, delete, space, arrows up/down/left/right, home, end, pageup, pagedown, f1..f12, ' +
     'or a single character.',
   wait: 'Wait for the given number of seconds (at most 60), e.g. for an application to load.',
   list_windows: 'List the open top-level windows: id, title, app and bounds (screen coordinates), topmost first.',
+  list_displays: 'List the monitors: index (for screenshot display), name, primary, bounds (screen coordinates).',
+  pointer: 'Report where the mouse pointer is: screen coordinates, and pixels of the last screenshot (null if outside).',
+  launch_app:
+    'Start an application by program name ("mousepad", "xterm", "chromium"), path, or its menu name ' +
+    '("Text Editor"), with optional args (list, or one string split like a shell); returns its new window.',
+  focus_window: 'Bring a window (id from list_windows) to the front and give it the keyboard focus.',
+  execute_command:
+    'Run a shell command (bash; PowerShell on Windows) in cwd (default: home) and return exit_code, stdout, ' +
+    `stderr (each capped, truncated: true when cut) and timed_out. timeout_s (default ${DEFAULT_COMMAND_TIMEOUT_S}) ` +
+    'kills the command and everything it started. stdin is empty.',
 };
 
 export interface DeviceServerOptions {
@@ -134,24 +148,30 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
     return identityGeometry(size.width, size.height);
   };
   const toScreen = async (x: number, y: number): Promise<Point> => imageToScreen(await currentGeometry(), { x, y });
-  /** Where the pointer is now, for the host's takeover check. */
+  /** Where the pointer is now (PointerReport), for the host's takeover check. */
   const pointerReport = async (): Promise<Record<string, unknown>> => {
     const screen = await pointerPosition();
     return { pointer: { screen, image: screenToImage(await currentGeometry(), screen) } };
   };
 
-  function register<N extends Exclude<ToolName, 'execute_command'>>(
+  function register<N extends ToolName>(
     name: N,
     annotations: ToolAnnotations,
     run: (args: ToolArgsOf<N>, signal: AbortSignal) => Promise<CallToolResult>,
-    outputSchema?: typeof ScreenshotMeta,
+    outputSchema?: z.ZodObject,
   ): void {
     const schema = ToolArgs[name];
     // Widened so the SDK's conditional callback type resolves for a generic tool name.
     const inputSchema: z.ZodType<unknown> = schema;
     server.registerTool(
       name,
-      { description: DESCRIPTIONS[name], inputSchema, annotations, ...(outputSchema ? { outputSchema } : {}) },
+      {
+        description: DESCRIPTIONS[name],
+        inputSchema,
+        annotations,
+        // The SDK publishes output schemas without additional properties; every result adds the pointer.
+        ...(outputSchema ? { outputSchema: outputSchema.extend({ pointer: PointerReport.optional() }) } : {}),
+      },
       async (args, extra): Promise<CallToolResult> => {
         // The SDK has validated already; parsing again keeps the types honest at this boundary.
         const parsed = schema.safeParse(args);
@@ -159,7 +179,7 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
         const started = performance.now();
         try {
           const result = await queue.run(
-            () => run(parsed.data as ToolArgsOf<N>, extra.signal),
+            async () => withPointer(await run(parsed.data as ToolArgsOf<N>, extra.signal)),
             toolTimeoutMs(name, parsed.data as ToolArgsOf<N>),
             name,
           );
@@ -173,11 +193,23 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
     );
   }
 
+  /** Every result carries the pointer (PointerReport), so the host can notice the user taking the mouse. */
+  const withPointer = async (result: CallToolResult): Promise<CallToolResult> => {
+    const report = await pointerReport().catch(() => null);
+    if (!report) return result;
+    return { ...result, structuredContent: { ...(result.structuredContent ?? {}), ...report } };
+  };
+
   register(
     'screenshot',
     LOOKS,
-    async ({ window_id }) => {
-      const region = window_id ? (await getWindow(window_id)).bounds : null;
+    async ({ window_id, display }) => {
+      if (window_id !== undefined && display !== undefined) throw new Error('give window_id or display, not both');
+      const region = window_id
+        ? (await getWindow(window_id)).bounds
+        : display !== undefined
+          ? pickDisplay(await listDisplays(screenSize), display).bounds
+          : null;
       const shot = await captureScreenshot(region, config);
       geometry = { region: shot.meta.region, imageWidth: shot.meta.width, imageHeight: shot.meta.height };
       return {
@@ -197,7 +229,7 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
     async ({ x, y, button = 'left', double = false }) => {
       const at = await toScreen(x, y);
       await click(at, button, double);
-      return text(`${double ? 'double-' : ''}clicked ${button} at (${x}, ${y})`, { screen: at, ...(await pointerReport()) });
+      return text(`${double ? 'double-' : ''}clicked ${button} at (${x}, ${y})`, { screen: at });
     },
   );
 
@@ -207,7 +239,7 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
     async ({ x, y }) => {
       const at = await toScreen(x, y);
       await moveTo(at);
-      return text(`moved the pointer to (${x}, ${y})`, { screen: at, ...(await pointerReport()) });
+      return text(`moved the pointer to (${x}, ${y})`, { screen: at });
     },
   );
 
@@ -218,7 +250,7 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
       const from = await toScreen(from_x, from_y);
       const to = await toScreen(to_x, to_y);
       await drag(from, to);
-      return text(`dragged from (${from_x}, ${from_y}) to (${to_x}, ${to_y})`, { from, to, ...(await pointerReport()) });
+      return text(`dragged from (${from_x}, ${from_y}) to (${to_x}, ${to_y})`, { from, to });
     },
   );
 
@@ -228,19 +260,20 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
     async ({ x, y, direction, amount = 5 }) => {
       const at = await toScreen(x, y);
       await scroll(at, direction, amount);
-      return text(`scrolled ${direction} by ${amount} at (${x}, ${y})`, { screen: at, ...(await pointerReport()) });
+      return text(`scrolled ${direction} by ${amount} at (${x}, ${y})`, { screen: at });
     },
   );
 
   register(
     'type_text',
     ACTS,
-    async ({ text: t, x, y }) => {
+    async ({ text: t, x, y, method: mode }) => {
       if ((x === undefined) !== (y === undefined)) throw new Error('give both x and y, or neither');
       if (x !== undefined && y !== undefined) await click(await toScreen(x, y));
-      const method = await typeText(t);
+      const method = await typeText(t, mode);
       const where = x !== undefined ? ` at (${x}, ${y})` : '';
-      return text(`typed ${[...t].length} characters${where}`, { method, ...(await pointerReport()) });
+      const how = method === 'paste' ? 'pasted' : 'typed';
+      return text(`${how} ${[...t].length} characters${where}`, { method });
     },
   );
 
@@ -269,6 +302,65 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
       const windows = await listWindows();
       return text(JSON.stringify(windows), { windows });
     },
+  );
+
+  register(
+    'list_displays',
+    LOOKS,
+    async () => {
+      const displays = await listDisplays(screenSize);
+      return text(JSON.stringify(displays), { displays });
+    },
+  );
+
+  register(
+    'pointer',
+    LOOKS,
+    async () => {
+      const report = (await pointerReport()) as { pointer: unknown };
+      return text(JSON.stringify(report.pointer));
+    },
+  );
+
+  register(
+    'launch_app',
+    ACTS,
+    async ({ name, args }, signal) => {
+      const list = typeof args === 'string' ? splitArgs(args) : (args ?? []);
+      const launched = await launchApp(name, list, { signal });
+      const what = launched.window
+        ? `started ${name}; its window: ${JSON.stringify(launched.window)}`
+        : `started ${name} (pid ${launched.pid ?? 'unknown'}); no new window appeared yet`;
+      return text(what, { ...launched });
+    },
+    LaunchResult,
+  );
+
+  register(
+    'focus_window',
+    NUDGES,
+    async ({ id }) => {
+      const window = await focusWindow(id);
+      const { pid: _pid, active: _active, minimized: _minimized, ...info } = window;
+      return text(`focused ${JSON.stringify(info)}`, { window: info });
+    },
+  );
+
+  register(
+    'execute_command',
+    ACTS,
+    async ({ command, cwd, timeout_s }, signal) => {
+      const output = await runShellCommand({
+        command,
+        cwd,
+        timeoutMs: (timeout_s ?? DEFAULT_COMMAND_TIMEOUT_S) * 1000,
+        signal,
+      });
+      const result = text(JSON.stringify(output), { ...output });
+      // A command that did not finish is a failed call; one that finished with any exit code is not.
+      return output.timed_out ? { ...result, isError: true } : result;
+    },
+    CommandOutput.extend({ signal: z.string().nullable(), duration_ms: z.number() }),
   );
 
   return server;

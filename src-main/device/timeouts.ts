@@ -14,6 +14,12 @@ export const HOST_MARGIN_MS = 5_000;
 
 const BASE_MS = 10_000;
 
+/** execute_command's timeout when the call gives none. */
+export const DEFAULT_COMMAND_TIMEOUT_S = 60;
+
+/** How long launch_app waits for the new program's first window before reporting none. */
+export const LAUNCH_WINDOW_WAIT_MS = 15_000;
+
 /** Budget for typing `text` (about three times what xdotool needs at TYPING_DELAY_MS per key). */
 export function typingBudgetMs(text: string): number {
   return BASE_MS + [...text].length * TYPING_DELAY_MS * 3;
@@ -30,7 +36,9 @@ export function toolTimeoutMs(name: ToolName, args: Record<string, unknown>): nu
     case 'wait':
       return (typeof args.seconds === 'number' ? args.seconds * 1000 : 0) + BASE_MS;
     case 'execute_command':
-      return (typeof args.timeout_s === 'number' ? args.timeout_s : 60) * 1000 + BASE_MS;
+      return (typeof args.timeout_s === 'number' ? args.timeout_s : DEFAULT_COMMAND_TIMEOUT_S) * 1000 + BASE_MS;
+    case 'launch_app':
+      return LAUNCH_WINDOW_WAIT_MS + BASE_MS;
     default:
       return BASE_MS;
   }

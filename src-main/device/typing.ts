@@ -1,17 +1,36 @@
-import { Key } from '@nut-tree-fork/nut-js';
+import { clipboard, Key } from '@nut-tree-fork/nut-js';
+import { findClipboardTool, primaryPasteApp, setSelections } from './clipboard';
 import { hasCommand, runFile } from './exec';
 import { pressChord, tapKey, typeWithNut } from './input';
 import { usLayoutKey } from './keys';
 import { TYPING_DELAY_MS, typingBudgetMs } from './timeouts';
+import { getWindow, windowIds } from './windows';
 import { chunkBySlots, missingChars, openKeymapSession } from './xkeymap';
 
 /**
  * type_text. nut.js keyboard.type() on X11 drops Shift for symbols (`>` arrives as `.`) and cannot type
  * non-ASCII at all, so on X11 the text goes through `xdotool type`, with characters the layout lacks
  * bound to spare keycodes first (xkeymap.ts). Newlines press Enter, tabs press Tab.
+ *
+ * Paste: text longer than PASTE_THRESHOLD_CHARS (typing 10,000 characters takes over a minute), text
+ * the available typing method cannot produce, or `method: "paste"` goes through the clipboard
+ * instead: on X11 the CLIPBOARD selection is set (PRIMARY too when the focused window is xterm or
+ * another terminal that pastes PRIMARY; clipboard.ts) and Shift+Insert pressed, which pastes in GTK,
+ * Qt, Chromium and terminals alike; elsewhere nut.js sets the clipboard and Ctrl+V (Cmd+V on macOS)
+ * pastes. The clipboard keeps the text afterwards. `method: "type"` never pastes.
  */
 
-export type TypingMethod = 'xdotool' | 'nut-us-layout' | 'nut';
+export type TypingMethod = 'xdotool' | 'nut-us-layout' | 'nut' | 'paste';
+export type TypingMode = 'auto' | 'type' | 'paste';
+
+/** Above this many characters, auto mode pastes when a clipboard is available. */
+export const PASTE_THRESHOLD_CHARS = 1_000;
+/** The application reads the selection asynchronously after the paste key; give it this long. */
+const PASTE_SETTLE_MS = 150;
+
+export class UntypableTextError extends Error {
+  override name = 'UntypableTextError';
+}
 
 export function normaliseNewlines(text: string): string {
   return text.replace(/\r\n?/g, '\n');
@@ -61,7 +80,7 @@ async function usLayoutType(text: string): Promise<void> {
   const chars = [...text];
   const untypable = [...new Set(chars.filter((c) => usLayoutKey(c) === undefined))];
   if (untypable.length > 0) {
-    throw new Error(
+    throw new UntypableTextError(
       `cannot type ${untypable.map((c) => JSON.stringify(c)).join(', ')} without xdotool; install it (apt install xdotool)`,
     );
   }
@@ -80,18 +99,82 @@ async function nutType(text: string): Promise<void> {
   }
 }
 
-export async function chooseTypingMethod(): Promise<TypingMethod> {
+export async function chooseTypingMethod(): Promise<Exclude<TypingMethod, 'paste'>> {
   if (process.platform === 'linux' && process.env.DISPLAY) {
     return (await hasCommand('xdotool')) ? 'xdotool' : 'nut-us-layout';
   }
   return 'nut';
 }
 
-export async function typeText(raw: string): Promise<TypingMethod> {
-  const text = normaliseNewlines(raw);
-  const method = await chooseTypingMethod();
+/** Whether paste can work here: an X11 clipboard tool, or nut.js's clipboard on Windows and macOS. */
+export async function canPaste(): Promise<boolean> {
+  if (process.platform === 'linux') return (await findClipboardTool()) !== null;
+  return process.platform === 'darwin' || process.platform === 'win32';
+}
+
+async function focusedAppPastesPrimary(): Promise<boolean> {
+  try {
+    const { active } = await windowIds();
+    return active !== null && primaryPasteApp((await getWindow(active)).app);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Pastes `text` into the focused control. A final newline is pressed as Enter after the paste rather
+ * than pasted: shells with bracketed paste (bash 5.1 and later, zsh) hold pasted newlines in the
+ * command line, and only a key press runs it, as typing the text would have.
+ */
+export async function pasteText(raw: string): Promise<void> {
+  const enter = raw.endsWith('\n');
+  const text = enter ? raw.slice(0, -1) : raw;
+  if (text.length > 0) await pasteOnly(text);
+  if (enter) await pressChord([Key.Enter]);
+}
+
+async function pasteOnly(text: string): Promise<void> {
+  if (process.platform === 'linux') {
+    const tool = await findClipboardTool();
+    if (!tool) {
+      throw new Error('cannot paste: no clipboard tool (install xclip or xsel, e.g. apt install xclip)');
+    }
+    await setSelections(tool, text, (await focusedAppPastesPrimary()) ? ['clipboard', 'primary'] : ['clipboard']);
+    await pressChord([Key.LeftShift, Key.Insert]);
+  } else {
+    await clipboard.setContent(text);
+    await pressChord([process.platform === 'darwin' ? Key.LeftSuper : Key.LeftControl, Key.V]);
+  }
+  await new Promise((resolve) => setTimeout(resolve, PASTE_SETTLE_MS));
+}
+
+async function typeWith(method: Exclude<TypingMethod, 'paste'>, text: string): Promise<void> {
   if (method === 'xdotool') await xdotoolType(text);
   else if (method === 'nut-us-layout') await usLayoutType(text);
   else await nutType(text);
+}
+
+/** Types (or pastes) `raw` into the focused control and says which way it went. */
+export async function typeText(raw: string, mode: TypingMode = 'auto'): Promise<TypingMethod> {
+  const text = normaliseNewlines(raw);
+  if (mode === 'paste') {
+    await pasteText(text);
+    return 'paste';
+  }
+  if (mode === 'auto' && [...text].length > PASTE_THRESHOLD_CHARS && (await canPaste())) {
+    await pasteText(text);
+    return 'paste';
+  }
+  const method = await chooseTypingMethod();
+  try {
+    await typeWith(method, text);
+  } catch (error) {
+    // Nothing was typed yet when the text is refused up front, so pasting instead types nothing twice.
+    if (mode === 'auto' && error instanceof UntypableTextError && (await canPaste())) {
+      await pasteText(text);
+      return 'paste';
+    }
+    throw error;
+  }
   return method;
 }

@@ -225,3 +225,61 @@ export async function getWindow(id: string): Promise<DesktopWindow> {
   if (!window) throw new WindowNotFoundError(`no window with id ${id}; call list_windows for current ids`);
   return window;
 }
+
+/** Ids of the managed top-level windows (cheap: one xprop call) and the active one. */
+export async function windowIds(): Promise<{ ids: string[]; active: string | null }> {
+  assertX11();
+  const { ids, active } = await rootState();
+  return { ids: ids.map(formatWindowId), active: active === null ? null : formatWindowId(active) };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How long focus_window waits for the window manager to make the window active. */
+export const FOCUS_WAIT_MS = 2_000;
+
+async function activate(hex: string): Promise<void> {
+  // wmctrl -a sends _NET_ACTIVE_WINDOW (the window manager switches desktop, un-minimises and raises);
+  // xdotool windowactivate sends the same message and is the fallback.
+  try {
+    await x11('wmctrl', ['-i', '-a', hex]);
+  } catch (error) {
+    if (!(error instanceof UnsupportedError)) throw error;
+    try {
+      await x11('xdotool', ['windowactivate', hex]);
+    } catch (second) {
+      if (second instanceof UnsupportedError) {
+        throw new UnsupportedError('focusing windows needs wmctrl or xdotool (apt install wmctrl)');
+      }
+      throw second;
+    }
+  }
+}
+
+/**
+ * Activates a window through EWMH and checks that the window manager made it the active one;
+ * resolves with the window as it is now.
+ */
+export async function focusWindow(id: string): Promise<DesktopWindow> {
+  assertX11();
+  const numeric = parseWindowId(id);
+  if (numeric === null) throw new WindowNotFoundError(`"${id}" is not a window id; use an id from list_windows`);
+  const { ids } = await rootState();
+  if (!ids.includes(numeric)) throw new WindowNotFoundError(`no window with id ${id}; call list_windows for current ids`);
+  const hex = formatWindowId(numeric);
+  const deadline = Date.now() + FOCUS_WAIT_MS;
+  let attempts = 0;
+  for (;;) {
+    if (attempts === 0 || attempts === 10) await activate(hex);
+    attempts++;
+    const { active } = await rootState();
+    if (active === numeric) return getWindow(hex);
+    if (Date.now() > deadline) {
+      throw new Error(
+        `the window manager did not activate window ${hex} within ${FOCUS_WAIT_MS} ms ` +
+          `(the active window is ${active === null ? 'none' : formatWindowId(active)})`,
+      );
+    }
+    await sleep(50);
+  }
+}

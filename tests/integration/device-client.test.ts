@@ -98,7 +98,22 @@ describe('device client over MCP stdio (Xvfb + openbox + xterm)', () => {
   it('registers the device tools', async () => {
     const { tools } = await device.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['click', 'drag', 'hotkey', 'list_windows', 'move', 'screenshot', 'scroll', 'type_text', 'wait'].sort(),
+      [
+        'click',
+        'drag',
+        'execute_command',
+        'focus_window',
+        'hotkey',
+        'launch_app',
+        'list_displays',
+        'list_windows',
+        'move',
+        'pointer',
+        'screenshot',
+        'scroll',
+        'type_text',
+        'wait',
+      ].sort(),
     );
   });
 

@@ -1,0 +1,322 @@
+import { spawn } from 'node:child_process';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { basename, isAbsolute, join } from 'node:path';
+import type { LaunchResult, WindowInfo } from './contract';
+import { hasCommand } from './exec';
+import { childEnv } from './shell';
+import { LAUNCH_WINDOW_WAIT_MS } from './timeouts';
+import { getWindow, windowIds, type DesktopWindow } from './windows';
+
+/**
+ * launch_app: starts a program by name and reports its first new window.
+ *
+ * `name` is tried, in order, as (1) a path (a program, or a .desktop file), (2) a program on PATH
+ * ("mousepad", "xterm", "chromium"), (3) an installed application's desktop entry: its id
+ * ("org.xfce.mousepad"), the id's last part ("mousepad"), its Name ("Mousepad") or GenericName
+ * ("Text Editor"), case-insensitively; the entry's Exec line is run with the arguments in place of its
+ * %f/%u field codes. Programs start detached (their own session, no pipes to us) and outlive the device
+ * client; they get the device's environment without secrets.
+ *
+ * The new window is the first top-level window that was not there before the launch (single-instance
+ * programs such as Mousepad open it from the already running process, so any new window counts, those
+ * of the started process first). No window after LAUNCH_WINDOW_WAIT_MS, or 3 s after the program exited
+ * cleanly (a command-line program), gives window: null. Windows and macOS start programs
+ * (`Start-Process`, `open -a`) but do not report the window yet (window: null).
+ */
+
+export class AppNotFoundError extends Error {
+  override name = 'AppNotFoundError';
+}
+
+/** Splits a command line like a POSIX shell does with quotes and backslashes (no expansion). */
+export function splitArgs(line: string): string[] {
+  const args: string[] = [];
+  let current = '';
+  let inArg = false;
+  let quote: '"' | "'" | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const char = line[i] as string;
+    if (quote === "'") {
+      if (char === "'") quote = null;
+      else current += char;
+    } else if (quote === '"') {
+      if (char === '"') quote = null;
+      else if (char === '\\' && i + 1 < line.length && '"\\$`'.includes(line[i + 1] as string)) current += line[++i];
+      else current += char;
+    } else if (char === '"' || char === "'") {
+      quote = char;
+      inArg = true;
+    } else if (char === '\\' && i + 1 < line.length) {
+      current += line[++i];
+      inArg = true;
+    } else if (/\s/.test(char)) {
+      if (inArg) args.push(current);
+      current = '';
+      inArg = false;
+    } else {
+      current += char;
+      inArg = true;
+    }
+  }
+  if (quote) throw new Error(`unbalanced ${quote} quote in arguments`);
+  if (inArg) args.push(current);
+  return args;
+}
+
+export interface DesktopEntry {
+  /** Desktop file id, e.g. "org.xfce.mousepad" (without ".desktop"). */
+  id: string;
+  path: string;
+  name: string;
+  genericName: string;
+  exec: string;
+  terminal: boolean;
+  /** Hidden or NoDisplay entries, and non-Application types, are not offered by name. */
+  listed: boolean;
+}
+
+/** Reads the [Desktop Entry] group of a .desktop file; null when it has no Exec. */
+export function parseDesktopEntry(text: string, id: string, path: string): DesktopEntry | null {
+  const fields = new Map<string, string>();
+  let inEntry = false;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line.startsWith('[')) {
+      inEntry = line === '[Desktop Entry]';
+      continue;
+    }
+    if (!inEntry || line.startsWith('#')) continue;
+    const eq = line.indexOf('=');
+    if (eq <= 0) continue;
+    const key = line.slice(0, eq).trim();
+    if (!fields.has(key)) fields.set(key, line.slice(eq + 1).trim());
+  }
+  const exec = fields.get('Exec');
+  if (!exec) return null;
+  const yes = (key: string): boolean => fields.get(key) === 'true';
+  return {
+    id,
+    path,
+    name: fields.get('Name') ?? id,
+    genericName: fields.get('GenericName') ?? '',
+    exec,
+    terminal: yes('Terminal'),
+    listed: !yes('Hidden') && !yes('NoDisplay') && (fields.get('Type') ?? 'Application') === 'Application',
+  };
+}
+
+/**
+ * Exec line -> argv (Desktop Entry spec: double quotes with backslash escapes, field codes). %f %F %u
+ * %U are replaced by `args` (the first one found; without one the args are appended), the other field
+ * codes are dropped, and %% is a percent sign.
+ */
+export function execToArgv(exec: string, args: readonly string[] = []): string[] {
+  // The spec's escaping inside quotes is a subset of the shell's, so splitArgs reads it right.
+  const words = splitArgs(exec);
+  const argv: string[] = [];
+  let placed = false;
+  for (const word of words) {
+    if (/^%[fFuU]$/.test(word)) {
+      if (!placed) argv.push(...args);
+      placed = true;
+      continue;
+    }
+    if (/^%[dDnNvmikc]$/.test(word)) continue;
+    argv.push(word.replace(/%%/g, '%').replace(/%[a-zA-Z]/g, ''));
+  }
+  if (!placed) argv.push(...args);
+  return argv.filter((word, i) => i > 0 || word !== '');
+}
+
+/** XDG application directories, most specific first. */
+export function applicationDirs(env: NodeJS.ProcessEnv = process.env): string[] {
+  const dataHome = env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
+  const dataDirs = (env.XDG_DATA_DIRS || '/usr/local/share:/usr/share').split(':').filter(Boolean);
+  return [dataHome, ...dataDirs].map((dir) => join(dir, 'applications'));
+}
+
+/** Every desktop entry in `dirs`; a file id found in an earlier directory hides later ones. */
+export async function loadDesktopEntries(dirs: readonly string[]): Promise<DesktopEntry[]> {
+  const seen = new Set<string>();
+  const entries: DesktopEntry[] = [];
+  const visit = async (dir: string, prefix: string, depth: number): Promise<void> => {
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch {
+      return;
+    }
+    for (const name of names.sort()) {
+      const path = join(dir, name);
+      if (name.endsWith('.desktop')) {
+        const id = prefix + name.slice(0, -'.desktop'.length);
+        if (seen.has(id)) continue;
+        seen.add(id);
+        const text = await readFile(path, 'utf8').catch(() => '');
+        const entry = parseDesktopEntry(text, id, path);
+        if (entry) entries.push(entry);
+      } else if (depth < 2 && (await stat(path).catch(() => null))?.isDirectory()) {
+        await visit(path, `${prefix}${name}-`, depth + 1);
+      }
+    }
+  };
+  for (const dir of dirs) await visit(dir, '', 0);
+  return entries;
+}
+
+/**
+ * The entry `name` means, by id, id tail, Name, GenericName, then program name; entries that need a
+ * terminal lose ties. Throws when several entries match equally well.
+ */
+export function findDesktopEntry(entries: readonly DesktopEntry[], name: string): DesktopEntry | null {
+  const wanted = name.trim().toLowerCase().replace(/\.desktop$/, '');
+  const ranks: ((e: DesktopEntry) => boolean)[] = [
+    (e) => e.id.toLowerCase() === wanted,
+    (e) => e.id.toLowerCase().split('.').pop() === wanted,
+    (e) => e.listed && e.name.toLowerCase() === wanted,
+    (e) => e.listed && e.genericName.toLowerCase() === wanted,
+    (e) => e.listed && basename(splitArgsSafe(e.exec)[0] ?? '').toLowerCase() === wanted,
+  ];
+  for (const rank of ranks) {
+    const matches = entries.filter(rank);
+    const preferred = matches.filter((e) => !e.terminal);
+    const pool = preferred.length > 0 ? preferred : matches;
+    if (pool.length === 1) return pool[0] as DesktopEntry;
+    if (pool.length > 1) {
+      const names = pool.map((e) => `${e.name} (${e.id})`).join(', ');
+      throw new AppNotFoundError(`several applications match "${name}": ${names}; name one of them`);
+    }
+  }
+  return null;
+}
+
+function splitArgsSafe(line: string): string[] {
+  try {
+    return splitArgs(line);
+  } catch {
+    return [];
+  }
+}
+
+/** Resolves what launch_app runs: argv with the program first. */
+export async function resolveLaunch(name: string, args: readonly string[]): Promise<string[]> {
+  const trimmed = name.trim();
+  if (trimmed.includes('/')) {
+    const path = isAbsolute(trimmed) ? trimmed : join(homedir(), trimmed.replace(/^~\//, ''));
+    if (path.endsWith('.desktop')) {
+      const text = await readFile(path, 'utf8').catch(() => {
+        throw new AppNotFoundError(`cannot read ${path}`);
+      });
+      const entry = parseDesktopEntry(text, basename(path, '.desktop'), path);
+      if (!entry) throw new AppNotFoundError(`${path} has no Exec line`);
+      return withTerminal(entry, execToArgv(entry.exec, args));
+    }
+    const info = await stat(path).catch(() => null);
+    if (!info?.isFile()) throw new AppNotFoundError(`${path} does not exist`);
+    return [path, ...args];
+  }
+  if (/^[\w.+-]+$/.test(trimmed) && (await hasCommand(trimmed))) return [trimmed, ...args];
+
+  const entries = await loadDesktopEntries(applicationDirs());
+  const entry = findDesktopEntry(entries, trimmed);
+  if (entry) return withTerminal(entry, execToArgv(entry.exec, args));
+  const known = entries
+    .filter((e) => e.listed)
+    .map((e) => e.name)
+    .slice(0, 30)
+    .join(', ');
+  throw new AppNotFoundError(
+    `no program or application named "${name}"; give a program on PATH or one of the installed applications: ${known}`,
+  );
+}
+
+async function withTerminal(entry: DesktopEntry, argv: string[]): Promise<string[]> {
+  if (!entry.terminal) return argv;
+  const terminal = (await hasCommand('x-terminal-emulator')) ? 'x-terminal-emulator' : 'xterm';
+  return [terminal, '-e', ...argv];
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** After the started process exits with 0, how long a running instance gets to show the window. */
+const HANDOVER_WAIT_MS = 3_000;
+
+export interface LaunchOptions {
+  /** How long to wait for a new window (default LAUNCH_WINDOW_WAIT_MS). */
+  windowWaitMs?: number;
+  signal?: AbortSignal;
+}
+
+function publicWindow(window: DesktopWindow): WindowInfo {
+  return { id: window.id, title: window.title, app: window.app, bounds: window.bounds };
+}
+
+/** Starts a detached process; resolves once it has started (or rejects when it could not). */
+function startDetached(argv: readonly string[]): Promise<{ pid: number | null; exited: () => number | null | undefined }> {
+  return new Promise((resolve, reject) => {
+    const [file, ...rest] = argv;
+    if (!file) return reject(new AppNotFoundError('nothing to launch'));
+    const child = spawn(file, rest, { detached: true, stdio: 'ignore', env: childEnv(), cwd: homedir() });
+    let exitCode: number | null | undefined;
+    child.once('exit', (code, signal) => {
+      exitCode = code ?? (signal ? -1 : null);
+    });
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      reject(error.code === 'ENOENT' ? new AppNotFoundError(`${file} is not installed (not found on PATH)`) : error);
+    });
+    child.once('spawn', () => {
+      child.unref();
+      resolve({ pid: child.pid ?? null, exited: () => exitCode });
+    });
+  });
+}
+
+async function launchX11(name: string, args: readonly string[], options: LaunchOptions): Promise<LaunchResult> {
+  const argv = await resolveLaunch(name, args);
+  const before = new Set((await windowIds()).ids);
+  const started = await startDetached(argv);
+  const deadline = Date.now() + (options.windowWaitMs ?? LAUNCH_WINDOW_WAIT_MS);
+  let exitedAt: number | undefined;
+  for (;;) {
+    if (options.signal?.aborted) throw new Error('cancelled while waiting for the window');
+    const fresh = (await windowIds()).ids.filter((id) => !before.has(id));
+    const windows: DesktopWindow[] = [];
+    for (const id of fresh) {
+      const window = await getWindow(id).catch(() => null);
+      if (window && !window.minimized) windows.push(window);
+    }
+    const own = windows.find((w) => w.pid !== null && w.pid === started.pid);
+    const window = own ?? windows[0];
+    if (window) return { pid: started.pid, command: argv, window: publicWindow(window) };
+    const code = started.exited();
+    if (code !== undefined && code !== 0 && fresh.length === 0) {
+      throw new Error(`${argv[0]} exited with code ${code} before it showed a window`);
+    }
+    // A program that exited cleanly either handed over to a running instance (whose window shows up
+    // within a moment) or has no window at all: do not wait the full time for it.
+    if (code === 0) exitedAt ??= Date.now();
+    if (Date.now() > deadline || (exitedAt !== undefined && Date.now() - exitedAt > HANDOVER_WAIT_MS)) {
+      return { pid: started.pid, command: argv, window: null };
+    }
+    await sleep(100);
+  }
+}
+
+/** launch_app on this platform. */
+export async function launchApp(name: string, args: readonly string[], options: LaunchOptions = {}): Promise<LaunchResult> {
+  if (process.platform === 'linux' && process.env.DISPLAY) return launchX11(name, args, options);
+  if (process.platform === 'darwin') {
+    const argv = (await hasCommand(name)) ? [name, ...args] : ['open', '-n', '-a', name, ...(args.length ? ['--args', ...args] : [])];
+    const started = await startDetached(argv);
+    return { pid: started.pid, command: argv, window: null };
+  }
+  if (process.platform === 'win32') {
+    const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+    const list = args.length ? ` -ArgumentList @(${args.map(quote).join(',')})` : '';
+    const argv = ['powershell.exe', '-NoProfile', '-NonInteractive', '-Command', `Start-Process -FilePath ${quote(name)}${list}`];
+    const started = await startDetached(argv);
+    return { pid: started.pid, command: argv, window: null };
+  }
+  throw new Error(`launching applications is not supported on this platform (${process.platform})`);
+}

@@ -1,0 +1,184 @@
+import { readFileSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CommandOutput } from '../../src-main/device/contract';
+import { isSecretEnvName } from '../../src-main/device/launch';
+import { CappedOutput, childEnv, loginEnvironment, parseEnv0, runShellCommand, withLogin } from '../../src-main/device/shell';
+
+/** execute_command's engine, on real processes (no display needed). */
+
+/** Running, as opposed to gone or a zombie (killed, waiting for PID 1, which here reaps slowly). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) [ZX] /.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+describe('CappedOutput', () => {
+  it('keeps everything under the cap', () => {
+    const out = new CappedOutput(100);
+    out.push(Buffer.from('hello '));
+    out.push(Buffer.from('world'));
+    expect(out.text()).toBe('hello world');
+    expect(out.truncated).toBe(false);
+  });
+
+  it('keeps the head and the tail over the cap, and says how much is missing', () => {
+    const out = new CappedOutput(40);
+    for (let i = 0; i < 100; i++) out.push(Buffer.from(`${String(i).padStart(3, '0')}\n`));
+    const text = out.text();
+    expect(out.truncated).toBe(true);
+    expect(out.totalBytes).toBe(400);
+    expect(text.startsWith('000\n001\n')).toBe(true);
+    expect(text.endsWith('098\n099\n')).toBe(true);
+    expect(text).toMatch(/\[\.\.\. 360 bytes of output left out \.\.\.\]/);
+  });
+
+  it('never cuts a UTF-8 character in half', () => {
+    const out = new CappedOutput(16);
+    out.push(Buffer.from('ü'.repeat(50)));
+    const text = out.text();
+    expect(text).not.toContain('\uFFFD');
+    const [head, tail] = text.split(/\n\[\.\.\. \d+ bytes of output left out \.\.\.\]\n/);
+    expect(head).toMatch(/^ü+$/);
+    expect(tail).toMatch(/^ü+$/);
+  });
+});
+
+describe('runShellCommand', () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'deskhand-shell-'));
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('returns exit code, stdout and stderr', async () => {
+    const out = await runShellCommand({ command: 'echo out; echo err >&2; exit 7', timeoutMs: 10_000 });
+    expect(CommandOutput.parse(out)).toEqual({ exit_code: 7, stdout: 'out\n', stderr: 'err\n', truncated: false, timed_out: false });
+  });
+
+  it('runs in the working directory (home by default)', async () => {
+    expect((await runShellCommand({ command: 'pwd', cwd: dir, timeoutMs: 10_000 })).stdout.trim()).toBe(dir);
+    await expect(runShellCommand({ command: 'pwd', cwd: join(dir, 'nope'), timeoutMs: 10_000 })).rejects.toThrow(
+      /working directory .*nope does not exist/,
+    );
+  });
+
+  it('caps each stream and flags it', async () => {
+    const out = await runShellCommand({
+      command: 'head -c 300000 /dev/zero | tr "\\0" a; head -c 10 /dev/zero | tr "\\0" b >&2',
+      timeoutMs: 10_000,
+      maxOutputBytes: 1024,
+    });
+    expect(out.truncated).toBe(true);
+    expect(out.stdout.length).toBeLessThan(1200);
+    expect(out.stdout).toMatch(/^a+\n\[\.\.\. 298976 bytes of output left out \.\.\.\]\na+$/);
+    expect(out.stderr).toBe('bbbbbbbbbb');
+  });
+
+  it('kills the whole process tree on timeout', async () => {
+    const pidFile = join(dir, 'grandchild.pid');
+    const started = Date.now();
+    const out = await runShellCommand({
+      command: `bash -c 'sleep 60 & echo $! > ${pidFile}; wait' ; echo not-reached`,
+      timeoutMs: 700,
+    });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(out).toMatchObject({ timed_out: true, exit_code: null });
+    expect(out.stdout).not.toContain('not-reached');
+    const grandchild = Number(readFileSync(pidFile, 'utf8').trim());
+    expect(grandchild).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(alive(grandchild)).toBe(false);
+  });
+
+  it('stops a command that ignores SIGTERM', async () => {
+    const out = await runShellCommand({ command: `trap '' TERM; sleep 30`, timeoutMs: 300 });
+    expect(out.timed_out).toBe(true);
+  });
+
+  it('does not wait for background jobs that keep the pipes open', async () => {
+    const started = Date.now();
+    const out = await runShellCommand({ command: 'sleep 5 & echo started', timeoutMs: 10_000 });
+    expect(out).toMatchObject({ exit_code: 0, stdout: 'started\n', timed_out: false });
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('cancels through an AbortSignal', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    await expect(runShellCommand({ command: 'sleep 30', timeoutMs: 10_000, signal: controller.signal })).rejects.toThrow(/cancelled/);
+  });
+
+  it('gives stdin end-of-file instead of waiting', async () => {
+    const out = await runShellCommand({ command: 'cat; echo done', timeoutMs: 5_000 });
+    expect(out.stdout).toBe('done\n');
+  });
+
+  it('passes the environment on without secrets', async () => {
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, OPENAI_API_KEY: 'sk-x', GITHUB_TOKEN: 'g', AWS_SECRET_ACCESS_KEY: 'a', DB_PASSWORD: 'p', KEEP_ME: 'yes', ELECTRON_RUN_AS_NODE: '1' };
+    const out = await runShellCommand({ command: 'env', timeoutMs: 5_000, env });
+    const names = out.stdout.split('\n').map((line) => line.split('=')[0]);
+    expect(names).toContain('KEEP_ME');
+    for (const secret of ['OPENAI_API_KEY', 'GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'DB_PASSWORD', 'ELECTRON_RUN_AS_NODE']) {
+      expect(names).not.toContain(secret);
+    }
+  });
+
+  it('keeps the variables X and ssh need', () => {
+    for (const name of ['DISPLAY', 'XAUTHORITY', 'SSH_AUTH_SOCK', 'HOME', 'PATH', 'DBUS_SESSION_BUS_ADDRESS']) {
+      expect(isSecretEnvName(name), name).toBe(false);
+    }
+    expect(childEnv({ XAUTHORITY: '/x', API_KEY: 'k' })).toEqual({ XAUTHORITY: '/x' });
+  });
+
+  it('runs with the login shell\'s PATH and variables, without running the profile for every command', async () => {
+    const home = join(dir, 'home');
+    await mkdir(join(home, 'bin'), { recursive: true });
+    await writeFile(join(home, 'bin', 'deskhand-hello'), '#!/bin/sh\necho hello from the profile PATH\n');
+    await chmod(join(home, 'bin', 'deskhand-hello'), 0o755);
+    await writeFile(
+      join(home, '.profile'),
+      'export PATH="$HOME/bin:$PATH"\nexport FROM_PROFILE=yes\nexport PROFILE_TOKEN=secret\necho run >> "$HOME/profile-runs"\n',
+    );
+    const env = { PATH: process.env.PATH, HOME: home };
+    for (let i = 0; i < 3; i++) {
+      const out = await runShellCommand({ command: 'deskhand-hello; echo "$FROM_PROFILE:${PROFILE_TOKEN:-none}"', timeoutMs: 10_000, env });
+      expect(out.stdout).toBe('hello from the profile PATH\nyes:none\n');
+    }
+    expect(readFileSync(join(home, 'profile-runs'), 'utf8')).toBe('run\n');
+  });
+
+  it('goes on without the login environment when the profile hangs', async () => {
+    const home = join(dir, 'slow-home');
+    await mkdir(home, { recursive: true });
+    await writeFile(join(home, '.profile'), 'sleep 30\n');
+    const started = Date.now();
+    expect(await loginEnvironment('bash', { PATH: process.env.PATH, HOME: home }, 300)).toEqual({});
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe('login environment helpers', () => {
+  it('parses env -0 output', () => {
+    expect(parseEnv0('A=1\0B=x=y\0EMPTY=\0\0')).toEqual({ A: '1', B: 'x=y', EMPTY: '' });
+  });
+
+  it('takes PATH and missing variables from the login shell, keeps the rest', () => {
+    expect(withLogin({ PATH: '/bin', HOME: '/h', KEEP: 'base' }, { PATH: '/opt/bin:/bin', KEEP: 'login', EXTRA: 'e', SHLVL: '2', _: '/usr/bin/env' })).toEqual({
+      PATH: '/opt/bin:/bin',
+      HOME: '/h',
+      KEEP: 'base',
+      EXTRA: 'e',
+    });
+  });
+});
