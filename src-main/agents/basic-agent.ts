@@ -195,6 +195,7 @@ export abstract class BasicAgent {
       if (error instanceof InteractionCancelled) throw new StepAborted();
       throw error;
     }
+    await runtime.dispatcher.rebasePointer(runtime.signal);
     runtime.setStatus('running', 'Going on with your answers');
     this.pendingQuestions = [];
     this.pendingForm = false;
@@ -237,6 +238,7 @@ export abstract class BasicAgent {
       throw error;
     }
     if (response.kind !== 'decision') throw new Error('expected a decision');
+    await runtime.dispatcher.rebasePointer(runtime.signal);
     runtime.setStatus('running', response.approved ? `Approved: ${held.plan.actionText}` : 'Rejected');
     const startedAt = Date.now();
     const started = performance.now();

@@ -33,6 +33,9 @@ const issued = new WeakSet<Authorization>();
 
 export class ApprovalRequiredError extends Error {}
 
+/** The user has the mouse: nothing runs until they resume. */
+export class TakeoverError extends Error {}
+
 /**
  * The trusted layer between agents and the device: every command is checked against the safety policy
  * here, whatever status the model gave, and every one is audited, including those that never ran.
@@ -88,6 +91,10 @@ export class CommandGate {
     if (authorization.decision === 'confirm' && !approvedByUser) {
       this.recordRefusal(authorization, actor, 'rejected');
       throw new ApprovalRequiredError('this action needs the user\'s approval');
+    }
+    if (this.dispatcher.takeover.paused) {
+      this.recordRefusal(authorization, actor, 'rejected');
+      throw new TakeoverError(this.dispatcher.takeover.check(null).message);
     }
     const results: CommandResult[] = [];
     let failed = false;

@@ -1,8 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { ScreenshotMeta, WindowInfo } from '../device/contract';
+import { ACTION_TOOLS, ScreenshotMeta, WindowInfo, type ToolName } from '../device/contract';
 import type { Command, CommandResult } from './command';
 import type { DeviceConnection } from './device-connection';
+import { pointerFromResult, TakeoverGuard, type TakeoverCheck } from './takeover';
 
 export interface CapturedScreenshot {
   bytes: Buffer;
@@ -20,8 +21,14 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Runs validated Commands on the device client and reports each as a Result; never throws for a tool failure. */
+/**
+ * Runs validated Commands on the device client and reports each as a Result; never throws for a tool
+ * failure. It also watches the pointer (every device result reports it) for the takeover check: where
+ * the agent's actions left it versus where it is when the next step looks at the screen.
+ */
 export class Dispatcher {
+  readonly takeover = new TakeoverGuard();
+
   constructor(private readonly device: DeviceConnection) {}
 
   async availableTools(): Promise<Set<string>> {
@@ -35,6 +42,7 @@ export class Dispatcher {
       const result = await this.device.callTool(command.toolName, command.parameters, signal);
       const text = textOf(result);
       if (result.isError) return { status: 'failure', result: '', error: text || 'the tool failed', durationMs: elapsed() };
+      if (ACTION_TOOLS.has(command.toolName as ToolName)) this.takeover.agentLeftPointerAt(pointerFromResult(result.structuredContent));
       return { status: 'success', result: text, error: null, durationMs: elapsed() };
     } catch (error) {
       return { status: 'failure', result: '', error: `${command.toolName} failed: ${errorMessage(error)}`, durationMs: elapsed() };
@@ -53,7 +61,32 @@ export class Dispatcher {
     if (!image || image.type !== 'image') throw new Error('screenshot failed: the device client sent no image');
     const meta = ScreenshotMeta.safeParse(result.structuredContent);
     if (!meta.success) throw new Error(`screenshot failed: bad geometry from the device client (${meta.error.message})`);
+    this.takeover.check(pointerFromResult(result.structuredContent));
     return { bytes: Buffer.from(image.data, 'base64'), meta: meta.data };
+  }
+
+  /** Has the user moved the pointer away from where the agent left it? Asks the device where it is. */
+  async checkTakeover(signal?: AbortSignal): Promise<TakeoverCheck> {
+    if (this.takeover.paused || !this.takeover.lastAgentPointer) return this.takeover.check(null);
+    return this.takeover.check(await this.pointer(signal));
+  }
+
+  /**
+   * After the user was involved (answered, approved, resumed), where the pointer is now becomes the
+   * reference: moving the mouse to click Approve is not a takeover.
+   */
+  async rebasePointer(signal?: AbortSignal): Promise<void> {
+    this.takeover.resume(await this.pointer(signal).catch(() => null));
+  }
+
+  /** Where the pointer is; null when the device cannot say (the next screenshot will surface a dead device). */
+  private async pointer(signal?: AbortSignal) {
+    try {
+      const result = await this.device.callTool('pointer', {}, signal);
+      return result.isError ? null : pointerFromResult(result.structuredContent);
+    } catch {
+      return null;
+    }
   }
 
   /** The open windows, checked: a device that answers something else is an error, not an empty list. */

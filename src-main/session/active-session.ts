@@ -142,8 +142,13 @@ export class ActiveSession {
     let state = agent.states.get('CONTINUE');
     for (;;) {
       if (signal.aborted) return STOPPED;
-      if (this.pause.paused) await this.pause.wait(signal);
-      if (signal.aborted) return STOPPED;
+      const takeover = await this.deps.dispatcher.checkTakeover(signal);
+      if (takeover.takenOver && !this.pause.paused) this.pauseRun(takeover.message);
+      if (this.pause.paused) {
+        await this.pause.wait(signal);
+        if (signal.aborted) return STOPPED;
+        await this.deps.dispatcher.rebasePointer(signal);
+      }
       if (this.nextIndex - firstIndex >= config.limits.maxStepsPerRound) {
         return { status: 'failed', result: `Reached the limit of ${config.limits.maxStepsPerRound} steps for one request` };
       }

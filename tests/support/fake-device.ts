@@ -18,14 +18,31 @@ const windows = [
 
 const server = new McpServer({ name: 'fake-device', version: '0.0.0' });
 
+// The pointer: actions with coordinates move it; DESKHAND_FAKE_DEVICE_USER_MOVES_AFTER=<tool> makes
+// "the user" move it elsewhere right after the first call of that tool, as a person taking the mouse would.
+let pointer = { x: 0, y: 0 };
+let userMoved = false;
+const pointerReport = () => ({ pointer: { screen: { ...pointer }, image: { ...pointer } } });
+
 function recordAction(tool: string, args: Record<string, unknown>) {
   if (process.env.DESKHAND_FAKE_DEVICE_CRASH_ON === tool) process.exit(134);
   if (process.env.DESKHAND_FAKE_DEVICE_FAIL_ON === tool) {
     return { content: [{ type: 'text' as const, text: `${tool} failed on purpose` }], isError: true };
   }
   if (log) appendFileSync(log, `${JSON.stringify({ tool, args })}\n`);
-  return { content: [{ type: 'text' as const, text: `${tool} done` }] };
+  if (typeof args.x === 'number' && typeof args.y === 'number') pointer = { x: args.x, y: args.y };
+  const report = pointerReport();
+  if (process.env.DESKHAND_FAKE_DEVICE_USER_MOVES_AFTER === tool && !userMoved) {
+    userMoved = true;
+    pointer = { x: pointer.x + 200, y: pointer.y + 100 };
+  }
+  return { content: [{ type: 'text' as const, text: `${tool} done` }], structuredContent: report };
 }
+
+server.registerTool('pointer', { description: 'Where the pointer is', inputSchema: ToolArgs.pointer.shape }, async () => ({
+  content: [{ type: 'text', text: JSON.stringify(pointer) }],
+  structuredContent: pointerReport(),
+}));
 
 server.registerTool('screenshot', { description: 'Capture the screen or one window', inputSchema: ToolArgs.screenshot.shape }, async (args) => {
   const window = windows.find((candidate) => candidate.id === args.window_id);
@@ -42,6 +59,7 @@ server.registerTool('screenshot', { description: 'Capture the screen or one wind
       region: window?.bounds ?? { x: 0, y: 0, ...screen },
       captureMs: 1,
       encodeMs: 1,
+      ...pointerReport(),
     },
   };
 });

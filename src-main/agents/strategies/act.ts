@@ -1,4 +1,4 @@
-import type { Authorization } from '../../commands/command-gate';
+import { TakeoverError, type Authorization } from '../../commands/command-gate';
 import type { Command } from '../../commands/command';
 import { validateAction } from '../../commands/validate-action';
 import type { AppAgentReply } from '../../llm/reply-schemas';
@@ -137,7 +137,13 @@ export const executeStrategy: Strategy = {
       return set({ status: 'CONFIRM', result: `Held for your approval: ${authorization.reasons.join('; ')}`, error: null, approvedBy: null, results: [] });
     }
     runtime.progress(plan.actionText.split('\n')[0] ?? 'Acting');
-    const results = await runtime.gate.execute(authorization, actor, false, runtime.signal);
+    let results;
+    try {
+      results = await runtime.gate.execute(authorization, actor, false, runtime.signal);
+    } catch (error) {
+      if (!(error instanceof TakeoverError)) throw error;
+      return set({ status: 'ERROR', result: null, error: `not run: ${error.message}`, approvedBy: null, results: [] });
+    }
     const failed = results.find((result) => result.status === 'failure');
     if (failed) {
       const skipped = results.filter((result) => result.status === 'skipped').length;

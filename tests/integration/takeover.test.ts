@@ -1,0 +1,70 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
+
+const { app, hostTo, host } = replies;
+
+let harness: HostHarness | null = null;
+afterEach(async () => {
+  await harness?.close();
+  harness = null;
+});
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (condition()) return;
+    await new Promise((done) => setTimeout(done, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('takeover: the user takes the mouse', () => {
+  it('pauses the run before the next step, says why, and goes on only when resumed', async () => {
+    harness = await startHostHarness(
+      {
+        name: 'takeover',
+        steps: [
+          hostTo('xterm', 'click twice'),
+          app({ Function: 'click', Args: { x: 10, y: 10 }, Status: 'CONTINUE' }),
+          app({ Function: 'click', Args: { x: 20, y: 20 }, Status: 'CONTINUE' }),
+          app({ Function: '', Status: 'FINISH' }),
+          host({ Status: 'FINISH', Comment: 'done' }),
+        ],
+      },
+      // "The user" moves the pointer away right after the agent's first click.
+      { deviceEnv: { DESKHAND_FAKE_DEVICE_USER_MOVES_AFTER: 'click' } },
+    );
+    const { host: deskhand } = harness;
+    const start = await deskhand.endpoint.handle({ type: 'session.start', id: 's', request: 'click twice' });
+    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
+
+    await until(() => deskhand.store.getSession(sessionId)?.status === 'paused', 'the pause');
+    const notice = harness.events.find((event) => event.kind === 'status.changed' && event.status === 'paused');
+    expect(notice).toMatchObject({ detail: expect.stringMatching(/you have taken the mouse, so the run is paused/) });
+    // Paused after the first click: the model was not asked for the next step.
+    expect(harness.model.requests).toHaveLength(2);
+    await new Promise((done) => setTimeout(done, 300));
+    expect(harness.model.requests).toHaveLength(2);
+    expect(harness.deviceActions().filter((action) => action.tool === 'click')).toHaveLength(1);
+
+    expect(await deskhand.endpoint.handle({ type: 'session.resume', id: 'r', sessionId })).toMatchObject({ ok: true });
+    const outcome = await deskhand.sessions.running;
+    expect(outcome).toEqual({ status: 'finished', result: 'done' });
+    expect(harness.deviceActions().filter((action) => action.tool === 'click')).toHaveLength(2);
+  });
+
+  it('does not mistake the agent\'s own pointer moves for a takeover', async () => {
+    harness = await startHostHarness({
+      name: 'no takeover',
+      steps: [
+        hostTo('xterm', 'click twice'),
+        app({ Function: 'click', Args: { x: 10, y: 10 }, Status: 'CONTINUE' }),
+        app({ Function: 'click', Args: { x: 200, y: 150 }, Status: 'CONTINUE' }),
+        app({ Function: '', Status: 'FINISH' }),
+        host({ Status: 'FINISH', Comment: 'done' }),
+      ],
+    });
+    const { outcome } = await runRequest(harness.host, 'click twice');
+    expect(outcome.status).toBe('finished');
+    expect(harness.events.some((event) => event.kind === 'status.changed' && event.status === 'paused')).toBe(false);
+  });
+});
