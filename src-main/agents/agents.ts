@@ -5,7 +5,7 @@ import { ComposedStrategy, ProcessorTemplate, type Middleware } from './processo
 import type { AgentRuntime, ModelWithPrices } from './runtime';
 import { agentStates } from './states/states';
 import { K, type WindowInfo } from './step-keys';
-import { actionPlanStrategy, executeStrategy, safetyGateStrategy } from './strategies/act';
+import { actionPlanStrategy, annotateStrategy, executeStrategy, safetyGateStrategy } from './strategies/act';
 import { modelStrategy } from './strategies/ask';
 import { HANDOFF, hostHandoffStrategy, hostPlanStrategy, type HandoffTarget } from './strategies/handoff';
 import { noScreenshotStrategy, screenshotStrategy, windowsStrategy } from './strategies/observe';
@@ -33,7 +33,12 @@ export class AppAgent extends BasicAgent {
       appPromptStrategy,
       modelStrategy(AppAgentReply, (models) => models.app),
       formStrategy,
-      new ComposedStrategy('act', 'ACTION_EXECUTION', [actionPlanStrategy({ sequences: sequencesAllowed }), safetyGateStrategy, executeStrategy]),
+      new ComposedStrategy('act', 'ACTION_EXECUTION', [
+        actionPlanStrategy({ sequences: sequencesAllowed }),
+        annotateStrategy,
+        safetyGateStrategy,
+        executeStrategy,
+      ]),
       saveScreenshotStrategy,
     ],
     middleware(),

@@ -24,6 +24,9 @@ export const K = {
 
 export interface Observation {
   stored: StoredScreenshot;
+  /** The encoded image as sent, for the annotated copy. */
+  bytes: Buffer;
+  mimeType: string;
   dataUrl: string;
   width: number;
   height: number;

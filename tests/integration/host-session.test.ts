@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
 
@@ -29,6 +30,10 @@ describe('a session through the host core', () => {
     expect(steps[0]?.screenshot).toMatchObject({ sessionId, width: 640, height: 400 });
     expect(steps[1]?.screenshot).toMatchObject({ width: 320, height: 200 });
     expect(steps[1]?.phaseMs).toHaveProperty('LLM_INTERACTION');
+    // The action is drawn on a copy of the step's screenshot; a step without an action has none.
+    expect(steps[1]?.annotated).toMatchObject({ file: expect.stringMatching(/^step-00001-annotated\.jpg$/), width: 320, height: 200 });
+    expect(existsSync(harness.host.screenshots.pathOf(sessionId, steps[1]!.annotated!.file)!)).toBe(true);
+    expect(steps[2]?.annotated).toBeNull();
     expect(harness.deviceActions()).toEqual([
       { tool: 'focus_window', args: { id: '0x100001' } },
       { tool: 'type_text', args: { text: 'echo hi\n' } },

@@ -2,6 +2,7 @@ import { TakeoverError, type Authorization } from '../../commands/command-gate';
 import type { Command } from '../../commands/command';
 import { validateAction } from '../../commands/validate-action';
 import type { AppAgentReply } from '../../llm/reply-schemas';
+import { annotateScreenshot, type AnnotatableMime } from '../../device/annotate';
 import { describeAction, type ActionView } from '../../protocol';
 import type { Strategy } from '../processor/processor';
 import type { StepContext } from '../processor/step-context';
@@ -154,3 +155,33 @@ export const executeStrategy: Strategy = {
     return set({ status: 'CONTINUE', result: text || 'done', error: null, approvedBy: 'policy', results });
   },
 };
+
+/**
+ * ACTION_EXECUTION, before the gate: a copy of the screenshot with the action drawn on it (click point,
+ * drag path, typed text…), for the trajectory and the approval card. A drawing failure is logged and the
+ * step goes on: the annotation is a view, never a reason not to act.
+ */
+export const annotateStrategy: Strategy = {
+  name: 'annotate',
+  phase: 'ACTION_EXECUTION',
+  needs: [K.plan, K.screenshot],
+  provides: [K.annotated],
+  async run(ctx) {
+    const runtime = runtimeOf(ctx);
+    const plan = ctx.get<ActionPlan>(K.plan);
+    const image = ctx.get<Observation | null>(K.screenshot);
+    ctx.set(K.annotated, null);
+    if (!image || !plan.action || !isAnnotatable(image.mimeType)) return;
+    try {
+      const drawn = await annotateScreenshot(image.bytes, image.mimeType, plan.action);
+      const name = `${image.stored.file.replace(/\.[a-z]+$/, '')}-annotated`;
+      ctx.set(K.annotated, await runtime.saveScreenshot({ bytes: drawn, mimeType: image.mimeType, width: image.width, height: image.height }, name));
+    } catch (error) {
+      console.error(`[agent] could not draw the action on the screenshot: ${(error as Error).message}`);
+    }
+  },
+};
+
+function isAnnotatable(mime: string): mime is AnnotatableMime {
+  return mime === 'image/jpeg' || mime === 'image/webp' || mime === 'image/png';
+}

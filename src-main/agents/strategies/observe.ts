@@ -33,6 +33,8 @@ export function screenshotStrategy(windowId: () => string | null, beforeCapture?
       );
       const observation: Observation = {
         stored,
+        bytes: shot.bytes,
+        mimeType: shot.meta.mimeType,
         dataUrl: `data:${shot.meta.mimeType};base64,${shot.bytes.toString('base64')}`,
         width: shot.meta.width,
         height: shot.meta.height,
