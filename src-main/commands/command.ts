@@ -1,8 +1,7 @@
-import type { ToolName } from '../device/contract';
-
 /** One tool call an agent wants (DESIGN.md section 3, Level 3). */
 export interface Command {
-  toolName: ToolName;
+  /** A device tool ("click") or an external server's tool ("<server>.<tool>"). */
+  toolName: string;
   parameters: Record<string, unknown>;
   toolType: 'data_collection' | 'action';
   callId: string;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ACTION_TOOLS, ScreenshotMeta, WindowInfo, type ToolName } from '../device/contract';
 import type { Command, CommandResult } from './command';
 import type { DeviceConnection } from './device-connection';
+import type { ExternalServers } from './external-servers';
 import { pointerFromResult, TakeoverGuard, type TakeoverCheck } from './takeover';
 
 export interface CapturedScreenshot {
@@ -29,7 +30,11 @@ function errorMessage(error: unknown): string {
 export class Dispatcher {
   readonly takeover = new TakeoverGuard();
 
-  constructor(private readonly device: DeviceConnection) {}
+  constructor(
+    private readonly device: DeviceConnection,
+    /** The user's own MCP servers; their tools are named `<server>.<tool>`. */
+    private readonly externals: ExternalServers | null = null,
+  ) {}
 
   async availableTools(): Promise<Set<string>> {
     return new Set((await this.device.tools()).map((tool) => tool.name));
@@ -39,7 +44,9 @@ export class Dispatcher {
     const started = performance.now();
     const elapsed = (): number => performance.now() - started;
     try {
-      const result = await this.device.callTool(command.toolName, command.parameters, signal);
+      const result = this.externals?.handles(command.toolName)
+        ? await this.externals.callTool(command.toolName, command.parameters, signal)
+        : await this.device.callTool(command.toolName, command.parameters, signal);
       const text = textOf(result);
       if (result.isError) return { status: 'failure', result: '', error: text || 'the tool failed', durationMs: elapsed() };
       if (ACTION_TOOLS.has(command.toolName as ToolName)) this.takeover.agentLeftPointerAt(pointerFromResult(result.structuredContent));

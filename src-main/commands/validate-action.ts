@@ -8,14 +8,23 @@ export type ValidatedCommand = { ok: true; command: Command } | { ok: false; err
  * Turns a model-chosen function and arguments into a Command, or a clear error. Nothing reaches the
  * device client without passing here: unknown tools and bad arguments never run.
  */
+/** The most an external tool's arguments may weigh; its own server checks their shape. */
+export const MAX_EXTERNAL_ARGS_BYTES = 64 * 1024;
+
 export function validateAction(
   functionName: string,
   args: Record<string, unknown>,
   available: ReadonlySet<string>,
 ): ValidatedCommand {
-  if (!isToolName(functionName) || !available.has(functionName)) {
+  if (!available.has(functionName)) {
     const names = [...available].sort().join(', ');
     return { ok: false, error: `unknown tool '${functionName.slice(0, 80)}'; available tools: ${names}` };
+  }
+  if (!isToolName(functionName)) {
+    // A tool of an external MCP server the user added: its server validates the arguments.
+    const size = Buffer.byteLength(JSON.stringify(args), 'utf8');
+    if (size > MAX_EXTERNAL_ARGS_BYTES) return { ok: false, error: `arguments for ${functionName} are ${size} bytes; at most ${MAX_EXTERNAL_ARGS_BYTES}` };
+    return { ok: true, command: { toolName: functionName, parameters: args, toolType: 'action', callId: randomUUID() } };
   }
   const checked = ToolArgs[functionName].safeParse(args);
   if (!checked.success) {

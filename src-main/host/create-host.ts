@@ -1,3 +1,4 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ModelWithPrices } from '../agents/runtime';
@@ -5,6 +6,7 @@ import { AuditStore } from '../commands/audit-store';
 import { CommandGate } from '../commands/command-gate';
 import { DeviceConnection, type DeviceTransportFactory } from '../commands/device-connection';
 import { Dispatcher } from '../commands/dispatcher';
+import { ExternalServers } from '../commands/external-servers';
 import { SafetyPolicy } from '../commands/safety-policy';
 import { deviceLaunchSpec, type DeviceLaunchSpec } from '../device/launch';
 import { ModelClient } from '../llm/model-client';
@@ -37,6 +39,8 @@ export interface HostOptions {
   /** Answers questions and approvals without a person (the CLI). */
   autoResponder?: AutoResponder;
   settings?: SettingsHandler;
+  /** Looks up a named secret (an external MCP server's token); by default from the environment. */
+  getSecret?: (name: string) => Promise<string | null> | string | null;
   /** Settings changed while running (from the Settings form): the next round uses them. */
   watchConfig?: (listener: (config: DeskhandConfig) => void) => void;
 }
@@ -88,8 +92,17 @@ export function createHost(options: HostOptions): Host {
     defaultTimeoutMs: config.device.toolTimeoutMs,
     onLog: (line) => console.error(`[device] ${line}`),
   });
-  const dispatcher = new Dispatcher(device);
-  const gate = new CommandGate(dispatcher, policy, audit);
+  const externals = config.mcpServers.length
+    ? new ExternalServers({
+        servers: config.mcpServers,
+        getSecret: options.getSecret ?? ((name) => (options.env ?? process.env)[name] ?? null),
+        env: options.env ?? process.env,
+        onLog: (server, line) => console.error(`[mcp:${server}] ${line}`),
+      })
+    : null;
+  const dispatcher = new Dispatcher(device, externals);
+  // Device tools are Deskhand's own; an external server's tools count as sensitive unless marked trusted.
+  const gate = new CommandGate(dispatcher, policy, audit, (tool) => !externals?.handles(tool) || externals.isTrusted(tool));
   options.watchConfig?.((next) => {
     try {
       gate.setPolicy(new SafetyPolicy(next.safety));
@@ -132,7 +145,7 @@ export function createHost(options: HostOptions): Host {
       };
     },
     async tools() {
-      const tools = await device.tools();
+      const tools: Tool[] = [...(await device.tools()), ...((await externals?.tools()) ?? [])];
       return { names: new Set(tools.map((tool) => tool.name)), docs: renderToolDocs(tools, HIDDEN_TOOLS) };
     },
   });
@@ -147,6 +160,7 @@ export function createHost(options: HostOptions): Host {
     interrupted,
     async close() {
       await sessions.shutdown();
+      await externals?.close();
       await device.close();
       db.close();
     },

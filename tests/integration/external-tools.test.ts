@@ -1,0 +1,57 @@
+import { resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
+
+const { app, hostTo, host } = replies;
+
+let harness: HostHarness | null = null;
+afterEach(async () => {
+  await harness?.close();
+  harness = null;
+});
+
+const server = (trusted: boolean) => ({
+  name: 'notes',
+  transport: 'stdio' as const,
+  command: process.execPath,
+  args: ['--import', 'tsx', resolve('tests/support/external-mcp-fixture.ts'), '--stdio'],
+  trusted,
+});
+
+const scenario = () => ({
+  name: 'external tool',
+  steps: [
+    hostTo('xterm', 'echo through the notes server'),
+    { ...app({ Function: 'notes.echo', Args: { text: 'hello' }, Status: 'CONTINUE' }), expect: { contains: ['- notes.echo(text: string): Returns the text.'] } },
+    app({ Function: '', Status: 'FINISH', Comment: 'echoed' }),
+    host({ Status: 'FINISH', Comment: 'done' }),
+  ],
+});
+
+describe('tools of the user\'s own MCP servers', () => {
+  it('join the tool list, and an untrusted server\'s tool waits for approval before it runs', async () => {
+    const asked: string[] = [];
+    harness = await startHostHarness(scenario(), {
+      config: { mcpServers: [server(false)] },
+      autoResponder: (interaction) => {
+        if (interaction.kind !== 'confirm') return null;
+        asked.push(interaction.reasons.join('; '));
+        return { kind: 'decision', approved: true, note: null };
+      },
+    });
+    const { outcome, steps, sessionId } = await runRequest(harness.host, 'echo hello');
+    expect(outcome.status).toBe('finished');
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatch(/notes/);
+    expect(steps.map((step) => `${step.agent}:${step.status}`)).toContain('AppAgent:CONFIRM');
+    expect(steps.find((step) => step.approvedBy === 'user')?.result).toMatch(/hello/);
+    expect(harness.host.audit.list(sessionId).find((row) => row.tool === 'notes.echo')).toMatchObject({ decision: 'approved', status: 'success' });
+  });
+
+  it('run at once when the user marked the server trusted', async () => {
+    harness = await startHostHarness(scenario(), { config: { mcpServers: [server(true)] } });
+    const { outcome, steps } = await runRequest(harness.host, 'echo hello');
+    expect(outcome.status).toBe('finished');
+    expect(steps[1]).toMatchObject({ status: 'CONTINUE', approvedBy: 'policy', result: expect.stringMatching(/hello/) });
+  });
+});
