@@ -4,11 +4,13 @@ interface PropertySchema {
   type?: string | string[];
   enum?: unknown[];
   items?: PropertySchema;
+  anyOf?: PropertySchema[];
   description?: string;
 }
 
 function typeName(schema: PropertySchema): string {
   if (schema.enum) return schema.enum.map(String).join('|');
+  if (schema.anyOf) return schema.anyOf.map(typeName).join(' | ');
   if (schema.type === 'array') return `${schema.items ? typeName(schema.items) : 'any'}[]`;
   return Array.isArray(schema.type) ? schema.type.join('|') : (schema.type ?? 'any');
 }
