@@ -30,11 +30,17 @@ export class DeviceConnection {
   private connecting: Promise<Client> | null = null;
   private toolList: Tool[] = [];
   private restarts = 0;
+  private processId: number | null = null;
 
   constructor(private readonly options: DeviceConnectionOptions) {}
 
   get restartCount(): number {
     return this.restarts;
+  }
+
+  /** The device client's process id while it runs (stdio transport), for diagnostics. */
+  get pid(): number | null {
+    return this.client ? this.processId : null;
   }
 
   async tools(): Promise<Tool[]> {
@@ -90,6 +96,7 @@ export class DeviceConnection {
       throw new Error(`the device client did not start (${(error as Error).message})${detail}`);
     }
     this.client = client;
+    this.processId = transport instanceof StdioClientTransport ? transport.pid : null;
     return client;
   }
 }

@@ -54,6 +54,8 @@ export interface Host {
   readonly audit: AuditStore;
   /** Sessions found unfinished at start-up (the previous run was killed). */
   readonly interrupted: readonly string[];
+  /** The device client's state, for diagnostics: its process id while running, and how often it died. */
+  deviceStatus(): { pid: number | null; restarts: number };
   close(): Promise<void>;
 }
 
@@ -158,6 +160,7 @@ export function createHost(options: HostOptions): Host {
     store,
     audit,
     interrupted,
+    deviceStatus: () => ({ pid: device.pid, restarts: device.restartCount }),
     async close() {
       await sessions.shutdown();
       await externals?.close();
