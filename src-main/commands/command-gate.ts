@@ -1,3 +1,4 @@
+import { isToolName } from '../device/contract';
 import type { AuditEntry } from './audit-store';
 import type { Command, CommandResult } from './command';
 import type { SafetyDecision, SafetyInput, SafetyVerdict } from './safety-policy';
@@ -104,17 +105,9 @@ export class CommandGate {
       failed ||= result.status === 'failure';
       results.push(result);
       this.audit.record({
-        callId: command.callId,
-        sessionId: actor.sessionId,
-        stepIdx: actor.stepIdx,
-        agent: actor.agent,
-        tool: command.toolName,
-        toolType: command.toolType,
-        server: 'device',
-        args: command.parameters,
+        ...auditBase(command, actor, authorization),
         decision: approvedByUser ? 'approved' : 'allowed',
         approvedBy: approvedByUser ? 'user' : 'policy',
-        reasons: [...authorization.reasons],
         status: result.status,
         result: result.result || null,
         error: result.error,
@@ -129,17 +122,9 @@ export class CommandGate {
   recordRefusal(authorization: Authorization, actor: ActorContext, decision: 'rejected' | 'denied'): void {
     for (const command of authorization.commands) {
       this.audit.record({
-        callId: command.callId,
-        sessionId: actor.sessionId,
-        stepIdx: actor.stepIdx,
-        agent: actor.agent,
-        tool: command.toolName,
-        toolType: command.toolType,
-        server: 'device',
-        args: command.parameters,
+        ...auditBase(command, actor, authorization),
         decision,
         approvedBy: null,
-        reasons: [...authorization.reasons],
         status: 'skipped',
         result: null,
         error: decision === 'denied' ? 'denied by the safety policy' : 'rejected by the user',
@@ -148,4 +133,19 @@ export class CommandGate {
       });
     }
   }
+}
+
+/** What every audit row of a command says, whatever happened to it. */
+function auditBase(command: Command, actor: ActorContext, authorization: Authorization) {
+  return {
+    callId: command.callId,
+    sessionId: actor.sessionId,
+    stepIdx: actor.stepIdx,
+    agent: actor.agent,
+    tool: command.toolName,
+    toolType: command.toolType,
+    server: isToolName(command.toolName) ? 'device' : (command.toolName.split('.')[0] ?? 'external'),
+    args: command.parameters,
+    reasons: [...authorization.reasons],
+  };
 }

@@ -4,27 +4,12 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelServer, type ModelServer, type Scenario } from '../fixtures/model-server';
+import { replies } from '../support/host-harness';
 import { launchChromium, startWebApp, type WebApp } from '../support/web-app';
 import { startXterm, startXvfb, type XDisplay, type XProgram } from '../support/xvfb';
 
-const reply = (fields: Record<string, unknown>) => ({
-  json: { Observation: 'An xterm fills the screen', Thought: 'Act in the terminal', ControlLabel: '', ControlText: 'xterm', Plan: [], Comment: '', ...fields },
-});
-const host = (fields: Record<string, unknown>) => ({
-  json: {
-    Observation: 'A terminal fills the desktop',
-    Thought: 'The terminal can do it',
-    'Current Sub-Task': '',
-    Message: [],
-    ControlLabel: '',
-    ControlText: '',
-    Plan: [],
-    Comment: '',
-    Questions: [],
-    AppsToOpen: null,
-    ...fields,
-  },
-});
+const reply = (fields: Record<string, unknown>) => replies.app({ Observation: 'An xterm fills the screen', ControlText: 'xterm', ...fields });
+const host = (fields: Record<string, unknown>) => replies.host({ Observation: 'A terminal fills the desktop', ...fields });
 
 let x: XDisplay;
 let xterm: XProgram;

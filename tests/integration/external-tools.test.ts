@@ -45,7 +45,7 @@ describe('tools of the user\'s own MCP servers', () => {
     expect(asked[0]).toMatch(/notes/);
     expect(steps.map((step) => `${step.agent}:${step.status}`)).toContain('AppAgent:CONFIRM');
     expect(steps.find((step) => step.approvedBy === 'user')?.result).toMatch(/hello/);
-    expect(harness.host.audit.list(sessionId).find((row) => row.tool === 'notes.echo')).toMatchObject({ decision: 'approved', status: 'success' });
+    expect(harness.host.audit.list(sessionId).find((row) => row.tool === 'notes.echo')).toMatchObject({ decision: 'approved', status: 'success', server: 'notes' });
   });
 
   it('run at once when the user marked the server trusted', async () => {
