@@ -35,8 +35,8 @@ export class AppAgent extends BasicAgent {
       formStrategy,
       new ComposedStrategy('act', 'ACTION_EXECUTION', [
         actionPlanStrategy({ sequences: sequencesAllowed }),
-        annotateStrategy,
         safetyGateStrategy,
+        annotateStrategy,
         executeStrategy,
       ]),
       saveScreenshotStrategy,

@@ -17,8 +17,8 @@ describe('a session through the host core', () => {
       name: 'two steps',
       steps: [
         { ...hostTo('xterm', 'type echo hi'), expect: { contains: ['<data name="request">', 'say hi', 'id 0x100001: Terminal [app: xterm]'] } },
-        { ...app({ Function: 'type_text', Args: { text: 'echo hi\n' }, Status: 'CONTINUE' }), expect: { contains: ['type echo hi', 'You work in the window'] } },
-        { ...app({ Function: '', Args: {}, Status: 'FINISH', Comment: 'said hi' }), expect: { contains: ["Type 'echo hi'"] } },
+        { ...app({ Function: 'type_text', Args: { text: 'echo hi\n', x: 5, y: 5 }, Status: 'CONTINUE' }), expect: { contains: ['type echo hi', 'You work in the window'] } },
+        { ...app({ Function: '', Args: {}, Status: 'FINISH', Comment: 'said hi' }), expect: { contains: ["Type 'echo hi' at (5, 5)"] } },
         { ...hostFinish('hi was said'), expect: { contains: ['type echo hi -> AppAgent (Terminal): FINISH, said hi'] } },
       ],
     });
@@ -30,13 +30,13 @@ describe('a session through the host core', () => {
     expect(steps[0]?.screenshot).toMatchObject({ sessionId, width: 640, height: 400 });
     expect(steps[1]?.screenshot).toMatchObject({ width: 320, height: 200 });
     expect(steps[1]?.phaseMs).toHaveProperty('LLM_INTERACTION');
-    // The action is drawn on a copy of the step's screenshot; a step without an action has none.
+    // An action aimed at a point is drawn on a copy of the step's screenshot; a step without one has none.
     expect(steps[1]?.annotated).toMatchObject({ file: expect.stringMatching(/^step-00001-annotated\.jpg$/), width: 320, height: 200 });
     expect(existsSync(harness.host.screenshots.pathOf(sessionId, steps[1]!.annotated!.file)!)).toBe(true);
     expect(steps[2]?.annotated).toBeNull();
     expect(harness.deviceActions()).toEqual([
       { tool: 'focus_window', args: { id: '0x100001' } },
-      { tool: 'type_text', args: { text: 'echo hi\n' } },
+      { tool: 'type_text', args: { text: 'echo hi\n', x: 5, y: 5 } },
     ]);
     expect(harness.model.requests.every((request) => request.images === 1)).toBe(true);
     harness.model.assertDone();

@@ -156,22 +156,30 @@ export const executeStrategy: Strategy = {
   },
 };
 
+/** Actions whose place on the screen is worth drawing. */
+function pointsAtTheScreen(action: ActionView): boolean {
+  return POINT_ARGS.some(([xKey, yKey]) => typeof action.args[xKey] === 'number' && typeof action.args[yKey] === 'number');
+}
+
 /**
- * ACTION_EXECUTION, before the gate: a copy of the screenshot with the action drawn on it (click point,
- * drag path, typed text…), for the trajectory and the approval card. A drawing failure is logged and the
- * step goes on: the annotation is a view, never a reason not to act.
+ * ACTION_EXECUTION, after the gate: a copy of the screenshot with the action drawn on it (click point,
+ * drag path, typed text…) for actions aimed at a point, and for every action held for approval (the
+ * approval card shows it). A drawing failure is logged and the step goes on: the annotation is a view,
+ * never a reason not to act.
  */
 export const annotateStrategy: Strategy = {
   name: 'annotate',
   phase: 'ACTION_EXECUTION',
-  needs: [K.plan, K.screenshot],
+  needs: [K.plan, K.screenshot, K.authorization],
   provides: [K.annotated],
   async run(ctx) {
     const runtime = runtimeOf(ctx);
     const plan = ctx.get<ActionPlan>(K.plan);
     const image = ctx.get<Observation | null>(K.screenshot);
+    const held = ctx.get<Authorization>(K.authorization).decision === 'confirm';
     ctx.set(K.annotated, null);
     if (!image || !plan.action || !isAnnotatable(image.mimeType)) return;
+    if (!held && !pointsAtTheScreen(plan.action)) return;
     try {
       const drawn = await annotateScreenshot(image.bytes, image.mimeType, plan.action);
       const name = `${image.stored.file.replace(/\.[a-z]+$/, '')}-annotated`;
