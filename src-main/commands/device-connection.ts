@@ -4,6 +4,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Stream } from 'node:stream';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { childSignal } from '../common/child-signal';
 import { isToolName } from '../device/contract';
 import type { DeviceLaunchSpec } from '../device/launch';
 import { HOST_MARGIN_MS, toolTimeoutMs } from '../device/timeouts';
@@ -52,9 +53,12 @@ export class DeviceConnection {
     const client = await this.connected();
     // The device enforces each tool's own limit; the host waits a little longer than that.
     const timeout = isToolName(name) ? toolTimeoutMs(name, args) + HOST_MARGIN_MS : this.options.defaultTimeoutMs;
-    // A child signal per call: the SDK adds an abort listener per request and never removes it.
-    const callSignal = signal ? AbortSignal.any([signal]) : undefined;
-    return (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout, signal: callSignal })) as CallToolResult;
+    const call = childSignal(signal);
+    try {
+      return (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout, signal: call.signal })) as CallToolResult;
+    } finally {
+      call.release();
+    }
   }
 
   async close(): Promise<void> {

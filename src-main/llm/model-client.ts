@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { childSignal } from '../common/child-signal';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 
 export type ChatMessage = ChatCompletionMessageParam;
@@ -41,6 +42,7 @@ export class ModelClient {
 
   async complete(messages: ChatMessage[], signal?: AbortSignal): Promise<ModelAnswer> {
     const started = performance.now();
+    const request = childSignal(signal);
     const completion = await this.client.chat.completions.create(
       {
         model: this.settings.model,
@@ -48,9 +50,8 @@ export class ModelClient {
         temperature: 0,
         ...(this.settings.jsonMode ? { response_format: { type: 'json_object' as const } } : {}),
       },
-      // A child signal per request, so listeners do not pile up on the long-lived round signal.
-      { signal: signal ? AbortSignal.any([signal]) : undefined },
-    );
+      { signal: request.signal },
+    ).finally(() => request.release());
     const text = completion.choices[0]?.message?.content ?? '';
     return {
       text,
