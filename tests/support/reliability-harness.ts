@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DeviceLaunchSpec } from '../../src-main/device/launch';
@@ -127,4 +127,16 @@ export async function waitUntil(what: string, condition: () => boolean, timeoutM
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/**
+ * An empty home folder under `dir`, for the HOME of a host whose device client runs shell commands.
+ * Commands run in a login shell, which reads the user's profile: on a developer machine that can be slow
+ * or, worse, a profile step killed half way by a test (kill -9 of the host kills its commands) can leave
+ * a lock behind that stalls every later login shell (pyenv's rehash lock does exactly that).
+ */
+export function isolatedHome(dir: string): string {
+  const home = join(dir, 'home');
+  mkdirSync(home, { recursive: true });
+  return home;
 }

@@ -1,0 +1,169 @@
+// Figure 4: steps persisted per second through SessionStore.appendStep (one transaction per step: the
+// step, the session's counters, the view the UI gets) against raw better-sqlite3 inserts of the same
+// rows, one transaction each, on the same schema and pragmas; and the time to reopen a 10,000-step
+// session (a fresh openDatabase, then store.steps(id)).
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../../src-main/memory/database';
+import { SessionStore, type NewStep } from '../../src-main/memory/session-store';
+import { emit, goal, info, median, note } from '../support/bench-stats';
+
+const STEPS = 3_000;
+const ROUNDS = 3;
+const REOPEN_STEPS = 10_000;
+
+/** A step as a real run makes it: a prompt of about 4,000 characters (see the prompt-size figure), a reply, a screenshot. */
+function newStep(i: number): NewStep {
+  const words = `step ${i} the editor shows the report draft with ${i} lines and a toolbar `;
+  return {
+    round: 0,
+    agent: 'AppAgent',
+    target: 'report.txt - Mousepad',
+    subtask: 'write the report',
+    status: 'CONTINUE',
+    observation: `The editor shows ${i} lines of the report.`,
+    thought: `Type paragraph ${i + 1}.`,
+    plan: ['type the paragraph', 'save'],
+    comment: '',
+    action: { function: 'type_text', args: { text: `paragraph ${i + 1}`, x: 200, y: 300 } },
+    actionText: `Type 'paragraph ${i + 1}' at (200, 300)`,
+    result: 'type_text done',
+    error: null,
+    modelReply: JSON.stringify({ Observation: words, Thought: words, Function: 'type_text', Args: { text: `paragraph ${i + 1}` }, Status: 'CONTINUE', Plan: [] }),
+    promptText: words.repeat(Math.ceil(4_000 / words.length)).slice(0, 4_000),
+    screenshot: { file: `step-${String(i).padStart(5, '0')}.jpg`, width: 1280, height: 800, bytes: 180_000, sha256: 'a'.repeat(64) },
+    annotated: null,
+    startedAt: 1_700_000_000_000 + i * 1_000,
+    durationMs: 850.5,
+    phaseMs: { DATA_COLLECTION: 40.1, LLM_INTERACTION: 700.2, ACTION_EXECUTION: 110.3, MEMORY_UPDATE: 0.4 },
+    tokens: { prompt: 1_200, completion: 80 },
+    costUsd: 0.0021,
+    approvedBy: 'policy',
+  };
+}
+
+/** The store's own INSERT, with the row already serialised: only the database's work is left. */
+const INSERT = `INSERT INTO steps (id, session_id, idx, round, agent, target, subtask, status, observation, thought, plan_json,
+  comment, action_json, action_text, result, error, model_reply, prompt_text, screenshot_file, screenshot_width,
+  screenshot_height, screenshot_bytes, screenshot_sha256, annotated_file, started_at, duration_ms, phase_ms_json,
+  prompt_tokens, completion_tokens, cost_usd, approved_by)
+VALUES (@id, @sessionId, @idx, @round, @agent, @target, @subtask, @status, @observation, @thought, @planJson,
+  @comment, @actionJson, @actionText, @result, @error, @modelReply, @promptText, @screenshotFile, @screenshotWidth,
+  @screenshotHeight, @screenshotBytes, @screenshotSha256, @annotatedFile, @startedAt, @durationMs, @phaseMsJson,
+  @promptTokens, @completionTokens, @costUsd, @approvedBy)`;
+
+function rowOf(step: NewStep, sessionId: string, idx: number): Record<string, unknown> {
+  return {
+    id: randomUUID(),
+    sessionId,
+    idx,
+    round: step.round,
+    agent: step.agent,
+    target: step.target,
+    subtask: step.subtask,
+    status: step.status,
+    observation: step.observation,
+    thought: step.thought,
+    planJson: JSON.stringify(step.plan),
+    comment: step.comment,
+    actionJson: JSON.stringify(step.action),
+    actionText: step.actionText,
+    result: step.result,
+    error: step.error,
+    modelReply: step.modelReply,
+    promptText: step.promptText,
+    screenshotFile: step.screenshot?.file ?? null,
+    screenshotWidth: step.screenshot?.width ?? null,
+    screenshotHeight: step.screenshot?.height ?? null,
+    screenshotBytes: step.screenshot?.bytes ?? null,
+    screenshotSha256: step.screenshot?.sha256 ?? null,
+    annotatedFile: null,
+    startedAt: step.startedAt,
+    durationMs: step.durationMs,
+    phaseMsJson: JSON.stringify(step.phaseMs),
+    promptTokens: step.tokens.prompt,
+    completionTokens: step.tokens.completion,
+    costUsd: step.costUsd,
+    approvedBy: step.approvedBy,
+  };
+}
+
+function storeRate(dir: string, steps: NewStep[]): number {
+  const db = openDatabase(join(dir, `store-${randomUUID()}.sqlite`));
+  const store = new SessionStore(db, 1_000);
+  const sessionId = store.createSession('write the report', 'desktop').id;
+  const started = performance.now();
+  for (const step of steps) store.appendStep(sessionId, step);
+  const seconds = (performance.now() - started) / 1000;
+  db.close();
+  return steps.length / seconds;
+}
+
+function rawRate(dir: string, steps: NewStep[]): number {
+  const db = openDatabase(join(dir, `raw-${randomUUID()}.sqlite`));
+  const sessionId = new SessionStore(db).createSession('write the report', 'desktop').id;
+  const rows = steps.map((step, idx) => rowOf(step, sessionId, idx));
+  const insert = db.prepare(INSERT);
+  const one = db.transaction((row: Record<string, unknown>) => insert.run(row));
+  const started = performance.now();
+  for (const row of rows) one(row);
+  const seconds = (performance.now() - started) / 1000;
+  db.close();
+  return steps.length / seconds;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'deskhand-bench-store-'));
+  try {
+    const steps = Array.from({ length: STEPS }, (_, i) => newStep(i));
+    const store: number[] = [];
+    const raw: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      note(`round ${round + 1} of ${ROUNDS}: ${STEPS} steps through the store, then raw ...`);
+      store.push(storeRate(dir, steps));
+      raw.push(rawRate(dir, steps));
+    }
+
+    note(`a session of ${REOPEN_STEPS} steps, reopened ...`);
+    const file = join(dir, 'reopen.sqlite');
+    let db = openDatabase(file);
+    let sessions = new SessionStore(db, 1_000);
+    const sessionId = sessions.createSession('a very long run', 'desktop').id;
+    sessions.transaction(() => {
+      for (let i = 0; i < REOPEN_STEPS; i++) sessions.appendStep(sessionId, newStep(i));
+    });
+    db.close();
+    const reopen: number[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const started = performance.now();
+      db = openDatabase(file);
+      sessions = new SessionStore(db, 1_000);
+      const loaded = sessions.steps(sessionId);
+      reopen.push(performance.now() - started);
+      if (loaded.length !== REOPEN_STEPS) throw new Error(`reopened ${loaded.length} steps`);
+      db.close();
+    }
+
+    const storeMedian = median(store);
+    const rawMedian = median(raw);
+    emit([
+      info('Steps persisted through SessionStore.appendStep', storeMedian, 'steps/s'),
+      info('Raw better-sqlite3 inserts of the same rows (a transaction each)', rawMedian, 'steps/s'),
+      goal('Store / raw inserts', storeMedian / rawMedian, 'ratio', '>=', 0.5),
+      info(`Database with the ${REOPEN_STEPS}-step session`, statSync(file).size / 1024 / 1024, 'MB'),
+      goal(`Reopen a ${REOPEN_STEPS}-step session (openDatabase + store.steps)`, median(reopen), 'ms', '<=', 1_000),
+    ]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

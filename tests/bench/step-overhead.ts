@@ -1,0 +1,141 @@
+// Figures 1 and 2 (run by tests/bench/run.ts on its Xvfb desktop; DISPLAY comes from the runner):
+//   1. a full host step without the model (a scripted model that answers at once with `wait 0`): capture,
+//      encode, prompt, dispatch, persist, event, through the real device client; against a bare nut.js
+//      screen.grab() in this process. Both as p50; their ratio.
+//   2. the bytes of the desktop screenshot the model was sent, against a lossless PNG of the same frame.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { encodeRgb, toRgb } from '../../src-main/device/screen';
+import { DeskhandConfig } from '../../src-main/host/config';
+import { createHost } from '../../src-main/host/create-host';
+import { startModelServer } from '../fixtures/model-server';
+import { XTERM_TITLE } from '../support/bench-desktop';
+import { emit, goal, info, median, note } from '../support/bench-stats';
+import { replies } from '../support/host-harness';
+import { isolatedHome } from '../support/reliability-harness';
+
+const STEPS = 60;
+const WARMUP_STEPS = 5;
+const GRABS = 40;
+
+async function bareGrabs(count: number): Promise<number[]> {
+  const { screen } = await import('@nut-tree-fork/nut-js');
+  for (let i = 0; i < 5; i++) await screen.grab();
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    await screen.grab();
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+
+/** The frame as raw RGB, and its lossless PNG; other encodings of it are noted for comparison. */
+async function pngOfScreen(): Promise<{ bytes: number; width: number; height: number }> {
+  const { screen, ColorMode } = await import('@nut-tree-fork/nut-js');
+  const grabbed = await screen.grab();
+  const rgb = toRgb({
+    width: grabbed.width,
+    height: grabbed.height,
+    data: grabbed.data,
+    channels: grabbed.channels,
+    byteWidth: grabbed.byteWidth,
+    bgr: grabbed.colorMode !== ColorMode.RGB,
+  });
+  const png = await sharp(rgb, { raw: { width: grabbed.width, height: grabbed.height, channels: 3 } }).png({ compressionLevel: 9 }).toBuffer();
+  for (const [format, quality, maxEdge] of [['jpeg', 70, 1280], ['webp', 70, 1280], ['webp', 50, 1024], ['jpeg', 50, 960]] as const) {
+    const other = await encodeRgb(rgb, grabbed.width, grabbed.height, { format, quality, maxEdge });
+    note(`for comparison: ${format} q${quality} at ${other.width}x${other.height}: ${(other.data.length / 1024).toFixed(1)} KB = ${(other.data.length / png.length).toFixed(2)} of the PNG`);
+  }
+  return { bytes: png.length, width: grabbed.width, height: grabbed.height };
+}
+
+function imageOf(messages: Array<{ content?: unknown }>): Buffer | null {
+  for (const message of messages) {
+    if (!Array.isArray(message.content)) continue;
+    for (const part of message.content as Array<{ type?: string; image_url?: { url?: string } }>) {
+      const url = part.type === 'image_url' ? part.image_url?.url : undefined;
+      if (url?.startsWith('data:')) return Buffer.from(url.slice(url.indexOf(',') + 1), 'base64');
+    }
+  }
+  return null;
+}
+
+async function main(): Promise<void> {
+  if (!process.env.DISPLAY) throw new Error('no DISPLAY: run through tests/bench/run.ts, which starts Xvfb');
+  note('bare screen.grab() ...');
+  const grabsBefore = await bareGrabs(GRABS);
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'deskhand-bench-step-'));
+  const wait = replies.app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' });
+  const model = await startModelServer({
+    name: 'instant wait 0',
+    steps: [
+      replies.hostTo(XTERM_TITLE, 'wait a moment'),
+      ...Array.from({ length: STEPS }, () => wait),
+      replies.app({ Function: '', Status: 'FINISH', Comment: 'waited' }),
+      replies.host({ Status: 'FINISH', Comment: 'done' }),
+    ],
+  });
+  const config = DeskhandConfig.parse({
+    models: { host: { baseUrl: model.baseUrl, model: 'scripted', maxRetries: 0 } },
+    limits: { maxStepsPerRound: 1_000 },
+  });
+  const host = createHost({ dataDir, config, env: { ...process.env, HOME: isolatedHome(dataDir), OPENAI_API_KEY: 'bench' } });
+  const appStepTimes: number[] = [];
+  host.sessions.subscribe((event) => {
+    if (event.kind === 'step.added' && event.step.agent === 'AppAgent') appStepTimes.push(performance.now());
+  });
+  try {
+    note(`${STEPS} host steps through the real device client ...`);
+    const reply = await host.endpoint.handle({ type: 'session.start', id: 'bench', request: 'wait a moment', mode: 'desktop' });
+    if (reply.type !== 'reply' || !reply.ok) throw new Error(`start refused: ${JSON.stringify(reply)}`);
+    const outcome = await host.sessions.running;
+    if (outcome?.status !== 'finished') throw new Error(`the bench run ended ${JSON.stringify(outcome)}`);
+    model.assertDone();
+    const sessionId = (reply.result as { session: { id: string } }).session.id;
+    const steps = host.store.steps(sessionId).filter((step) => step.agent === 'AppAgent' && step.status === 'CONTINUE');
+    if (steps.length !== STEPS) throw new Error(`expected ${STEPS} wait steps, got ${steps.length}`);
+
+    // One step = from one step's event to the next one's: everything the host does for a step.
+    const cycle = appStepTimes.slice(1).map((time, i) => time - (appStepTimes[i] as number)).slice(WARMUP_STEPS, STEPS);
+    const grabsAfter = await bareGrabs(GRABS);
+    const grab = median([...grabsBefore, ...grabsAfter]);
+    const step = median(cycle);
+    const phase = (name: string): number => median(steps.slice(WARMUP_STEPS).map((candidate) => candidate.phaseMs[name] ?? 0));
+
+    const sent = imageOf(model.requests[0]?.body.messages ?? []);
+    if (!sent) throw new Error('the HostAgent request carried no screenshot');
+    const meta = await sharp(sent).metadata();
+    const png = await pngOfScreen();
+    if (meta.width !== png.width || meta.height !== png.height) {
+      throw new Error(`the image sent is ${meta.width}x${meta.height}, the screen ${png.width}x${png.height}: not the same frame size`);
+    }
+
+    emit([
+      info('Bare screen.grab() of 1280x800, p50', grab, 'ms'),
+      info('Host step without the model (capture, encode, prompt, dispatch, persist, event), p50', step, 'ms'),
+      info('Host step: collecting the screenshot (device grab, crop, JPEG; host save), p50', phase('DATA_COLLECTION'), 'ms'),
+      info('Host step: the prompt and the instant model reply, p50', phase('LLM_INTERACTION'), 'ms'),
+      info('Host step: dispatching `wait 0`, p50', phase('ACTION_EXECUTION'), 'ms'),
+      goal('Step overhead / bare screen grab', step / grab, 'ratio', '<=', 3),
+      info(`Image sent to the model (${meta.format} ${meta.width}x${meta.height})`, sent.length / 1024, 'KB'),
+      info('Lossless PNG of the same frame (sharp, level 9)', png.bytes / 1024, 'KB'),
+      goal('Image bytes sent / lossless PNG of the same frame', sent.length / png.bytes, 'ratio', '<=', 0.2),
+    ]);
+  } finally {
+    await host.close();
+    await model.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);
