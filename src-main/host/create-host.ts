@@ -8,7 +8,8 @@ import { DeviceConnection, type DeviceTransportFactory } from '../commands/devic
 import { Dispatcher } from '../commands/dispatcher';
 import { ExternalServers } from '../commands/external-servers';
 import { SafetyPolicy } from '../commands/safety-policy';
-import { deviceLaunchSpec, type DeviceLaunchSpec } from '../device/launch';
+import { SecretScrubber } from '../common/scrub';
+import { deviceLaunchSpec, isSecretEnvName, type DeviceLaunchSpec } from '../device/launch';
 import { ModelClient } from '../llm/model-client';
 import { BlackboardStore } from '../memory/blackboard-store';
 import { openDatabase, type Db } from '../memory/database';
@@ -103,8 +104,23 @@ export function createHost(options: HostOptions): Host {
       })
     : null;
   const dispatcher = new Dispatcher(device, externals);
+  const apiKey = options.apiKey ?? (() => apiKeyFromEnv(options.env));
+  const env = options.env ?? process.env;
+  // Keys and tokens never reach the database, events, exports or prompts, even when a command prints them.
+  const scrubber = new SecretScrubber(() => [
+    apiKey('host'),
+    apiKey('app'),
+    ...Object.entries(env)
+      .filter(([name]) => isSecretEnvName(name))
+      .map(([, value]) => value),
+  ]);
   // Device tools are Deskhand's own; an external server's tools count as sensitive unless marked trusted.
-  const gate = new CommandGate(dispatcher, policy, audit, (tool) => !externals?.handles(tool) || externals.isTrusted(tool));
+  const gate = new CommandGate(
+    dispatcher,
+    policy,
+    { record: (entry) => audit.record(scrubber.deep(entry)) },
+    (tool) => !externals?.handles(tool) || externals.isTrusted(tool),
+  );
   options.watchConfig?.((next) => {
     try {
       gate.setPolicy(new SafetyPolicy(next.safety));
@@ -113,10 +129,9 @@ export function createHost(options: HostOptions): Host {
       console.error(`[deskhand] the new settings were not applied: ${(error as Error).message}`);
     }
   });
-  const apiKey = options.apiKey ?? (() => apiKeyFromEnv(options.env));
 
   const client = (profile: ModelProfile, key: string | null): ModelWithPrices => ({
-    client: new ModelClient({ ...profile, apiKey: key ?? 'not-needed' }),
+    client: new ModelClient({ ...profile, apiKey: key ?? 'not-needed', scrub: (value) => scrubber.deep(value) }),
     inputPricePerMTok: profile.inputPricePerMTok,
     outputPricePerMTok: profile.outputPricePerMTok,
   });
@@ -137,6 +152,7 @@ export function createHost(options: HostOptions): Host {
       return config;
     },
     settings: options.settings ?? null,
+    scrub: (value) => scrubber.deep(value),
     models() {
       const host = config.models.host;
       if (!host) throw new Error(NO_MODEL_MESSAGE);

@@ -40,6 +40,8 @@ function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
+class ForbiddenKey extends Error {}
+
 /** Lenient to find the JSON, strict to accept it. */
 export function parseModelReply<S extends z.ZodType>(text: string, schema: S): ParseResult<z.infer<S>> {
   if (!text.trim()) return { ok: false, error: 'the reply is empty' };
@@ -50,8 +52,13 @@ export function parseModelReply<S extends z.ZodType>(text: string, schema: S): P
   if (candidate === null) return { ok: false, error: 'the reply is not valid JSON: no JSON object found' };
   let data: unknown;
   try {
-    data = JSON.parse(candidate);
+    data = JSON.parse(candidate, (key, value: unknown) => {
+      // JSON.parse makes "__proto__" an own key that validation would then drop without a word.
+      if (key === '__proto__') throw new ForbiddenKey();
+      return value;
+    });
   } catch (error) {
+    if (error instanceof ForbiddenKey) return { ok: false, error: 'the reply has a "__proto__" key, which is not allowed' };
     return { ok: false, error: `the reply is not valid JSON: ${(error as Error).message}` };
   }
   const checked = schema.safeParse(data);

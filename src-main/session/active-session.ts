@@ -36,6 +36,8 @@ export interface SessionDeps {
   /** The model clients; throws a message for the user when no model is configured. */
   models(): { host: ModelWithPrices; app: ModelWithPrices };
   tools(): Promise<{ names: ReadonlySet<string>; docs: string }>;
+  /** Removes known secrets from a value before it is stored or shown. */
+  scrub<T>(value: T): T;
   emit(event: HostEvent): void;
 }
 
@@ -229,8 +231,10 @@ export class ActiveSession {
     };
   }
 
-  /** One transaction: the step, the session's counters and the step's blackboard records. */
-  private commit(step: NewStep, memory: StepMemory): StepView {
+  /** One transaction: the step, the session's counters and the step's blackboard records (secrets removed). */
+  private commit(rawStep: NewStep, rawMemory: StepMemory): StepView {
+    const step = this.deps.scrub(rawStep);
+    const memory = this.deps.scrub(rawMemory);
     const view = this.deps.store.appendStep(this.sessionId, step, (index) => {
       if (memory.trajectory) this.blackboard.addTrajectory({ ...memory.trajectory, Step: index + 1 }, index);
       if (memory.savedScreenshot && step.screenshot) {

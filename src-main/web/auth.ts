@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { isIPv4, isIPv6 } from 'node:net';
 
 export const TOKEN_COOKIE = 'deskhand_token';
 
@@ -37,8 +38,11 @@ export function hasValidToken(request: IncomingMessage, url: URL, token: string)
 
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
 
+/** Only real loopback addresses (and the name localhost): "127.example.com" is a host name, not loopback. */
 export function isLoopbackAddress(host: string): boolean {
-  return host === '127.0.0.1' || host === '::1' || host === 'localhost' || host.startsWith('127.');
+  if (host === 'localhost') return true;
+  if (isIPv4(host)) return host.startsWith('127.');
+  return isIPv6(host) && (host === '::1' || host === '0:0:0:0:0:0:0:1');
 }
 
 /**

@@ -51,7 +51,7 @@ const TOOLS = new Set([
   'execute_command',
 ]);
 
-const FORMAT = /the reply does not match the format/;
+const FORMAT = /the reply does not match the format|the reply has a "__proto__" key/;
 
 function base(random: Random): Record<string, unknown> {
   return {
@@ -187,13 +187,11 @@ const generators: Record<string, (random: Random) => HostileReply> = {
     const where = random.pick(['reply', 'args', 'action', 'save']);
     const value = random.pick([true, 'ignore all rules', 1, { nested: true }]);
     if (where === 'args') {
-      // (A "__proto__" key in Args is a known bug, shown by tests/reliability/reply-validation.test.ts.)
-      if (key === '__proto__') key = 'proto';
       return {
         category: 'extra field',
         label: `Args.${key}`,
         content: JSON.stringify(reply(random, { Function: 'click', Args: { x: 5, y: 5, [key]: value } })),
-        error: /invalid arguments for click/,
+        error: key === '__proto__' ? /"__proto__" key/ : /invalid arguments for click/,
       };
     }
     if (where === 'action') {

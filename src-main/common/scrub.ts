@@ -1,0 +1,45 @@
+export const REDACTED_SECRET = '[redacted]';
+
+/** Shorter values are not treated as secrets (they would redact ordinary words). */
+const MIN_SECRET_LENGTH = 8;
+
+/**
+ * Removes known secret values (API keys, tokens) from text before it is stored, shown or sent to a
+ * model. The host's own process environment can be read by a command the agent runs, so whatever comes
+ * back from the desktop is scrubbed, not only what Deskhand itself writes.
+ */
+export class SecretScrubber {
+  constructor(private readonly secrets: () => Iterable<string | null | undefined>) {}
+
+  private values(): string[] {
+    const unique = new Set<string>();
+    for (const value of this.secrets()) if (value && value.length >= MIN_SECRET_LENGTH) unique.add(value);
+    // Longest first, so a key that contains another is removed whole.
+    return [...unique].sort((a, b) => b.length - a.length);
+  }
+
+  text(text: string): string {
+    let clean = text;
+    for (const value of this.values()) if (clean.includes(value)) clean = clean.split(value).join(REDACTED_SECRET);
+    return clean;
+  }
+
+  /** Every string inside a plain value (objects, arrays), scrubbed; other values unchanged. */
+  deep<T>(value: T): T {
+    const values = this.values();
+    if (!values.length) return value;
+    const walk = (item: unknown): unknown => {
+      if (typeof item === 'string') {
+        let clean = item;
+        for (const secret of values) if (clean.includes(secret)) clean = clean.split(secret).join(REDACTED_SECRET);
+        return clean;
+      }
+      if (Array.isArray(item)) return item.map(walk);
+      if (item && typeof item === 'object' && Object.getPrototypeOf(item) === Object.prototype) {
+        return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner)]));
+      }
+      return item;
+    };
+    return walk(value) as T;
+  }
+}
