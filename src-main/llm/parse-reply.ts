@@ -40,7 +40,7 @@ function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-class ForbiddenKey extends Error {}
+const PROTO_KEY = /"(?:__proto__|\\u005[fF]\\u005[fF]proto\\u005[fF]\\u005[fF])"\s*:/;
 
 /** Lenient to find the JSON, strict to accept it. */
 export function parseModelReply<S extends z.ZodType>(text: string, schema: S): ParseResult<z.infer<S>> {
@@ -50,15 +50,14 @@ export function parseModelReply<S extends z.ZodType>(text: string, schema: S): P
   }
   const candidate = extractJsonObject(text);
   if (candidate === null) return { ok: false, error: 'the reply is not valid JSON: no JSON object found' };
+  // JSON.parse makes "__proto__" an own key that validation would then drop without a word. Checked on
+  // the text (a reviver would recurse and overflow on deeply nested replies); one inside a string value
+  // is refused too, which is safe.
+  if (PROTO_KEY.test(candidate)) return { ok: false, error: 'the reply has a "__proto__" key, which is not allowed' };
   let data: unknown;
   try {
-    data = JSON.parse(candidate, (key, value: unknown) => {
-      // JSON.parse makes "__proto__" an own key that validation would then drop without a word.
-      if (key === '__proto__') throw new ForbiddenKey();
-      return value;
-    });
+    data = JSON.parse(candidate);
   } catch (error) {
-    if (error instanceof ForbiddenKey) return { ok: false, error: 'the reply has a "__proto__" key, which is not allowed' };
     return { ok: false, error: `the reply is not valid JSON: ${(error as Error).message}` };
   }
   const checked = schema.safeParse(data);
