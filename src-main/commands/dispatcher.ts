@@ -36,10 +36,6 @@ export class Dispatcher {
     private readonly externals: ExternalServers | null = null,
   ) {}
 
-  async availableTools(): Promise<Set<string>> {
-    return new Set((await this.device.tools()).map((tool) => tool.name));
-  }
-
   async run(command: Command, signal?: AbortSignal): Promise<CommandResult> {
     const started = performance.now();
     const elapsed = (): number => performance.now() - started;

@@ -14,10 +14,6 @@ export class MemoryItem {
     this.values[key] = value;
   }
 
-  keys(): string[] {
-    return Object.keys(this.values);
-  }
-
   /** The item with only `keys` (in that order), e.g. the trajectory keys a prompt keeps. */
   pick(keys: readonly string[]): Record<string, unknown> {
     const picked: Record<string, unknown> = {};

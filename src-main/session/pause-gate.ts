@@ -7,10 +7,6 @@ export class PauseGate {
     return this.reason !== null;
   }
 
-  get why(): string | null {
-    return this.reason;
-  }
-
   pause(reason: string): boolean {
     if (this.reason !== null) return false;
     this.reason = reason;

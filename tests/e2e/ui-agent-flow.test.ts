@@ -1,12 +1,11 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startModelServer, type ModelServer, type Scenario } from '../fixtures/model-server';
+import type { ModelServer, Scenario } from '../fixtures/model-server';
+import { sendRequest, startDesktopE2e, type DesktopE2e } from '../support/desktop-e2e';
 import { replies } from '../support/host-harness';
-import { launchChromium, startWebApp, type WebApp } from '../support/web-app';
-import { startXterm, startXvfb, type XDisplay, type XProgram } from '../support/xvfb';
+import type { WebApp } from '../support/web-app';
 
 // The whole app for real: browser-mode UI in Chromium, the host, the real device client on an X display
 // with an xterm, and the scripted model. The user's answers, approvals and form input go through the UI.
@@ -15,46 +14,20 @@ const { app: agent, hostTo, host } = replies;
 const shell = (command: string, status = 'CONTINUE', extra: Record<string, unknown> = {}) =>
   agent({ Function: 'execute_command', Args: { command }, Status: status, ...extra });
 
-let x: XDisplay;
-let xterm: XProgram;
-let browser: Browser;
-let work: string;
-const cleanups: Array<() => Promise<void>> = [];
+let e2e: DesktopE2e;
 
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'deskhand-ui-flow-'));
-  x = await startXvfb({ width: 1280, height: 800 });
-  xterm = await startXterm(x, { maximized: true, cwd: work });
-  browser = await launchChromium();
+  e2e = await startDesktopE2e('deskhand-ui-flow-');
 });
 
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-  await browser?.close();
-  await xterm?.stop();
-  await x?.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => e2e?.close());
 
 async function open(scenario: Scenario): Promise<{ page: Page; model: ModelServer; app: WebApp }> {
-  const model = await startModelServer(scenario);
-  cleanups.push(() => model.close());
-  const app = await startWebApp({
-    ...x.env,
-    DESKHAND_DATA_DIR: join(work, `data-${scenario.name.replace(/\W+/g, '-')}`),
-    OPENAI_BASE_URL: model.baseUrl,
-    OPENAI_API_KEY: 'scripted',
-  });
-  cleanups.push(() => app.stop());
-  const page = await browser.newPage();
-  cleanups.push(() => page.close());
+  const model = await e2e.useModel(scenario);
+  const app = await e2e.startApp(model, join(e2e.work, `data-${scenario.name.replace(/\W+/g, '-')}`));
+  const page = await e2e.newPage();
   await page.goto(app.url);
   return { page, model, app };
-}
-
-async function send(page: Page, text: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'Request' }).fill(text);
-  await page.getByRole('button', { name: 'Send' }).click();
 }
 
 async function finished(page: Page, status: RegExp): Promise<void> {
@@ -63,7 +36,7 @@ async function finished(page: Page, status: RegExp): Promise<void> {
 
 describe('the UI steers a real run', () => {
   it('answers a question in the form and approves a held command, which then runs', async () => {
-    const out = join(work, 'answer.txt');
+    const out = join(e2e.work, 'answer.txt');
     const { page, model } = await open({
       name: 'question and approval',
       steps: [
@@ -74,7 +47,7 @@ describe('the UI steers a real run', () => {
         host({ Status: 'FINISH', Comment: 'The file says what you asked' }),
       ],
     });
-    await send(page, 'write a file with what I tell you');
+    await sendRequest(page, 'write a file with what I tell you');
 
     const submit = page.getByRole('button', { name: 'Submit answers' });
     await submit.waitFor({ timeout: 30_000 });
@@ -98,7 +71,7 @@ describe('the UI steers a real run', () => {
   });
 
   it('rejects a held command with a note: it never runs and the agent is told', async () => {
-    const out = join(work, 'rejected.txt');
+    const out = join(e2e.work, 'rejected.txt');
     const { page, model } = await open({
       name: 'rejection',
       steps: [
@@ -108,7 +81,7 @@ describe('the UI steers a real run', () => {
         host({ Status: 'FAIL', Comment: 'You rejected the command' }),
       ],
     });
-    await send(page, 'write the other file');
+    await sendRequest(page, 'write the other file');
     const card = page.getByRole('region', { name: 'Approve this action?' });
     await card.waitFor({ timeout: 30_000 });
     await card.getByRole('textbox', { name: 'Note for the agent (optional)' }).fill('not today');
@@ -144,7 +117,7 @@ describe('the UI steers a real run', () => {
         host({ Status: 'FINISH', Comment: 'Trip noted' }),
       ],
     });
-    await send(page, 'plan my trip');
+    await sendRequest(page, 'plan my trip');
     const card = page.getByRole('region', { name: 'Trip details' });
     await card.waitFor({ timeout: 30_000 });
     await card.getByRole('textbox', { name: 'City' }).pressSequentially('Lisbon', { delay: 20 });

@@ -1,59 +1,19 @@
-import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startModelServer, type ModelServer, type Scenario } from '../fixtures/model-server';
+import { sendRequest, startDesktopE2e, type DesktopE2e } from '../support/desktop-e2e';
 import { replies } from '../support/host-harness';
-import { launchChromium, startWebApp, type WebApp } from '../support/web-app';
-import { startXterm, startXvfb, type XDisplay, type XProgram } from '../support/xvfb';
 
 const reply = (fields: Record<string, unknown>) => replies.app({ Observation: 'An xterm fills the screen', ControlText: 'xterm', ...fields });
 const host = (fields: Record<string, unknown>) => replies.host({ Observation: 'A terminal fills the desktop', ...fields });
 
-let x: XDisplay;
-let xterm: XProgram;
-let browser: Browser;
-let work: string;
-const cleanups: Array<() => Promise<void>> = [];
+let e2e: DesktopE2e;
 
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'deskhand-e2e-'));
-  x = await startXvfb({ width: 1280, height: 800 });
-  xterm = await startXterm(x, { maximized: true, cwd: work });
-  browser = await launchChromium();
+  e2e = await startDesktopE2e('deskhand-e2e-');
 });
 
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-  await browser?.close();
-  await xterm?.stop();
-  await x?.stop();
-  rmSync(work, { recursive: true, force: true });
-});
-
-async function startApp(model: ModelServer, dataDir: string): Promise<WebApp> {
-  const app = await startWebApp({
-    ...x.env,
-    DESKHAND_DATA_DIR: dataDir,
-    OPENAI_BASE_URL: model.baseUrl,
-    OPENAI_API_KEY: 'scripted',
-    DESKHAND_MODEL: 'scripted',
-  });
-  cleanups.push(() => app.stop());
-  return app;
-}
-
-async function useModel(scenario: Scenario): Promise<ModelServer> {
-  const model = await startModelServer(scenario);
-  cleanups.push(() => model.close());
-  return model;
-}
-
-async function sendRequest(page: Page, text: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'Request' }).fill(text);
-  await page.getByRole('button', { name: 'Send' }).click();
-}
+afterAll(() => e2e?.close());
 
 async function waitForFile(path: string, timeoutMs = 15_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
@@ -69,8 +29,8 @@ async function waitForFile(path: string, timeoutMs = 15_000): Promise<string> {
 
 describe('a request typed in the browser UI drives a real xterm', () => {
   it('types the command, the file appears, the trajectory shows the steps, and they survive a restart', async () => {
-    const out = join(work, 'out.txt');
-    const model = await useModel({
+    const out = join(e2e.work, 'out.txt');
+    const model = await e2e.useModel({
       name: 'xterm echo',
       steps: [
         {
@@ -83,9 +43,9 @@ describe('a request typed in the browser UI drives a real xterm', () => {
         host({ Status: 'FINISH', Comment: 'The file is written' }),
       ],
     });
-    const dataDir = join(work, 'data');
-    let app = await startApp(model, dataDir);
-    const page = await browser.newPage();
+    const dataDir = join(e2e.work, 'data');
+    let app = await e2e.startApp(model, dataDir);
+    const page = await e2e.newPage();
     await page.goto(app.url);
     await sendRequest(page, 'write deskhand-ok into out.txt using the terminal');
 
@@ -111,8 +71,8 @@ describe('a request typed in the browser UI drives a real xterm', () => {
 
     // Restart the host: the session and its steps are still there.
     await app.stop();
-    app = await startApp(model, dataDir);
-    const again = await browser.newPage();
+    app = await e2e.startApp(model, dataDir);
+    const again = await e2e.newPage();
     await again.goto(app.url);
     await again.getByRole('link', { name: /write deskhand-ok/ }).click();
     const restored = again.getByRole('list', { name: 'Trajectory' });
@@ -122,8 +82,8 @@ describe('a request typed in the browser UI drives a real xterm', () => {
   });
 
   it('shows a clear error for a reply that is not JSON and for an unknown tool, and acts on nothing', async () => {
-    const sentinel = join(work, 'untouched.txt');
-    const model = await useModel({
+    const sentinel = join(e2e.work, 'untouched.txt');
+    const model = await e2e.useModel({
       name: 'bad replies',
       steps: [
         host({ Status: 'CONTINUE', 'Current Sub-Task': 'write the file', ControlText: 'deskhand-xterm' }),
@@ -134,8 +94,8 @@ describe('a request typed in the browser UI drives a real xterm', () => {
         host({ Status: 'FAIL', Comment: 'could not do it' }),
       ],
     });
-    const app = await startApp(model, join(work, 'data-bad'));
-    const page = await browser.newPage();
+    const app = await e2e.startApp(model, join(e2e.work, 'data-bad'));
+    const page = await e2e.newPage();
     await page.goto(app.url);
     await sendRequest(page, 'do something bad');
     const trajectory = page.getByRole('list', { name: 'Trajectory' });

@@ -24,6 +24,15 @@ export interface HostHarness {
   close(): Promise<void>;
 }
 
+/** The actions the fake device client logged (DESKHAND_FAKE_DEVICE_LOG), in order. */
+export function readDeviceActions(actionLog: string): FakeDeviceAction[] {
+  if (!existsSync(actionLog)) return [];
+  return readFileSync(actionLog, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as FakeDeviceAction);
+}
+
 export function fakeDeviceLaunch(env: Record<string, string>): DeviceLaunchSpec {
   return {
     command: process.execPath,
@@ -78,13 +87,7 @@ export async function startHostHarness(scenario: Scenario, options: HarnessOptio
     model,
     dataDir,
     events,
-    deviceActions() {
-      if (!existsSync(actionLog)) return [];
-      return readFileSync(actionLog, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as FakeDeviceAction);
-    },
+    deviceActions: () => readDeviceActions(actionLog),
     async restart() {
       await harness.host.close();
       harness.host = build();

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DeviceLaunchSpec } from '../../src-main/device/launch';
@@ -8,7 +8,7 @@ import type { HostEvent, SessionMode } from '../../src-main/protocol';
 import type { RunOutcome } from '../../src-main/session/active-session';
 import type { AutoResponder } from '../../src-main/session/interaction-broker';
 import { startModelServer, type ModelServer, type Scenario } from '../fixtures/model-server';
-import { fakeDeviceLaunch, type FakeDeviceAction } from './host-harness';
+import { fakeDeviceLaunch, readDeviceActions, type FakeDeviceAction } from './host-harness';
 
 /**
  * Like tests/support/host-harness.ts, but the model profile (timeout, retries), the environment and the
@@ -71,13 +71,7 @@ export async function startReliabilityHost(scenario: Scenario, options: Reliabil
     model,
     dataDir,
     events,
-    deviceActions() {
-      if (!existsSync(actionLog)) return [];
-      return readFileSync(actionLog, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as FakeDeviceAction);
-    },
+    deviceActions: () => readDeviceActions(actionLog),
     async close() {
       if (closed) return;
       closed = true;

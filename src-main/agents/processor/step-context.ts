@@ -37,7 +37,4 @@ export class StepContext {
     this.values.set(key, value);
   }
 
-  keys(): string[] {
-    return [...this.values.keys()];
-  }
 }
