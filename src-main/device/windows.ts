@@ -1,12 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import type { WindowInfo } from './contract';
 import { CommandMissingError, runFile } from './exec';
+import { MAP_STATE, WINDOW_GONE, X11Connection, X11Error, type PropertyValue } from './x11/connection';
 
 /**
- * Top-level windows through EWMH, read with xprop and xwininfo (x11-utils). nut.js getWindows() is not
- * used: without a window manager it aborts the process with BadWindow, and under openbox it returns
- * empty titles. wmctrl and xdotool are not used for geometry either: both add the frame extents to the
- * client's position a second time under reparenting window managers.
+ * Top-level windows through EWMH, asked of the X server over our own connection (./x11). nut.js
+ * getWindows() is not used: without a window manager it aborts the process with BadWindow, and under
+ * openbox it returns empty titles. Geometry is the client's absolute origin (TranslateCoordinates to the
+ * root) widened by _NET_FRAME_EXTENTS; wmctrl and xdotool add the extents a second time under reparenting
+ * window managers.
  */
 
 export class UnsupportedError extends Error {
@@ -25,8 +27,8 @@ export interface DesktopWindow extends WindowInfo {
 }
 
 const TIMEOUT_MS = 5_000;
-const PARALLEL = 6;
-const TEXT_PROPS = ['_NET_WM_NAME', 'WM_NAME', 'WM_CLASS'] as const;
+// Requests are pipelined on one connection; this only bounds how many are outstanding at once.
+const PARALLEL = 16;
 
 function assertX11(): void {
   if (process.platform !== 'linux' || !process.env.DISPLAY) {
@@ -34,25 +36,18 @@ function assertX11(): void {
   }
 }
 
-// xprop/xwininfo print whatever the locale says; the hex format below sidesteps it for strings.
+// wmctrl and xdotool print whatever the locale says.
 const xEnv = (): NodeJS.ProcessEnv => ({ ...process.env, LC_ALL: 'C' });
 
-async function x11(command: string, args: string[]): Promise<string> {
-  try {
-    return await runFile(command, args, { timeoutMs: TIMEOUT_MS, env: xEnv() });
-  } catch (error) {
-    if (error instanceof CommandMissingError) {
-      throw new UnsupportedError(`${error.message}; install x11-utils (xprop, xwininfo) to list windows`);
-    }
-    throw error;
-  }
+async function x11Tool(command: string, args: string[]): Promise<string> {
+  return runFile(command, args, { timeoutMs: TIMEOUT_MS, env: xEnv() });
 }
 
 /** "0x20000c" / "2097164" -> 2097164; null when not a window id. */
 export function parseWindowId(id: string): number | null {
   const text = id.trim();
   const value = /^0x[0-9a-f]+$/i.test(text) ? parseInt(text, 16) : /^\d+$/.test(text) ? Number(text) : NaN;
-  return Number.isSafeInteger(value) && value > 0 ? value : null;
+  return Number.isSafeInteger(value) && value > 0 && value <= 0xffffffff ? value : null;
 }
 
 /** Same spelling as wmctrl: 0x plus eight hex digits. */
@@ -60,80 +55,39 @@ export function formatWindowId(id: number): string {
   return `0x${id.toString(16).padStart(8, '0')}`;
 }
 
-export interface XpropValue {
-  type: string;
-  /** Raw bytes for properties printed in the 8x format, else the text after " = ". */
-  bytes?: Buffer;
-  text?: string;
-}
-
-/**
- * Parses xprop output produced with `-f PROP 8x ' $0+\n'` for string properties (lines like
- * `WM_NAME(STRING) 0x47, 0x72`) and the default format for the rest (`_NET_WM_PID(CARDINAL) = 42`).
- */
-export function parseXprop(output: string): Map<string, XpropValue> {
-  const props = new Map<string, XpropValue>();
-  for (const line of output.split('\n')) {
-    const match = /^([A-Za-z0-9_]+)\(([A-Za-z0-9_]+)\)(.*)$/.exec(line);
-    if (!match) continue;
-    const [, name = '', type = '', rest = ''] = match;
-    if (rest.startsWith(' = ') || rest === ' =') {
-      props.set(name, { type, text: rest.slice(3).trim() });
-    } else {
-      const bytes = rest
-        .split(',')
-        .map((part) => part.trim())
-        .filter((part) => /^0x[0-9a-f]+$/i.test(part))
-        .map((part) => parseInt(part, 16));
-      props.set(name, { type, bytes: Buffer.from(bytes) });
-    }
-  }
-  return props;
-}
-
-function decodeText(value: XpropValue | undefined): string[] {
-  if (!value?.bytes) return [];
+/** The strings of a STRING / UTF8_STRING / COMPOUND_TEXT property (NUL-separated). */
+export function decodeTextProperty(value: PropertyValue, utf8Atom: number): string[] {
+  if (value.format !== 8 || value.data.length === 0) return [];
   // STRING is Latin-1 by the ICCCM; COMPOUND_TEXT is mostly Latin-1 in practice.
-  const text = value.bytes.toString(value.type === 'UTF8_STRING' ? 'utf8' : 'latin1');
+  const text = value.data.toString(value.type === utf8Atom ? 'utf8' : 'latin1');
   return text.split('\0').filter((part, i, all) => part !== '' || i < all.length - 1);
 }
 
-function numbers(value: XpropValue | undefined): number[] {
-  return (value?.text ?? '')
-    .split(',')
-    .map((part) => Number(part.trim()))
-    .filter((n) => Number.isFinite(n));
+/** The 32-bit items of a CARDINAL / WINDOW / ATOM property. */
+export function cardinals(value: PropertyValue): number[] {
+  if (value.format !== 32) return [];
+  const items: number[] = [];
+  for (let offset = 0; offset + 4 <= value.data.length; offset += 4) items.push(value.data.readUInt32LE(offset));
+  return items;
 }
 
-export interface XwininfoGeometry {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  mapState: string;
-}
+// One connection for the device client's life, opened on first use and again after it breaks (or when
+// DISPLAY changes, as it does between test desktops).
+let shared: { display: string; connection: Promise<X11Connection> } | null = null;
 
-export function parseXwininfo(output: string): XwininfoGeometry | null {
-  const field = (label: string): string | undefined =>
-    new RegExp(`^\\s*${label}:\\s*(.+)$`, 'm').exec(output)?.[1]?.trim();
-  const x = Number(field('Absolute upper-left X'));
-  const y = Number(field('Absolute upper-left Y'));
-  const width = Number(field('Width'));
-  const height = Number(field('Height'));
-  if (![x, y, width, height].every(Number.isFinite)) return null;
-  return { x, y, width, height, mapState: field('Map State') ?? 'IsViewable' };
-}
-
-/** Window ids of the root's EWMH list, top of the stack first, and the active one. */
-export function parseRootProps(output: string): { ids: number[]; active: number | null } {
-  const idsOf = (prop: string): number[] => {
-    const line = output.split('\n').find((l) => l.startsWith(`${prop}(`));
-    if (!line) return [];
-    return [...line.matchAll(/0x[0-9a-f]+/gi)].map((m) => parseInt(m[0], 16)).filter((n) => n > 0);
-  };
-  const stacking = idsOf('_NET_CLIENT_LIST_STACKING');
-  const ids = stacking.length > 0 ? stacking.reverse() : idsOf('_NET_CLIENT_LIST');
-  return { ids, active: idsOf('_NET_ACTIVE_WINDOW')[0] ?? null };
+async function connection(): Promise<X11Connection> {
+  const display = process.env.DISPLAY ?? '';
+  const current = shared?.display === display ? await shared.connection.catch(() => null) : null;
+  if (current && !current.closed) return current;
+  if (shared && shared.display !== display) void shared.connection.then((old) => old.close(), () => undefined);
+  const opening = X11Connection.open(display);
+  shared = { display, connection: opening };
+  try {
+    return await opening;
+  } catch (error) {
+    shared = null;
+    throw new UnsupportedError(`cannot talk to the X server on ${display}: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 async function processName(pid: number | null): Promise<string> {
@@ -146,44 +100,48 @@ async function processName(pid: number | null): Promise<string> {
 }
 
 /** One window's info, or null when it vanished while we looked. */
-async function describe(id: number, active: number | null): Promise<DesktopWindow | null> {
-  const hex = `0x${id.toString(16)}`;
-  const stringFormats = TEXT_PROPS.flatMap((prop) => ['-f', prop, '8x', ' $0+\n']);
-  let propsOut: string;
-  let infoOut: string;
+async function describe(x: X11Connection, id: number, active: number | null): Promise<DesktopWindow | null> {
+  const atom = (name: string): Promise<number> => x.atom(name);
   try {
-    [propsOut, infoOut] = await Promise.all([
-      x11('xprop', ['-id', hex, ...stringFormats, ...TEXT_PROPS, '_NET_FRAME_EXTENTS', '_NET_WM_PID', '_NET_WM_STATE']),
-      x11('xwininfo', ['-id', hex]),
+    const [utf8, hiddenAtom] = await Promise.all([atom('UTF8_STRING'), atom('_NET_WM_STATE_HIDDEN')]);
+    const property = async (name: string, maxLongs = 1024): Promise<PropertyValue> => x.property(id, await atom(name), maxLongs);
+    const [netName, wmName, wmClass, extents, pidValue, state, geometry, origin, mapState] = await Promise.all([
+      property('_NET_WM_NAME'),
+      property('WM_NAME'),
+      property('WM_CLASS'),
+      property('_NET_FRAME_EXTENTS', 4),
+      property('_NET_WM_PID', 1),
+      property('_NET_WM_STATE', 64),
+      x.geometry(id),
+      x.translate(id, x.root, 0, 0),
+      x.mapState(id),
     ]);
+    const [left = 0, right = 0, top = 0, bottom = 0] = cardinals(extents);
+    const pid = cardinals(pidValue)[0] ?? null;
+    const title = decodeTextProperty(netName, utf8)[0] ?? decodeTextProperty(wmName, utf8)[0] ?? '';
+    const [instance = '', klass = ''] = decodeTextProperty(wmClass, utf8);
+    const app = instance || klass || (await processName(pid));
+    // The window's outer corner (border included), then the frame the window manager drew around it.
+    const outerX = origin.x - geometry.borderWidth;
+    const outerY = origin.y - geometry.borderWidth;
+    return {
+      id: formatWindowId(id),
+      title,
+      app,
+      bounds: {
+        x: outerX - left,
+        y: outerY - top,
+        width: geometry.width + left + right,
+        height: geometry.height + top + bottom,
+      },
+      pid,
+      active: id === active,
+      minimized: cardinals(state).includes(hiddenAtom) || mapState !== MAP_STATE.viewable,
+    };
   } catch (error) {
-    if (error instanceof UnsupportedError) throw error;
-    return null; // BadWindow: it closed between listing and describing
+    if (error instanceof X11Error && error.code !== null && WINDOW_GONE.has(error.code)) return null; // it closed while we looked
+    throw error;
   }
-  const props = parseXprop(propsOut);
-  const geometry = parseXwininfo(infoOut);
-  if (!geometry) return null;
-
-  const [left = 0, right = 0, top = 0, bottom = 0] = numbers(props.get('_NET_FRAME_EXTENTS'));
-  const pid = numbers(props.get('_NET_WM_PID'))[0] ?? null;
-  const title = decodeText(props.get('_NET_WM_NAME'))[0] ?? decodeText(props.get('WM_NAME'))[0] ?? '';
-  const [instance = '', klass = ''] = decodeText(props.get('WM_CLASS'));
-  const app = instance || klass || (await processName(pid));
-  const hidden = (props.get('_NET_WM_STATE')?.text ?? '').includes('_NET_WM_STATE_HIDDEN');
-  return {
-    id: formatWindowId(id),
-    title,
-    app,
-    bounds: {
-      x: geometry.x - left,
-      y: geometry.y - top,
-      width: geometry.width + left + right,
-      height: geometry.height + top + bottom,
-    },
-    pid,
-    active: id === active,
-    minimized: hidden || geometry.mapState !== 'IsViewable',
-  };
 }
 
 async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -199,19 +157,26 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
   return results;
 }
 
-async function rootState(): Promise<{ ids: number[]; active: number | null }> {
-  const out = await x11('xprop', ['-root', '_NET_CLIENT_LIST_STACKING', '_NET_CLIENT_LIST', '_NET_ACTIVE_WINDOW']);
-  if (!/_NET_CLIENT_LIST(_STACKING)?\(WINDOW\)/.test(out) && !out.includes('_NET_ACTIVE_WINDOW(WINDOW)')) {
+/** Window ids of the root's EWMH list, top of the stack first, and the active one. */
+async function rootState(x: X11Connection): Promise<{ ids: number[]; active: number | null }> {
+  const [stacking, clients, active] = await Promise.all(
+    ['_NET_CLIENT_LIST_STACKING', '_NET_CLIENT_LIST', '_NET_ACTIVE_WINDOW'].map(async (name) => x.property(x.root, await x.atom(name))),
+  );
+  if (stacking?.type === 0 && clients?.type === 0 && active?.type === 0) {
     throw new UnsupportedError('no EWMH window manager is running on this display (no _NET_CLIENT_LIST)');
   }
-  return parseRootProps(out);
+  const bottomFirst = cardinals(stacking as PropertyValue).filter((id) => id > 0);
+  const ids = bottomFirst.length > 0 ? bottomFirst.reverse() : cardinals(clients as PropertyValue).filter((id) => id > 0);
+  const activeId = cardinals(active as PropertyValue)[0];
+  return { ids, active: activeId ? activeId : null };
 }
 
 /** All managed top-level windows, topmost first. */
 export async function listWindows(): Promise<DesktopWindow[]> {
   assertX11();
-  const { ids, active } = await rootState();
-  const windows = await mapLimited(ids, PARALLEL, (id) => describe(id, active));
+  const x = await connection();
+  const { ids, active } = await rootState(x);
+  const windows = await mapLimited(ids, PARALLEL, (id) => describe(x, id, active));
   return windows.filter((w): w is DesktopWindow => w !== null);
 }
 
@@ -220,16 +185,17 @@ export async function getWindow(id: string): Promise<DesktopWindow> {
   assertX11();
   const numeric = parseWindowId(id);
   if (numeric === null) throw new WindowNotFoundError(`"${id}" is not a window id; use an id from list_windows`);
-  const { active } = await rootState();
-  const window = await describe(numeric, active);
+  const x = await connection();
+  const { active } = await rootState(x);
+  const window = await describe(x, numeric, active);
   if (!window) throw new WindowNotFoundError(`no window with id ${id}; call list_windows for current ids`);
   return window;
 }
 
-/** Ids of the managed top-level windows (cheap: one xprop call) and the active one. */
+/** Ids of the managed top-level windows and the active one. */
 export async function windowIds(): Promise<{ ids: string[]; active: string | null }> {
   assertX11();
-  const { ids, active } = await rootState();
+  const { ids, active } = await rootState(await connection());
   return { ids: ids.map(formatWindowId), active: active === null ? null : formatWindowId(active) };
 }
 
@@ -242,13 +208,13 @@ async function activate(hex: string): Promise<void> {
   // wmctrl -a sends _NET_ACTIVE_WINDOW (the window manager switches desktop, un-minimises and raises);
   // xdotool windowactivate sends the same message and is the fallback.
   try {
-    await x11('wmctrl', ['-i', '-a', hex]);
+    await x11Tool('wmctrl', ['-i', '-a', hex]);
   } catch (error) {
-    if (!(error instanceof UnsupportedError)) throw error;
+    if (!(error instanceof CommandMissingError)) throw error;
     try {
-      await x11('xdotool', ['windowactivate', hex]);
+      await x11Tool('xdotool', ['windowactivate', hex]);
     } catch (second) {
-      if (second instanceof UnsupportedError) {
+      if (second instanceof CommandMissingError) {
         throw new UnsupportedError('focusing windows needs wmctrl or xdotool (apt install wmctrl)');
       }
       throw second;
@@ -264,7 +230,8 @@ export async function focusWindow(id: string): Promise<DesktopWindow> {
   assertX11();
   const numeric = parseWindowId(id);
   if (numeric === null) throw new WindowNotFoundError(`"${id}" is not a window id; use an id from list_windows`);
-  const { ids } = await rootState();
+  const x = await connection();
+  const { ids } = await rootState(x);
   if (!ids.includes(numeric)) throw new WindowNotFoundError(`no window with id ${id}; call list_windows for current ids`);
   const hex = formatWindowId(numeric);
   const deadline = Date.now() + FOCUS_WAIT_MS;
@@ -272,7 +239,7 @@ export async function focusWindow(id: string): Promise<DesktopWindow> {
   for (;;) {
     if (attempts === 0 || attempts === 10) await activate(hex);
     attempts++;
-    const { active } = await rootState();
+    const { active } = await rootState(x);
     if (active === numeric) return getWindow(hex);
     if (Date.now() > deadline) {
       throw new Error(

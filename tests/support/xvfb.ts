@@ -34,6 +34,8 @@ export interface XDisplayOptions {
   firstDisplay?: number;
   /** Start openbox (default true). */
   windowManager?: boolean;
+  /** An Xauthority file: the server admits only clients with its cookie (XAUTHORITY is set in `env`). */
+  authFile?: string;
 }
 
 export interface XProgram {
@@ -93,13 +95,13 @@ function displayInUse(n: number): boolean {
 }
 
 /** Starts Xvfb; resolves once the server accepts connections, rejects if it exits first. */
-function launchXvfb(n: number, screen: string): Promise<ChildProcess | null> {
+function launchXvfb(n: number, screen: string, authFile?: string): Promise<ChildProcess | null> {
   return new Promise((resolve) => {
     // -displayfd: Xvfb writes the display number to fd 3 once it is ready for clients.
     // -noreset: otherwise the server resets whenever its last client leaves (e.g. the xdpyinfo probe),
     // and a client connecting during the reset fails with "cannot open display".
     const child = track(
-      spawn('Xvfb', [`:${n}`, '-screen', '0', screen, '-nolisten', 'tcp', '-noreset', '-displayfd', '3'], {
+      spawn('Xvfb', [`:${n}`, '-screen', '0', screen, '-nolisten', 'tcp', '-noreset', '-displayfd', '3', ...(authFile ? ['-auth', authFile] : [])], {
         stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
       }),
     );
@@ -136,12 +138,12 @@ export async function startXvfb(options: XDisplayOptions = {}): Promise<XDisplay
   let n = first;
   for (; n < first + 100 && !xvfb; n++) {
     if (displayInUse(n)) continue;
-    xvfb = await launchXvfb(n, `${width}x${height}x${depth}`);
+    xvfb = await launchXvfb(n, `${width}x${height}x${depth}`, options.authFile);
   }
   if (!xvfb) throw new Error(`could not start Xvfb on any display :${first}..:${first + 99}`);
   const display = `:${n - 1}`;
 
-  const env: NodeJS.ProcessEnv = { ...process.env, DISPLAY: display };
+  const env: NodeJS.ProcessEnv = { ...process.env, DISPLAY: display, ...(options.authFile ? { XAUTHORITY: options.authFile } : {}) };
   delete env.WAYLAND_DISPLAY;
   const children: ChildProcess[] = [xvfb];
 

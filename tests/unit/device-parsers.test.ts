@@ -8,7 +8,8 @@ import { toRgb } from '../../src-main/device/screen';
 import { ToolTimeoutError, withTimeout } from '../../src-main/device/server';
 import { toolTimeoutMs } from '../../src-main/device/timeouts';
 import { normaliseNewlines } from '../../src-main/device/typing';
-import { formatWindowId, parseRootProps, parseWindowId, parseXprop, parseXwininfo } from '../../src-main/device/windows';
+import { cardinals, decodeTextProperty, formatWindowId, parseWindowId } from '../../src-main/device/windows';
+import { cookieFor, FAMILY_LOCAL, FAMILY_WILD, parseXauthority } from '../../src-main/device/x11/auth';
 import { chunkBySlots, keysymFor, missingChars, parseKeymap } from '../../src-main/device/xkeymap';
 
 describe('toRgb', () => {
@@ -100,47 +101,43 @@ describe('xkeymap', () => {
   });
 });
 
-describe('window parsing', () => {
-  it('reads hex-formatted string properties and plain numeric ones', () => {
-    const out = [
-      '_NET_WM_NAME(UTF8_STRING) 0x47, 0x72, 0xc3, 0xbc, 0xc3, 0x9f, 0x65',
-      'WM_NAME(STRING) 0x47, 0x72, 0xfc, 0xdf, 0x65',
-      'WM_CLASS(STRING) 0x78, 0x74, 0x0, 0x58, 0x54, 0x0',
-      '_NET_FRAME_EXTENTS(CARDINAL) = 1, 1, 20, 5',
-      '_NET_WM_PID(CARDINAL) = 7130',
-      '_NET_WM_STATE(ATOM) = ',
-      '_NET_WM_ICON_NAME:  not found.',
-    ].join('\n');
-    const props = parseXprop(out);
-    expect(props.get('_NET_WM_NAME')?.bytes?.toString('utf8')).toBe('Grüße');
-    expect(props.get('WM_NAME')?.bytes?.toString('latin1')).toBe('Grüße');
-    expect(props.get('_NET_FRAME_EXTENTS')?.text).toBe('1, 1, 20, 5');
-    expect(props.has('_NET_WM_ICON_NAME')).toBe(false);
+describe('window properties and X authority', () => {
+  it('decodes Latin-1 STRING and UTF8_STRING titles, NUL-separated', () => {
+    const UTF8 = 300;
+    expect(decodeTextProperty({ type: 31, format: 8, data: Buffer.from('Gr\xfc\xdfe', 'latin1') }, UTF8)).toEqual(['Grüße']);
+    expect(decodeTextProperty({ type: UTF8, format: 8, data: Buffer.from('日本語 ✓', 'utf8') }, UTF8)).toEqual(['日本語 ✓']);
+    expect(decodeTextProperty({ type: 31, format: 8, data: Buffer.from('xterm\0XTerm\0', 'latin1') }, UTF8)).toEqual(['xterm', 'XTerm']);
+    expect(decodeTextProperty({ type: 0, format: 0, data: Buffer.alloc(0) }, UTF8)).toEqual([]);
   });
 
-  it('reads absolute geometry from xwininfo', () => {
-    const out = `
-xwininfo: Window id: 0x20000c "deskhand-xterm"
-
-  Absolute upper-left X:  101
-  Absolute upper-left Y:  70
-  Relative upper-left X:  1
-  Relative upper-left Y:  20
-  Width: 484
-  Height: 264
-  Map State: IsViewable
-`;
-    expect(parseXwininfo(out)).toEqual({ x: 101, y: 70, width: 484, height: 264, mapState: 'IsViewable' });
-    expect(parseXwininfo('garbage')).toBeNull();
+  it('reads 32-bit items and ignores other formats', () => {
+    const data = Buffer.alloc(8);
+    data.writeUInt32LE(1, 0);
+    data.writeUInt32LE(0x60000c, 4);
+    expect(cardinals({ type: 6, format: 32, data })).toEqual([1, 0x60000c]);
+    expect(cardinals({ type: 31, format: 8, data })).toEqual([]);
   });
 
-  it('orders root clients topmost first', () => {
-    const out = [
-      '_NET_CLIENT_LIST_STACKING(WINDOW): window id # 0x20000c, 0x60000c',
-      '_NET_CLIENT_LIST(WINDOW): window id # 0x60000c, 0x20000c',
-      '_NET_ACTIVE_WINDOW(WINDOW): window id # 0x60000c',
-    ].join('\n');
-    expect(parseRootProps(out)).toEqual({ ids: [0x60000c, 0x20000c], active: 0x60000c });
+  it('finds the cookie for this display in an Xauthority file', () => {
+    const field = (value: string | Buffer): Buffer => {
+      const bytes = typeof value === 'string' ? Buffer.from(value, 'latin1') : value;
+      return Buffer.concat([Buffer.from([bytes.length >> 8, bytes.length & 0xff]), bytes]);
+    };
+    const entry = (family: number, address: string, display: string, data: Buffer): Buffer =>
+      Buffer.concat([Buffer.from([family >> 8, family & 0xff]), field(address), field(display), field('MIT-MAGIC-COOKIE-1'), field(data)]);
+    const file = Buffer.concat([
+      entry(FAMILY_LOCAL, 'other-host', '0', Buffer.from('aa', 'hex')),
+      entry(FAMILY_LOCAL, 'this-host', '1', Buffer.from('bb', 'hex')),
+      entry(FAMILY_LOCAL, 'this-host', '0', Buffer.from('cc', 'hex')),
+      entry(FAMILY_WILD, '', '', Buffer.from('dd', 'hex')),
+    ]);
+    const entries = parseXauthority(file);
+    expect(entries).toHaveLength(4);
+    expect(cookieFor(entries, 0, 'this-host')?.data.toString('hex')).toBe('cc');
+    expect(cookieFor(entries, 1, 'this-host')?.data.toString('hex')).toBe('bb');
+    expect(cookieFor(entries, 7, 'this-host')?.data.toString('hex')).toBe('dd');
+    expect(cookieFor(entries.slice(0, 1), 0, 'this-host')).toBeNull();
+    expect(() => parseXauthority(file.subarray(0, file.length - 1))).toThrow(/truncated/);
   });
 
   it('spells and parses window ids', () => {
@@ -148,6 +145,7 @@ xwininfo: Window id: 0x20000c "deskhand-xterm"
     expect(parseWindowId('0x0020000c')).toBe(0x20000c);
     expect(parseWindowId('2097164')).toBe(0x20000c);
     expect(parseWindowId('xterm')).toBeNull();
+    expect(parseWindowId('0x100000000')).toBeNull();
   });
 });
 
