@@ -1,4 +1,4 @@
-import { ColorMode, screen } from '@nut-tree-fork/nut-js';
+import { ColorMode, Region, screen } from '@nut-tree-fork/nut-js';
 import sharp from 'sharp';
 import type { ScreenshotMeta } from './contract';
 import { fitLongEdge, intersect, type Rect } from './coords';
@@ -48,6 +48,40 @@ export function toRgb(image: RawImage, crop: Rect = { x: 0, y: 0, width: image.w
   return out;
 }
 
+/** Tightly packed pixels for sharp: 3 (RGB) or 4 (RGBA, alpha opaque) bytes each. */
+export interface PackedPixels {
+  data: Buffer;
+  width: number;
+  height: number;
+  channels: 3 | 4;
+}
+
+/**
+ * Like toRgb, but for the usual 4-byte BGRA capture it swaps red and blue a whole pixel at a time into
+ * opaque RGBA, several times faster than copying byte by byte; other layouts fall back to toRgb.
+ */
+export function packPixels(image: RawImage, crop: Rect = { x: 0, y: 0, width: image.width, height: image.height }): PackedPixels {
+  const { channels, byteWidth, data } = image;
+  const aligned = channels === 4 && image.bgr && data.byteOffset % 4 === 0 && byteWidth % 4 === 0;
+  if (!aligned || new Uint8Array(new Uint32Array([1]).buffer)[0] !== 1) {
+    return { data: toRgb(image, crop), width: crop.width, height: crop.height, channels: 3 };
+  }
+  const source = new Uint32Array(data.buffer, data.byteOffset, Math.floor(data.length / 4));
+  const out = Buffer.allocUnsafe(crop.width * crop.height * 4);
+  const target = new Uint32Array(out.buffer, out.byteOffset, crop.width * crop.height);
+  const stride = byteWidth / 4;
+  let o = 0;
+  for (let row = 0; row < crop.height; row++) {
+    let i = (crop.y + row) * stride + crop.x;
+    const end = i + crop.width;
+    for (; i < end; i++) {
+      const pixel = source[i] as number; // little-endian B,G,R,A = 0xAARRGGBB
+      target[o++] = 0xff000000 | ((pixel & 0xff) << 16) | (pixel & 0xff00) | ((pixel >>> 16) & 0xff);
+    }
+  }
+  return { data: out, width: crop.width, height: crop.height, channels: 4 };
+}
+
 const MIME = { jpeg: 'image/jpeg', webp: 'image/webp' } as const;
 
 export async function encodeRgb(
@@ -56,13 +90,25 @@ export async function encodeRgb(
   height: number,
   options: EncodeOptions,
 ): Promise<{ data: Buffer; width: number; height: number; mimeType: (typeof MIME)[keyof typeof MIME] }> {
+  return encodePixels({ data: rgb, width, height, channels: 3 }, options);
+}
+
+export async function encodePixels(
+  pixels: PackedPixels,
+  options: EncodeOptions,
+): Promise<{ data: Buffer; width: number; height: number; mimeType: (typeof MIME)[keyof typeof MIME] }> {
+  const { width, height } = pixels;
   const target = fitLongEdge(width, height, options.maxEdge);
-  let pipeline = sharp(rgb, { raw: { width, height, channels: 3 } });
+  let pipeline = sharp(pixels.data, { raw: { width, height, channels: pixels.channels } });
+  if (pixels.channels === 4) pipeline = pipeline.removeAlpha();
   if (target.width !== width || target.height !== height) {
     pipeline = pipeline.resize(target.width, target.height, { fit: 'fill' });
   }
+  // Huffman tables optimised per image cost a second pass (about twice the time) for ~4 % fewer bytes.
   pipeline =
-    options.format === 'webp' ? pipeline.webp({ quality: options.quality }) : pipeline.jpeg({ quality: options.quality });
+    options.format === 'webp'
+      ? pipeline.webp({ quality: options.quality })
+      : pipeline.jpeg({ quality: options.quality, optimiseCoding: false });
   return { data: await pipeline.toBuffer(), ...target, mimeType: MIME[options.format] };
 }
 
@@ -72,41 +118,29 @@ export async function screenSize(): Promise<{ width: number; height: number }> {
   return { width, height };
 }
 
-/**
- * Captures the main screen, or the part of it inside `region` (logical coordinates), and encodes it.
- * The full screen is grabbed and cropped here rather than with grabRegion, so HiDPI scaling is handled
- * in one place: grab pixels per logical pixel = grab width / logical width.
- */
+/** Captures the main screen, or the part of it inside `region` (logical coordinates), and encodes it. */
 export async function captureScreenshot(region: Rect | null, options: EncodeOptions): Promise<Screenshot> {
   const started = performance.now();
-  const [size, grabbed] = await Promise.all([screenSize(), screen.grab()]);
-  const captureMs = performance.now() - started;
-
+  const size = await screenSize();
   const full: Rect = { x: 0, y: 0, width: size.width, height: size.height };
   const logical = region ? intersect(region, full) : full;
   if (!logical) throw new Error('the requested area is entirely off screen');
-  const scaleX = grabbed.width / size.width;
-  const scaleY = grabbed.height / size.height;
-  const crop: Rect = {
-    x: Math.round(logical.x * scaleX),
-    y: Math.round(logical.y * scaleY),
-    width: Math.max(1, Math.min(grabbed.width, Math.round((logical.x + logical.width) * scaleX)) - Math.round(logical.x * scaleX)),
-    height: Math.max(1, Math.min(grabbed.height, Math.round((logical.y + logical.height) * scaleY)) - Math.round(logical.y * scaleY)),
-  };
+  // Only the wanted area is read from the screen; on HiDPI screens it comes back in device pixels.
+  const grabbed = region
+    ? await screen.grabRegion(new Region(logical.x, logical.y, logical.width, logical.height))
+    : await screen.grab();
+  const captureMs = performance.now() - started;
 
   const encodeStart = performance.now();
-  const rgb = toRgb(
-    {
-      width: grabbed.width,
-      height: grabbed.height,
-      data: grabbed.data,
-      channels: grabbed.channels,
-      byteWidth: grabbed.byteWidth,
-      bgr: grabbed.colorMode !== ColorMode.RGB,
-    },
-    crop,
-  );
-  const encoded = await encodeRgb(rgb, crop.width, crop.height, options);
+  const pixels = packPixels({
+    width: grabbed.width,
+    height: grabbed.height,
+    data: grabbed.data,
+    channels: grabbed.channels,
+    byteWidth: grabbed.byteWidth,
+    bgr: grabbed.colorMode !== ColorMode.RGB,
+  });
+  const encoded = await encodePixels(pixels, options);
   const encodeMs = performance.now() - encodeStart;
 
   return {
