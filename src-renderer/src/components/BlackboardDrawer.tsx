@@ -39,8 +39,9 @@ export function BlackboardDrawer() {
   const bridge = useBridge();
   const sessionId = useDeskhand((state) => state.currentSessionId);
   const blackboard = useDeskhand((state) => (state.blackboard?.sessionId === state.currentSessionId ? state.blackboard.view : null));
-  const stepCount = useDeskhand((state) => state.steps.length);
-  const interactionCount = useDeskhand((state) => state.interactions.length);
+  // Only an open drawer follows the run: a closed one must not re-render on every step.
+  const stepCount = useDeskhand((state) => (open ? state.steps.length : 0));
+  const interactionCount = useDeskhand((state) => (open ? state.interactions.length : 0));
   const refresh = useDeskhand((state) => state.refreshBlackboard);
 
   // Fetched when opened, and again (debounced) as steps arrive or questions are answered.

@@ -78,10 +78,13 @@ function StepDetailBody({ step, fetched }: { step: StepView; fetched: Fetched | 
  * and planned, the raw model reply (fetched on demand with `step.detail`), the tool result and timings.
  * Alt+←/→ go to the previous / next step.
  */
+const NO_STEPS: StepView[] = [];
+
 export function StepDetailDialog() {
   const stepId = useUi((state) => state.detailStepId);
   const openStep = useUi((state) => state.openStep);
-  const steps = useDeskhand((state) => state.steps);
+  // Closed, the dialog needs no steps: it must not re-render on every new one.
+  const steps = useDeskhand((state) => (stepId === null ? NO_STEPS : state.steps));
   const loadDetail = useDeskhand((state) => state.stepDetail);
   const [fetched, setFetched] = useState<Fetched | null>(null);
   const position = stepId === null ? -1 : steps.findIndex((step) => step.id === stepId);

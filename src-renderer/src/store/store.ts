@@ -51,17 +51,24 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Events that arrive together are applied together: at most one state change (and render) per this many ms. */
-const EVENT_BATCH_MS = 0;
+/**
+ * A lone event is applied at once (before the browser's next frame, so it shows in that frame); events
+ * that follow within this many ms wait and are applied together, so a burst costs one render per frame.
+ */
+const EVENT_BATCH_MS = 16;
 
 export function createDeskhandStore(bridge: Bridge): DeskhandStore {
   let queued: HostEvent[] = [];
   let flushTimer: ReturnType<typeof setTimeout> | null = null;
+  let flushScheduled = false;
+  let lastFlush = -Infinity;
   /** Applies the events that wait for the next batch; called before any reply is applied, to keep the order. */
   const flushEvents = (): void => {
     if (flushTimer !== null) clearTimeout(flushTimer);
     flushTimer = null;
+    flushScheduled = false;
     if (queued.length === 0) return;
+    lastFlush = performance.now();
     const events = queued;
     queued = [];
     store.setState((state) => applyHostEvents(state, events));
@@ -241,11 +248,15 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
     };
   });
 
-  // A timer, not requestAnimationFrame: frames stop in a hidden window, and a held step must still be
-  // noticed there (title, notification).
+  // A microtask or a timer, not requestAnimationFrame: frames stop in a hidden window, and a held step
+  // must still be noticed there (title, notification).
   bridge.onEvent((event) => {
     queued.push(event);
-    if (flushTimer === null) flushTimer = setTimeout(flushEvents, EVENT_BATCH_MS);
+    if (flushScheduled) return;
+    flushScheduled = true;
+    const wait = lastFlush + EVENT_BATCH_MS - performance.now();
+    if (wait <= 0) queueMicrotask(flushEvents);
+    else flushTimer = setTimeout(flushEvents, wait);
   });
   bridge.onError((error) => store.setState((state) => showError(state, error.message)));
   bridge.onConnection((connection) => {
