@@ -45,7 +45,7 @@ async function pngOfScreen(): Promise<{ bytes: number; width: number; height: nu
     bgr: grabbed.colorMode !== ColorMode.RGB,
   });
   const png = await sharp(rgb, { raw: { width: grabbed.width, height: grabbed.height, channels: 3 } }).png({ compressionLevel: 9 }).toBuffer();
-  for (const [format, quality, maxEdge] of [['jpeg', 70, 1280], ['webp', 70, 1280], ['webp', 50, 1024], ['jpeg', 50, 960]] as const) {
+  for (const [format, quality, maxEdge] of [['jpeg', 70, 1280], ['webp', 70, 1280], ['webp', 50, 1024], ['jpeg', 50, 960], ['jpeg', 30, 640]] as const) {
     const other = await encodeRgb(rgb, grabbed.width, grabbed.height, { format, quality, maxEdge });
     note(`for comparison: ${format} q${quality} at ${other.width}x${other.height}: ${(other.data.length / 1024).toFixed(1)} KB = ${(other.data.length / png.length).toFixed(2)} of the PNG`);
   }
@@ -117,7 +117,7 @@ async function main(): Promise<void> {
     emit([
       info('Bare screen.grab() of 1280x800, p50', grab, 'ms'),
       info('Host step without the model (capture, encode, prompt, dispatch, persist, event), p50', step, 'ms'),
-      info('Host step: collecting the screenshot (device grab, crop, JPEG; host save), p50', phase('DATA_COLLECTION'), 'ms'),
+      info('Host step: collecting the screenshot (window lookup, grab, JPEG, transfer; host save), p50', phase('DATA_COLLECTION'), 'ms'),
       info('Host step: the prompt and the instant model reply, p50', phase('LLM_INTERACTION'), 'ms'),
       info('Host step: dispatching `wait 0`, p50', phase('ACTION_EXECUTION'), 'ms'),
       goal('Step overhead / bare screen grab', step / grab, 'ratio', '<=', 3),
