@@ -63,6 +63,8 @@ export class X11Connection {
     /** The first screen's root window. */
     readonly root: number,
   ) {
+    // An idle connection must not keep a process alive; a request in flight holds its own timer.
+    socket.unref();
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('error', (error) => this.fail(new X11Error(`X connection failed: ${error.message}`)));
     socket.on('close', () => this.fail(new X11Error('the X server closed the connection')));
