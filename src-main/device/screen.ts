@@ -56,6 +56,8 @@ export interface PackedPixels {
   channels: 3 | 4;
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
 /**
  * Like toRgb, but for the usual 4-byte BGRA capture it swaps red and blue a whole pixel at a time into
  * opaque RGBA, several times faster than copying byte by byte; other layouts fall back to toRgb.
@@ -63,7 +65,7 @@ export interface PackedPixels {
 export function packPixels(image: RawImage, crop: Rect = { x: 0, y: 0, width: image.width, height: image.height }): PackedPixels {
   const { channels, byteWidth, data } = image;
   const aligned = channels === 4 && image.bgr && data.byteOffset % 4 === 0 && byteWidth % 4 === 0;
-  if (!aligned || new Uint8Array(new Uint32Array([1]).buffer)[0] !== 1) {
+  if (!aligned || !LITTLE_ENDIAN) {
     return { data: toRgb(image, crop), width: crop.width, height: crop.height, channels: 3 };
   }
   const source = new Uint32Array(data.buffer, data.byteOffset, Math.floor(data.length / 4));

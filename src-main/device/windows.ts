@@ -101,10 +101,9 @@ async function processName(pid: number | null): Promise<string> {
 
 /** One window's info, or null when it vanished while we looked. */
 async function describe(x: X11Connection, id: number, active: number | null): Promise<DesktopWindow | null> {
-  const atom = (name: string): Promise<number> => x.atom(name);
   try {
-    const [utf8, hiddenAtom] = await Promise.all([atom('UTF8_STRING'), atom('_NET_WM_STATE_HIDDEN')]);
-    const property = async (name: string, maxLongs = 1024): Promise<PropertyValue> => x.property(id, await atom(name), maxLongs);
+    const [utf8, hiddenAtom] = await Promise.all([x.atom('UTF8_STRING'), x.atom('_NET_WM_STATE_HIDDEN')]);
+    const property = async (name: string, maxLongs = 1024): Promise<PropertyValue> => x.property(id, await x.atom(name), maxLongs);
     const [netName, wmName, wmClass, extents, pidValue, state, geometry, origin, mapState] = await Promise.all([
       property('_NET_WM_NAME'),
       property('WM_NAME'),

@@ -4,7 +4,7 @@ import { deviceArgs, parseDeviceArgs } from '../../src-main/device/config';
 import { checkEnvironment, EXIT_NO_DISPLAY, parseDisplay } from '../../src-main/device/health';
 import { keyFromName, parseKeys, usLayoutKey } from '../../src-main/device/keys';
 import { deviceEnv, deviceLaunchSpec } from '../../src-main/device/launch';
-import { toRgb } from '../../src-main/device/screen';
+import { packPixels, toRgb } from '../../src-main/device/screen';
 import { ToolTimeoutError, withTimeout } from '../../src-main/device/server';
 import { toolTimeoutMs } from '../../src-main/device/timeouts';
 import { normaliseNewlines } from '../../src-main/device/typing';
@@ -30,6 +30,27 @@ describe('toRgb', () => {
   it('keeps RGB order when the image already is RGB', () => {
     const rgb = toRgb({ width: 1, height: 1, data: Buffer.from([1, 2, 3]), channels: 3, byteWidth: 3, bgr: false });
     expect([...rgb]).toEqual([1, 2, 3]);
+  });
+});
+
+describe('packPixels', () => {
+  // 2x2 BGRA with 4 bytes of padding per row, in its own (4-byte aligned) memory.
+  const bytes = [10, 11, 12, 0, 20, 21, 22, 0, 9, 9, 9, 9, 30, 31, 32, 0, 40, 41, 42, 0, 9, 9, 9, 9];
+  const aligned = Buffer.from(new Uint8Array(bytes).buffer);
+
+  it('turns aligned BGRA into opaque RGBA a pixel at a time, cropping and skipping row padding', () => {
+    const image = { width: 2, height: 2, data: aligned, channels: 4, byteWidth: 12, bgr: true };
+    const whole = packPixels(image);
+    expect(whole).toMatchObject({ width: 2, height: 2, channels: 4 });
+    expect([...whole.data]).toEqual([12, 11, 10, 255, 22, 21, 20, 255, 32, 31, 30, 255, 42, 41, 40, 255]);
+    expect([...packPixels(image, { x: 1, y: 1, width: 1, height: 1 }).data]).toEqual([42, 41, 40, 255]);
+  });
+
+  it('falls back to packed RGB for memory it cannot read 4 bytes at a time', () => {
+    const unaligned = Buffer.from(new Uint8Array([0, ...bytes]).buffer, 1, bytes.length);
+    const packed = packPixels({ width: 2, height: 2, data: unaligned, channels: 4, byteWidth: 12, bgr: true });
+    expect(packed.channels).toBe(3);
+    expect([...packed.data]).toEqual([12, 11, 10, 22, 21, 20, 32, 31, 30, 42, 41, 40]);
   });
 });
 

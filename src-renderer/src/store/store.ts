@@ -1,6 +1,6 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { CommandResult, HostEvent, StepDetail } from '../../../src-main/protocol';
-import type { Bridge } from '../bridge';
+import type { Bridge } from '../bridge/types';
 import {
   applyBlackboard,
   applyContinuedSession,
