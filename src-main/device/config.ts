@@ -5,7 +5,8 @@ export const DeviceConfig = z
   .object({
     /** Screenshots are downscaled so their long edge is at most this many pixels. */
     maxEdge: z.number().int().min(200).max(8192).default(1280),
-    format: z.enum(['jpeg', 'webp']).default('jpeg'),
+    /** auto: PNG for user interfaces, JPEG for photographic frames (see encodePixels). */
+    format: z.enum(['auto', 'png', 'jpeg', 'webp']).default('auto'),
     quality: z.number().int().min(1).max(100).default(70),
   })
   .strict();
@@ -27,7 +28,7 @@ export function deviceArgs(config: Partial<DeviceConfig>): string[] {
   return args;
 }
 
-/** Parses `--max-edge=1280 --format=webp --quality=70` (or `--flag value`); throws on anything else. */
+/** Parses `--max-edge=1280 --format=auto --quality=70` (or `--flag value`); throws on anything else. */
 export function parseDeviceArgs(argv: readonly string[]): DeviceConfig {
   const raw: Record<string, unknown> = {};
   for (let i = 0; i < argv.length; i++) {

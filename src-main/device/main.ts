@@ -1,7 +1,7 @@
 /**
  * Device client entry: an MCP server on stdio that sees and drives this desktop. stdout is the MCP
  * channel, so everything else goes to stderr. Run as `node out/main/device.js [--max-edge=1280]
- * [--format=jpeg|webp] [--quality=70]` (dev: `node --import tsx src-main/device/main.ts`).
+ * [--format=auto|png|jpeg|webp] [--quality=70]` (dev: `node --import tsx src-main/device/main.ts`).
  */
 import { parseDeviceArgs, type DeviceConfig } from './config';
 import { checkEnvironment } from './health';

@@ -1,13 +1,7 @@
 import { ColorMode, Region, screen } from '@nut-tree-fork/nut-js';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import type { ScreenshotMeta } from './contract';
 import { fitLongEdge, intersect, type Rect } from './coords';
-
-export interface EncodeOptions {
-  maxEdge: number;
-  format: 'jpeg' | 'webp';
-  quality: number;
-}
 
 export interface Screenshot {
   data: Buffer;
@@ -48,7 +42,7 @@ export function toRgb(image: RawImage, crop: Rect = { x: 0, y: 0, width: image.w
   return out;
 }
 
-/** Tightly packed pixels for sharp: 3 (RGB) or 4 (RGBA, alpha opaque) bytes each. */
+/** Tightly packed pixels for sharp: 3 (RGB) or 4 bytes each (RGB and a fourth byte that is ignored). */
 export interface PackedPixels {
   data: Buffer;
   width: number;
@@ -59,8 +53,10 @@ export interface PackedPixels {
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
- * Like toRgb, but for the usual 4-byte BGRA capture it swaps red and blue a whole pixel at a time into
- * opaque RGBA, several times faster than copying byte by byte; other layouts fall back to toRgb.
+ * Like toRgb, but much faster for the usual 4-byte BGRA capture. A whole, unpadded image is copied and
+ * byte-swapped natively (Buffer.swap32 turns B,G,R,A into A,R,G,B); read from its second byte that is
+ * R,G,B followed by the next pixel's alpha, hence one spare pixel at the end. A crop or padded rows are
+ * swapped a pixel at a time in JavaScript. Other layouts fall back to toRgb.
  */
 export function packPixels(image: RawImage, crop: Rect = { x: 0, y: 0, width: image.width, height: image.height }): PackedPixels {
   const { channels, byteWidth, data } = image;
@@ -68,9 +64,17 @@ export function packPixels(image: RawImage, crop: Rect = { x: 0, y: 0, width: im
   if (!aligned || !LITTLE_ENDIAN) {
     return { data: toRgb(image, crop), width: crop.width, height: crop.height, channels: 3 };
   }
+  const pixelCount = crop.width * crop.height;
+  const whole = crop.x === 0 && crop.y === 0 && crop.width === image.width && crop.height === image.height;
+  if (whole && byteWidth === image.width * 4) {
+    const swapped = Buffer.allocUnsafe((pixelCount + 1) * 4);
+    data.copy(swapped, 0, 0, pixelCount * 4);
+    swapped.swap32();
+    return { data: swapped.subarray(1, 1 + pixelCount * 4), width: crop.width, height: crop.height, channels: 4 };
+  }
   const source = new Uint32Array(data.buffer, data.byteOffset, Math.floor(data.length / 4));
-  const out = Buffer.allocUnsafe(crop.width * crop.height * 4);
-  const target = new Uint32Array(out.buffer, out.byteOffset, crop.width * crop.height);
+  const out = Buffer.allocUnsafe(pixelCount * 4);
+  const target = new Uint32Array(out.buffer, out.byteOffset, pixelCount);
   const stride = byteWidth / 4;
   let o = 0;
   for (let row = 0; row < crop.height; row++) {
@@ -84,34 +88,99 @@ export function packPixels(image: RawImage, crop: Rect = { x: 0, y: 0, width: im
   return { data: out, width: crop.width, height: crop.height, channels: 4 };
 }
 
-const MIME = { jpeg: 'image/jpeg', webp: 'image/webp' } as const;
+/** Rows sampled by flatShare: every fourth is plenty to tell a user interface from a photograph. */
+const FLAT_SAMPLE_ROW_STEP = 4;
 
-export async function encodeRgb(
-  rgb: Buffer,
-  width: number,
-  height: number,
-  options: EncodeOptions,
-): Promise<{ data: Buffer; width: number; height: number; mimeType: (typeof MIME)[keyof typeof MIME] }> {
+/**
+ * The share of pixels (in sampled rows) that have exactly the colour of their left neighbour: about
+ * 0.85-0.95 for windows of text and controls, well under 0.5 for photographs and video. Only the three
+ * colour bytes count; a fourth byte (alpha or padding) is ignored.
+ */
+export function flatShare(image: RawImage): number {
+  const { data, width, height, channels, byteWidth } = image;
+  const words = channels === 4 && LITTLE_ENDIAN && data.byteOffset % 4 === 0 && byteWidth % 4 === 0;
+  const pixels = words ? new Uint32Array(data.buffer, data.byteOffset, Math.floor(data.length / 4)) : null;
+  let same = 0;
+  let compared = 0;
+  for (let row = 0; row < height; row += FLAT_SAMPLE_ROW_STEP) {
+    if (pixels) {
+      const start = (row * byteWidth) / 4;
+      for (let i = start + 1, end = start + width; i < end; i++) {
+        compared++;
+        if ((((pixels[i] as number) ^ (pixels[i - 1] as number)) & 0xffffff) === 0) same++;
+      }
+      continue;
+    }
+    const start = row * byteWidth;
+    for (let i = start + channels, end = start + width * channels; i < end; i += channels) {
+      compared++;
+      if (data[i] === data[i - channels] && data[i + 1] === data[i + 1 - channels] && data[i + 2] === data[i + 2 - channels]) same++;
+    }
+  }
+  return compared === 0 ? 1 : same / compared;
+}
+
+/**
+ * `auto` picks per frame: lossless PNG for user interfaces, where it is both smaller and sharper than
+ * JPEG (a text window: a third of the JPEG's bytes), and JPEG at `quality` for photographic content.
+ */
+export type ScreenshotFormat = 'auto' | 'png' | 'jpeg' | 'webp';
+
+export interface EncodeOptions {
+  maxEdge: number;
+  format: ScreenshotFormat;
+  /** For JPEG and WebP. */
+  quality: number;
+}
+
+/** At or above this flatShare a frame is a user interface, and `auto` sends PNG. */
+export const FLAT_UI_SHARE = 0.6;
+/** zlib level 2: most of level 9's gain on flat frames for a fraction of its time. */
+const PNG_COMPRESSION_LEVEL = 2;
+/** A PNG above this many bytes per pixel (a busy frame after all) is compared with a JPEG of it. */
+const PNG_BYTES_PER_PIXEL_CHECK = 0.5;
+
+const MIME = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
+
+export interface EncodedImage {
+  data: Buffer;
+  width: number;
+  height: number;
+  mimeType: (typeof MIME)[keyof typeof MIME];
+}
+
+export async function encodeRgb(rgb: Buffer, width: number, height: number, options: EncodeOptions): Promise<EncodedImage> {
   return encodePixels({ data: rgb, width, height, channels: 3 }, options);
 }
 
-export async function encodePixels(
-  pixels: PackedPixels,
-  options: EncodeOptions,
-): Promise<{ data: Buffer; width: number; height: number; mimeType: (typeof MIME)[keyof typeof MIME] }> {
+/** `flat`: the frame's flatShare, when the caller has it (from the capture, which is faster to scan). */
+export async function encodePixels(pixels: PackedPixels, options: EncodeOptions, flat?: number): Promise<EncodedImage> {
   const { width, height } = pixels;
   const target = fitLongEdge(width, height, options.maxEdge);
-  let pipeline = sharp(pixels.data, { raw: { width, height, channels: pixels.channels } });
-  if (pixels.channels === 4) pipeline = pipeline.removeAlpha();
-  if (target.width !== width || target.height !== height) {
-    pipeline = pipeline.resize(target.width, target.height, { fit: 'fill' });
-  }
-  // Huffman tables optimised per image cost a second pass (about twice the time) for ~4 % fewer bytes.
-  pipeline =
-    options.format === 'webp'
-      ? pipeline.webp({ quality: options.quality })
-      : pipeline.jpeg({ quality: options.quality, optimiseCoding: false });
-  return { data: await pipeline.toBuffer(), ...target, mimeType: MIME[options.format] };
+  const pipeline = (): Sharp => {
+    let result = sharp(pixels.data, { raw: { width, height, channels: pixels.channels } });
+    if (pixels.channels === 4) result = result.removeAlpha();
+    if (target.width !== width || target.height !== height) result = result.resize(target.width, target.height, { fit: 'fill' });
+    return result;
+  };
+  const encode = async (format: Exclude<ScreenshotFormat, 'auto'>): Promise<EncodedImage> => {
+    const image = pipeline();
+    const encoded =
+      format === 'png'
+        ? image.png({ compressionLevel: PNG_COMPRESSION_LEVEL })
+        : format === 'webp'
+          ? image.webp({ quality: options.quality })
+          : // Huffman tables optimised per image cost a second pass (about twice the time) for ~4 % fewer bytes.
+            image.jpeg({ quality: options.quality, optimiseCoding: false });
+    return { data: await encoded.toBuffer(), ...target, mimeType: MIME[format] };
+  };
+  if (options.format !== 'auto') return encode(options.format);
+  const share = flat ?? flatShare({ ...pixels, byteWidth: pixels.width * pixels.channels, bgr: false });
+  if (share < FLAT_UI_SHARE) return encode('jpeg');
+  const png = await encode('png');
+  if (png.data.length <= target.width * target.height * PNG_BYTES_PER_PIXEL_CHECK) return png;
+  const jpeg = await encode('jpeg');
+  return jpeg.data.length < png.data.length ? jpeg : png;
 }
 
 /** Logical screen size (the coordinate space of mouse input). */
@@ -134,15 +203,15 @@ export async function captureScreenshot(region: Rect | null, options: EncodeOpti
   const captureMs = performance.now() - started;
 
   const encodeStart = performance.now();
-  const pixels = packPixels({
+  const raw: RawImage = {
     width: grabbed.width,
     height: grabbed.height,
     data: grabbed.data,
     channels: grabbed.channels,
     byteWidth: grabbed.byteWidth,
     bgr: grabbed.colorMode !== ColorMode.RGB,
-  });
-  const encoded = await encodePixels(pixels, options);
+  };
+  const encoded = await encodePixels(packPixels(raw), options, options.format === 'auto' ? flatShare(raw) : undefined);
   const encodeMs = performance.now() - encodeStart;
 
   return {

@@ -75,18 +75,20 @@ function toolError(name: string, error: unknown): CallToolResult {
   return { content: [{ type: 'text', text: `${name} failed: ${message}` }], isError: true };
 }
 
+/** Waits `ms` (no timer at all for 0), or rejects once the call is cancelled. */
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new Error('cancelled'));
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(new Error('cancelled'));
-      },
-      { once: true },
-    );
+    if (ms <= 0) return resolve();
+    const cancel = (): void => {
+      clearTimeout(timer);
+      reject(new Error('cancelled'));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', cancel);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', cancel, { once: true });
   });
 
 const LOOKS: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, openWorldHint: false };

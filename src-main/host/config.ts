@@ -117,7 +117,8 @@ export const DeskhandConfig = z.object({
   device: z
     .object({
       toolTimeoutMs: z.number().int().min(1_000).max(600_000).default(30_000),
-      screenshotFormat: z.enum(['jpeg', 'webp']).default('jpeg'),
+      /** auto: lossless PNG for windows of text and controls, JPEG at screenshotQuality for photographic ones. */
+      screenshotFormat: z.enum(['auto', 'png', 'jpeg', 'webp']).default('auto'),
       screenshotQuality: z.number().int().min(10).max(100).default(70),
       screenshotMaxLongEdge: z.number().int().min(320).max(4096).default(1280),
     })

@@ -2,7 +2,8 @@
 //   1. a full host step without the model (a scripted model that answers at once with `wait 0`): capture,
 //      encode, prompt, dispatch, persist, event, through the real device client; against a bare nut.js
 //      screen.grab() in this process. Both as p50; their ratio.
-//   2. the bytes of the desktop screenshot the model was sent, against a lossless PNG of the same frame.
+//   2. the bytes of the desktop screenshot the model was sent, against a lossless PNG of the same frame;
+//      and the same for the AppAgent's window screenshot.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +33,11 @@ async function bareGrabs(count: number): Promise<number[]> {
   return times;
 }
 
+const png9 = (image: Buffer | { data: Buffer; width: number; height: number }): Promise<Buffer> =>
+  (Buffer.isBuffer(image) ? sharp(image) : sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } }))
+    .png({ compressionLevel: 9 })
+    .toBuffer();
+
 /** The frame as raw RGB, and its lossless PNG; other encodings of it are noted for comparison. */
 async function pngOfScreen(): Promise<{ bytes: number; width: number; height: number }> {
   const { screen, ColorMode } = await import('@nut-tree-fork/nut-js');
@@ -44,23 +50,27 @@ async function pngOfScreen(): Promise<{ bytes: number; width: number; height: nu
     byteWidth: grabbed.byteWidth,
     bgr: grabbed.colorMode !== ColorMode.RGB,
   });
-  const png = await sharp(rgb, { raw: { width: grabbed.width, height: grabbed.height, channels: 3 } }).png({ compressionLevel: 9 }).toBuffer();
-  for (const [format, quality, maxEdge] of [['jpeg', 70, 1280], ['webp', 70, 1280], ['webp', 50, 1024], ['jpeg', 50, 960], ['jpeg', 30, 640]] as const) {
+  const png = await png9({ data: rgb, width: grabbed.width, height: grabbed.height });
+  const comparisons = [['jpeg', 70, 1280], ['png', 0, 1280], ['webp', 70, 1280], ['webp', 50, 1024], ['jpeg', 50, 960], ['jpeg', 30, 640]] as const;
+  for (const [format, quality, maxEdge] of comparisons) {
     const other = await encodeRgb(rgb, grabbed.width, grabbed.height, { format, quality, maxEdge });
-    note(`for comparison: ${format} q${quality} at ${other.width}x${other.height}: ${(other.data.length / 1024).toFixed(1)} KB = ${(other.data.length / png.length).toFixed(2)} of the PNG`);
+    const setting = format === 'png' ? 'png (zlib level 2)' : `${format} q${quality}`;
+    note(`for comparison: ${setting} at ${other.width}x${other.height}: ${(other.data.length / 1024).toFixed(1)} KB = ${(other.data.length / png.length).toFixed(2)} of the PNG`);
   }
   return { bytes: png.length, width: grabbed.width, height: grabbed.height };
 }
 
-function imageOf(messages: Array<{ content?: unknown }>): Buffer | null {
+/** The screenshots in a model request (data URLs), decoded. */
+function imagesOf(messages: Array<{ content?: unknown }>): Buffer[] {
+  const images: Buffer[] = [];
   for (const message of messages) {
     if (!Array.isArray(message.content)) continue;
     for (const part of message.content as Array<{ type?: string; image_url?: { url?: string } }>) {
       const url = part.type === 'image_url' ? part.image_url?.url : undefined;
-      if (url?.startsWith('data:')) return Buffer.from(url.slice(url.indexOf(',') + 1), 'base64');
+      if (url?.startsWith('data:')) images.push(Buffer.from(url.slice(url.indexOf(',') + 1), 'base64'));
     }
   }
-  return null;
+  return images;
 }
 
 async function main(): Promise<void> {
@@ -106,13 +116,19 @@ async function main(): Promise<void> {
     const step = median(cycle);
     const phase = (name: string): number => median(steps.slice(WARMUP_STEPS).map((candidate) => candidate.phaseMs[name] ?? 0));
 
-    const sent = imageOf(model.requests[0]?.body.messages ?? []);
+    const sent = imagesOf(model.requests[0]?.body.messages ?? [])[0];
     if (!sent) throw new Error('the HostAgent request carried no screenshot');
     const meta = await sharp(sent).metadata();
     const png = await pngOfScreen();
     if (meta.width !== png.width || meta.height !== png.height) {
       throw new Error(`the image sent is ${meta.width}x${meta.height}, the screen ${png.width}x${png.height}: not the same frame size`);
     }
+    // The AppAgent's window screenshots: lossless when sent as PNG, so re-encoding one at level 9 is the
+    // PNG of the same frame; a JPEG is compared with the PNG of what it shows (a little kinder to JPEG).
+    const windowShot = imagesOf(model.requests[1]?.body.messages ?? [])[0];
+    if (!windowShot) throw new Error('the AppAgent request carried no screenshot');
+    const windowMeta = await sharp(windowShot).metadata();
+    const windowPng = await png9(windowShot);
 
     emit([
       info('Bare screen.grab() of 1280x800, p50', grab, 'ms'),
@@ -124,6 +140,8 @@ async function main(): Promise<void> {
       info(`Image sent to the model (${meta.format} ${meta.width}x${meta.height})`, sent.length / 1024, 'KB'),
       info('Lossless PNG of the same frame (sharp, level 9)', png.bytes / 1024, 'KB'),
       goal('Image bytes sent / lossless PNG of the same frame', sent.length / png.bytes, 'ratio', '<=', 0.2),
+      info(`AppAgent window image sent (${windowMeta.format} ${windowMeta.width}x${windowMeta.height})`, windowShot.length / 1024, 'KB'),
+      info('AppAgent window image sent / lossless PNG of it (level 9)', windowShot.length / windowPng.length, 'ratio'),
     ]);
   } finally {
     await host.close();

@@ -65,32 +65,41 @@ describe.each([
   let scale: number;
   const boxes = new Map<string, Box>();
 
-  /** Finds every target in a fresh screenshot by its colour (image pixels). */
+  /**
+   * Finds every target in a fresh screenshot by its colour (image pixels). A target is a filled block,
+   * so its box spans the rows and columns holding at least MIN_LINE pixels of its colour: a few stray
+   * pixels of a similar colour elsewhere (antialiased title text, scaled edges) do not stretch it.
+   */
   async function locateTargets(): Promise<boolean> {
+    const MIN_LINE = 10;
     const shot = await device.callOk('screenshot');
     meta = ScreenshotMeta.parse(shot.structuredContent);
     scale = meta.region.width / meta.width;
     const img = await screenshotPixels(shot);
-    const found = new Map<string, Box>();
+    const targets = Object.entries(COLOURS).map(([id, colour]) => ({
+      id,
+      colour,
+      rows: new Uint32Array(img.height),
+      columns: new Uint32Array(img.width),
+    }));
     for (let py = 0; py < img.height; py++) {
       for (let px = 0; px < img.width; px++) {
         const [r, g, b] = img.at(px, py);
-        for (const [id, [cr, cg, cb]] of Object.entries(COLOURS)) {
+        for (const { colour: [cr, cg, cb], rows, columns } of targets) {
           if (Math.abs(r - cr) < 50 && Math.abs(g - cg) < 50 && Math.abs(b - cb) < 50) {
-            const box = found.get(id);
-            if (!box) found.set(id, { left: px, top: py, right: px, bottom: py });
-            else {
-              box.left = Math.min(box.left, px);
-              box.top = Math.min(box.top, py);
-              box.right = Math.max(box.right, px);
-              box.bottom = Math.max(box.bottom, py);
-            }
+            rows[py] = (rows[py] ?? 0) + 1;
+            columns[px] = (columns[px] ?? 0) + 1;
           }
         }
       }
     }
+    const span = (counts: Uint32Array): [number, number] => [counts.findIndex((n) => n >= MIN_LINE), counts.findLastIndex((n) => n >= MIN_LINE)];
     boxes.clear();
-    for (const [id, box] of found) boxes.set(id, box);
+    for (const { id, rows, columns } of targets) {
+      const [top, bottom] = span(rows);
+      const [left, right] = span(columns);
+      if (top >= 0 && left >= 0) boxes.set(id, { left, top, right, bottom });
+    }
     return Object.keys(COLOURS).every((id) => boxes.has(id));
   }
 

@@ -8,6 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScreenshotMeta, WindowInfo } from '../../src-main/device/contract';
+import type { DeviceConfig } from '../../src-main/device/config';
 import { deviceLaunchSpec, EXIT_NO_DISPLAY } from '../../src-main/device/launch';
 import { startXterm, startXvfb, type XDisplay, type XProgram } from '../support/xvfb';
 
@@ -24,7 +25,7 @@ interface Device {
   stderr: () => string;
 }
 
-async function startDevice(x: XDisplay, extraArgs: { maxEdge?: number } = {}): Promise<Device> {
+async function startDevice(x: XDisplay, extraArgs: Partial<DeviceConfig> = {}): Promise<Device> {
   const spec = deviceLaunchSpec({ root: ROOT, mode: 'source', env: x.env, config: extraArgs });
   const transport = new StdioClientTransport({ ...spec, stderr: 'pipe' });
   let stderr = '';
@@ -117,20 +118,20 @@ describe('device client over MCP stdio (Xvfb + openbox + xterm)', () => {
     );
   });
 
-  it('takes a non-blank 1280x800 JPEG screenshot with its geometry', async () => {
+  it('takes a non-blank 1280x800 screenshot with its geometry: lossless PNG for this desktop of text windows', async () => {
     const result = await callOk(device, 'screenshot');
     const image = result.content.find((c) => c.type === 'image');
     expect(image?.type).toBe('image');
     if (image?.type !== 'image') return;
-    expect(image.mimeType).toBe('image/jpeg');
+    expect(image.mimeType).toBe('image/png');
 
     const meta = ScreenshotMeta.parse(result.structuredContent);
-    expect(meta).toMatchObject({ width: 1280, height: 800, mimeType: 'image/jpeg' });
+    expect(meta).toMatchObject({ width: 1280, height: 800, mimeType: 'image/png' });
     expect(meta.region).toEqual({ x: 0, y: 0, width: 1280, height: 800 });
 
     const bytes = Buffer.from(image.data, 'base64');
     const info = await sharp(bytes).metadata();
-    expect(info).toMatchObject({ format: 'jpeg', width: 1280, height: 800 });
+    expect(info).toMatchObject({ format: 'png', width: 1280, height: 800, channels: 3 });
     const stats = await sharp(bytes).stats();
     const spread = Math.max(...stats.channels.map((c) => c.max - c.min));
     expect(spread, 'all pixels have the same colour').toBeGreaterThan(50);
@@ -260,11 +261,11 @@ describe('device client over MCP stdio (Xvfb + openbox + xterm)', () => {
     expect(dragged.structuredContent).toMatchObject({ pointer: { screen: to } });
   });
 
-  describe('with screenshots downscaled by 2 (--max-edge=640)', () => {
+  describe('with JPEG screenshots downscaled by 2 (--max-edge=640 --format=jpeg)', () => {
     let small: Device;
 
     beforeAll(async () => {
-      small = await startDevice(x, { maxEdge: 640 });
+      small = await startDevice(x, { maxEdge: 640, format: 'jpeg' });
     });
 
     afterAll(async () => {
@@ -273,7 +274,7 @@ describe('device client over MCP stdio (Xvfb + openbox + xterm)', () => {
 
     it('maps image pixels to the screen at scale 2', async () => {
       const shot = await callOk(small, 'screenshot');
-      expect(ScreenshotMeta.parse(shot.structuredContent)).toMatchObject({ width: 640, height: 400 });
+      expect(ScreenshotMeta.parse(shot.structuredContent)).toMatchObject({ width: 640, height: 400, mimeType: 'image/jpeg' });
 
       for (const [term, expected] of [
         [termB, 'B'],

@@ -46,6 +46,16 @@ describe('packPixels', () => {
     expect([...packPixels(image, { x: 1, y: 1, width: 1, height: 1 }).data]).toEqual([42, 41, 40, 255]);
   });
 
+  it('swaps a whole unpadded BGRA image natively: R, G, B and one ignored byte per pixel', () => {
+    const contiguous = Buffer.from(new Uint8Array([10, 11, 12, 0, 20, 21, 22, 0, 30, 31, 32, 0, 40, 41, 42, 0]).buffer);
+    const packed = packPixels({ width: 2, height: 2, data: contiguous, channels: 4, byteWidth: 8, bgr: true });
+    expect(packed).toMatchObject({ width: 2, height: 2, channels: 4 });
+    expect(packed.data.length).toBe(16);
+    const rgb = [0, 1, 2, 3].flatMap((pixel) => [...packed.data.subarray(pixel * 4, pixel * 4 + 3)]);
+    expect(rgb).toEqual([12, 11, 10, 22, 21, 20, 32, 31, 30, 42, 41, 40]);
+    expect([...contiguous], 'the capture itself is left alone').toEqual([10, 11, 12, 0, 20, 21, 22, 0, 30, 31, 32, 0, 40, 41, 42, 0]);
+  });
+
   it('falls back to packed RGB for memory it cannot read 4 bytes at a time', () => {
     const unaligned = Buffer.from(new Uint8Array([0, ...bytes]).buffer, 1, bytes.length);
     const packed = packPixels({ width: 2, height: 2, data: unaligned, channels: 4, byteWidth: 12, bgr: true });
@@ -172,7 +182,7 @@ describe('window properties and X authority', () => {
 
 describe('config and launch', () => {
   it('parses flags and round-trips them', () => {
-    expect(parseDeviceArgs([])).toEqual({ maxEdge: 1280, format: 'jpeg', quality: 70 });
+    expect(parseDeviceArgs([])).toEqual({ maxEdge: 1280, format: 'auto', quality: 70 });
     const config = parseDeviceArgs(['--max-edge=640', '--format', 'webp', '--quality=50']);
     expect(config).toEqual({ maxEdge: 640, format: 'webp', quality: 50 });
     expect(parseDeviceArgs(deviceArgs(config))).toEqual(config);
