@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { PNG_COMPRESSION_LEVEL } from './png-level';
 
 /**
  * Annotated screenshots: a copy of the screenshot the model saw with its action drawn on it, for the
@@ -101,6 +102,17 @@ interface Canvas {
   /** Base size of marks, relative to the image. */
   unit: number;
   parts: string[];
+  /** The area the marks cover (image pixels, strokes included), or null before the first mark. */
+  box: { left: number; top: number; right: number; bottom: number } | null;
+}
+
+/** Notes that a mark covers (x0, y0)-(x1, y1), widened by `margin` for its stroke and antialiasing. */
+function cover(canvas: Canvas, x0: number, y0: number, x1: number, y1: number, margin: number): void {
+  const area = { left: Math.min(x0, x1) - margin, top: Math.min(y0, y1) - margin, right: Math.max(x0, x1) + margin, bottom: Math.max(y0, y1) + margin };
+  const box = canvas.box;
+  canvas.box = box
+    ? { left: Math.min(box.left, area.left), top: Math.min(box.top, area.top), right: Math.max(box.right, area.right), bottom: Math.max(box.bottom, area.bottom) }
+    : area;
 }
 
 function clamp(value: number, min: number, max: number): number {
@@ -117,6 +129,7 @@ function label(canvas: Canvas, text: string, x: number, y: number, colour: strin
   const h = size + pad * 2;
   const left = clamp(x, 0, canvas.width - w);
   const top = clamp(y, 0, canvas.height - h);
+  cover(canvas, left, top, left + w, top + h, 2);
   canvas.parts.push(
     `<rect x="${fmt(left)}" y="${fmt(top)}" width="${fmt(w)}" height="${fmt(h)}" rx="${fmt(pad)}" ` +
       `fill="rgba(0,0,0,0.78)" stroke="${colour}" stroke-width="2"/>`,
@@ -138,6 +151,7 @@ function clickMark(canvas: Canvas, x: number, y: number, colour: string, double:
   haloed(canvas, ring(r), w, colour);
   if (double) haloed(canvas, ring(r * 1.6), w, colour);
   const arm = r * (double ? 2.1 : 1.5);
+  cover(canvas, x - arm, y - arm, x + arm, y + arm, w + 4);
   const cross = (stroke: string, width: number): string =>
     `<path d="M${fmt(x - arm)} ${fmt(y)}H${fmt(x + arm)}M${fmt(x)} ${fmt(y - arm)}V${fmt(y + arm)}" ` +
     `stroke="${stroke}" stroke-width="${fmt(width)}" fill="none"/>`;
@@ -159,12 +173,15 @@ function arrow(canvas: Canvas, x1: number, y1: number, x2: number, y2: number, c
   const tip = (stroke: string, width: number): string =>
     `<path d="M${fmt(x2)} ${fmt(y2)}L${fmt(hx1)} ${fmt(hy1)}L${fmt(hx2)} ${fmt(hy2)}Z" fill="${stroke === HALO ? HALO : colour}" ` +
     `stroke="${stroke}" stroke-width="${fmt(width / 2)}" stroke-linejoin="round"/>`;
+  cover(canvas, Math.min(x1, hx1, hx2), Math.min(y1, hy1, hy2), Math.max(x2, hx1, hx2), Math.max(y2, hy1, hy2), w + 4);
+  cover(canvas, x1, y1, x2, y2, w + 4);
   haloed(canvas, line, w, colour);
   haloed(canvas, tip, w, colour);
 }
 
 function dot(canvas: Canvas, x: number, y: number, colour: string): void {
   const r = Math.max(3, canvas.unit / 3);
+  cover(canvas, x - r, y - r, x + r, y + r, 4);
   canvas.parts.push(
     `<circle cx="${fmt(x)}" cy="${fmt(y)}" r="${fmt(r + 2)}" fill="${HALO}"/>`,
     `<circle cx="${fmt(x)}" cy="${fmt(y)}" r="${fmt(r)}" fill="${colour}"/>`,
@@ -192,7 +209,36 @@ function summary(action: ActionToDraw): string {
 
 /** The SVG overlay for an image of `width` x `height`; exported for tests and for other renderers. */
 export function annotationSvg(width: number, height: number, action: ActionToDraw): string {
-  const canvas: Canvas = { width, height, unit: Math.max(8, Math.min(width, height) / 45), parts: [] };
+  return svgOf(draw(width, height, action), { left: 0, top: 0, width, height });
+}
+
+/**
+ * Only the part of the overlay the marks cover, and where it goes on the image: rendering and blending
+ * a small SVG instead of one the size of the screenshot. Null when nothing lands on the image.
+ */
+export function annotationOverlay(width: number, height: number, action: ActionToDraw): { svg: string; left: number; top: number } | null {
+  const canvas = draw(width, height, action);
+  if (!canvas.box) return null;
+  const left = Math.max(0, Math.floor(canvas.box.left));
+  const top = Math.max(0, Math.floor(canvas.box.top));
+  const right = Math.min(width, Math.ceil(canvas.box.right));
+  const bottom = Math.min(height, Math.ceil(canvas.box.bottom));
+  if (right <= left || bottom <= top) return null;
+  return { svg: svgOf(canvas, { left, top, width: right - left, height: bottom - top }), left, top };
+}
+
+/** The marks as an SVG showing `area` of the image (its coordinates stay image pixels, via the viewBox). */
+function svgOf(canvas: Canvas, area: { left: number; top: number; width: number; height: number }): string {
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${area.width}" height="${area.height}" ` +
+    `viewBox="${area.left} ${area.top} ${area.width} ${area.height}">` +
+    canvas.parts.join('') +
+    '</svg>'
+  );
+}
+
+function draw(width: number, height: number, action: ActionToDraw): Canvas {
+  const canvas: Canvas = { width, height, unit: Math.max(8, Math.min(width, height) / 45), parts: [], box: null };
   const a = action.args ?? {};
   const x = num(a.x);
   const y = num(a.y);
@@ -212,6 +258,7 @@ export function annotationSvg(width: number, height: number, action: ActionToDra
     case 'move': {
       if (x === null || y === null) break;
       const w = Math.max(2, canvas.unit / 6);
+      cover(canvas, x - canvas.unit, y - canvas.unit, x + canvas.unit, y + canvas.unit, w + 4);
       haloed(
         canvas,
         (stroke, width) =>
@@ -255,30 +302,27 @@ export function annotationSvg(width: number, height: number, action: ActionToDra
     default:
       label(canvas, summary(action), canvas.unit, canvas.unit, TEXT_COLOUR);
   }
-  return (
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">` +
-    canvas.parts.join('') +
-    '</svg>'
-  );
+  return canvas;
 }
 
 /**
- * Draws `action` on a copy of `image` and returns it encoded like the input (JPEG, WebP or PNG).
- * Throws when the image cannot be decoded.
+ * Draws `action` on a copy of `image` and returns it encoded like the input (JPEG, WebP or PNG); the
+ * image itself when no mark lands on it. Throws when the image cannot be decoded.
  */
 export async function annotateScreenshot(image: Buffer, mime: string, action: ActionToDraw): Promise<Buffer> {
   const meta = await sharp(image).metadata();
   const width = meta.width;
   const height = meta.height;
   if (!width || !height) throw new Error('annotateScreenshot: the image has no size');
-  const svg = annotationSvg(width, height, action);
-  const pipeline = sharp(image).composite([{ input: Buffer.from(svg), top: 0, left: 0 }]);
+  const overlay = annotationOverlay(width, height, action);
+  if (!overlay) return image;
+  const pipeline = sharp(image).composite([{ input: Buffer.from(overlay.svg), top: overlay.top, left: overlay.left }]);
   switch (mime) {
     case 'image/png':
-      return pipeline.png().toBuffer();
+      return pipeline.png({ compressionLevel: PNG_COMPRESSION_LEVEL }).toBuffer();
     case 'image/webp':
       return pipeline.webp({ quality: 80 }).toBuffer();
     default:
-      return pipeline.jpeg({ quality: 80 }).toBuffer();
+      return pipeline.jpeg({ quality: 80, optimiseCoding: false }).toBuffer();
   }
 }

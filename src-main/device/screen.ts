@@ -2,6 +2,7 @@ import { ColorMode, Region, screen } from '@nut-tree-fork/nut-js';
 import sharp, { type Sharp } from 'sharp';
 import type { ScreenshotMeta } from './contract';
 import { fitLongEdge, intersect, type Rect } from './coords';
+import { PNG_COMPRESSION_LEVEL } from './png-level';
 
 export interface Screenshot {
   data: Buffer;
@@ -135,8 +136,6 @@ export interface EncodeOptions {
 
 /** At or above this flatShare a frame is a user interface, and `auto` sends PNG. */
 export const FLAT_UI_SHARE = 0.6;
-/** zlib level 2: most of level 9's gain on flat frames for a fraction of its time. */
-const PNG_COMPRESSION_LEVEL = 2;
 /** A PNG above this many bytes per pixel (a busy frame after all) is compared with a JPEG of it. */
 const PNG_BYTES_PER_PIXEL_CHECK = 0.5;
 

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { annotateScreenshot, annotationSvg, BUTTON_COLOURS, escapeSvgText, labelText } from '../../src-main/device/annotate';
+import { annotateScreenshot, annotationOverlay, annotationSvg, BUTTON_COLOURS, escapeSvgText, labelText, type ActionToDraw } from '../../src-main/device/annotate';
 
 const W = 400;
 const H = 300;
@@ -111,6 +111,40 @@ describe('annotateScreenshot', () => {
     expect(isGrey(img.at(200, 150))).toBe(true);
     // Points off the image are drawn clipped, not rejected.
     await annotateScreenshot(await blank(), 'image/png', { function: 'click', args: { x: -50, y: 5000 } });
+  });
+});
+
+describe('annotationOverlay', () => {
+  const actions: ActionToDraw[] = [
+    { function: 'click', args: { x: 100, y: 120 } },
+    { function: 'click', args: { x: 395, y: 4, double: true, button: 'right' } },
+    { function: 'move', args: { x: 10, y: 290 } },
+    { function: 'drag', args: { from_x: 30, from_y: 250, to_x: 380, to_y: 20 } },
+    { function: 'scroll', args: { x: 200, y: 280, direction: 'down', amount: 20 } },
+    { function: 'scroll', args: { x: 20, y: 150, direction: 'left', amount: 3 } },
+    { function: 'type_text', args: { text: 'hello 世界\nsecond line', x: 380, y: 290 } },
+    { function: 'type_text', args: { text: 'no point given' } },
+    { function: 'hotkey', args: { keys: ['ctrl', 'shift', 't'] } },
+  ];
+
+  it.each(actions)('draws exactly what the whole-image overlay draws: $function $args', async (action) => {
+    const base = await blank();
+    const overlay = annotationOverlay(W, H, action);
+    if (!overlay) throw new Error('nothing drawn');
+    const whole = await sharp(base).composite([{ input: Buffer.from(annotationSvg(W, H, action)), top: 0, left: 0 }]).raw().toBuffer();
+    const part = await sharp(base).composite([{ input: Buffer.from(overlay.svg), top: overlay.top, left: overlay.left }]).raw().toBuffer();
+    let worst = 0;
+    for (let i = 0; i < whole.length; i++) worst = Math.max(worst, Math.abs((whole[i] as number) - (part[i] as number)));
+    expect(worst, 'largest difference of any channel').toBeLessThanOrEqual(2);
+    const size = /width="(\d+)" height="(\d+)"/.exec(overlay.svg);
+    expect(Number(size?.[1]) * Number(size?.[2]), 'the overlay is smaller than the image').toBeLessThan(W * H);
+  });
+
+  it('is null when there is nothing to draw, and the screenshot comes back as it was', async () => {
+    const action = { function: 'click', args: { x: 'left', y: null } };
+    expect(annotationOverlay(W, H, action)).toBeNull();
+    const base = await blank();
+    expect((await annotateScreenshot(base, 'image/png', action)).equals(base)).toBe(true);
   });
 });
 
