@@ -19,6 +19,8 @@ import { isolatedHome } from '../support/reliability-harness';
 
 const STEPS = 60;
 const WARMUP_STEPS = 5;
+/** Then clicks into the xterm (harmless there): the step also draws the click on a copy of its screenshot. */
+const CLICK_STEPS = 30;
 const GRABS = 40;
 
 async function bareGrabs(count: number): Promise<number[]> {
@@ -80,11 +82,13 @@ async function main(): Promise<void> {
 
   const dataDir = mkdtempSync(join(tmpdir(), 'deskhand-bench-step-'));
   const wait = replies.app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' });
+  const click = replies.app({ Function: 'click', Args: { x: 300, y: 400 }, Status: 'CONTINUE' });
   const model = await startModelServer({
     name: 'instant wait 0',
     steps: [
       replies.hostTo(XTERM_TITLE, 'wait a moment'),
       ...Array.from({ length: STEPS }, () => wait),
+      ...Array.from({ length: CLICK_STEPS }, () => click),
       replies.app({ Function: '', Status: 'FINISH', Comment: 'waited' }),
       replies.host({ Status: 'FINISH', Comment: 'done' }),
     ],
@@ -99,7 +103,7 @@ async function main(): Promise<void> {
     if (event.kind === 'step.added' && event.step.agent === 'AppAgent') appStepTimes.push(performance.now());
   });
   try {
-    note(`${STEPS} host steps through the real device client ...`);
+    note(`${STEPS} host steps through the real device client, then ${CLICK_STEPS} clicks ...`);
     const reply = await host.endpoint.handle({ type: 'session.start', id: 'bench', request: 'wait a moment', mode: 'desktop' });
     if (reply.type !== 'reply' || !reply.ok) throw new Error(`start refused: ${JSON.stringify(reply)}`);
     const outcome = await host.sessions.running;
@@ -107,14 +111,21 @@ async function main(): Promise<void> {
     model.assertDone();
     const sessionId = (reply.result as { session: { id: string } }).session.id;
     const steps = host.store.steps(sessionId).filter((step) => step.agent === 'AppAgent' && step.status === 'CONTINUE');
-    if (steps.length !== STEPS) throw new Error(`expected ${STEPS} wait steps, got ${steps.length}`);
+    const clicks = steps.slice(STEPS);
+    if (steps.length !== STEPS + CLICK_STEPS) throw new Error(`expected ${STEPS + CLICK_STEPS} steps, got ${steps.length}`);
+    if (clicks.some((candidate) => candidate.action?.function !== 'click' || !candidate.annotated)) {
+      throw new Error('a click step ran no click or drew no annotated screenshot');
+    }
 
-    // One step = from one step's event to the next one's: everything the host does for a step.
-    const cycle = appStepTimes.slice(1).map((time, i) => time - (appStepTimes[i] as number)).slice(WARMUP_STEPS, STEPS);
+    // A step = from the previous step's event to its own: everything the host does for it.
+    const cycleOf = (index: number): number => (appStepTimes[index] as number) - (appStepTimes[index - 1] as number);
+    const cycle = Array.from({ length: STEPS - WARMUP_STEPS }, (_, i) => cycleOf(WARMUP_STEPS + i));
+    const clickCycle = Array.from({ length: CLICK_STEPS - WARMUP_STEPS }, (_, i) => cycleOf(STEPS + WARMUP_STEPS + i));
     const grabsAfter = await bareGrabs(GRABS);
     const grab = median([...grabsBefore, ...grabsAfter]);
     const step = median(cycle);
-    const phase = (name: string): number => median(steps.slice(WARMUP_STEPS).map((candidate) => candidate.phaseMs[name] ?? 0));
+    const phaseOf = (of: typeof steps, name: string): number => median(of.map((candidate) => candidate.phaseMs[name] ?? 0));
+    const phase = (name: string): number => phaseOf(steps.slice(WARMUP_STEPS, STEPS), name);
 
     const sent = imagesOf(model.requests[0]?.body.messages ?? [])[0];
     if (!sent) throw new Error('the HostAgent request carried no screenshot');
@@ -133,9 +144,11 @@ async function main(): Promise<void> {
     emit([
       info('Bare screen.grab() of 1280x800, p50', grab, 'ms'),
       info('Host step without the model (capture, encode, prompt, dispatch, persist, event), p50', step, 'ms'),
-      info('Host step: collecting the screenshot (window lookup, grab, JPEG, transfer; host save), p50', phase('DATA_COLLECTION'), 'ms'),
+      info('Host step: collecting the screenshot (window lookup, grab, encode, transfer; host save), p50', phase('DATA_COLLECTION'), 'ms'),
       info('Host step: the prompt and the instant model reply, p50', phase('LLM_INTERACTION'), 'ms'),
       info('Host step: dispatching `wait 0`, p50', phase('ACTION_EXECUTION'), 'ms'),
+      info('Host step with a click instead (the click drawn on a copy of the screenshot), p50', median(clickCycle), 'ms'),
+      info('Host step with a click: drawing and clicking, p50', phaseOf(clicks.slice(WARMUP_STEPS), 'ACTION_EXECUTION'), 'ms'),
       goal('Step overhead / bare screen grab', step / grab, 'ratio', '<=', 3),
       info(`Image sent to the model (${meta.format} ${meta.width}x${meta.height})`, sent.length / 1024, 'KB'),
       info('Lossless PNG of the same frame (sharp, level 9)', png.bytes / 1024, 'KB'),
