@@ -28,7 +28,7 @@ import {
   sessionForms,
   type DeskhandState,
 } from '../../src-renderer/src/store/state';
-import { groupHeaders, sameHeaders } from '../../src-renderer/src/store/trajectory';
+import { sameHeaders, stepGroupHeaders } from '../../src-renderer/src/store/trajectory';
 
 function session(id: string, overrides: Partial<SessionViewInput> = {}): SessionView {
   return SessionView.parse({
@@ -281,6 +281,7 @@ describe('renderer state: bursts of steps', () => {
 });
 
 describe('trajectory grouping: rounds and sub-tasks', () => {
+  const groupHeaders = (all: StepView[], requests: string[]) => all.map((_step, index) => stepGroupHeaders(all, requests, index));
   const steps = [
     step('a', 0, { agent: 'HostAgent', subtask: null }),
     step('a', 1, { subtask: 'Write the report', target: 'Text Editor' }),

@@ -9,6 +9,7 @@ import { SettingsDialog } from './SettingsDialog';
 import { StatusBar } from './StatusBar';
 import { ShortcutsDialog } from './ShortcutsDialog';
 import { StepDetailDialog } from './StepDetailDialog';
+import { trajectoryStyles } from './trajectoryStyles';
 import { TrajectoryList } from './TrajectoryList';
 import { useAttention } from './useAttention';
 import { useGlobalShortcuts } from './useGlobalShortcuts';
@@ -27,10 +28,9 @@ export function App() {
           ':focus-visible': { outline: `3px solid ${theme.palette.primary.main}`, outlineOffset: 2 },
           // Dialogs and drawers take the focus themselves when they open: no ring around the whole panel.
           '.MuiDialog-paper:focus-visible, .MuiDrawer-paper:focus-visible, .MuiMenu-list:focus-visible': { outline: 'none' },
-          '.trajectory-row:focus-visible': { outline: 'none' },
-          '.trajectory-row:focus-visible .MuiPaper-root': { outline: `3px solid ${theme.palette.primary.main}`, outlineOffset: 1 },
         }}
       />
+      <GlobalStyles styles={trajectoryStyles} />
       <Box sx={{ display: 'flex', height: '100vh', overflow: 'hidden' }}>
         <SessionsSidebar />
         <Box component="main" sx={{ flex: 1, minWidth: 0, display: 'flex', flexDirection: 'column' }}>

@@ -1,6 +1,6 @@
 import AddIcon from '@mui/icons-material/Add';
 import { Box, Button, List, Typography } from '@mui/material';
-import { useCallback, useState } from 'react';
+import { memo, useCallback, useState } from 'react';
 import type { SessionView } from '../../../src-main/protocol';
 import { useShallow } from 'zustand/react/shallow';
 import { FOCUS_TARGETS, listedSessions, useDeskhand } from '../store';
@@ -9,18 +9,51 @@ import { downloadText } from './download';
 import { SessionListItem } from './SessionListItem';
 import { SessionSearch } from './SessionSearch';
 
-export function SessionsSidebar() {
+interface SessionListProps {
+  onExport(session: SessionView): void;
+  onDelete(session: SessionView): void;
+}
+
+/**
+ * The sessions listed (all, or the search's results). Its own component: every step updates its session's
+ * count, and that re-renders this list, not the header and search around it.
+ */
+const SessionList = memo(function SessionList({ onExport, onDelete }: SessionListProps) {
   const sessions = useDeskhand(useShallow(listedSessions));
   const query = useDeskhand((state) => state.sessionQuery);
   const currentSessionId = useDeskhand((state) => state.currentSessionId);
   const openSession = useDeskhand((state) => state.openSession);
+  const onOpen = useCallback((sessionId: string) => void openSession(sessionId), [openSession]);
+  return (
+    <>
+      {sessions.length === 0 && (
+        <Typography variant="body2" color="text.secondary" sx={{ px: 2, py: 1 }}>
+          {query ? `No session matches “${query}”.` : 'No sessions yet.'}
+        </Typography>
+      )}
+      <List dense aria-label="Sessions" sx={{ overflowY: 'auto', flex: 1, minHeight: 0 }}>
+        {sessions.map((session) => (
+          <SessionListItem
+            key={session.id}
+            session={session}
+            selected={session.id === currentSessionId}
+            onOpen={onOpen}
+            onExport={onExport}
+            onDelete={onDelete}
+          />
+        ))}
+      </List>
+    </>
+  );
+});
+
+export function SessionsSidebar() {
   const newSession = useDeskhand((state) => state.newSession);
   const deleteSession = useDeskhand((state) => state.deleteSession);
   const exportSession = useDeskhand((state) => state.exportSession);
   const notify = useDeskhand((state) => state.notify);
   const [deleting, setDeleting] = useState<SessionView | null>(null);
 
-  const onOpen = useCallback((sessionId: string) => void openSession(sessionId), [openSession]);
   const onExport = useCallback(
     (session: SessionView) => {
       void exportSession(session.id).then((exported) => {
@@ -56,23 +89,7 @@ export function SessionsSidebar() {
       <Box sx={{ px: 2, pb: 1 }}>
         <SessionSearch />
       </Box>
-      {sessions.length === 0 && (
-        <Typography variant="body2" color="text.secondary" sx={{ px: 2, py: 1 }}>
-          {query ? `No session matches “${query}”.` : 'No sessions yet.'}
-        </Typography>
-      )}
-      <List dense aria-label="Sessions" sx={{ overflowY: 'auto', flex: 1, minHeight: 0 }}>
-        {sessions.map((session) => (
-          <SessionListItem
-            key={session.id}
-            session={session}
-            selected={session.id === currentSessionId}
-            onOpen={onOpen}
-            onExport={onExport}
-            onDelete={onDelete}
-          />
-        ))}
-      </List>
+      <SessionList onExport={onExport} onDelete={onDelete} />
       <DeleteSessionDialog
         session={deleting}
         onCancel={() => setDeleting(null)}

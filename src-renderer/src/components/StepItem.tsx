@@ -1,4 +1,3 @@
-import { Box, Paper, Typography } from '@mui/material';
 import { memo } from 'react';
 import type { StepView } from '../../../src-main/protocol';
 import { sameHeaders, type StepGroupHeaders } from '../store';
@@ -6,19 +5,14 @@ import { GroupHeaders } from './GroupHeaders';
 import { formatCost, formatCount, formatDuration, totalTokens } from './labels';
 import { StepStatusChip } from './StepStatusChip';
 import { StepThumbnail } from './StepThumbnail';
+import { TRAJECTORY_CLASSES } from './trajectoryStyles';
 
-const wrapped = { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' } as const;
-const clamped = { ...wrapped, display: '-webkit-box', WebkitLineClamp: 4, WebkitBoxOrient: 'vertical', overflow: 'hidden' } as const;
-
-function StepField({ label, text, color }: { label: string; text: string; color?: string }) {
+function StepField({ label, text, error = false }: { label: string; text: string; error?: boolean }) {
   if (!text) return null;
   return (
-    <Typography variant="body2" color={color} sx={clamped}>
-      <Box component="span" sx={{ fontWeight: 600 }}>
-        {label}:
-      </Box>{' '}
-      {text}
-    </Typography>
+    <p className={error ? `${TRAJECTORY_CLASSES.field} ${TRAJECTORY_CLASSES.fieldError}` : TRAJECTORY_CLASSES.field}>
+      <span className={TRAJECTORY_CLASSES.fieldLabel}>{label}:</span> {text}
+    </p>
   );
 }
 
@@ -42,40 +36,28 @@ export const StepItem = memo(
     const number = step.index + 1;
     const picture = step.annotated ?? step.screenshot;
     return (
-      <Box sx={{ pb: 0.75 }}>
+      <>
         <GroupHeaders headers={headers} />
-        <Paper
-          variant="outlined"
-          onClick={() => onOpen(step.id)}
-          sx={{ display: 'flex', gap: 2, p: 1.5, mx: 2, mt: 0.75, cursor: 'pointer', '&:hover': { borderColor: 'text.secondary' } }}
-        >
+        <div className={TRAJECTORY_CLASSES.card} onClick={() => onOpen(step.id)}>
           {picture && <StepThumbnail screenshot={picture} stepNumber={number} />}
-          <Box sx={{ minWidth: 0, flex: 1, display: 'flex', flexDirection: 'column', gap: 0.5 }}>
-            <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, flexWrap: 'wrap' }}>
-              <Typography variant="subtitle2" component="h3">
-                Step {number}
-              </Typography>
-              <Typography variant="body2" color="text.secondary">
+          <div className={TRAJECTORY_CLASSES.body}>
+            <div className={TRAJECTORY_CLASSES.headline}>
+              <h3 className={TRAJECTORY_CLASSES.title}>Step {number}</h3>
+              <p className={TRAJECTORY_CLASSES.agent}>
                 {step.agent}
                 {step.target ? ` · ${step.target}` : ''}
-              </Typography>
+              </p>
               <StepStatusChip status={step.status} />
-              {step.approvedBy === 'user' && (
-                <Typography variant="caption" color="success.main">
-                  approved by you
-                </Typography>
-              )}
-              <Typography variant="caption" color="text.secondary" sx={{ ml: 'auto' }}>
-                {stepUsage(step)}
-              </Typography>
-            </Box>
+              {step.approvedBy === 'user' && <span className={TRAJECTORY_CLASSES.approved}>approved by you</span>}
+              <span className={TRAJECTORY_CLASSES.usage}>{stepUsage(step)}</span>
+            </div>
             <StepField label="Thought" text={step.thought} />
             <StepField label="Action" text={step.actionText} />
             {step.result !== null && <StepField label="Result" text={step.result} />}
-            {step.error !== null && <StepField label="Error" text={step.error} color="error" />}
-          </Box>
-        </Paper>
-      </Box>
+            {step.error !== null && <StepField label="Error" text={step.error} error />}
+          </div>
+        </div>
+      </>
     );
   },
   (before, after) => before.step === after.step && before.onOpen === after.onOpen && sameHeaders(before.headers, after.headers),

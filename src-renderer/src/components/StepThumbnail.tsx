@@ -1,7 +1,7 @@
-import { Box, Typography } from '@mui/material';
 import { useState } from 'react';
 import type { ScreenshotRef } from '../../../src-main/protocol';
 import { useBridge } from '../store';
+import { TRAJECTORY_CLASSES } from './trajectoryStyles';
 
 const THUMBNAIL_WIDTH = 160;
 
@@ -12,16 +12,14 @@ export function StepThumbnail({ screenshot, stepNumber }: { screenshot: Screensh
   const height = Math.round((THUMBNAIL_WIDTH * screenshot.height) / screenshot.width);
   if (failed) {
     return (
-      <Box sx={{ width: THUMBNAIL_WIDTH, height, flexShrink: 0, display: 'grid', placeItems: 'center', bgcolor: 'action.hover', borderRadius: 1 }}>
-        <Typography variant="caption" color="text.secondary">
-          Screenshot unavailable
-        </Typography>
-      </Box>
+      <div className={TRAJECTORY_CLASSES.thumbnailMissing} style={{ width: THUMBNAIL_WIDTH, height }}>
+        <span className={TRAJECTORY_CLASSES.thumbnailMissingText}>Screenshot unavailable</span>
+      </div>
     );
   }
   return (
-    <Box
-      component="img"
+    <img
+      className={TRAJECTORY_CLASSES.thumbnail}
       src={bridge.screenshotUrl(screenshot)}
       alt={`Screenshot of step ${stepNumber}`}
       width={THUMBNAIL_WIDTH}
@@ -29,7 +27,6 @@ export function StepThumbnail({ screenshot, stepNumber }: { screenshot: Screensh
       loading="lazy"
       decoding="async"
       onError={() => setFailed(true)}
-      sx={{ display: 'block', flexShrink: 0, alignSelf: 'flex-start', objectFit: 'contain', borderRadius: 1, border: 1, borderColor: 'divider' }}
     />
   );
 }

@@ -1,12 +1,33 @@
-import { Box, Button, Typography } from '@mui/material';
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type UIEvent } from 'react';
-import { FOCUS_TARGETS, groupHeaders, useDeskhand, useUi } from '../store';
+import { Button, Typography } from '@mui/material';
+import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
+import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type UIEvent } from 'react';
+import { FOCUS_TARGETS, stepGroupHeaders, useDeskhand, useUi } from '../store';
 import { StepItem } from './StepItem';
+import { TRAJECTORY_CLASSES } from './trajectoryStyles';
 
 /** Within this many pixels of the bottom counts as "at the newest step". */
 const BOTTOM_SLACK_PX = 48;
 const NO_REQUESTS: string[] = [];
+
+/**
+ * A row's size as the ResizeObserver reports it, after the browser's own layout; when a row mounts, the
+ * size known so far, since reading it then would force a layout before the frame.
+ */
+function measuredByResizeObserver(row: Element, entry: ResizeObserverEntry | undefined, virtualizer: Virtualizer<HTMLDivElement, Element>): number {
+  const box = entry?.borderBoxSize[0];
+  if (box) return Math.round(box.blockSize);
+  const index = virtualizer.indexFromElement(row);
+  return virtualizer.itemSizeCache.get(virtualizer.options.getItemKey(index)) ?? virtualizer.options.estimateSize(index);
+}
+
+/** Shown while the user reads back; memoised, as the list renders on every new step. */
+const JumpToNewest = memo(function JumpToNewest({ onClick }: { onClick(): void }) {
+  return (
+    <Button variant="contained" size="small" onClick={onClick} sx={{ position: 'absolute', bottom: 16, right: 24 }}>
+      Jump to newest
+    </Button>
+  );
+});
 
 /**
  * The live trajectory, virtualised so thousands of steps scroll smoothly; follows the newest step until
@@ -18,27 +39,65 @@ export function TrajectoryList() {
   const currentSessionId = useDeskhand((state) => state.currentSessionId);
   const roundRequests = useDeskhand((state) => (state.currentSessionId ? state.roundRequests[state.currentSessionId] : undefined) ?? NO_REQUESTS);
   const openStep = useUi((state) => state.openStep);
-  const headers = useMemo(() => groupHeaders(steps, roundRequests), [steps, roundRequests]);
   const scrollRef = useRef<HTMLDivElement>(null);
   const lastScrollTop = useRef(0);
   const followingRef = useRef(true);
+  const followFrame = useRef<number | null>(null);
+  const listSize = useRef(0);
   const [following, setFollowingState] = useState(true);
   const [activeIndex, setActiveIndex] = useState<number | null>(null);
   const focusWanted = useRef<number | null>(null);
 
-  const setFollowing = (value: boolean): void => {
+  const setFollowing = useCallback((value: boolean): void => {
     followingRef.current = value;
     setFollowingState(value);
-  };
+  }, []);
 
+  const scrollToNewest = useCallback((): void => {
+    const element = scrollRef.current;
+    if (element && followingRef.current) element.scrollTop = element.scrollHeight;
+  }, []);
+
+  /** Follows new rows in the next frame, where the browser lays them out anyway: scrolling at once would force that layout. */
+  const followNewRows = useCallback((): void => {
+    if (!followingRef.current || followFrame.current !== null) return;
+    followFrame.current = requestAnimationFrame(() => {
+      followFrame.current = null;
+      scrollToNewest();
+    });
+  }, [scrollToNewest]);
+  useEffect(
+    () => () => {
+      if (followFrame.current !== null) cancelAnimationFrame(followFrame.current);
+    },
+    [],
+  );
+
+  // Rows measured (after the frame's layout) move the bottom without a render: follow it in the same frame.
+  // A scroll alone leaves the size as it was.
+  const followMeasuredRows = useCallback(
+    (instance: Virtualizer<HTMLDivElement, Element>): void => {
+      const size = instance.getTotalSize();
+      if (size === listSize.current) return;
+      listSize.current = size;
+      scrollToNewest();
+    },
+    [scrollToNewest],
+  );
+
+  const getItemKey = useCallback((index: number) => steps[index]?.id ?? index, [steps]);
   const virtualizer = useVirtualizer({
     count: steps.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => 150,
     overscan: 6,
-    getItemKey: (index) => steps[index]?.id ?? index,
+    getItemKey,
+    measureElement: measuredByResizeObserver,
+    // Measured sizes and positions go straight to the DOM, in the frame that measured them, without a render.
+    directDomUpdates: true,
+    directDomUpdatesMode: 'position',
+    onChange: followMeasuredRows,
   });
-  const totalSize = virtualizer.getTotalSize();
   const items = virtualizer.getVirtualItems();
 
   // A different session starts at its newest step.
@@ -48,11 +107,7 @@ export function TrajectoryList() {
     setActiveIndex(null);
   }, [currentSessionId]);
 
-  // Rows are measured after they render, so the bottom moves more than once per new step: follow it each time.
-  useLayoutEffect(() => {
-    const element = scrollRef.current;
-    if (element && followingRef.current) element.scrollTop = element.scrollHeight;
-  }, [steps.length, totalSize, currentSessionId]);
+  useLayoutEffect(() => followNewRows(), [followNewRows, steps.length, currentSessionId]);
 
   // Focus follows the keyboard once the wanted row is rendered.
   useLayoutEffect(() => {
@@ -71,19 +126,20 @@ export function TrajectoryList() {
     // Only moving up means the user is reading back; growth below us must not stop the following.
     const movedUp = element.scrollTop < lastScrollTop.current - 1;
     lastScrollTop.current = element.scrollTop;
+    // New rows came in and the follow to them is due this frame: the list moved, not the user.
+    if (followFrame.current !== null) return;
     if (atBottom && !followingRef.current) setFollowing(true);
     else if (movedUp && !atBottom && followingRef.current) setFollowing(false);
   };
 
-  const jumpToNewest = (): void => {
+  const jumpToNewest = useCallback((): void => {
     setFollowing(true);
-    const element = scrollRef.current;
-    if (element) element.scrollTop = element.scrollHeight;
-  };
+    scrollToNewest();
+  }, [setFollowing, scrollToNewest]);
 
   // The one row Tab reaches: the active one when rendered, else the first one on screen.
   const rendered = items.map((item) => item.index);
-  const firstVisible = items.find((item) => item.end > (scrollRef.current?.scrollTop ?? 0))?.index ?? rendered[0] ?? null;
+  const firstVisible = items.find((item) => item.end > (virtualizer.scrollOffset ?? 0))?.index ?? rendered[0] ?? null;
   const tabStop = activeIndex !== null && rendered.includes(activeIndex) ? activeIndex : firstVisible;
 
   const moveTo = (index: number): void => {
@@ -124,13 +180,12 @@ export function TrajectoryList() {
   const onOpen = useCallback((stepId: string) => openStep(stepId), [openStep]);
 
   return (
-    <Box sx={{ position: 'relative', flex: 1, minHeight: 0, display: 'flex', flexDirection: 'column' }}>
-      <Box ref={scrollRef} onScroll={onScroll} onKeyDown={onKeyDown} sx={{ flex: 1, minHeight: 0, overflowY: 'auto', py: 1 }}>
-        <div id={FOCUS_TARGETS.trajectory} role="list" aria-label="Trajectory" style={{ position: 'relative', width: '100%', height: totalSize }}>
+    <div className={TRAJECTORY_CLASSES.frame}>
+      <div ref={scrollRef} onScroll={onScroll} onKeyDown={onKeyDown} className={TRAJECTORY_CLASSES.scroller}>
+        <div ref={virtualizer.containerRef} id={FOCUS_TARGETS.trajectory} role="list" aria-label="Trajectory" className={TRAJECTORY_CLASSES.list}>
           {items.map((item) => {
             const step = steps[item.index];
-            const stepHeaders = headers[item.index];
-            if (!step || !stepHeaders) return null;
+            if (!step) return null;
             return (
               <div
                 key={item.key}
@@ -141,25 +196,20 @@ export function TrajectoryList() {
                 aria-setsize={steps.length}
                 tabIndex={item.index === tabStop ? 0 : -1}
                 onFocus={() => setActiveIndex(item.index)}
-                className="trajectory-row"
-                style={{ position: 'absolute', top: 0, left: 0, width: '100%', transform: `translateY(${item.start}px)` }}
+                className={TRAJECTORY_CLASSES.row}
               >
-                <StepItem step={step} headers={stepHeaders} onOpen={onOpen} />
+                <StepItem step={step} headers={stepGroupHeaders(steps, roundRequests, item.index)} onOpen={onOpen} />
               </div>
             );
           })}
         </div>
-      </Box>
+      </div>
       {steps.length === 0 && (
         <Typography color="text.secondary" sx={{ position: 'absolute', inset: 0, display: 'grid', placeItems: 'center', pointerEvents: 'none' }}>
           {currentSessionId === null ? 'Type a request below to start.' : 'No steps yet.'}
         </Typography>
       )}
-      {!following && steps.length > 0 && (
-        <Button variant="contained" size="small" onClick={jumpToNewest} sx={{ position: 'absolute', bottom: 16, right: 24 }}>
-          Jump to newest
-        </Button>
-      )}
-    </Box>
+      {!following && steps.length > 0 && <JumpToNewest onClick={jumpToNewest} />}
+    </div>
   );
 }

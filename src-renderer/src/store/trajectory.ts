@@ -29,27 +29,20 @@ function sameGroup(a: StepView, b: StepView): boolean {
 }
 
 /**
- * Group headers for each step (same order as `steps`): a round header where a round begins, and a
- * sub-task header where the agent or its sub-task changes. Headers live inside the step's row, so the
- * list keeps one row per step. Steps that open no group share one frozen object, so memoised rows
- * compare equal and do not re-render.
+ * The group headers of step `index`: a round header where a round begins, and a sub-task header (with
+ * the run's step count) where the agent or its sub-task changes. Headers live inside the step's row, so
+ * the list keeps one row per step, and only the rows on screen need theirs. Steps that open no group
+ * share one object, so memoised rows compare equal and do not re-render.
  */
-export function groupHeaders(steps: readonly StepView[], roundRequests: readonly string[]): StepGroupHeaders[] {
-  const headers: StepGroupHeaders[] = new Array<StepGroupHeaders>(steps.length);
-  let openSubtask: SubtaskHeader | null = null;
-  for (let i = 0; i < steps.length; i += 1) {
-    const step = steps[i] as StepView;
-    const previous = i > 0 ? (steps[i - 1] as StepView) : null;
-    const round = previous === null || previous.round !== step.round ? { round: step.round, request: roundRequests[step.round] ?? '' } : null;
-    if (previous === null || round !== null || !sameGroup(previous, step)) {
-      openSubtask = { agent: step.agent, target: step.target, subtask: step.subtask, steps: 1 };
-      headers[i] = { round, subtask: openSubtask };
-    } else {
-      if (openSubtask) openSubtask.steps += 1;
-      headers[i] = NO_HEADERS;
-    }
-  }
-  return headers;
+export function stepGroupHeaders(steps: readonly StepView[], roundRequests: readonly string[], index: number): StepGroupHeaders {
+  const step = steps[index];
+  if (!step) return NO_HEADERS;
+  const previous = steps[index - 1];
+  if (previous && sameGroup(previous, step)) return NO_HEADERS;
+  const round = !previous || previous.round !== step.round ? { round: step.round, request: roundRequests[step.round] ?? '' } : null;
+  let end = index + 1;
+  while (end < steps.length && sameGroup(steps[end - 1] as StepView, steps[end] as StepView)) end += 1;
+  return { round, subtask: { agent: step.agent, target: step.target, subtask: step.subtask, steps: end - index } };
 }
 
 /** Two header sets that show the same thing (for memoised rows). */
