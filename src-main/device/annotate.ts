@@ -129,7 +129,8 @@ function label(canvas: Canvas, text: string, x: number, y: number, colour: strin
   const h = size + pad * 2;
   const left = clamp(x, 0, canvas.width - w);
   const top = clamp(y, 0, canvas.height - h);
-  cover(canvas, left, top, left + w, top + h, 2);
+  // The box's width is an estimate; glyphs wider than it (Devanagari, Thai, symbols) run on to the right.
+  cover(canvas, left, top, canvas.width, top + h, pad + 2);
   canvas.parts.push(
     `<rect x="${fmt(left)}" y="${fmt(top)}" width="${fmt(w)}" height="${fmt(h)}" rx="${fmt(pad)}" ` +
       `fill="rgba(0,0,0,0.78)" stroke="${colour}" stroke-width="2"/>`,
@@ -173,8 +174,8 @@ function arrow(canvas: Canvas, x1: number, y1: number, x2: number, y2: number, c
   const tip = (stroke: string, width: number): string =>
     `<path d="M${fmt(x2)} ${fmt(y2)}L${fmt(hx1)} ${fmt(hy1)}L${fmt(hx2)} ${fmt(hy2)}Z" fill="${stroke === HALO ? HALO : colour}" ` +
     `stroke="${stroke}" stroke-width="${fmt(width / 2)}" stroke-linejoin="round"/>`;
-  cover(canvas, Math.min(x1, hx1, hx2), Math.min(y1, hy1, hy2), Math.max(x2, hx1, hx2), Math.max(y2, hy1, hy2), w + 4);
   cover(canvas, x1, y1, x2, y2, w + 4);
+  cover(canvas, hx1, hy1, hx2, hy2, w + 4);
   haloed(canvas, line, w, colour);
   haloed(canvas, tip, w, colour);
 }

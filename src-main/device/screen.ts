@@ -70,6 +70,7 @@ export function packPixels(image: RawImage, crop: Rect = { x: 0, y: 0, width: im
   if (whole && byteWidth === image.width * 4) {
     const swapped = Buffer.allocUnsafe((pixelCount + 1) * 4);
     data.copy(swapped, 0, 0, pixelCount * 4);
+    swapped.fill(0, pixelCount * 4);
     swapped.swap32();
     return { data: swapped.subarray(1, 1 + pixelCount * 4), width: crop.width, height: crop.height, channels: 4 };
   }
@@ -122,8 +123,9 @@ export function flatShare(image: RawImage): number {
 }
 
 /**
- * `auto` picks per frame: lossless PNG for user interfaces, where it is both smaller and sharper than
- * JPEG (a text window: a third of the JPEG's bytes), and JPEG at `quality` for photographic content.
+ * `auto` picks per frame: lossless PNG for user interfaces, where it is usually both smaller and sharper
+ * than JPEG (a terminal window: a third of the JPEG's bytes), and JPEG at `quality` for photographic
+ * content and for downscaled frames (scaling blends the flat areas PNG thrives on).
  */
 export type ScreenshotFormat = 'auto' | 'png' | 'jpeg' | 'webp';
 
@@ -136,8 +138,11 @@ export interface EncodeOptions {
 
 /** At or above this flatShare a frame is a user interface, and `auto` sends PNG. */
 export const FLAT_UI_SHARE = 0.6;
-/** A PNG above this many bytes per pixel (a busy frame after all) is compared with a JPEG of it. */
-const PNG_BYTES_PER_PIXEL_CHECK = 0.5;
+/**
+ * A PNG above this many bytes per pixel (dense small text, say) is compared with a JPEG of the frame,
+ * and the smaller is sent. Typical windows of text and controls stay well under it (a terminal: 0.09).
+ */
+const PNG_BYTES_PER_PIXEL_CHECK = 0.2;
 
 const MIME = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
 
@@ -156,10 +161,11 @@ export async function encodeRgb(rgb: Buffer, width: number, height: number, opti
 export async function encodePixels(pixels: PackedPixels, options: EncodeOptions, flat?: number): Promise<EncodedImage> {
   const { width, height } = pixels;
   const target = fitLongEdge(width, height, options.maxEdge);
+  const scaled = target.width !== width || target.height !== height;
   const pipeline = (): Sharp => {
     let result = sharp(pixels.data, { raw: { width, height, channels: pixels.channels } });
     if (pixels.channels === 4) result = result.removeAlpha();
-    if (target.width !== width || target.height !== height) result = result.resize(target.width, target.height, { fit: 'fill' });
+    if (scaled) result = result.resize(target.width, target.height, { fit: 'fill' });
     return result;
   };
   const encode = async (format: Exclude<ScreenshotFormat, 'auto'>): Promise<EncodedImage> => {
@@ -174,6 +180,7 @@ export async function encodePixels(pixels: PackedPixels, options: EncodeOptions,
     return { data: await encoded.toBuffer(), ...target, mimeType: MIME[format] };
   };
   if (options.format !== 'auto') return encode(options.format);
+  if (scaled) return encode('jpeg');
   const share = flat ?? flatShare({ ...pixels, byteWidth: pixels.width * pixels.channels, bgr: false });
   if (share < FLAT_UI_SHARE) return encode('jpeg');
   const png = await encode('png');

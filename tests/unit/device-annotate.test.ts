@@ -124,6 +124,7 @@ describe('annotationOverlay', () => {
     { function: 'scroll', args: { x: 20, y: 150, direction: 'left', amount: 3 } },
     { function: 'type_text', args: { text: 'hello 世界\nsecond line', x: 380, y: 290 } },
     { function: 'type_text', args: { text: 'no point given' } },
+    { function: 'type_text', args: { text: 'नमस्ते दुनिया ภาษาไทย ℡™⌘ ﷽', x: 40, y: 60 } },
     { function: 'hotkey', args: { keys: ['ctrl', 'shift', 't'] } },
   ];
 

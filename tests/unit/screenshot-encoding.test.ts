@@ -87,8 +87,15 @@ describe('encodePixels', () => {
     const [auto, png, jpeg] = await Promise.all(
       (['auto', 'png', 'jpeg'] as const).map((format) => encodePixels(busy, { ...options, format })),
     );
-    expect(png?.data.length, 'the PNG is over the size that triggers the comparison').toBeGreaterThan(WIDTH * HEIGHT * 0.5);
+    expect(png?.data.length, 'the PNG is over the size that triggers the comparison').toBeGreaterThan(WIDTH * HEIGHT * 0.2);
     expect(auto?.data.length).toBe(Math.min(png?.data.length ?? 0, jpeg?.data.length ?? 0));
+  });
+
+  it('auto sends JPEG when the frame is scaled down: scaling blends away the flat areas PNG needs', async () => {
+    const ui = userInterface();
+    const scaled = await encodePixels(ui, { quality: 70, maxEdge: 200, format: 'auto' });
+    expect(scaled).toMatchObject({ mimeType: 'image/jpeg', width: 200, height: 125 });
+    expect((await encodePixels(ui, { quality: 70, maxEdge: WIDTH, format: 'auto' })).mimeType).toBe('image/png');
   });
 
   it('honours a fixed format and the long-edge limit', async () => {
