@@ -148,4 +148,55 @@ describe('the trajectory in the browser UI (fake host)', () => {
     await saveScreenshot(page, 'trajectory-5000');
     expect(ui.problems).toEqual([]);
   });
+
+  it('lets the wheel stop the following while steps stream in every few milliseconds', async () => {
+    const { page } = ui;
+    await page.getByRole('button', { name: 'New', exact: true }).click();
+    await page.getByRole('textbox', { name: 'Request' }).fill('a fast run');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await host.waitForCommand('session.start', (command) => command.request === 'a fast run');
+    const id = [...host.sessions.keys()].at(-1) ?? '';
+    const trajectory = page.getByRole('list', { name: 'Trajectory' });
+    host.addSteps(Array.from({ length: 100 }, (_unused, i) => makeStep(id, i)));
+    await trajectory.getByRole('heading', { name: 'Step 100', exact: true }).waitFor();
+    const scrollerState = () =>
+      trajectory.evaluate((list) => {
+        const scroller = list.parentElement as HTMLElement;
+        return { top: scroller.scrollTop, fromBottom: scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight };
+      });
+
+    let next = 100;
+    const stream = setInterval(() => host.addStep(makeStep(id, next++)), 5);
+    try {
+      await page.waitForTimeout(300);
+      // The list itself is as tall as all its steps; aim at the middle of the part on screen.
+      const box = await trajectory.evaluate((list) => {
+        const { left, top, width, height } = (list.parentElement as HTMLElement).getBoundingClientRect();
+        return { x: left + width / 2, y: top + height / 2 };
+      });
+      await page.mouse.move(box.x, box.y);
+      for (let i = 0; i < 4; i++) {
+        await page.mouse.wheel(0, -300);
+        await page.waitForTimeout(60);
+      }
+      await page.waitForTimeout(300);
+    } finally {
+      clearInterval(stream);
+    }
+    await page.getByRole('button', { name: 'Jump to newest' }).waitFor({ timeout: 2_000 });
+    const readingBack = await scrollerState();
+    expect(readingBack.fromBottom, 'the view stayed where the wheel took it').toBeGreaterThan(600);
+
+    // New steps no longer move the view; Jump to newest follows again.
+    host.addSteps(Array.from({ length: 5 }, () => makeStep(id, next++)));
+    await trajectory.getByRole('listitem').first().waitFor();
+    await page.waitForTimeout(300);
+    expect((await scrollerState()).top).toBe(readingBack.top);
+    await page.getByRole('button', { name: 'Jump to newest' }).click();
+    host.addStep(makeStep(id, next++));
+    await trajectory.getByRole('heading', { name: `Step ${next}`, exact: true }).waitFor();
+    await page.waitForTimeout(200);
+    expect((await scrollerState()).fromBottom).toBeLessThanOrEqual(48);
+    expect(ui.problems).toEqual([]);
+  });
 });

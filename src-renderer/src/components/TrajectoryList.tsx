@@ -7,6 +7,8 @@ import { TRAJECTORY_CLASSES } from './trajectoryStyles';
 
 /** Within this many pixels of the bottom counts as "at the newest step". */
 const BOTTOM_SLACK_PX = 48;
+/** A scroll this soon after a wheel, touch, key or pointer press on the list is the user's own. */
+const USER_SCROLL_MS = 300;
 const NO_REQUESTS: string[] = [];
 
 /**
@@ -47,6 +49,10 @@ export function TrajectoryList() {
   const [following, setFollowingState] = useState(true);
   const [activeIndex, setActiveIndex] = useState<number | null>(null);
   const focusWanted = useRef<number | null>(null);
+  const userInputAt = useRef(Number.NEGATIVE_INFINITY);
+  const noteUserInput = useCallback((): void => {
+    userInputAt.current = performance.now();
+  }, []);
 
   const setFollowing = useCallback((value: boolean): void => {
     followingRef.current = value;
@@ -55,7 +61,11 @@ export function TrajectoryList() {
 
   const scrollToNewest = useCallback((): void => {
     const element = scrollRef.current;
-    if (element && followingRef.current) element.scrollTop = element.scrollHeight;
+    if (!element || !followingRef.current) return;
+    element.scrollTop = element.scrollHeight;
+    // Our own scroll is the reference for "moved up": the user's next wheel is measured from here, even
+    // when the browser reports both in one scroll event.
+    lastScrollTop.current = element.scrollTop;
   }, []);
 
   /** Follows new rows in the next frame, where the browser lays them out anyway: scrolling at once would force that layout. */
@@ -126,8 +136,9 @@ export function TrajectoryList() {
     // Only moving up means the user is reading back; growth below us must not stop the following.
     const movedUp = element.scrollTop < lastScrollTop.current - 1;
     lastScrollTop.current = element.scrollTop;
-    // New rows came in and the follow to them is due this frame: the list moved, not the user.
-    if (followFrame.current !== null) return;
+    // New rows came in and the follow to them is due this frame: the list moved, not the user, unless
+    // the user is scrolling right now (steps can stream in faster than frames).
+    if (followFrame.current !== null && performance.now() - userInputAt.current > USER_SCROLL_MS) return;
     if (atBottom && !followingRef.current) setFollowing(true);
     else if (movedUp && !atBottom && followingRef.current) setFollowing(false);
   };
@@ -151,6 +162,7 @@ export function TrajectoryList() {
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>): void => {
+    noteUserInput();
     const rowIndex = Number((event.target as HTMLElement).dataset.index);
     if (Number.isNaN(rowIndex)) return;
     const page = Math.max(1, items.length - 4);
@@ -181,7 +193,15 @@ export function TrajectoryList() {
 
   return (
     <div className={TRAJECTORY_CLASSES.frame}>
-      <div ref={scrollRef} onScroll={onScroll} onKeyDown={onKeyDown} className={TRAJECTORY_CLASSES.scroller}>
+      <div
+        ref={scrollRef}
+        onScroll={onScroll}
+        onKeyDown={onKeyDown}
+        onWheel={noteUserInput}
+        onPointerDown={noteUserInput}
+        onTouchMove={noteUserInput}
+        className={TRAJECTORY_CLASSES.scroller}
+      >
         <div ref={virtualizer.containerRef} id={FOCUS_TARGETS.trajectory} role="list" aria-label="Trajectory" className={TRAJECTORY_CLASSES.list}>
           {items.map((item) => {
             const step = steps[item.index];
