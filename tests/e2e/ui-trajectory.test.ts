@@ -161,7 +161,8 @@ describe('the trajectory in the browser UI (fake host)', () => {
     await trajectory.getByRole('heading', { name: 'Step 100', exact: true }).waitFor();
     const scrollerState = () =>
       trajectory.evaluate((list) => {
-        const scroller = list.parentElement as HTMLElement;
+        const scroller = list.parentElement;
+        if (!scroller) throw new Error('the trajectory has no scroller');
         return { top: scroller.scrollTop, fromBottom: scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight };
       });
 
@@ -171,7 +172,9 @@ describe('the trajectory in the browser UI (fake host)', () => {
       await page.waitForTimeout(300);
       // The list itself is as tall as all its steps; aim at the middle of the part on screen.
       const box = await trajectory.evaluate((list) => {
-        const { left, top, width, height } = (list.parentElement as HTMLElement).getBoundingClientRect();
+        const scroller = list.parentElement;
+        if (!scroller) throw new Error('the trajectory has no scroller');
+        const { left, top, width, height } = scroller.getBoundingClientRect();
         return { x: left + width / 2, y: top + height / 2 };
       });
       await page.mouse.move(box.x, box.y);
