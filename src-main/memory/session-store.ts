@@ -149,6 +149,53 @@ function toStepView(row: StepRow): StepView {
   });
 }
 
+/** The INSERT of one step; its parameters come from stepRow. */
+export const INSERT_STEP_SQL = `INSERT INTO steps (id, session_id, idx, round, agent, target, subtask, status, observation,
+  thought, plan_json, comment, action_json, action_text, result, error, model_reply, prompt_text, screenshot_file,
+  screenshot_width, screenshot_height, screenshot_bytes, screenshot_sha256, annotated_file, started_at, duration_ms,
+  phase_ms_json, prompt_tokens, completion_tokens, cost_usd, approved_by)
+VALUES (@id, @sessionId, @idx, @round, @agent, @target, @subtask, @status, @observation, @thought, @planJson, @comment,
+  @actionJson, @actionText, @result, @error, @modelReply, @promptText, @screenshotFile, @screenshotWidth,
+  @screenshotHeight, @screenshotBytes, @screenshotSha256, @annotatedFile, @startedAt, @durationMs, @phaseMsJson,
+  @promptTokens, @completionTokens, @costUsd, @approvedBy)`;
+
+/** A step as INSERT_STEP_SQL's parameters: JSON columns serialised, absent screenshots as nulls. */
+export function stepRow(id: string, sessionId: string, idx: number, step: NewStep): Record<string, unknown> {
+  return {
+    id,
+    sessionId,
+    idx,
+    round: step.round,
+    agent: step.agent,
+    target: step.target,
+    subtask: step.subtask,
+    status: step.status,
+    observation: step.observation,
+    thought: step.thought,
+    planJson: JSON.stringify(step.plan),
+    comment: step.comment,
+    actionJson: step.action === null ? null : JSON.stringify(step.action),
+    actionText: step.actionText,
+    result: step.result,
+    error: step.error,
+    modelReply: step.modelReply,
+    promptText: step.promptText,
+    screenshotFile: step.screenshot?.file ?? null,
+    screenshotWidth: step.screenshot?.width ?? null,
+    screenshotHeight: step.screenshot?.height ?? null,
+    screenshotBytes: step.screenshot?.bytes ?? null,
+    screenshotSha256: step.screenshot?.sha256 ?? null,
+    annotatedFile: step.annotated?.file ?? null,
+    startedAt: step.startedAt,
+    durationMs: step.durationMs,
+    phaseMsJson: JSON.stringify(step.phaseMs),
+    promptTokens: step.tokens.prompt,
+    completionTokens: step.tokens.completion,
+    costUsd: step.costUsd,
+    approvedBy: step.approvedBy,
+  };
+}
+
 function stepViewOf(id: string, sessionId: string, index: number, step: NewStep): StepView {
   return StepView.parse({
     id,
@@ -211,16 +258,7 @@ export class SessionStore {
       bumpRounds: db.prepare('UPDATE sessions SET round_count = round_count + 1, updated_at = ? WHERE id = ?'),
       endRound: db.prepare('UPDATE rounds SET status = ?, result = ?, ended_at = ? WHERE session_id = ? AND idx = ?'),
       rounds: db.prepare('SELECT idx, request, status, result FROM rounds WHERE session_id = ? ORDER BY idx'),
-      insertStep: db.prepare(
-        `INSERT INTO steps (id, session_id, idx, round, agent, target, subtask, status, observation, thought, plan_json,
-           comment, action_json, action_text, result, error, model_reply, prompt_text, screenshot_file, screenshot_width,
-           screenshot_height, screenshot_bytes, screenshot_sha256, annotated_file, started_at, duration_ms, phase_ms_json,
-           prompt_tokens, completion_tokens, cost_usd, approved_by)
-         VALUES (@id, @sessionId, @idx, @round, @agent, @target, @subtask, @status, @observation, @thought, @planJson,
-           @comment, @actionJson, @actionText, @result, @error, @modelReply, @promptText, @screenshotFile, @screenshotWidth,
-           @screenshotHeight, @screenshotBytes, @screenshotSha256, @annotatedFile, @startedAt, @durationMs, @phaseMsJson,
-           @promptTokens, @completionTokens, @costUsd, @approvedBy)`,
-      ),
+      insertStep: db.prepare(INSERT_STEP_SQL),
       bumpSession: db.prepare(
         `UPDATE sessions SET step_count = step_count + 1, updated_at = @now,
            prompt_tokens = prompt_tokens + @prompt, completion_tokens = completion_tokens + @completion,
@@ -309,39 +347,7 @@ export class SessionStore {
       }) as { step_count: number } | undefined;
       if (!bumped) throw new Error(`no session with id ${sessionId}`);
       const idx = bumped.step_count - 1;
-      this.statements.insertStep.run({
-        id,
-        sessionId,
-        idx,
-        round: step.round,
-        agent: step.agent,
-        target: step.target,
-        subtask: step.subtask,
-        status: step.status,
-        observation: step.observation,
-        thought: step.thought,
-        planJson: JSON.stringify(step.plan),
-        comment: step.comment,
-        actionJson: step.action === null ? null : JSON.stringify(step.action),
-        actionText: step.actionText,
-        result: step.result,
-        error: step.error,
-        modelReply: step.modelReply,
-        promptText: step.promptText,
-        screenshotFile: step.screenshot?.file ?? null,
-        screenshotWidth: step.screenshot?.width ?? null,
-        screenshotHeight: step.screenshot?.height ?? null,
-        screenshotBytes: step.screenshot?.bytes ?? null,
-        screenshotSha256: step.screenshot?.sha256 ?? null,
-        annotatedFile: step.annotated?.file ?? null,
-        startedAt: step.startedAt,
-        durationMs: step.durationMs,
-        phaseMsJson: JSON.stringify(step.phaseMs),
-        promptTokens: step.tokens.prompt,
-        completionTokens: step.tokens.completion,
-        costUsd: step.costUsd,
-        approvedBy: step.approvedBy,
-      });
+      this.statements.insertStep.run(stepRow(id, sessionId, idx, step));
       alsoWrite?.(idx);
       return idx;
     });

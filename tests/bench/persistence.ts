@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../src-main/memory/database';
-import { SessionStore, type NewStep } from '../../src-main/memory/session-store';
+import { INSERT_STEP_SQL, SessionStore, stepRow, type NewStep } from '../../src-main/memory/session-store';
 import { emit, goal, info, median, note } from '../support/bench-stats';
 
 const STEPS = 3_000;
@@ -44,52 +44,6 @@ function newStep(i: number): NewStep {
   };
 }
 
-/** The store's own INSERT, with the row already serialised: only the database's work is left. */
-const INSERT = `INSERT INTO steps (id, session_id, idx, round, agent, target, subtask, status, observation, thought, plan_json,
-  comment, action_json, action_text, result, error, model_reply, prompt_text, screenshot_file, screenshot_width,
-  screenshot_height, screenshot_bytes, screenshot_sha256, annotated_file, started_at, duration_ms, phase_ms_json,
-  prompt_tokens, completion_tokens, cost_usd, approved_by)
-VALUES (@id, @sessionId, @idx, @round, @agent, @target, @subtask, @status, @observation, @thought, @planJson,
-  @comment, @actionJson, @actionText, @result, @error, @modelReply, @promptText, @screenshotFile, @screenshotWidth,
-  @screenshotHeight, @screenshotBytes, @screenshotSha256, @annotatedFile, @startedAt, @durationMs, @phaseMsJson,
-  @promptTokens, @completionTokens, @costUsd, @approvedBy)`;
-
-function rowOf(step: NewStep, sessionId: string, idx: number): Record<string, unknown> {
-  return {
-    id: randomUUID(),
-    sessionId,
-    idx,
-    round: step.round,
-    agent: step.agent,
-    target: step.target,
-    subtask: step.subtask,
-    status: step.status,
-    observation: step.observation,
-    thought: step.thought,
-    planJson: JSON.stringify(step.plan),
-    comment: step.comment,
-    actionJson: JSON.stringify(step.action),
-    actionText: step.actionText,
-    result: step.result,
-    error: step.error,
-    modelReply: step.modelReply,
-    promptText: step.promptText,
-    screenshotFile: step.screenshot?.file ?? null,
-    screenshotWidth: step.screenshot?.width ?? null,
-    screenshotHeight: step.screenshot?.height ?? null,
-    screenshotBytes: step.screenshot?.bytes ?? null,
-    screenshotSha256: step.screenshot?.sha256 ?? null,
-    annotatedFile: null,
-    startedAt: step.startedAt,
-    durationMs: step.durationMs,
-    phaseMsJson: JSON.stringify(step.phaseMs),
-    promptTokens: step.tokens.prompt,
-    completionTokens: step.tokens.completion,
-    costUsd: step.costUsd,
-    approvedBy: step.approvedBy,
-  };
-}
-
 function storeRate(dir: string, steps: NewStep[]): number {
   const db = openDatabase(join(dir, `store-${randomUUID()}.sqlite`));
   const store = new SessionStore(db, 1_000);
@@ -104,8 +58,9 @@ function storeRate(dir: string, steps: NewStep[]): number {
 function rawRate(dir: string, steps: NewStep[]): number {
   const db = openDatabase(join(dir, `raw-${randomUUID()}.sqlite`));
   const sessionId = new SessionStore(db).createSession('write the report', 'desktop').id;
-  const rows = steps.map((step, idx) => rowOf(step, sessionId, idx));
-  const insert = db.prepare(INSERT);
+  // The store's own INSERT, with each row already serialised: only the database's work is left.
+  const rows = steps.map((step, idx) => stepRow(randomUUID(), sessionId, idx, step));
+  const insert = db.prepare(INSERT_STEP_SQL);
   const one = db.transaction((row: Record<string, unknown>) => insert.run(row));
   const started = performance.now();
   for (const row of rows) one(row);
