@@ -11,7 +11,7 @@ import { deviceEnv } from '../../src-main/device/launch';
 import { DeskhandConfig } from '../../src-main/host/config';
 import { createHost, type Host } from '../../src-main/host/create-host';
 import type { ScenarioStep } from '../fixtures/model-server';
-import { emit, goal, info, note, sleep } from '../support/bench-stats';
+import { emit, goal, info, note, runBench, sleep } from '../support/bench-stats';
 import { replies } from '../support/host-harness';
 
 const STEPS = 1_000;
@@ -110,10 +110,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../src-main/memory/database';
 import { INSERT_STEP_SQL, SessionStore, stepRow, type NewStep } from '../../src-main/memory/session-store';
-import { emit, goal, info, median, note } from '../support/bench-stats';
+import { emit, goal, info, median, note, runBench } from '../support/bench-stats';
 
 const STEPS = 3_000;
 const ROUNDS = 3;
@@ -115,10 +115,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -1,7 +1,7 @@
 // Figure 3: the prompt's size at step 200 of one long session against step 5 (the scripted model and
 // the stand-in device client): history and blackboard must stay within their budgets.
 import type { ScenarioStep } from '../fixtures/model-server';
-import { emit, goal, info, note } from '../support/bench-stats';
+import { emit, goal, info, note, runBench } from '../support/bench-stats';
 import { replies, runRequest, startHostHarness } from '../support/host-harness';
 
 const LAST = 200;
@@ -61,10 +61,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

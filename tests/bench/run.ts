@@ -10,7 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startBenchDesktop, type BenchDesktop } from '../support/bench-desktop';
-import { RESULT_PREFIX, type Figure } from '../support/bench-stats';
+import { RESULT_PREFIX, runBench, type Figure } from '../support/bench-stats';
 
 interface Group {
   name: string;
@@ -109,10 +109,4 @@ async function main(): Promise<number> {
   return errors.length ? 1 : 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -1,7 +1,7 @@
 // Figure 6: Stop, from `session.stop` to the run halted with the model request in flight aborted (the
 // scripted model never answers): until `sessions.running` has settled and the model server has no request
 // in flight. p95 over RUNS runs, each its own session.
-import { emit, goal, info, note, percentile, until } from '../support/bench-stats';
+import { emit, goal, info, note, percentile, runBench, until } from '../support/bench-stats';
 import { startHostHarness } from '../support/host-harness';
 
 const RUNS = 21; // the first one warms up
@@ -34,10 +34,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -3,7 +3,7 @@
 // step event's arrival to the first frame that shows the step, p95, with 5,000 steps in the trajectory;
 // and the DOM's size with 5,000 steps against 50.
 import type { Page } from 'playwright-core';
-import { emit, goal, info, note, percentile, sleep } from '../support/bench-stats';
+import { emit, goal, info, note, percentile, runBench, sleep } from '../support/bench-stats';
 import { startFakeUiHost } from '../support/fake-ui-host';
 import { makeSession, makeStep } from '../support/ui-fixtures';
 import { launchChromium } from '../support/web-app';
@@ -127,10 +127,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -64,3 +64,17 @@ export async function until(what: string, condition: () => boolean, timeoutMs = 
     await sleep(1);
   }
 }
+
+/**
+ * Runs a bench entry: exits with the code it returns (0 when none), or with 1 and the error's stack on
+ * stderr when it throws.
+ */
+export function runBench(main: () => Promise<number | void>): void {
+  main().then(
+    (code) => process.exit(code ?? 0),
+    (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}
