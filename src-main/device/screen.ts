@@ -1,4 +1,4 @@
-import { ColorMode, Region, screen } from '@nut-tree-fork/nut-js';
+import { ColorMode, Region, screen, type Image } from '@nut-tree-fork/nut-js';
 import sharp, { type Sharp } from 'sharp';
 import type { ScreenshotMeta } from './contract';
 import { fitLongEdge, intersect, type Rect } from './coords';
@@ -18,6 +18,18 @@ export interface RawImage {
   byteWidth: number;
   /** true when bytes are B,G,R(,A): what libnut returns on every platform today. */
   bgr: boolean;
+}
+
+/** nut.js's capture as a RawImage. */
+export function rawImageOf(grabbed: Image): RawImage {
+  return {
+    width: grabbed.width,
+    height: grabbed.height,
+    data: grabbed.data,
+    channels: grabbed.channels,
+    byteWidth: grabbed.byteWidth,
+    bgr: grabbed.colorMode !== ColorMode.RGB,
+  };
 }
 
 /**
@@ -157,8 +169,12 @@ export async function encodeRgb(rgb: Buffer, width: number, height: number, opti
   return encodePixels({ data: rgb, width, height, channels: 3 }, options);
 }
 
-/** `flat`: the frame's flatShare, when the caller has it (from the capture, which is faster to scan). */
-export async function encodePixels(pixels: PackedPixels, options: EncodeOptions, flat?: number): Promise<EncodedImage> {
+/** `flat` gives the frame's flatShare; it is called only when `auto` needs it. */
+export async function encodePixels(
+  pixels: PackedPixels,
+  options: EncodeOptions,
+  flat: () => number = () => flatShare({ ...pixels, byteWidth: pixels.width * pixels.channels, bgr: false }),
+): Promise<EncodedImage> {
   const { width, height } = pixels;
   const target = fitLongEdge(width, height, options.maxEdge);
   const scaled = target.width !== width || target.height !== height;
@@ -181,8 +197,7 @@ export async function encodePixels(pixels: PackedPixels, options: EncodeOptions,
   };
   if (options.format !== 'auto') return encode(options.format);
   if (scaled) return encode('jpeg');
-  const share = flat ?? flatShare({ ...pixels, byteWidth: pixels.width * pixels.channels, bgr: false });
-  if (share < FLAT_UI_SHARE) return encode('jpeg');
+  if (flat() < FLAT_UI_SHARE) return encode('jpeg');
   const png = await encode('png');
   if (png.data.length <= target.width * target.height * PNG_BYTES_PER_PIXEL_CHECK) return png;
   const jpeg = await encode('jpeg');
@@ -209,15 +224,9 @@ export async function captureScreenshot(region: Rect | null, options: EncodeOpti
   const captureMs = performance.now() - started;
 
   const encodeStart = performance.now();
-  const raw: RawImage = {
-    width: grabbed.width,
-    height: grabbed.height,
-    data: grabbed.data,
-    channels: grabbed.channels,
-    byteWidth: grabbed.byteWidth,
-    bgr: grabbed.colorMode !== ColorMode.RGB,
-  };
-  const encoded = await encodePixels(packPixels(raw), options, options.format === 'auto' ? flatShare(raw) : undefined);
+  const raw = rawImageOf(grabbed);
+  // The capture is scanned for flatness rather than the packed copy: it can be read a word at a time.
+  const encoded = await encodePixels(packPixels(raw), options, () => flatShare(raw));
   const encodeMs = performance.now() - encodeStart;
 
   return {

@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { encodeRgb, toRgb } from '../../src-main/device/screen';
+import { encodeRgb, rawImageOf, toRgb } from '../../src-main/device/screen';
 import { DeskhandConfig } from '../../src-main/host/config';
 import { createHost } from '../../src-main/host/create-host';
 import { startModelServer } from '../fixtures/model-server';
 import { XTERM_TITLE } from '../support/bench-desktop';
-import { emit, goal, info, median, note } from '../support/bench-stats';
+import { emit, goal, info, median, note, runBench } from '../support/bench-stats';
 import { replies } from '../support/host-harness';
 import { isolatedHome } from '../support/reliability-harness';
 
@@ -42,16 +42,9 @@ const png9 = (image: Buffer | { data: Buffer; width: number; height: number }): 
 
 /** The frame as raw RGB, and its lossless PNG; other encodings of it are noted for comparison. */
 async function pngOfScreen(): Promise<{ bytes: number; width: number; height: number }> {
-  const { screen, ColorMode } = await import('@nut-tree-fork/nut-js');
+  const { screen } = await import('@nut-tree-fork/nut-js');
   const grabbed = await screen.grab();
-  const rgb = toRgb({
-    width: grabbed.width,
-    height: grabbed.height,
-    data: grabbed.data,
-    channels: grabbed.channels,
-    byteWidth: grabbed.byteWidth,
-    bgr: grabbed.colorMode !== ColorMode.RGB,
-  });
+  const rgb = toRgb(rawImageOf(grabbed));
   const png = await png9({ data: rgb, width: grabbed.width, height: grabbed.height });
   const comparisons = [['jpeg', 70, 1280], ['png', 0, 1280], ['webp', 70, 1280], ['webp', 50, 1024], ['jpeg', 50, 960], ['jpeg', 30, 640]] as const;
   for (const [format, quality, maxEdge] of comparisons) {
@@ -163,10 +156,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -1,3 +1,4 @@
+import { ToolArgs } from '../../src-main/device/contract';
 import type { Random } from './reliability-random';
 
 /**
@@ -34,22 +35,7 @@ const REPLY_KEYS = new Set([
 ]);
 
 /** Real device tools: an "unknown tool" is never one of these, whatever its case or spacing. */
-const TOOLS = new Set([
-  'screenshot',
-  'click',
-  'move',
-  'drag',
-  'scroll',
-  'type_text',
-  'hotkey',
-  'wait',
-  'list_windows',
-  'list_displays',
-  'pointer',
-  'launch_app',
-  'focus_window',
-  'execute_command',
-]);
+const TOOLS: ReadonlySet<string> = new Set(Object.keys(ToolArgs));
 
 const FORMAT = /the reply does not match the format|the reply has a "__proto__" key/;
 
