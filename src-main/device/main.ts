@@ -31,10 +31,13 @@ async function main(): Promise<void> {
   }
 
   // Loaded after the health check, so the no-display path neither loads native code nor waits for it.
-  const [{ createDeviceServer }, { StdioServerTransport }] = await Promise.all([
+  const [{ createDeviceServer }, { StdioServerTransport }, { default: sharp }] = await Promise.all([
     import('./server'),
     import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('sharp'),
   ]);
+  // Every screenshot is a new image: libvips' operation cache would only hold on to old frames.
+  sharp.cache(false);
   const debug = Boolean(process.env.DESKHAND_DEVICE_DEBUG);
   const server = createDeviceServer({
     config,

@@ -32,13 +32,19 @@ export function rawImageOf(grabbed: Image): RawImage {
   };
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
 /**
  * Copies `crop` (image pixels) out of a BGRA/BGR/RGBA image as tightly packed RGB. The alpha byte is
- * dropped: libnut fills it with 0, so anything that honours alpha shows a blank picture.
+ * dropped: libnut fills it with 0, so anything that honours alpha shows a blank picture. The usual
+ * 4-byte BGRA capture is read and written a word at a time; other layouts go a byte at a time.
  */
 export function toRgb(image: RawImage, crop: Rect = { x: 0, y: 0, width: image.width, height: image.height }): Buffer {
   const { channels, byteWidth, data } = image;
   if (channels !== 3 && channels !== 4) throw new Error(`unsupported screenshot with ${channels} channels`);
+  if (channels === 4 && image.bgr && LITTLE_ENDIAN && data.byteOffset % 4 === 0 && byteWidth % 4 === 0) {
+    return bgraWordsToRgb(cropWords(image, crop), crop.width * crop.height);
+  }
   const out = Buffer.allocUnsafe(crop.width * crop.height * 3);
   const r = image.bgr ? 2 : 0;
   const b = image.bgr ? 0 : 2;
@@ -55,51 +61,54 @@ export function toRgb(image: RawImage, crop: Rect = { x: 0, y: 0, width: image.w
   return out;
 }
 
+/** The crop's pixels as consecutive 32-bit words: a view when its rows already follow each other. */
+function cropWords(image: RawImage, crop: Rect): Uint32Array {
+  const stride = image.byteWidth / 4;
+  const source = new Uint32Array(image.data.buffer, image.data.byteOffset, Math.floor(image.data.length / 4));
+  const first = crop.y * stride + crop.x;
+  if (crop.width === stride || crop.height === 1) return source.subarray(first, first + crop.width * crop.height);
+  const words = new Uint32Array(crop.width * crop.height);
+  for (let row = 0; row < crop.height; row++) {
+    const start = first + row * stride;
+    words.set(source.subarray(start, start + crop.width), row * crop.width);
+  }
+  return words;
+}
+
+/**
+ * Little-endian B,G,R,A words (0xAARRGGBB) to R,G,B bytes: every 4 pixels become 3 words, written
+ * whole; the last 1-3 pixels a byte at a time.
+ */
+function bgraWordsToRgb(pixels: Uint32Array, count: number): Buffer {
+  // Not from the shared pool, so it starts on a word boundary.
+  const out = Buffer.allocUnsafeSlow(Math.ceil((count * 3) / 4) * 4);
+  const words = new Uint32Array(out.buffer, out.byteOffset, out.length / 4);
+  const whole = count - (count % 4);
+  let o = 0;
+  for (let i = 0; i < whole; i += 4) {
+    const a = pixels[i] as number;
+    const b = pixels[i + 1] as number;
+    const c = pixels[i + 2] as number;
+    const d = pixels[i + 3] as number;
+    words[o++] = ((a >>> 16) & 0xff) | (a & 0xff00) | ((a & 0xff) << 16) | ((b & 0xff0000) << 8);
+    words[o++] = ((b >>> 8) & 0xff) | ((b & 0xff) << 8) | (c & 0xff0000) | ((c & 0xff00) << 16);
+    words[o++] = (c & 0xff) | ((d >>> 8) & 0xff00) | ((d & 0xff00) << 8) | ((d & 0xff) << 24);
+  }
+  for (let i = whole, byte = whole * 3; i < count; i++, byte += 3) {
+    const pixel = pixels[i] as number;
+    out[byte] = (pixel >>> 16) & 0xff;
+    out[byte + 1] = (pixel >>> 8) & 0xff;
+    out[byte + 2] = pixel & 0xff;
+  }
+  return out.subarray(0, count * 3);
+}
+
 /** Tightly packed pixels for sharp: 3 (RGB) or 4 bytes each (RGB and a fourth byte that is ignored). */
 export interface PackedPixels {
   data: Buffer;
   width: number;
   height: number;
   channels: 3 | 4;
-}
-
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-
-/**
- * Like toRgb, but much faster for the usual 4-byte BGRA capture. A whole, unpadded image is copied and
- * byte-swapped natively (Buffer.swap32 turns B,G,R,A into A,R,G,B); read from its second byte that is
- * R,G,B followed by the next pixel's alpha, hence one spare pixel at the end. A crop or padded rows are
- * swapped a pixel at a time in JavaScript. Other layouts fall back to toRgb.
- */
-export function packPixels(image: RawImage, crop: Rect = { x: 0, y: 0, width: image.width, height: image.height }): PackedPixels {
-  const { channels, byteWidth, data } = image;
-  const aligned = channels === 4 && image.bgr && data.byteOffset % 4 === 0 && byteWidth % 4 === 0;
-  if (!aligned || !LITTLE_ENDIAN) {
-    return { data: toRgb(image, crop), width: crop.width, height: crop.height, channels: 3 };
-  }
-  const pixelCount = crop.width * crop.height;
-  const whole = crop.x === 0 && crop.y === 0 && crop.width === image.width && crop.height === image.height;
-  if (whole && byteWidth === image.width * 4) {
-    const swapped = Buffer.allocUnsafe((pixelCount + 1) * 4);
-    data.copy(swapped, 0, 0, pixelCount * 4);
-    swapped.fill(0, pixelCount * 4);
-    swapped.swap32();
-    return { data: swapped.subarray(1, 1 + pixelCount * 4), width: crop.width, height: crop.height, channels: 4 };
-  }
-  const source = new Uint32Array(data.buffer, data.byteOffset, Math.floor(data.length / 4));
-  const out = Buffer.allocUnsafe(pixelCount * 4);
-  const target = new Uint32Array(out.buffer, out.byteOffset, pixelCount);
-  const stride = byteWidth / 4;
-  let o = 0;
-  for (let row = 0; row < crop.height; row++) {
-    let i = (crop.y + row) * stride + crop.x;
-    const end = i + crop.width;
-    for (; i < end; i++) {
-      const pixel = source[i] as number; // little-endian B,G,R,A = 0xAARRGGBB
-      target[o++] = 0xff000000 | ((pixel & 0xff) << 16) | (pixel & 0xff00) | ((pixel >>> 16) & 0xff);
-    }
-  }
-  return { data: out, width: crop.width, height: crop.height, channels: 4 };
 }
 
 /** Rows sampled by flatShare: every fourth is plenty to tell a user interface from a photograph. */
@@ -226,7 +235,8 @@ export async function captureScreenshot(region: Rect | null, options: EncodeOpti
   const encodeStart = performance.now();
   const raw = rawImageOf(grabbed);
   // The capture is scanned for flatness rather than the packed copy: it can be read a word at a time.
-  const encoded = await encodePixels(packPixels(raw), options, () => flatShare(raw));
+  const rgb = { data: toRgb(raw), width: raw.width, height: raw.height, channels: 3 as const };
+  const encoded = await encodePixels(rgb, options, () => flatShare(raw));
   const encodeMs = performance.now() - encodeStart;
 
   return {

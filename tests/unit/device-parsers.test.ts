@@ -4,7 +4,7 @@ import { deviceArgs, parseDeviceArgs } from '../../src-main/device/config';
 import { checkEnvironment, EXIT_NO_DISPLAY, parseDisplay } from '../../src-main/device/health';
 import { keyFromName, parseKeys, usLayoutKey } from '../../src-main/device/keys';
 import { deviceEnv, deviceLaunchSpec } from '../../src-main/device/launch';
-import { packPixels, toRgb } from '../../src-main/device/screen';
+import { toRgb } from '../../src-main/device/screen';
 import { ToolTimeoutError, withTimeout } from '../../src-main/device/server';
 import { toolTimeoutMs } from '../../src-main/device/timeouts';
 import { normaliseNewlines } from '../../src-main/device/typing';
@@ -33,34 +33,36 @@ describe('toRgb', () => {
   });
 });
 
-describe('packPixels', () => {
+describe('toRgb, a word at a time', () => {
   // 2x2 BGRA with 4 bytes of padding per row, in its own (4-byte aligned) memory.
   const bytes = [10, 11, 12, 0, 20, 21, 22, 0, 9, 9, 9, 9, 30, 31, 32, 0, 40, 41, 42, 0, 9, 9, 9, 9];
   const aligned = Buffer.from(new Uint8Array(bytes).buffer);
 
-  it('turns aligned BGRA into opaque RGBA a pixel at a time, cropping and skipping row padding', () => {
+  it('crops and skips row padding in aligned memory', () => {
     const image = { width: 2, height: 2, data: aligned, channels: 4, byteWidth: 12, bgr: true };
-    const whole = packPixels(image);
-    expect(whole).toMatchObject({ width: 2, height: 2, channels: 4 });
-    expect([...whole.data]).toEqual([12, 11, 10, 255, 22, 21, 20, 255, 32, 31, 30, 255, 42, 41, 40, 255]);
-    expect([...packPixels(image, { x: 1, y: 1, width: 1, height: 1 }).data]).toEqual([42, 41, 40, 255]);
+    expect([...toRgb(image)]).toEqual([12, 11, 10, 22, 21, 20, 32, 31, 30, 42, 41, 40]);
+    expect([...toRgb(image, { x: 1, y: 0, width: 1, height: 2 })]).toEqual([22, 21, 20, 42, 41, 40]);
+    expect([...toRgb(image, { x: 1, y: 1, width: 1, height: 1 })]).toEqual([42, 41, 40]);
   });
 
-  it('swaps a whole unpadded BGRA image natively: R, G, B and one ignored byte per pixel', () => {
-    const contiguous = Buffer.from(new Uint8Array([10, 11, 12, 0, 20, 21, 22, 0, 30, 31, 32, 0, 40, 41, 42, 0]).buffer);
-    const packed = packPixels({ width: 2, height: 2, data: contiguous, channels: 4, byteWidth: 8, bgr: true });
-    expect(packed).toMatchObject({ width: 2, height: 2, channels: 4 });
-    expect(packed.data.length).toBe(16);
-    const rgb = [0, 1, 2, 3].flatMap((pixel) => [...packed.data.subarray(pixel * 4, pixel * 4 + 3)]);
-    expect(rgb).toEqual([12, 11, 10, 22, 21, 20, 32, 31, 30, 42, 41, 40]);
-    expect([...contiguous], 'the capture itself is left alone').toEqual([10, 11, 12, 0, 20, 21, 22, 0, 30, 31, 32, 0, 40, 41, 42, 0]);
+  it('gives what the byte path gives for every tail length, and leaves the capture alone', () => {
+    for (const [width, height] of [[4, 3], [5, 1], [3, 3], [7, 5], [1, 1], [64, 17]] as const) {
+      const bgra = Buffer.from(new Uint8Array(width * height * 4).map((_, i) => (i * 97 + 13) & 255).buffer);
+      const before = Buffer.from(bgra);
+      const words = toRgb({ width, height, data: bgra, channels: 4, byteWidth: width * 4, bgr: true });
+      // The same bytes one past a word boundary can only be read a byte at a time.
+      const shifted = Buffer.from(new Uint8Array([0, ...bgra]).buffer, 1, bgra.length);
+      const bytewise = toRgb({ width, height, data: shifted, channels: 4, byteWidth: width * 4, bgr: true });
+      expect(words.length, `${width}x${height}`).toBe(width * height * 3);
+      expect(words.equals(bytewise), `${width}x${height}`).toBe(true);
+      expect(bgra.equals(before)).toBe(true);
+    }
   });
 
-  it('falls back to packed RGB for memory it cannot read 4 bytes at a time', () => {
+  it('reads memory that is not on a word boundary a byte at a time', () => {
     const unaligned = Buffer.from(new Uint8Array([0, ...bytes]).buffer, 1, bytes.length);
-    const packed = packPixels({ width: 2, height: 2, data: unaligned, channels: 4, byteWidth: 12, bgr: true });
-    expect(packed.channels).toBe(3);
-    expect([...packed.data]).toEqual([12, 11, 10, 22, 21, 20, 32, 31, 30, 42, 41, 40]);
+    const rgb = toRgb({ width: 2, height: 2, data: unaligned, channels: 4, byteWidth: 12, bgr: true });
+    expect([...rgb]).toEqual([12, 11, 10, 22, 21, 20, 32, 31, 30, 42, 41, 40]);
   });
 });
 
