@@ -1,5 +1,6 @@
 import { AppAgentReply, HostAgentReply } from '../llm/reply-schemas';
 import { BasicAgent, StepAborted } from './basic-agent';
+import { StepDeferred } from './step-deferred';
 import { errorMiddleware, loggingMiddleware, timingMiddleware } from './processor/middleware';
 import { ComposedStrategy, ProcessorTemplate, type Middleware } from './processor/processor';
 import type { AgentRuntime, ModelWithPrices } from './runtime';
@@ -19,7 +20,7 @@ function middleware(): Middleware[] {
   return [
     timingMiddleware,
     loggingMiddleware((line) => console.error(`[agent] ${line}`)),
-    errorMiddleware((error) => error instanceof StepAborted),
+    errorMiddleware((error) => error instanceof StepAborted || error instanceof StepDeferred),
   ];
 }
 

@@ -3,6 +3,7 @@ import type { NewStep, StoredScreenshot } from '../memory/session-store';
 import type { AgentStatus, ScreenshotRef, StepView } from '../protocol';
 import { InteractionCancelled } from '../session/interaction-broker';
 import { StepContext } from './processor/step-context';
+import { StepDeferred } from './step-deferred';
 import { PHASE_TIMINGS } from './processor/middleware';
 import type { ProcessorTemplate } from './processor/processor';
 import type { AgentRuntime, ModelWithPrices } from './runtime';
@@ -88,6 +89,7 @@ export abstract class BasicAgent {
       this.afterProcessor(ctx);
     } catch (error) {
       if (runtime.signal.aborted || error instanceof StepAborted || error instanceof InteractionCancelled) throw new StepAborted();
+      if (error instanceof StepDeferred) return;
       failure = error instanceof Error ? error.message : String(error);
     }
     const outcome: StepOutcome = failure

@@ -49,13 +49,15 @@ export class DeviceConnection {
     return this.toolList;
   }
 
-  async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+  /** `meta` goes in the request's MCP `_meta` (EXPECT_POINTER_META, say). */
+  async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal, meta?: Record<string, unknown>): Promise<CallToolResult> {
     const client = await this.connected();
     // The device enforces each tool's own limit; the host waits a little longer than that.
     const timeout = isToolName(name) ? toolTimeoutMs(name, args) + HOST_MARGIN_MS : this.options.defaultTimeoutMs;
     const call = childSignal(signal);
     try {
-      return (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout, signal: call.signal })) as CallToolResult;
+      const params = meta ? { name, arguments: args, _meta: meta } : { name, arguments: args };
+      return (await client.callTool(params, CallToolResultSchema, { timeout, signal: call.signal })) as CallToolResult;
     } finally {
       call.release();
     }

@@ -1,10 +1,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { ACTION_TOOLS, ScreenshotMeta, WindowInfo, type ToolName } from '../device/contract';
+import { ACTION_TOOLS, EXPECT_POINTER_META, POINTER_STILL_TOOLS, PointerMovedRefusal, ScreenshotMeta, WindowInfo, type ToolName } from '../device/contract';
 import type { Command, CommandResult } from './command';
 import type { DeviceConnection } from './device-connection';
 import type { ExternalServers } from './external-servers';
-import { pointerFromResult, TakeoverGuard, type TakeoverCheck } from './takeover';
+import { pointerFromResult, TakeoverGuard, type ScreenPoint, type TakeoverCheck } from './takeover';
 
 export interface CapturedScreenshot {
   bytes: Buffer;
@@ -18,6 +18,12 @@ function textOf(result: CallToolResult): string {
     .join('\n');
 }
 
+/**
+ * A pointer report at most this old is as good as asking the device again. The reports that matter
+ * come back with every screenshot and action, and each action is checked on the device anyway.
+ */
+export const FRESH_POINTER_MS = 100;
+
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -29,6 +35,8 @@ function errorMessage(error: unknown): string {
  */
 export class Dispatcher {
   readonly takeover = new TakeoverGuard();
+  /** The latest pointer position any device result reported, and when. */
+  private lastPointer: { point: ScreenPoint; at: number } | null = null;
 
   constructor(
     private readonly device: DeviceConnection,
@@ -40,12 +48,24 @@ export class Dispatcher {
     const started = performance.now();
     const elapsed = (): number => performance.now() - started;
     try {
-      const result = this.externals?.handles(command.toolName)
-        ? await this.externals.callTool(command.toolName, command.parameters, signal)
-        : await this.device.callTool(command.toolName, command.parameters, signal);
+      if (this.externals?.handles(command.toolName)) {
+        const result = await this.externals.callTool(command.toolName, command.parameters, signal);
+        const text = textOf(result);
+        if (result.isError) return { status: 'failure', result: '', error: text || 'the tool failed', durationMs: elapsed() };
+        return { status: 'success', result: text, error: null, durationMs: elapsed() };
+      }
+      const acts = ACTION_TOOLS.has(command.toolName as ToolName);
+      const result = await this.device.callTool(command.toolName, command.parameters, signal, acts ? this.expectPointerMeta() : undefined);
       const text = textOf(result);
+      const moved = PointerMovedRefusal.safeParse(result.structuredContent);
+      if (result.isError && moved.success) {
+        const seen = this.takeover.check(this.noted(moved.data.pointer.screen));
+        return { status: 'failure', result: '', error: `not run: ${seen.message || text}`, durationMs: elapsed() };
+      }
       if (result.isError) return { status: 'failure', result: '', error: text || 'the tool failed', durationMs: elapsed() };
-      if (ACTION_TOOLS.has(command.toolName as ToolName)) this.takeover.agentLeftPointerAt(pointerFromResult(result.structuredContent));
+      const pointer = this.noted(pointerFromResult(result.structuredContent));
+      if (POINTER_STILL_TOOLS.has(command.toolName as ToolName)) this.takeover.check(pointer);
+      else if (acts) this.takeover.agentLeftPointerAt(pointer);
       return { status: 'success', result: text, error: null, durationMs: elapsed() };
     } catch (error) {
       return { status: 'failure', result: '', error: `${command.toolName} failed: ${errorMessage(error)}`, durationMs: elapsed() };
@@ -64,14 +84,31 @@ export class Dispatcher {
     if (!image || image.type !== 'image') throw new Error('screenshot failed: the device client sent no image');
     const meta = ScreenshotMeta.safeParse(result.structuredContent);
     if (!meta.success) throw new Error(`screenshot failed: bad geometry from the device client (${meta.error.message})`);
-    this.takeover.check(pointerFromResult(result.structuredContent));
+    this.takeover.check(this.noted(pointerFromResult(result.structuredContent)));
     return { bytes: Buffer.from(image.data, 'base64'), meta: meta.data };
   }
 
-  /** Has the user moved the pointer away from where the agent left it? Asks the device where it is. */
+  /**
+   * Has the user moved the pointer away from where the agent left it? Asks the device where it is,
+   * unless a result reported it within FRESH_POINTER_MS.
+   */
   async checkTakeover(signal?: AbortSignal): Promise<TakeoverCheck> {
     if (this.takeover.paused || !this.takeover.lastAgentPointer) return this.takeover.check(null);
-    return this.takeover.check(await this.pointer(signal));
+    const fresh = this.lastPointer && performance.now() - this.lastPointer.at <= FRESH_POINTER_MS ? this.lastPointer.point : null;
+    return this.takeover.check(fresh ?? (await this.pointer(signal)));
+  }
+
+  /** The device checks an action against this (EXPECT_POINTER_META): where the agent left the pointer. */
+  private expectPointerMeta(): Record<string, unknown> | undefined {
+    const expected = this.takeover.lastAgentPointer;
+    if (!expected || this.takeover.paused) return undefined;
+    return { [EXPECT_POINTER_META]: { x: expected.x, y: expected.y, tolerance: this.takeover.tolerance } };
+  }
+
+  /** Keeps a reported pointer position as the latest, and passes it on. */
+  private noted(point: ScreenPoint | null): ScreenPoint | null {
+    if (point) this.lastPointer = { point, at: performance.now() };
+    return point;
   }
 
   /**
@@ -86,7 +123,7 @@ export class Dispatcher {
   private async pointer(signal?: AbortSignal) {
     try {
       const result = await this.device.callTool('pointer', {}, signal);
-      return result.isError ? null : pointerFromResult(result.structuredContent);
+      return result.isError ? null : this.noted(pointerFromResult(result.structuredContent));
     } catch {
       return null;
     }

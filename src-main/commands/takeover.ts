@@ -9,8 +9,10 @@ import { PointerReport } from '../device/contract';
  * ran), so no extra call is needed:
  *
  *   const guard = new TakeoverGuard();
- *   // before each action: the pointer from the step's screenshot result (or the `pointer` tool)
+ *   // each step: the pointer from the step's screenshot result (or the `pointer` tool)
  *   const seen = guard.check(pointerFromResult(screenshot.structuredContent));
+ *   // the action itself: the device refuses it if the pointer left guard.lastAgentPointer
+ *   // (EXPECT_POINTER_META), and reports where it is now, which goes to check() as well
  *   if (seen.takenOver) pause(seen.message);
  *   // after each action: where the agent left it
  *   guard.agentLeftPointerAt(pointerFromResult(result.structuredContent));
@@ -52,7 +54,8 @@ export function pointerFromResult(structuredContent: unknown): ScreenPoint | nul
 }
 
 export class TakeoverGuard {
-  private readonly tolerance: number;
+  /** Movement up to this many screen pixels is not a takeover. */
+  readonly tolerance: number;
   private expected: ScreenPoint | null = null;
   private taken: TakeoverCheck | null = null;
 

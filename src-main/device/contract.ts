@@ -74,6 +74,12 @@ export const ACTION_TOOLS: ReadonlySet<ToolName> = new Set([
   'focus_window',
 ]);
 
+/**
+ * Actions that never move the pointer themselves: if it moved while one ran, the user moved it. (The
+ * others leave it where they put it, or where the window manager did.)
+ */
+export const POINTER_STILL_TOOLS: ReadonlySet<ToolName> = new Set(['wait', 'hotkey', 'execute_command']);
+
 /** Geometry that comes back with every screenshot (MCP structuredContent). */
 export const ScreenshotMeta = z.object({
   /** Size of the encoded image the model sees. */
@@ -113,6 +119,44 @@ const XY = z.object({ x: z.number(), y: z.number() });
  */
 export const PointerReport = z.object({ screen: XY, image: XY.nullable() });
 export type PointerReport = z.infer<typeof PointerReport>;
+
+/**
+ * The takeover check, made on the device right before an action (DESIGN.md section 7): the host puts
+ * where the agent left the pointer in the call's MCP `_meta` under this key, and the device refuses to
+ * act if the pointer is now farther from it than `tolerance` screen pixels. Checking and acting in the
+ * same turn of the device's queue leaves the user no gap (moving the mouse while the model thinks,
+ * say) between the check and the action.
+ */
+export const EXPECT_POINTER_META = 'deskhand/expectPointer';
+export const ExpectPointer = z.object({ x: z.number(), y: z.number(), tolerance: z.number().nonnegative() }).strict();
+export type ExpectPointer = z.infer<typeof ExpectPointer>;
+
+/** structuredContent of an action the device refused because the pointer had moved: where it is now. */
+export const PointerMovedRefusal = z.object({ pointerMoved: z.literal(true), pointer: PointerReport });
+
+/** The expected pointer in a call's `_meta`, or null when there is none; throws on anything malformed. */
+export function expectedPointerOf(meta: unknown): ExpectPointer | null {
+  const raw = meta && typeof meta === 'object' ? (meta as Record<string, unknown>)[EXPECT_POINTER_META] : undefined;
+  if (raw === undefined) return null;
+  const parsed = ExpectPointer.safeParse(raw);
+  if (!parsed.success) throw new Error(`bad ${EXPECT_POINTER_META} metadata: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+  return parsed.data;
+}
+
+/** Whether the pointer is farther from where the agent left it than the tolerance. */
+export function pointerMoved(expected: ExpectPointer, pointer: { x: number; y: number }): boolean {
+  return Math.hypot(pointer.x - expected.x, pointer.y - expected.y) > expected.tolerance;
+}
+
+/** The result of an action refused by that check: an error, with where the pointer is now. */
+export function pointerMovedResult(tool: string, expected: ExpectPointer, pointer: PointerReport) {
+  const { x, y } = pointer.screen;
+  return {
+    content: [{ type: 'text' as const, text: `${tool} not run: the pointer is at (${x}, ${y}), not at (${expected.x}, ${expected.y}) where the agent left it` }],
+    isError: true,
+    structuredContent: { pointerMoved: true as const, pointer },
+  };
+}
 
 /** One monitor (list_displays); bounds in logical screen coordinates. */
 export const DisplayInfo = z.object({

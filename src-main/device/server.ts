@@ -3,7 +3,20 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import { z } from 'zod';
 import { launchApp, splitArgs } from './apps';
 import type { DeviceConfig } from './config';
-import { CommandOutput, LaunchResult, PointerReport, ScreenshotMeta, ToolArgs, type ToolArgsOf, type ToolName } from './contract';
+import {
+  ACTION_TOOLS,
+  CommandOutput,
+  expectedPointerOf,
+  LaunchResult,
+  PointerReport,
+  pointerMoved,
+  pointerMovedResult,
+  ScreenshotMeta,
+  ToolArgs,
+  type ExpectPointer,
+  type ToolArgsOf,
+  type ToolName,
+} from './contract';
 import { identityGeometry, imageToScreen, screenToImage, type Point, type ScreenshotGeometry } from './coords';
 import { listDisplays, pickDisplay } from './displays';
 import { click, drag, moveTo, pointerPosition, pressChord, scroll } from './input';
@@ -151,9 +164,18 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
   };
   const toScreen = async (x: number, y: number): Promise<Point> => imageToScreen(await currentGeometry(), { x, y });
   /** Where the pointer is now (PointerReport), for the host's takeover check. */
-  const pointerReport = async (): Promise<Record<string, unknown>> => {
+  const pointerReport = async (): Promise<{ pointer: PointerReport }> => {
     const screen = await pointerPosition();
     return { pointer: { screen, image: screenToImage(await currentGeometry(), screen) } };
+  };
+  /**
+   * The takeover check for an action (EXPECT_POINTER_META): a refusal if the pointer has left where the
+   * agent put it. A pointer that cannot be read does not stop the action; the next result says so.
+   */
+  const refusalIfPointerMoved = async (name: ToolName, expected: ExpectPointer | null): Promise<CallToolResult | null> => {
+    if (!expected) return null;
+    const report = await pointerReport().catch(() => null);
+    return report && pointerMoved(expected, report.pointer.screen) ? pointerMovedResult(name, expected, report.pointer) : null;
   };
 
   function register<N extends ToolName>(
@@ -178,10 +200,16 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
         // The SDK has validated already; parsing again keeps the types honest at this boundary.
         const parsed = schema.safeParse(args);
         if (!parsed.success) return toolError(name, parsed.error.issues.map((i) => i.message).join('; '));
+        let expected: ExpectPointer | null;
+        try {
+          expected = ACTION_TOOLS.has(name) ? expectedPointerOf(extra._meta) : null;
+        } catch (error) {
+          return toolError(name, error);
+        }
         const started = performance.now();
         try {
           const result = await queue.run(
-            async () => withPointer(await run(parsed.data as ToolArgsOf<N>, extra.signal)),
+            async () => (await refusalIfPointerMoved(name, expected)) ?? withPointer(await run(parsed.data as ToolArgsOf<N>, extra.signal)),
             toolTimeoutMs(name, parsed.data as ToolArgsOf<N>),
             name,
           );

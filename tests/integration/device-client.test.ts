@@ -7,7 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScreenshotMeta, WindowInfo } from '../../src-main/device/contract';
+import { EXPECT_POINTER_META, ScreenshotMeta, WindowInfo } from '../../src-main/device/contract';
 import type { DeviceConfig } from '../../src-main/device/config';
 import { deviceLaunchSpec, EXIT_NO_DISPLAY } from '../../src-main/device/launch';
 import { startXterm, startXvfb, type XDisplay, type XProgram } from '../support/xvfb';
@@ -172,6 +172,28 @@ describe('device client over MCP stdio (Xvfb + openbox + xterm)', () => {
     await callOk(device, 'type_text', { text: `echo hotkey-ok > ${out}` });
     await callOk(device, 'hotkey', { keys: ['enter'] });
     expect((await waitForFile(out)).trim()).toBe('hotkey-ok');
+  });
+
+  it('refuses an action, doing nothing, when the pointer is not where the host expects it', async () => {
+    const out = join(dir, 'takeover.txt');
+    const at = { x: 400, y: 300 };
+    await callOk(device, 'move', at);
+    const typeWith = (meta: unknown): Promise<CallToolResult> =>
+      device.client.callTool({ name: 'type_text', arguments: { text: `echo typed >> ${out}\n` }, _meta: { [EXPECT_POINTER_META]: meta } }) as Promise<CallToolResult>;
+
+    const moved = await typeWith({ x: 100, y: 100, tolerance: 4 });
+    expect(moved.isError).toBe(true);
+    expect(textOf(moved)).toBe('type_text not run: the pointer is at (400, 300), not at (100, 100) where the agent left it');
+    expect(moved.structuredContent).toMatchObject({ pointerMoved: true, pointer: { screen: at } });
+    const malformed = await typeWith({ x: 'left', y: 100, tolerance: 4 });
+    expect(malformed.isError).toBe(true);
+    expect(textOf(malformed)).toMatch(/^type_text failed: bad deskhand\/expectPointer metadata/);
+    await new Promise((r) => setTimeout(r, 500));
+    await expect(readFile(out, 'utf8'), 'nothing was typed').rejects.toThrow(/ENOENT/);
+
+    // Within the tolerance it acts.
+    expect((await typeWith({ x: 402, y: 301, tolerance: 4 })).isError).toBeFalsy();
+    expect((await waitForFile(out)).trim()).toBe('typed');
   });
 
   it('crops a screenshot to a window and maps clicks through the crop', async () => {

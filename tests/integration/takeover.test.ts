@@ -52,6 +52,67 @@ describe('takeover: the user takes the mouse', () => {
     expect(harness.deviceActions().filter((action) => action.tool === 'click')).toHaveLength(2);
   });
 
+  it('refuses the action on the device when the mouse was taken while the model was thinking', async () => {
+    harness = await startHostHarness(
+      {
+        name: 'takeover mid-step',
+        steps: [
+          hostTo('xterm', 'click twice'),
+          app({ Function: 'click', Args: { x: 10, y: 10 }, Status: 'CONTINUE' }),
+          app({ Function: 'click', Args: { x: 20, y: 20 }, Status: 'CONTINUE' }),
+          app({ Function: 'click', Args: { x: 20, y: 20 }, Status: 'CONTINUE' }),
+          app({ Function: '', Status: 'FINISH' }),
+          host({ Status: 'FINISH', Comment: 'done' }),
+        ],
+      },
+      // Screenshots: the host's, then one per AppAgent step. "The user" moves the pointer right after the
+      // third, so that step's own screenshot still shows the pointer where the agent left it.
+      { deviceEnv: { DESKHAND_FAKE_DEVICE_USER_MOVES_AFTER: 'screenshot#3' } },
+    );
+    const { host: deskhand } = harness;
+    const start = await deskhand.endpoint.handle({ type: 'session.start', id: 's', request: 'click twice' });
+    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
+
+    await until(() => deskhand.store.getSession(sessionId)?.status === 'paused', 'the pause');
+    expect(harness.model.requests).toHaveLength(3);
+    expect(harness.deviceActions().filter((action) => action.tool === 'click')).toEqual([{ tool: 'click', args: { x: 10, y: 10 } }]);
+    const refused = deskhand.store.steps(sessionId).at(-1);
+    expect(refused).toMatchObject({ status: 'ERROR', action: { function: 'click' } });
+    expect(refused?.error).toMatch(/^not run: The pointer moved from \(10, 10\).*to \(210, 110\).*you have taken the mouse/);
+
+    expect(await deskhand.endpoint.handle({ type: 'session.resume', id: 'r', sessionId })).toMatchObject({ ok: true });
+    expect(await deskhand.sessions.running).toEqual({ status: 'finished', result: 'done' });
+    expect(harness.deviceActions().filter((action) => action.tool === 'click')).toHaveLength(2);
+  });
+
+  it('notices the mouse taken during an action that does not move it (a wait)', async () => {
+    harness = await startHostHarness(
+      {
+        name: 'takeover during a wait',
+        steps: [
+          hostTo('xterm', 'click, wait, click'),
+          app({ Function: 'click', Args: { x: 10, y: 10 }, Status: 'CONTINUE' }),
+          app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' }),
+          app({ Function: 'click', Args: { x: 20, y: 20 }, Status: 'CONTINUE' }),
+          app({ Function: '', Status: 'FINISH' }),
+          host({ Status: 'FINISH', Comment: 'done' }),
+        ],
+      },
+      { deviceEnv: { DESKHAND_FAKE_DEVICE_USER_MOVES_DURING: 'wait' } },
+    );
+    const { host: deskhand } = harness;
+    const start = await deskhand.endpoint.handle({ type: 'session.start', id: 's', request: 'click, wait, click' });
+    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
+
+    await until(() => deskhand.store.getSession(sessionId)?.status === 'paused', 'the pause');
+    expect(harness.model.requests).toHaveLength(3);
+    const acted = (): string[] => harness!.deviceActions().map((action) => action.tool).filter((tool) => tool !== 'focus_window');
+    expect(acted()).toEqual(['click', 'wait']);
+    expect(await deskhand.endpoint.handle({ type: 'session.resume', id: 'r', sessionId })).toMatchObject({ ok: true });
+    expect(await deskhand.sessions.running).toEqual({ status: 'finished', result: 'done' });
+    expect(acted()).toEqual(['click', 'wait', 'click']);
+  });
+
   it('does not mistake the agent\'s own pointer moves for a takeover', async () => {
     harness = await startHostHarness({
       name: 'no takeover',

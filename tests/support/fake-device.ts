@@ -7,7 +7,7 @@ import { appendFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import sharp from 'sharp';
-import { ToolArgs } from '../../src-main/device/contract';
+import { expectedPointerOf, pointerMoved, pointerMovedResult, ToolArgs } from '../../src-main/device/contract';
 
 const log = process.env.DESKHAND_FAKE_DEVICE_LOG;
 const screen = { width: 640, height: 400 };
@@ -18,24 +18,40 @@ const windows = [
 
 const server = new McpServer({ name: 'fake-device', version: '0.0.0' });
 
-// The pointer: actions with coordinates move it; DESKHAND_FAKE_DEVICE_USER_MOVES_AFTER=<tool> makes
-// "the user" move it elsewhere right after the first call of that tool, as a person taking the mouse would.
+// The pointer: actions with coordinates move it; DESKHAND_FAKE_DEVICE_USER_MOVES_AFTER=<tool>[#n] makes
+// "the user" move it elsewhere right after the n-th call (default: the first) of that tool, as a person
+// taking the mouse would. Actions are checked against the host's expected pointer (EXPECT_POINTER_META)
+// as the real device checks them.
 let pointer = { x: 0, y: 0 };
-let userMoved = false;
+const calls = new Map<string, number>();
 const pointerReport = () => ({ pointer: { screen: { ...pointer }, image: { ...pointer } } });
 
-function recordAction(tool: string, args: Record<string, unknown>) {
+function userMayMoveAfter(tool: string): void {
+  const [movesAfter, nth = '1'] = (process.env.DESKHAND_FAKE_DEVICE_USER_MOVES_AFTER ?? '').split('#');
+  if (movesAfter !== tool) return;
+  const count = (calls.get(tool) ?? 0) + 1;
+  calls.set(tool, count);
+  if (count === Number(nth)) pointer = { x: pointer.x + 200, y: pointer.y + 100 };
+}
+
+function recordAction(tool: string, args: Record<string, unknown>, meta: unknown) {
   if (process.env.DESKHAND_FAKE_DEVICE_CRASH_ON === tool) process.exit(134);
   if (process.env.DESKHAND_FAKE_DEVICE_FAIL_ON === tool) {
     return { content: [{ type: 'text' as const, text: `${tool} failed on purpose` }], isError: true };
   }
+  let expected;
+  try {
+    expected = expectedPointerOf(meta);
+  } catch (error) {
+    return { content: [{ type: 'text' as const, text: `${tool} failed: ${(error as Error).message}` }], isError: true };
+  }
+  if (expected && pointerMoved(expected, pointer)) return pointerMovedResult(tool, expected, pointerReport().pointer);
   if (log) appendFileSync(log, `${JSON.stringify({ tool, args })}\n`);
   if (typeof args.x === 'number' && typeof args.y === 'number') pointer = { x: args.x, y: args.y };
+  // DESKHAND_FAKE_DEVICE_USER_MOVES_DURING=<tool>: "the user" moves the pointer while that tool runs.
+  if (process.env.DESKHAND_FAKE_DEVICE_USER_MOVES_DURING === tool) pointer = { x: pointer.x + 200, y: pointer.y + 100 };
   const report = pointerReport();
-  if (process.env.DESKHAND_FAKE_DEVICE_USER_MOVES_AFTER === tool && !userMoved) {
-    userMoved = true;
-    pointer = { x: pointer.x + 200, y: pointer.y + 100 };
-  }
+  userMayMoveAfter(tool);
   return { content: [{ type: 'text' as const, text: `${tool} done` }], structuredContent: report };
 }
 
@@ -50,8 +66,8 @@ server.registerTool('screenshot', { description: 'Capture the screen or one wind
   const data = await sharp({ create: { width, height, channels: 3, background: { r: 30, g: 90, b: 160 } } })
     .jpeg({ quality: 60 })
     .toBuffer();
-  return {
-    content: [{ type: 'image', data: data.toString('base64'), mimeType: 'image/jpeg' }],
+  const result = {
+    content: [{ type: 'image' as const, data: data.toString('base64'), mimeType: 'image/jpeg' }],
     structuredContent: {
       width,
       height,
@@ -62,6 +78,8 @@ server.registerTool('screenshot', { description: 'Capture the screen or one wind
       ...pointerReport(),
     },
   };
+  userMayMoveAfter('screenshot');
+  return result;
 });
 
 server.registerTool('list_windows', { description: 'List the open windows', inputSchema: ToolArgs.list_windows.shape }, async () => ({
@@ -69,24 +87,26 @@ server.registerTool('list_windows', { description: 'List the open windows', inpu
   structuredContent: { windows },
 }));
 
-server.registerTool('focus_window', { description: 'Focus a window', inputSchema: ToolArgs.focus_window.shape }, async (args) =>
-  recordAction('focus_window', args),
+server.registerTool('focus_window', { description: 'Focus a window', inputSchema: ToolArgs.focus_window.shape }, async (args, extra) =>
+  recordAction('focus_window', args, extra._meta),
 );
-server.registerTool('click', { description: 'fake click', inputSchema: ToolArgs.click.shape }, async (args) => recordAction('click', args));
-server.registerTool('type_text', { description: 'fake type_text', inputSchema: ToolArgs.type_text.shape }, async (args) =>
-  recordAction('type_text', args),
+server.registerTool('click', { description: 'fake click', inputSchema: ToolArgs.click.shape }, async (args, extra) => recordAction('click', args, extra._meta));
+server.registerTool('type_text', { description: 'fake type_text', inputSchema: ToolArgs.type_text.shape }, async (args, extra) =>
+  recordAction('type_text', args, extra._meta),
 );
-server.registerTool('hotkey', { description: 'fake hotkey', inputSchema: ToolArgs.hotkey.shape }, async (args) => recordAction('hotkey', args));
-server.registerTool('wait', { description: 'fake wait', inputSchema: ToolArgs.wait.shape }, async (args) => recordAction('wait', args));
-server.registerTool('launch_app', { description: 'fake launch_app', inputSchema: ToolArgs.launch_app.shape }, async (args) => {
-  const result = recordAction('launch_app', args);
+server.registerTool('hotkey', { description: 'fake hotkey', inputSchema: ToolArgs.hotkey.shape }, async (args, extra) => recordAction('hotkey', args, extra._meta));
+server.registerTool('wait', { description: 'fake wait', inputSchema: ToolArgs.wait.shape }, async (args, extra) => recordAction('wait', args, extra._meta));
+server.registerTool('launch_app', { description: 'fake launch_app', inputSchema: ToolArgs.launch_app.shape }, async (args, extra) => {
+  const result = recordAction('launch_app', args, extra._meta);
+  if (result.isError) return result;
   if (!windows.some((window) => window.app === args.name)) {
     windows.push({ id: `0x30000${windows.length}`, title: `${args.name} window`, app: args.name, bounds: { x: 0, y: 200, width: 320, height: 200 } });
   }
   return result;
 });
-server.registerTool('execute_command', { description: 'Run a shell command', inputSchema: ToolArgs.execute_command.shape }, async (args) => {
-  recordAction('execute_command', args);
+server.registerTool('execute_command', { description: 'Run a shell command', inputSchema: ToolArgs.execute_command.shape }, async (args, extra) => {
+  const refusal = recordAction('execute_command', args, extra._meta);
+  if (refusal.isError) return refusal;
   const output = await new Promise<{ exit_code: number; stdout: string; stderr: string }>((resolve) => {
     execFile('bash', ['-c', args.command], { cwd: args.cwd, timeout: (args.timeout_s ?? 30) * 1000 }, (error, stdout, stderr) =>
       resolve({ exit_code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),

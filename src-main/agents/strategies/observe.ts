@@ -1,4 +1,5 @@
 import type { Strategy } from '../processor/processor';
+import { StepDeferred } from '../step-deferred';
 import type { StepContext } from '../processor/step-context';
 import type { AgentRuntime } from '../runtime';
 import { K, type Observation, type WindowInfo } from '../step-keys';
@@ -27,6 +28,7 @@ export function screenshotStrategy(windowId: () => string | null, beforeCapture?
       runtime.progress('Taking a screenshot');
       const id = windowId();
       const shot = await runtime.dispatcher.screenshot(runtime.signal, id ?? undefined);
+      if (runtime.dispatcher.takeover.paused) throw new StepDeferred('the user has taken the mouse');
       const stored = await runtime.saveScreenshot(
         { bytes: shot.bytes, mimeType: shot.meta.mimeType, width: shot.meta.width, height: shot.meta.height },
         stepFileName(runtime),
