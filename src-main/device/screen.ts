@@ -2,6 +2,7 @@ import { ColorMode, Region, screen, type Image } from '@nut-tree-fork/nut-js';
 import sharp, { type Sharp } from 'sharp';
 import type { ScreenshotMeta } from './contract';
 import { fitLongEdge, intersect, type Rect } from './coords';
+import type { BandedPngEncoders } from './png-bands';
 import { PNG_COMPRESSION_LEVEL } from './png-level';
 
 export interface Screenshot {
@@ -32,7 +33,7 @@ export function rawImageOf(grabbed: Image): RawImage {
   };
 }
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+export const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
  * Copies `crop` (image pixels) out of a BGRA/BGR/RGBA image as tightly packed RGB. The alpha byte is
@@ -184,16 +185,35 @@ export async function encodePixels(
   options: EncodeOptions,
   flat: () => number = () => flatShare({ ...pixels, byteWidth: pixels.width * pixels.channels, bgr: false }),
 ): Promise<EncodedImage> {
-  const { width, height } = pixels;
+  return encodeFrame({ width: pixels.width, height: pixels.height, pixels: () => pixels, flat }, options);
+}
+
+/** A frame to encode; each view of it is asked for only when the chosen encoding needs it. */
+export interface Frame {
+  width: number;
+  height: number;
+  /** Packed pixels for sharp (lossy or scaled encodings). */
+  pixels(): PackedPixels;
+  /** The frame's flatShare. */
+  flat(): number;
+  /** Its lossless PNG at full size, when the caller has a better encoder than sharp's for it. */
+  png?(): Buffer;
+}
+
+export async function encodeFrame(frame: Frame, options: EncodeOptions): Promise<EncodedImage> {
+  const { width, height } = frame;
   const target = fitLongEdge(width, height, options.maxEdge);
   const scaled = target.width !== width || target.height !== height;
+  let packed: PackedPixels | null = null;
   const pipeline = (): Sharp => {
-    let result = sharp(pixels.data, { raw: { width, height, channels: pixels.channels } });
-    if (pixels.channels === 4) result = result.removeAlpha();
+    packed ??= frame.pixels();
+    let result = sharp(packed.data, { raw: { width, height, channels: packed.channels } });
+    if (packed.channels === 4) result = result.removeAlpha();
     if (scaled) result = result.resize(target.width, target.height, { fit: 'fill' });
     return result;
   };
   const encode = async (format: Exclude<ScreenshotFormat, 'auto'>): Promise<EncodedImage> => {
+    if (format === 'png' && !scaled && frame.png) return { data: frame.png(), ...target, mimeType: MIME.png };
     const image = pipeline();
     const encoded =
       format === 'png'
@@ -206,7 +226,7 @@ export async function encodePixels(
   };
   if (options.format !== 'auto') return encode(options.format);
   if (scaled) return encode('jpeg');
-  if (flat() < FLAT_UI_SHARE) return encode('jpeg');
+  if (frame.flat() < FLAT_UI_SHARE) return encode('jpeg');
   const png = await encode('png');
   if (png.data.length <= target.width * target.height * PNG_BYTES_PER_PIXEL_CHECK) return png;
   const jpeg = await encode('jpeg');
@@ -219,8 +239,12 @@ export async function screenSize(): Promise<{ width: number; height: number }> {
   return { width, height };
 }
 
-/** Captures the main screen, or the part of it inside `region` (logical coordinates), and encodes it. */
-export async function captureScreenshot(region: Rect | null, options: EncodeOptions): Promise<Screenshot> {
+/**
+ * Captures the main screen, or the part of it inside `region` (logical coordinates), and encodes it.
+ * `pngEncoders` keeps a banded PNG encoder per captured area, so a PNG re-compresses only what changed
+ * since the last capture of the same area.
+ */
+export async function captureScreenshot(region: Rect | null, options: EncodeOptions, pngEncoders?: BandedPngEncoders): Promise<Screenshot> {
   const started = performance.now();
   const size = await screenSize();
   const full: Rect = { x: 0, y: 0, width: size.width, height: size.height };
@@ -234,9 +258,18 @@ export async function captureScreenshot(region: Rect | null, options: EncodeOpti
 
   const encodeStart = performance.now();
   const raw = rawImageOf(grabbed);
-  // The capture is scanned for flatness rather than the packed copy: it can be read a word at a time.
-  const rgb = { data: toRgb(raw), width: raw.width, height: raw.height, channels: 3 as const };
-  const encoded = await encodePixels(rgb, options, () => flatShare(raw));
+  const png = pngEncoders?.for(`${logical.x},${logical.y},${logical.width},${logical.height}`);
+  const encoded = await encodeFrame(
+    {
+      width: raw.width,
+      height: raw.height,
+      pixels: () => ({ data: toRgb(raw), width: raw.width, height: raw.height, channels: 3 }),
+      // The capture is scanned rather than a packed copy: it can be read a word at a time.
+      flat: () => flatShare(raw),
+      ...(png ? { png: () => png.encode(raw).data } : {}),
+    },
+    options,
+  );
   const encodeMs = performance.now() - encodeStart;
 
   return {

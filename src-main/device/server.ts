@@ -21,6 +21,7 @@ import { identityGeometry, imageToScreen, screenToImage, type Point, type Screen
 import { listDisplays, pickDisplay } from './displays';
 import { click, drag, moveTo, pointerPosition, pressChord, scroll } from './input';
 import { parseKeys } from './keys';
+import { BandedPngEncoders } from './png-bands';
 import { captureScreenshot, screenSize } from './screen';
 import { runShellCommand } from './shell';
 import { DEFAULT_COMMAND_TIMEOUT_S, toolTimeoutMs } from './timeouts';
@@ -155,6 +156,7 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
     },
   );
   const queue = new SerialQueue();
+  const pngEncoders = new BandedPngEncoders();
   let geometry: ScreenshotGeometry | null = null;
 
   const currentGeometry = async (): Promise<ScreenshotGeometry> => {
@@ -240,7 +242,7 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
         : display !== undefined
           ? pickDisplay(await listDisplays(screenSize), display).bounds
           : null;
-      const shot = await captureScreenshot(region, config);
+      const shot = await captureScreenshot(region, config, pngEncoders);
       geometry = { region: shot.meta.region, imageWidth: shot.meta.width, imageHeight: shot.meta.height };
       return {
         content: [

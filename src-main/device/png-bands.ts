@@ -1,0 +1,185 @@
+import { constants, crc32, deflateRawSync } from 'node:zlib';
+import { PNG_COMPRESSION_LEVEL } from './png-level';
+import { LITTLE_ENDIAN, toRgb, type RawImage } from './screen';
+
+/**
+ * A PNG encoder for successive screenshots of the same area. The image is cut into bands of rows, and
+ * each band is compressed on its own (a raw deflate ended by a sync flush, so bands join into one
+ * zlib stream). A band whose captured bytes are the same as in the previous frame keeps its compressed
+ * bytes. Between two steps an agent usually changes a small part of the screen, so most of a frame
+ * costs a memory comparison instead of compressing again. The output is an ordinary 8-bit RGB PNG,
+ * decoded pixel for pixel like any other.
+ */
+
+/** 32 rows: bands small enough to skip most of a frame, large enough to compress well on their own. */
+export const BAND_ROWS = 32;
+const ADLER_MOD = 65521;
+const ADLER_WORDS_PER_REDUCTION = 1024;
+
+interface Band {
+  /** A copy of the band's captured bytes, as grabbed (compared with the next frame's). */
+  source: Buffer;
+  deflated: Buffer;
+  adler: number;
+  /** Bytes of filtered scanlines the band holds (for combining checksums). */
+  length: number;
+}
+
+interface Frame {
+  width: number;
+  height: number;
+  byteWidth: number;
+  bands: Band[];
+}
+
+export interface BandedPng {
+  data: Buffer;
+  /** Bands compressed for this frame, and how many there are: the share of the work done. */
+  encodedBands: number;
+  bands: number;
+}
+
+/**
+ * zlib's adler32, read 4 bytes at a time where the memory allows it. The sums are exact in doubles far
+ * beyond the 32-bit bound zlib reduces at, so they are reduced once per 4 KB.
+ */
+export function adler32(bytes: Uint8Array): number {
+  let a = 1;
+  let b = 0;
+  let i = 0;
+  const add = (byte: number): void => {
+    a += byte;
+    b += a;
+  };
+  while (i < bytes.length && (bytes.byteOffset + i) % 4 !== 0) add(bytes[i++] as number);
+  const wordAligned = LITTLE_ENDIAN && (bytes.byteOffset + i) % 4 === 0;
+  const words = wordAligned ? new Uint32Array(bytes.buffer, bytes.byteOffset + i, (bytes.length - i) >>> 2) : new Uint32Array(0);
+  for (let w = 0; w < words.length; ) {
+    const end = Math.min(words.length, w + ADLER_WORDS_PER_REDUCTION);
+    for (; w < end; w++) {
+      const word = words[w] as number; // little-endian: the first byte is the lowest
+      const x0 = word & 0xff;
+      const x1 = (word >>> 8) & 0xff;
+      const x2 = (word >>> 16) & 0xff;
+      const x3 = word >>> 24;
+      b += 4 * a + 4 * x0 + 3 * x1 + 2 * x2 + x3;
+      a += x0 + x1 + x2 + x3;
+    }
+    a %= ADLER_MOD;
+    b %= ADLER_MOD;
+  }
+  for (i += words.length * 4; i < bytes.length; i++) {
+    add(bytes[i] as number);
+    if (i % 4096 === 4095) {
+      a %= ADLER_MOD;
+      b %= ADLER_MOD;
+    }
+  }
+  return (((b % ADLER_MOD) << 16) | (a % ADLER_MOD)) >>> 0;
+}
+
+/** The adler32 of two pieces joined, from each piece's adler32 and the second one's length (zlib's adler32_combine). */
+export function adler32Combine(first: number, second: number, secondLength: number): number {
+  const rem = secondLength % ADLER_MOD;
+  let a = first & 0xffff;
+  let b = (rem * a) % ADLER_MOD;
+  a += (second & 0xffff) + ADLER_MOD - 1;
+  b += (first >>> 16) + (second >>> 16) + ADLER_MOD - rem;
+  if (a >= ADLER_MOD) a -= ADLER_MOD;
+  if (a >= ADLER_MOD) a -= ADLER_MOD;
+  if (b >= ADLER_MOD * 2) b -= ADLER_MOD * 2;
+  if (b >= ADLER_MOD) b -= ADLER_MOD;
+  return ((b << 16) | a) >>> 0;
+}
+
+function encodeBand(image: RawImage, y: number, rows: number, source: Buffer): Band {
+  const rgb = toRgb(image, { x: 0, y, width: image.width, height: rows });
+  const rowBytes = image.width * 3;
+  // Every scanline starts with its filter type: 0, none (the best of the five for flat screens at low levels).
+  const scanlines = Buffer.allocUnsafe((rowBytes + 1) * rows);
+  for (let row = 0; row < rows; row++) {
+    const at = row * (rowBytes + 1);
+    scanlines[at] = 0;
+    rgb.copy(scanlines, at + 1, row * rowBytes, (row + 1) * rowBytes);
+  }
+  return {
+    source: Buffer.from(source),
+    deflated: deflateRawSync(scanlines, { level: PNG_COMPRESSION_LEVEL, finishFlush: constants.Z_SYNC_FLUSH }),
+    adler: adler32(scanlines),
+    length: scanlines.length,
+  };
+}
+
+function chunk(type: 'IHDR' | 'IDAT' | 'IEND', body: Buffer): Buffer {
+  const out = Buffer.allocUnsafe(12 + body.length);
+  out.writeUInt32BE(body.length, 0);
+  out.write(type, 4, 'latin1');
+  body.copy(out, 8);
+  out.writeUInt32BE(crc32(out.subarray(4, 8 + body.length)), 8 + body.length);
+  return out;
+}
+
+const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+/** zlib header: deflate with a 32 KB window, "fastest" level hint; 0x7801 is a multiple of 31. */
+const ZLIB_HEADER = Buffer.from([0x78, 0x01]);
+/** An empty final block with fixed codes: ends the deflate stream after the bands' sync flushes. */
+const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
+
+function assemble(frame: Frame): Buffer {
+  let adler = 1;
+  for (const band of frame.bands) adler = adler32Combine(adler, band.adler, band.length);
+  const trailer = Buffer.allocUnsafe(4);
+  trailer.writeUInt32BE(adler, 0);
+  const idat = Buffer.concat([ZLIB_HEADER, ...frame.bands.map((band) => band.deflated), FINAL_BLOCK, trailer]);
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(frame.width, 0);
+  header.writeUInt32BE(frame.height, 4);
+  header[8] = 8; // bits per channel
+  header[9] = 2; // truecolour: RGB
+  return Buffer.concat([SIGNATURE, chunk('IHDR', header), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** One area's encoder: keeps the last frame's bands. */
+export class BandedPngEncoder {
+  private last: Frame | null = null;
+
+  encode(image: RawImage): BandedPng {
+    const { width, height, byteWidth, data } = image;
+    const previous =
+      this.last && this.last.width === width && this.last.height === height && this.last.byteWidth === byteWidth ? this.last : null;
+    const bands: Band[] = [];
+    let encodedBands = 0;
+    for (let y = 0, index = 0; y < height; y += BAND_ROWS, index++) {
+      const rows = Math.min(BAND_ROWS, height - y);
+      const source = data.subarray(y * byteWidth, (y + rows) * byteWidth);
+      const before = previous?.bands[index];
+      if (before?.source.equals(source)) {
+        bands.push(before);
+        continue;
+      }
+      bands.push(encodeBand(image, y, rows, source));
+      encodedBands++;
+    }
+    const frame: Frame = { width, height, byteWidth, bands };
+    this.last = frame;
+    return { data: assemble(frame), encodedBands, bands: bands.length };
+  }
+}
+
+/** An encoder per captured area (the desktop, a window), the most recently used few. */
+export class BandedPngEncoders {
+  private readonly encoders = new Map<string, BandedPngEncoder>();
+
+  constructor(private readonly keep = 4) {}
+
+  for(area: string): BandedPngEncoder {
+    const encoder = this.encoders.get(area) ?? new BandedPngEncoder();
+    this.encoders.delete(area);
+    this.encoders.set(area, encoder);
+    for (const oldest of this.encoders.keys()) {
+      if (this.encoders.size <= this.keep) break;
+      this.encoders.delete(oldest);
+    }
+    return encoder;
+  }
+}
