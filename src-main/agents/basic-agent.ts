@@ -4,11 +4,11 @@ import type { AgentStatus, ScreenshotRef, StepView } from '../protocol';
 import { InteractionCancelled } from '../session/interaction-broker';
 import { StepContext } from './processor/step-context';
 import { StepDeferred } from './step-deferred';
-import { PHASE_TIMINGS } from './processor/middleware';
+import { MODEL_REPLY_TIMING, PHASE_TIMINGS } from './processor/middleware';
 import type { ProcessorTemplate } from './processor/processor';
 import type { AgentRuntime, ModelWithPrices } from './runtime';
 import type { StateManager } from './states/agent-state';
-import { K, type ActionPlan, type ModelExchange, type Observation, type StepOutcome } from './step-keys';
+import { K, pendingWrites, type ActionPlan, type ModelExchange, type Observation, type StepOutcome } from './step-keys';
 
 /** Stop was pressed: the step ends without being recorded as an error. */
 export class StepAborted extends Error {
@@ -29,6 +29,17 @@ interface HeldAction {
   shown: ScreenshotRef | null;
   screenshot: StoredScreenshot | null;
   annotated: StoredScreenshot | null;
+}
+
+/** The processor phases' times, and of LLM_INTERACTION the part spent waiting for the model (MODEL_REPLY). */
+function phaseTimings(phases: Record<string, number>, exchange: { waitedMs: number } | undefined): Record<string, number> {
+  if (!exchange) return phases;
+  const timings: Record<string, number> = {};
+  for (const [phase, ms] of Object.entries(phases)) {
+    timings[phase] = ms;
+    if (phase === 'LLM_INTERACTION') timings[MODEL_REPLY_TIMING] = exchange.waitedMs;
+  }
+  return timings;
 }
 
 function costOf(model: ModelWithPrices, usage: { prompt: number; completion: number }): number | null {
@@ -86,6 +97,8 @@ export abstract class BasicAgent {
     let failure: string | null = null;
     try {
       await this.processor(runtime).run(ctx);
+      // A step is committed with its screenshot on disk; one that could not be written fails the step.
+      await Promise.all(pendingWrites(ctx));
       this.afterProcessor(ctx);
     } catch (error) {
       if (runtime.signal.aborted || error instanceof StepAborted || error instanceof InteractionCancelled) throw new StepAborted();
@@ -131,7 +144,7 @@ export abstract class BasicAgent {
       annotated,
       startedAt,
       durationMs,
-      phaseMs: ctx.maybe<Record<string, number>>(PHASE_TIMINGS) ?? {},
+      phaseMs: phaseTimings(ctx.maybe<Record<string, number>>(PHASE_TIMINGS) ?? {}, exchange),
       tokens: usage,
       costUsd: costOf(this.model(runtime), usage),
       approvedBy: outcome.approvedBy,

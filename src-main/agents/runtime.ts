@@ -61,7 +61,8 @@ export interface AgentRuntime {
   readonly subtasks: SubtaskRecord[];
   /** Tool names the device (and trusted external servers) offer, and their prompt docs. */
   readonly tools: { names: ReadonlySet<string>; docs: string };
-  saveScreenshot(image: { bytes: Buffer; mimeType: string; width: number; height: number }, name: string): Promise<StoredScreenshot>;
+  /** Starts writing a screenshot file; the step's commit waits for `written` (see trackWrite). */
+  writeScreenshot(image: { bytes: Buffer; mimeType: string; width: number; height: number }, name: string): { stored: StoredScreenshot; written: Promise<void> };
   /** Persists a step (and its blackboard records, in one transaction) and tells the UI. */
   commitStep(step: NewStep, memory: StepMemory): StepView;
   /** The index the next committed step will get. */

@@ -20,10 +20,13 @@ export const K = {
   annotated: 'annotated',
   trajectory: 'trajectory',
   savedScreenshot: 'savedScreenshot',
+  writes: 'writes',
 } as const;
 
 export interface Observation {
   stored: StoredScreenshot;
+  /** Settles once the screenshot file is on disk: nothing is done on the desktop before that. */
+  written: Promise<void>;
   /** The encoded image as sent, for the annotated copy. */
   bytes: Buffer;
   mimeType: string;
@@ -52,3 +55,14 @@ export interface StepOutcome {
 }
 
 export type { Authorization, ChatMessage, ModelExchange, WindowInfo };
+
+/** Files the step is still writing (its screenshots); the step is committed only once they are written. */
+export function trackWrite(ctx: { maybe<T>(key: string): T | undefined; set(key: string, value: unknown): void }, written: Promise<void>): void {
+  // Handled here so a step that fails before waiting for it leaves no unhandled rejection.
+  written.catch(() => undefined);
+  ctx.set(K.writes, [...(ctx.maybe<Promise<void>[]>(K.writes) ?? []), written]);
+}
+
+export function pendingWrites(ctx: { maybe<T>(key: string): T | undefined }): Promise<void>[] {
+  return ctx.maybe<Promise<void>[]>(K.writes) ?? [];
+}

@@ -10,6 +10,8 @@ export interface ModelExchange<T> {
   text: string;
   usage: { prompt: number; completion: number };
   attempts: number;
+  /** Time spent waiting on the model endpoint, over every attempt. */
+  waitedMs: number;
 }
 
 function repairPrompt(error: string): string {
@@ -33,15 +35,17 @@ export async function askModel<S extends z.ZodType>(
   const usage = { prompt: 0, completion: 0 };
   let text = '';
   let error: string | null = null;
+  let waitedMs = 0;
   for (let attempt = 1; attempt <= options.maxRepairs + 1; attempt++) {
     const answer = await model.complete(conversation, options.signal);
+    waitedMs += answer.durationMs;
     usage.prompt += answer.usage.prompt;
     usage.completion += answer.usage.completion;
     text = answer.text;
     const parsed = parseModelReply(text, schema);
-    if (parsed.ok) return { reply: parsed.value, error: null, text, usage, attempts: attempt };
+    if (parsed.ok) return { reply: parsed.value, error: null, text, usage, attempts: attempt, waitedMs };
     error = parsed.error;
     conversation.push({ role: 'assistant', content: text.slice(0, 8_000) }, { role: 'user', content: repairPrompt(error) });
   }
-  return { reply: null, error, text, usage, attempts: options.maxRepairs + 1 };
+  return { reply: null, error, text, usage, attempts: options.maxRepairs + 1, waitedMs };
 }

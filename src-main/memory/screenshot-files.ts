@@ -9,29 +9,55 @@ const EXTENSIONS: Record<string, string> = { 'image/jpeg': 'jpg', 'image/webp': 
 /** Screenshots live as files under `<dataDir>/screenshots/<sessionId>/`; the database keeps the reference. */
 export class ScreenshotFiles {
   readonly root: string;
+  private readonly folders = new Map<string, Promise<void>>();
 
   constructor(dataDir: string) {
     this.root = resolve(dataDir, 'screenshots');
   }
 
-  async save(
+  /**
+   * Starts writing a screenshot and returns at once what the step records of it: `written` settles when
+   * the file is on disk (the step is committed only after that), so the write overlaps whatever the
+   * step does next.
+   */
+  write(
     sessionId: string,
     baseName: string,
     image: { bytes: Buffer; mimeType: string; width: number; height: number },
-  ): Promise<StoredScreenshot> {
+  ): { stored: StoredScreenshot; written: Promise<void> } {
     const extension = EXTENSIONS[image.mimeType];
     if (!extension) throw new Error(`unsupported screenshot type ${image.mimeType}`);
     const file = ScreenshotFileName.parse(`${baseName}.${extension}`);
     const folder = this.folderOf(sessionId);
-    await mkdir(folder, { recursive: true });
-    await writeFile(join(folder, file), image.bytes);
-    return {
+    const path = join(folder, file);
+    const written = this.folderReady(folder)
+      .then(() => writeFile(path, image.bytes))
+      .catch(async (error: NodeJS.ErrnoException) => {
+        // The folder was removed since it was made (the session was deleted): make it again, once.
+        if (error.code !== 'ENOENT') throw error;
+        this.folders.delete(folder);
+        await this.folderReady(folder);
+        await writeFile(path, image.bytes);
+      });
+    const stored = {
       file,
       width: image.width,
       height: image.height,
       bytes: image.bytes.length,
       sha256: createHash('sha256').update(image.bytes).digest('hex'),
     };
+    return { stored, written };
+  }
+
+  /** Creates a session's folder once per run of the host. */
+  private folderReady(folder: string): Promise<void> {
+    let ready = this.folders.get(folder);
+    if (!ready) {
+      ready = mkdir(folder, { recursive: true }).then(() => undefined);
+      this.folders.set(folder, ready);
+      ready.catch(() => this.folders.delete(folder));
+    }
+    return ready;
   }
 
   /**

@@ -222,7 +222,7 @@ export class ActiveSession {
       models,
       subtasks,
       tools,
-      saveScreenshot: (image, name) => deps.screenshots.save(sessionId, name, image),
+      writeScreenshot: (image, name) => deps.screenshots.write(sessionId, name, image),
       commitStep: (step, memory) => this.commit(step, memory),
       nextStepIndex: () => this.nextIndex,
       progress: (detail) =>

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
 
@@ -12,6 +13,35 @@ afterEach(async () => {
 });
 
 describe('a session through the host core', () => {
+  it('acts only once the step\'s screenshot is on disk: one that cannot be written fails the step, and nothing runs', async () => {
+    harness = await startHostHarness(
+      {
+        name: 'screenshot not written',
+        steps: [
+          // While the host's step waits for this reply, the session's screenshot folder turns into a file.
+          { ...hostTo('xterm', 'click'), delayMs: 1_500 },
+          app({ Function: 'click', Args: { x: 5, y: 5 }, Status: 'CONTINUE' }),
+          app({ Function: 'click', Args: { x: 5, y: 5 }, Status: 'CONTINUE' }),
+        ],
+      },
+      { config: { limits: { maxConsecutiveErrors: 2 } } },
+    );
+    const { host: deskhand } = harness;
+    const start = await deskhand.endpoint.handle({ type: 'session.start', id: 's', request: 'click' });
+    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
+    const folder = join(deskhand.screenshots.root, sessionId);
+    for (let i = 0; i < 100 && !existsSync(join(folder, 'step-00000.jpg')); i++) await new Promise((done) => setTimeout(done, 10));
+    rmSync(folder, { recursive: true });
+    writeFileSync(folder, 'not a folder');
+
+    const outcome = await deskhand.sessions.running;
+    expect(outcome?.status).toBe('error');
+    const appSteps = deskhand.store.steps(sessionId).filter((step) => step.agent === 'AppAgent');
+    expect(appSteps).toHaveLength(2);
+    for (const step of appSteps) expect(step).toMatchObject({ status: 'ERROR', error: expect.stringMatching(/ENOTDIR/) });
+    expect(harness.deviceActions().filter((action) => action.tool === 'click')).toEqual([]);
+  });
+
   it('runs host -> AppAgent (screenshot -> model -> action -> persist) -> host FINISH', async () => {
     harness = await startHostHarness({
       name: 'two steps',
@@ -30,6 +60,11 @@ describe('a session through the host core', () => {
     expect(steps[0]?.screenshot).toMatchObject({ sessionId, width: 640, height: 400 });
     expect(steps[1]?.screenshot).toMatchObject({ width: 320, height: 200 });
     expect(steps[1]?.phaseMs).toHaveProperty('LLM_INTERACTION');
+    // Of asking the model, the wait for its reply, listed right after it.
+    const phases = Object.keys(steps[1]?.phaseMs ?? {});
+    expect(phases.slice(phases.indexOf('LLM_INTERACTION'), phases.indexOf('LLM_INTERACTION') + 2)).toEqual(['LLM_INTERACTION', 'MODEL_REPLY']);
+    expect(steps[1]?.phaseMs.MODEL_REPLY).toBeGreaterThan(0);
+    expect(steps[1]?.phaseMs.MODEL_REPLY).toBeLessThanOrEqual(steps[1]?.phaseMs.LLM_INTERACTION ?? 0);
     // An action aimed at a point is drawn on a copy of the step's screenshot; a step without one has none.
     expect(steps[1]?.annotated).toMatchObject({ file: expect.stringMatching(/^step-00001-annotated\.jpg$/), width: 320, height: 200 });
     expect(existsSync(harness.host.screenshots.pathOf(sessionId, steps[1]!.annotated!.file)!)).toBe(true);

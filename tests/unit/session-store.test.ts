@@ -1,4 +1,5 @@
-import { mkdtempSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -88,11 +89,35 @@ describe('SessionStore', () => {
 describe('ScreenshotFiles', () => {
   it('stores files under the session folder and never resolves a path outside it', async () => {
     const files = new ScreenshotFiles(mkdtempSync(join(tmpdir(), 'deskhand-shots-')));
-    const stored = await files.save('s1', 'step-00000', { bytes: Buffer.from('img'), mimeType: 'image/jpeg', width: 2, height: 3 });
+    const { stored, written } = files.write('s1', 'step-00000', { bytes: Buffer.from('img'), mimeType: 'image/jpeg', width: 2, height: 3 });
     expect(stored).toMatchObject({ file: 'step-00000.jpg', bytes: 3, width: 2, height: 3 });
+    expect(stored.sha256).toBe(createHash('sha256').update('img').digest('hex'));
+    await written;
+    expect(readFileSync(join(files.root, 's1', 'step-00000.jpg'), 'utf8')).toBe('img');
     expect(files.pathOf('s1', 'step-00000.jpg')).toBe(join(files.root, 's1', 'step-00000.jpg'));
     for (const [session, file] of [['s1', '../x.jpg'], ['..', 'x.jpg'], ['s1', 'a/b.jpg'], ['s1', '.hidden'], ['s1', '']]) {
       expect(files.pathOf(session as string, file as string)).toBeNull();
     }
+  });
+
+  it('makes a session folder again if it was removed since the last write', async () => {
+    const files = new ScreenshotFiles(mkdtempSync(join(tmpdir(), 'deskhand-shots-')));
+    const image = { bytes: Buffer.from('one'), mimeType: 'image/png', width: 1, height: 1 };
+    await files.write('s1', 'step-00000', image).written;
+    rmSync(join(files.root, 's1'), { recursive: true });
+    await files.write('s1', 'step-00001', { ...image, bytes: Buffer.from('two') }).written;
+    expect(readFileSync(join(files.root, 's1', 'step-00001.png'), 'utf8')).toBe('two');
+  });
+
+  it('refuses an unknown image type at once, and reports a write that fails', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'deskhand-shots-'));
+    const files = new ScreenshotFiles(dataDir);
+    expect(() => files.write('s1', 'step-00000', { bytes: Buffer.from('x'), mimeType: 'image/gif', width: 1, height: 1 })).toThrow(
+      'unsupported screenshot type image/gif',
+    );
+    // A file where the screenshots folder should be: no folder can be made under it.
+    writeFileSync(join(dataDir, 'screenshots'), 'not a folder');
+    const { written } = files.write('s1', 'step-00000', { bytes: Buffer.from('x'), mimeType: 'image/png', width: 1, height: 1 });
+    await expect(written).rejects.toThrow(/ENOTDIR|EEXIST/);
   });
 });

@@ -1,6 +1,8 @@
 import type { Middleware } from './processor';
 
 export const PHASE_TIMINGS = 'phaseMs';
+/** A step's timing beside the phases': of LLM_INTERACTION, the time spent waiting for the model. */
+export const MODEL_REPLY_TIMING = 'MODEL_REPLY';
 
 /** Adds each strategy's time to its phase's total in the context (`phaseMs`), even when it throws. */
 export const timingMiddleware: Middleware = async ({ strategy, ctx }, next) => {

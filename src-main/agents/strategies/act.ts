@@ -6,7 +6,7 @@ import { annotateScreenshot, type AnnotatableMime } from '../../device/annotate'
 import { describeAction, type ActionView } from '../../protocol';
 import type { Strategy } from '../processor/processor';
 import type { StepContext } from '../processor/step-context';
-import { K, type ActionPlan, type Observation, type StepOutcome } from '../step-keys';
+import { K, trackWrite, type ActionPlan, type Observation, type StepOutcome } from '../step-keys';
 import { runtimeOf } from './observe';
 
 /** Statuses whose action runs (or is held for approval); the others carry no action. */
@@ -115,7 +115,7 @@ export const safetyGateStrategy: Strategy = {
 export const executeStrategy: Strategy = {
   name: 'execute',
   phase: 'ACTION_EXECUTION',
-  needs: [K.authorization, K.plan, K.reply],
+  needs: [K.authorization, K.plan, K.reply, K.screenshot],
   provides: [K.outcome],
   async run(ctx) {
     const runtime = runtimeOf(ctx);
@@ -137,6 +137,8 @@ export const executeStrategy: Strategy = {
     if (authorization.decision === 'confirm') {
       return set({ status: 'CONFIRM', result: `Held for your approval: ${authorization.reasons.join('; ')}`, error: null, approvedBy: null, results: [] });
     }
+    // The step's record comes first: a screenshot that cannot be written fails the step before it acts.
+    await ctx.get<Observation | null>(K.screenshot)?.written;
     runtime.progress(plan.actionText.split('\n')[0] ?? 'Acting');
     let results;
     try {
@@ -183,7 +185,16 @@ export const annotateStrategy: Strategy = {
     try {
       const drawn = await annotateScreenshot(image.bytes, image.mimeType, plan.action);
       const name = `${image.stored.file.replace(/\.[a-z]+$/, '')}-annotated`;
-      ctx.set(K.annotated, await runtime.saveScreenshot({ bytes: drawn, mimeType: image.mimeType, width: image.width, height: image.height }, name));
+      const { stored, written } = runtime.writeScreenshot({ bytes: drawn, mimeType: image.mimeType, width: image.width, height: image.height }, name);
+      // A copy that cannot be written is dropped, like one that cannot be drawn; the step goes on.
+      trackWrite(
+        ctx,
+        written.catch((error: Error) => {
+          ctx.set(K.annotated, null);
+          console.error(`[agent] could not save the annotated screenshot: ${error.message}`);
+        }),
+      );
+      ctx.set(K.annotated, stored);
     } catch (error) {
       console.error(`[agent] could not draw the action on the screenshot: ${(error as Error).message}`);
     }

@@ -2,7 +2,7 @@ import type { Strategy } from '../processor/processor';
 import { StepDeferred } from '../step-deferred';
 import type { StepContext } from '../processor/step-context';
 import type { AgentRuntime } from '../runtime';
-import { K, type Observation, type WindowInfo } from '../step-keys';
+import { K, trackWrite, type Observation, type WindowInfo } from '../step-keys';
 
 export function runtimeOf(ctx: StepContext): AgentRuntime {
   return ctx.get<AgentRuntime>('runtime');
@@ -14,7 +14,7 @@ function stepFileName(runtime: AgentRuntime): string {
 
 /**
  * DATA_COLLECTION: a fresh screenshot, of one window (`windowId()`) or the whole desktop, saved as the
- * step's file; the model gets it as an image when visual mode is on.
+ * step's file (written while the model is asked); the model gets it as an image when visual mode is on.
  */
 export function screenshotStrategy(windowId: () => string | null, beforeCapture?: (runtime: AgentRuntime) => Promise<void>): Strategy {
   return {
@@ -29,12 +29,14 @@ export function screenshotStrategy(windowId: () => string | null, beforeCapture?
       const id = windowId();
       const shot = await runtime.dispatcher.screenshot(runtime.signal, id ?? undefined);
       if (runtime.dispatcher.takeover.paused) throw new StepDeferred('the user has taken the mouse');
-      const stored = await runtime.saveScreenshot(
+      const { stored, written } = runtime.writeScreenshot(
         { bytes: shot.bytes, mimeType: shot.meta.mimeType, width: shot.meta.width, height: shot.meta.height },
         stepFileName(runtime),
       );
+      trackWrite(ctx, written);
       const observation: Observation = {
         stored,
+        written,
         bytes: shot.bytes,
         mimeType: shot.meta.mimeType,
         dataUrl: `data:${shot.meta.mimeType};base64,${shot.bytes.toString('base64')}`,

@@ -4,6 +4,7 @@ import { formatDuration } from './labels';
 const PHASE_NAMES: Record<string, string> = {
   DATA_COLLECTION: 'Looking at the screen',
   LLM_INTERACTION: 'Asking the model',
+  MODEL_REPLY: "of which the model's reply",
   ACTION_EXECUTION: 'Acting',
   MEMORY_UPDATE: 'Remembering',
   CONFIRMATION: 'Waiting for approval',
