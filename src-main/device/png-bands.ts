@@ -1,6 +1,6 @@
 import { constants, crc32, deflateRawSync } from 'node:zlib';
 import { PNG_COMPRESSION_LEVEL } from './png-level';
-import { LITTLE_ENDIAN, toRgb, type RawImage } from './screen';
+import { flatCounts, LITTLE_ENDIAN, toRgb, type RawImage } from './screen';
 
 /**
  * A PNG encoder for successive screenshots of the same area. The image is cut into bands of rows, and
@@ -17,9 +17,13 @@ const ADLER_MOD = 65521;
 const ADLER_WORDS_PER_REDUCTION = 1024;
 
 interface Band {
-  /** A copy of the band's captured bytes, as grabbed (compared with the next frame's). */
+  /** A copy of the band's captured bytes, as grabbed: compared with the next frame's, and encoded from. */
   source: Buffer;
-  deflated: Buffer;
+  rows: number;
+  /** flatShare's tally for the band's rows. */
+  flat: { same: number; compared: number };
+  /** Filled when a PNG of the frame is first asked for. */
+  deflated: Buffer | null;
   adler: number;
   /** Bytes of filtered scanlines the band holds (for combining checksums). */
   length: number;
@@ -29,7 +33,15 @@ interface Frame {
   width: number;
   height: number;
   byteWidth: number;
+  channels: number;
+  bgr: boolean;
   bands: Band[];
+}
+
+/** A capture compared with the last one, band by band: its flatness now, its PNG when asked for. */
+export interface BandedLook {
+  flatShare: number;
+  png(): BandedPng;
 }
 
 export interface BandedPng {
@@ -92,22 +104,20 @@ export function adler32Combine(first: number, second: number, secondLength: numb
   return ((b << 16) | a) >>> 0;
 }
 
-function encodeBand(image: RawImage, y: number, rows: number, source: Buffer): Band {
-  const rgb = toRgb(image, { x: 0, y, width: image.width, height: rows });
-  const rowBytes = image.width * 3;
+function compressBand(frame: Frame, band: Band): void {
+  const image: RawImage = { width: frame.width, height: band.rows, data: band.source, channels: frame.channels, byteWidth: frame.byteWidth, bgr: frame.bgr };
+  const rgb = toRgb(image);
+  const rowBytes = frame.width * 3;
   // Every scanline starts with its filter type: 0, none (the best of the five for flat screens at low levels).
-  const scanlines = Buffer.allocUnsafe((rowBytes + 1) * rows);
-  for (let row = 0; row < rows; row++) {
+  const scanlines = Buffer.allocUnsafe((rowBytes + 1) * band.rows);
+  for (let row = 0; row < band.rows; row++) {
     const at = row * (rowBytes + 1);
     scanlines[at] = 0;
     rgb.copy(scanlines, at + 1, row * rowBytes, (row + 1) * rowBytes);
   }
-  return {
-    source: Buffer.from(source),
-    deflated: deflateRawSync(scanlines, { level: PNG_COMPRESSION_LEVEL, finishFlush: constants.Z_SYNC_FLUSH }),
-    adler: adler32(scanlines),
-    length: scanlines.length,
-  };
+  band.deflated = deflateRawSync(scanlines, { level: PNG_COMPRESSION_LEVEL, finishFlush: constants.Z_SYNC_FLUSH });
+  band.adler = adler32(scanlines);
+  band.length = scanlines.length;
 }
 
 function chunk(type: 'IHDR' | 'IDAT' | 'IEND', body: Buffer): Buffer {
@@ -127,10 +137,15 @@ const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
 
 function assemble(frame: Frame): Buffer {
   let adler = 1;
-  for (const band of frame.bands) adler = adler32Combine(adler, band.adler, band.length);
+  const deflated: Buffer[] = [];
+  for (const band of frame.bands) {
+    if (!band.deflated) throw new Error('a band was not compressed');
+    adler = adler32Combine(adler, band.adler, band.length);
+    deflated.push(band.deflated);
+  }
   const trailer = Buffer.allocUnsafe(4);
   trailer.writeUInt32BE(adler, 0);
-  const idat = Buffer.concat([ZLIB_HEADER, ...frame.bands.map((band) => band.deflated), FINAL_BLOCK, trailer]);
+  const idat = Buffer.concat([ZLIB_HEADER, ...deflated, FINAL_BLOCK, trailer]);
   const header = Buffer.alloc(13);
   header.writeUInt32BE(frame.width, 0);
   header.writeUInt32BE(frame.height, 4);
@@ -143,26 +158,43 @@ function assemble(frame: Frame): Buffer {
 export class BandedPngEncoder {
   private last: Frame | null = null;
 
-  encode(image: RawImage): BandedPng {
-    const { width, height, byteWidth, data } = image;
-    const previous =
-      this.last && this.last.width === width && this.last.height === height && this.last.byteWidth === byteWidth ? this.last : null;
+  /** Compares `image` with the last frame, keeping the bands that did not change; compresses nothing yet. */
+  look(image: RawImage): BandedLook {
+    const { width, height, byteWidth, channels, bgr, data } = image;
+    const last = this.last;
+    const comparable = last && last.width === width && last.height === height && last.byteWidth === byteWidth && last.channels === channels && last.bgr === bgr;
     const bands: Band[] = [];
-    let encodedBands = 0;
+    let same = 0;
+    let compared = 0;
     for (let y = 0, index = 0; y < height; y += BAND_ROWS, index++) {
       const rows = Math.min(BAND_ROWS, height - y);
       const source = data.subarray(y * byteWidth, (y + rows) * byteWidth);
-      const before = previous?.bands[index];
-      if (before?.source.equals(source)) {
-        bands.push(before);
-        continue;
-      }
-      bands.push(encodeBand(image, y, rows, source));
-      encodedBands++;
+      const before = comparable ? last.bands[index] : undefined;
+      const band = before?.source.equals(source)
+        ? before
+        : { source: Buffer.from(source), rows, flat: flatCounts(image, y, y + rows), deflated: null, adler: 1, length: 0 };
+      same += band.flat.same;
+      compared += band.flat.compared;
+      bands.push(band);
     }
-    const frame: Frame = { width, height, byteWidth, bands };
+    const frame: Frame = { width, height, byteWidth, channels, bgr, bands };
     this.last = frame;
-    return { data: assemble(frame), encodedBands, bands: bands.length };
+    return {
+      flatShare: compared === 0 ? 1 : same / compared,
+      png: () => {
+        let encodedBands = 0;
+        for (const band of frame.bands) {
+          if (band.deflated) continue;
+          compressBand(frame, band);
+          encodedBands++;
+        }
+        return { data: assemble(frame), encodedBands, bands: frame.bands.length };
+      },
+    };
+  }
+
+  encode(image: RawImage): BandedPng {
+    return this.look(image).png();
   }
 }
 

@@ -121,12 +121,19 @@ const FLAT_SAMPLE_ROW_STEP = 4;
  * colour bytes count; a fourth byte (alpha or padding) is ignored.
  */
 export function flatShare(image: RawImage): number {
-  const { data, width, height, channels, byteWidth } = image;
+  const { same, compared } = flatCounts(image, 0, image.height);
+  return compared === 0 ? 1 : same / compared;
+}
+
+/** flatShare's tally over rows [fromRow, toRow); rows are sampled where row % FLAT_SAMPLE_ROW_STEP is 0. */
+export function flatCounts(image: RawImage, fromRow: number, toRow: number): { same: number; compared: number } {
+  const { data, width, channels, byteWidth } = image;
   const words = channels === 4 && LITTLE_ENDIAN && data.byteOffset % 4 === 0 && byteWidth % 4 === 0;
   const pixels = words ? new Uint32Array(data.buffer, data.byteOffset, Math.floor(data.length / 4)) : null;
   let same = 0;
   let compared = 0;
-  for (let row = 0; row < height; row += FLAT_SAMPLE_ROW_STEP) {
+  const first = Math.ceil(fromRow / FLAT_SAMPLE_ROW_STEP) * FLAT_SAMPLE_ROW_STEP;
+  for (let row = first; row < toRow; row += FLAT_SAMPLE_ROW_STEP) {
     if (pixels) {
       const start = (row * byteWidth) / 4;
       for (let i = start + 1, end = start + width; i < end; i++) {
@@ -141,7 +148,7 @@ export function flatShare(image: RawImage): number {
       if (data[i] === data[i - channels] && data[i + 1] === data[i + 1 - channels] && data[i + 2] === data[i + 2 - channels]) same++;
     }
   }
-  return compared === 0 ? 1 : same / compared;
+  return { same, compared };
 }
 
 /**
@@ -258,15 +265,19 @@ export async function captureScreenshot(region: Rect | null, options: EncodeOpti
 
   const encodeStart = performance.now();
   const raw = rawImageOf(grabbed);
-  const png = pngEncoders?.for(`${logical.x},${logical.y},${logical.width},${logical.height}`);
+  const lossless = options.format === 'auto' || options.format === 'png';
+  const fullSize = fitLongEdge(raw.width, raw.height, options.maxEdge).width === raw.width;
+  // The banded encoder compares the capture with the last one of this area, band by band, and keeps
+  // each band's flatness as well as its compressed bytes.
+  const look = lossless && fullSize ? pngEncoders?.for(`${logical.x},${logical.y},${logical.width},${logical.height}`).look(raw) : undefined;
   const encoded = await encodeFrame(
     {
       width: raw.width,
       height: raw.height,
       pixels: () => ({ data: toRgb(raw), width: raw.width, height: raw.height, channels: 3 }),
       // The capture is scanned rather than a packed copy: it can be read a word at a time.
-      flat: () => flatShare(raw),
-      ...(png ? { png: () => png.encode(raw).data } : {}),
+      flat: () => look?.flatShare ?? flatShare(raw),
+      ...(look ? { png: () => look.png().data } : {}),
     },
     options,
   );

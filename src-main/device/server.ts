@@ -26,7 +26,7 @@ import { captureScreenshot, screenSize } from './screen';
 import { runShellCommand } from './shell';
 import { DEFAULT_COMMAND_TIMEOUT_S, toolTimeoutMs } from './timeouts';
 import { typeText } from './typing';
-import { focusWindow, getWindow, listWindows } from './windows';
+import { focusWindow, listWindows, windowBounds } from './windows';
 
 export const DEVICE_SERVER_NAME = 'deskhand-device';
 export const DEVICE_SERVER_VERSION = '0.1.0';
@@ -238,7 +238,7 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
     async ({ window_id, display }) => {
       if (window_id !== undefined && display !== undefined) throw new Error('give window_id or display, not both');
       const region = window_id
-        ? (await getWindow(window_id)).bounds
+        ? await windowBounds(window_id)
         : display !== undefined
           ? pickDisplay(await listDisplays(screenSize), display).bounds
           : null;

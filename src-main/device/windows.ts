@@ -99,6 +99,20 @@ async function processName(pid: number | null): Promise<string> {
   }
 }
 
+/** The window's outer corner (border included), then the frame the window manager drew around it. */
+function frameBounds(
+  geometry: { width: number; height: number; borderWidth: number },
+  origin: { x: number; y: number },
+  [left = 0, right = 0, top = 0, bottom = 0]: number[],
+): DesktopWindow['bounds'] {
+  return {
+    x: origin.x - geometry.borderWidth - left,
+    y: origin.y - geometry.borderWidth - top,
+    width: geometry.width + left + right,
+    height: geometry.height + top + bottom,
+  };
+}
+
 /** One window's info, or null when it vanished while we looked. */
 async function describe(x: X11Connection, id: number, active: number | null): Promise<DesktopWindow | null> {
   try {
@@ -115,24 +129,15 @@ async function describe(x: X11Connection, id: number, active: number | null): Pr
       x.translate(id, x.root, 0, 0),
       x.mapState(id),
     ]);
-    const [left = 0, right = 0, top = 0, bottom = 0] = cardinals(extents);
     const pid = cardinals(pidValue)[0] ?? null;
     const title = decodeTextProperty(netName, utf8)[0] ?? decodeTextProperty(wmName, utf8)[0] ?? '';
     const [instance = '', klass = ''] = decodeTextProperty(wmClass, utf8);
     const app = instance || klass || (await processName(pid));
-    // The window's outer corner (border included), then the frame the window manager drew around it.
-    const outerX = origin.x - geometry.borderWidth;
-    const outerY = origin.y - geometry.borderWidth;
     return {
       id: formatWindowId(id),
       title,
       app,
-      bounds: {
-        x: outerX - left,
-        y: outerY - top,
-        width: geometry.width + left + right,
-        height: geometry.height + top + bottom,
-      },
+      bounds: frameBounds(geometry, origin, cardinals(extents)),
       pid,
       active: id === active,
       minimized: cardinals(state).includes(hiddenAtom) || mapState !== MAP_STATE.viewable,
@@ -189,6 +194,27 @@ export async function getWindow(id: string): Promise<DesktopWindow> {
   const window = await describe(x, numeric, active);
   if (!window) throw new WindowNotFoundError(`no window with id ${id}; call list_windows for current ids`);
   return window;
+}
+
+/** Where a window is on screen, frame included (what a screenshot of it covers): fewer requests than getWindow. */
+export async function windowBounds(id: string): Promise<DesktopWindow['bounds']> {
+  assertX11();
+  const numeric = parseWindowId(id);
+  if (numeric === null) throw new WindowNotFoundError(`"${id}" is not a window id; use an id from list_windows`);
+  const x = await connection();
+  try {
+    const [extents, geometry, origin] = await Promise.all([
+      x.property(numeric, await x.atom('_NET_FRAME_EXTENTS'), 4),
+      x.geometry(numeric),
+      x.translate(numeric, x.root, 0, 0),
+    ]);
+    return frameBounds(geometry, origin, cardinals(extents));
+  } catch (error) {
+    if (error instanceof X11Error && error.code !== null && WINDOW_GONE.has(error.code)) {
+      throw new WindowNotFoundError(`no window with id ${id}; call list_windows for current ids`);
+    }
+    throw error;
+  }
 }
 
 /** Ids of the managed top-level windows and the active one. */

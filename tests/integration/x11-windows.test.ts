@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getWindow, listWindows, windowIds, WindowNotFoundError } from '../../src-main/device/windows';
+import { getWindow, listWindows, windowBounds, windowIds, WindowNotFoundError } from '../../src-main/device/windows';
 import { X11Connection } from '../../src-main/device/x11/connection';
 import { eventually, startXProgram, startXvfb, type XDisplay, type XProgram } from '../support/xvfb';
 
@@ -87,6 +87,10 @@ describe('X11 window listing (own protocol client)', () => {
     expect(one.title).toBe(TITLE);
     await expect(getWindow('0x7ffffff0')).rejects.toThrow(WindowNotFoundError);
     await expect(getWindow('notepad')).rejects.toThrow(/not a window id/);
+    // The screenshot's lookup: the same bounds, from fewer requests.
+    expect(await windowBounds(first.windowId)).toEqual(one.bounds);
+    await expect(windowBounds('0x7ffffff0')).rejects.toThrow(WindowNotFoundError);
+    await expect(windowBounds('notepad')).rejects.toThrow(/not a window id/);
   });
 
   it('reports a minimised window as minimised', async () => {

@@ -2,7 +2,7 @@ import { crc32, inflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { adler32, adler32Combine, BAND_ROWS, BandedPngEncoder, BandedPngEncoders } from '../../src-main/device/png-bands';
-import { toRgb, type RawImage } from '../../src-main/device/screen';
+import { flatShare, toRgb, type RawImage } from '../../src-main/device/screen';
 
 /** The textbook adler32, a byte at a time with a reduction after every byte. */
 function referenceAdler32(bytes: Uint8Array): number {
@@ -163,6 +163,24 @@ describe('BandedPngEncoder', () => {
     const result = encoder.encode(other);
     expect(result).toMatchObject({ encodedBands: 2, bands: 2 });
     await expectExactPng(result.data, other);
+  });
+
+  it('tells the frame\'s flatness band by band, exactly as flatShare does, and compresses only when asked', async () => {
+    const encoder = new BandedPngEncoder();
+    const first = capture(120, 3 * BAND_ROWS + 5, { padding: 8 });
+    const look = encoder.look(first);
+    expect(look.flatShare).toBe(flatShare(first));
+
+    // The next capture: its bands are compared with the first's, none of which was compressed yet.
+    const second = { ...first, data: Buffer.from(first.data) };
+    second.data.fill(0, (2 * BAND_ROWS + 4) * second.byteWidth, (2 * BAND_ROWS + 5) * second.byteWidth); // a sampled row
+    const next = encoder.look(second);
+    expect(next.flatShare).toBe(flatShare(second));
+    expect(next.flatShare).not.toBe(look.flatShare);
+    const png = next.png();
+    expect(png).toMatchObject({ encodedBands: 4, bands: 4 });
+    await expectExactPng(png.data, second);
+    expect(encoder.look({ ...second, data: Buffer.from(second.data) }).png().encodedBands).toBe(0);
   });
 
   it('keeps one encoder per area, the most recently used few', () => {
