@@ -105,8 +105,8 @@ export function adler32Combine(first: number, second: number, secondLength: numb
 }
 
 function compressBand(frame: Frame, band: Band): void {
-  const image: RawImage = { width: frame.width, height: band.rows, data: band.source, channels: frame.channels, byteWidth: frame.byteWidth, bgr: frame.bgr };
-  const rgb = toRgb(image);
+  const { width, channels, byteWidth, bgr } = frame;
+  const rgb = toRgb({ width, height: band.rows, data: band.source, channels, byteWidth, bgr });
   const rowBytes = frame.width * 3;
   // Every scanline starts with its filter type: 0, none (the best of the five for flat screens at low levels).
   const scanlines = Buffer.allocUnsafe((rowBytes + 1) * band.rows);
@@ -162,7 +162,8 @@ export class BandedPngEncoder {
   look(image: RawImage): BandedLook {
     const { width, height, byteWidth, channels, bgr, data } = image;
     const last = this.last;
-    const comparable = last && last.width === width && last.height === height && last.byteWidth === byteWidth && last.channels === channels && last.bgr === bgr;
+    const comparable =
+      last && last.width === width && last.height === height && last.byteWidth === byteWidth && last.channels === channels && last.bgr === bgr;
     const bands: Band[] = [];
     let same = 0;
     let compared = 0;
