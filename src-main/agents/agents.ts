@@ -1,3 +1,4 @@
+import { TakeoverError } from '../commands/command-gate';
 import { AppAgentReply, HostAgentReply } from '../llm/reply-schemas';
 import { BasicAgent, StepAborted } from './basic-agent';
 import { StepDeferred } from './step-deferred';
@@ -46,6 +47,8 @@ export class AppAgent extends BasicAgent {
     INPUTS,
   );
   private needsFocus = true;
+  /** The takeover count when the window was last focused. */
+  private focusedAtTakeovers = 0;
 
   constructor(
     public window: WindowInfo,
@@ -67,17 +70,30 @@ export class AppAgent extends BasicAgent {
     return runtime.models.app;
   }
 
-  /** The first step of a sub-task brings the window to the front, so input lands in it. */
+  /**
+   * The first step of a sub-task brings the window to the front, so input lands in it; so does the
+   * first step after the user had the mouse (they may have clicked elsewhere). A focus the device
+   * refused because the mouse was taken defers the step, and it is tried again on resume.
+   */
   private async focusIfNeeded(runtime: AgentRuntime): Promise<void> {
-    if (!this.needsFocus || !runtime.tools.names.has('focus_window')) return;
-    this.needsFocus = false;
+    const takeovers = runtime.dispatcher.takeover.takeovers;
+    if (!runtime.tools.names.has('focus_window') || (!this.needsFocus && this.focusedAtTakeovers === takeovers)) return;
     const authorization = runtime.gate.authorize(
       [{ toolName: 'focus_window', parameters: { id: this.window.id }, toolType: 'action', callId: `focus-${Date.now()}` }],
       this.target ?? '',
       'CONTINUE',
     );
-    if (authorization.decision !== 'allow') return;
-    await runtime.gate.execute(authorization, { sessionId: runtime.sessionId, agent: this.name, stepIdx: runtime.nextStepIndex() }, false, runtime.signal);
+    if (authorization.decision === 'allow') {
+      try {
+        await runtime.gate.execute(authorization, { sessionId: runtime.sessionId, agent: this.name, stepIdx: runtime.nextStepIndex() }, false, runtime.signal);
+      } catch (error) {
+        if (error instanceof TakeoverError) throw new StepDeferred(error.message);
+        throw error;
+      }
+      if (runtime.dispatcher.takeover.paused) throw new StepDeferred('the user has taken the mouse');
+    }
+    this.needsFocus = false;
+    this.focusedAtTakeovers = takeovers;
   }
 }
 

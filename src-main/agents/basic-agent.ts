@@ -105,10 +105,13 @@ export abstract class BasicAgent {
       if (error instanceof StepDeferred) return;
       failure = error instanceof Error ? error.message : String(error);
     }
+    // However the step ended, it is saved only once its files have settled, and never names one that is not on disk.
+    await Promise.allSettled(pendingWrites(ctx));
+    const screenshotSaved = (await ctx.maybe<Observation | null>(K.screenshot)?.written.then(() => true, () => false)) ?? false;
     const outcome: StepOutcome = failure
       ? { status: 'ERROR', result: null, error: failure, approvedBy: null, results: [] }
       : ctx.get<StepOutcome>(K.outcome);
-    const step = this.stepOf(runtime, ctx, outcome, startedAt, performance.now() - started);
+    const step = this.stepOf(runtime, ctx, outcome, startedAt, performance.now() - started, screenshotSaved);
     const saved = ctx.maybe<{ reason: string }>(K.savedScreenshot) ?? null;
     const view = runtime.commitStep(step, {
       trajectory: ctx.maybe<Record<string, unknown>>(K.trajectory) ?? this.trajectoryRecord(step),
@@ -117,7 +120,7 @@ export abstract class BasicAgent {
     this.afterStep(runtime, ctx, step, view, outcome);
   }
 
-  private stepOf(runtime: AgentRuntime, ctx: StepContext, outcome: StepOutcome, startedAt: number, durationMs: number): NewStep {
+  private stepOf(runtime: AgentRuntime, ctx: StepContext, outcome: StepOutcome, startedAt: number, durationMs: number, screenshotSaved: boolean): NewStep {
     const exchange = ctx.maybe<ModelExchange<{ Observation?: string; Thought?: string; Plan?: string[]; Comment?: string }>>(K.exchange);
     const reply = exchange?.reply ?? null;
     const plan = ctx.maybe<ActionPlan>(K.plan);
@@ -140,7 +143,7 @@ export abstract class BasicAgent {
       error: outcome.error,
       modelReply: exchange?.text ?? null,
       promptText: ctx.maybe<string>(K.promptText) ?? null,
-      screenshot: observation?.stored ?? null,
+      screenshot: screenshotSaved ? (observation?.stored ?? null) : null,
       annotated,
       startedAt,
       durationMs,

@@ -1,6 +1,15 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { ACTION_TOOLS, EXPECT_POINTER_META, POINTER_STILL_TOOLS, PointerMovedRefusal, ScreenshotMeta, WindowInfo, type ToolName } from '../device/contract';
+import {
+  ACTION_TOOLS,
+  DESKTOP_BLIND_TOOLS,
+  EXPECT_POINTER_META,
+  leavesPointerAlone,
+  pointerMovedRefusalOf,
+  ScreenshotMeta,
+  WindowInfo,
+  type ToolName,
+} from '../device/contract';
 import type { Command, CommandResult } from './command';
 import type { DeviceConnection } from './device-connection';
 import type { ExternalServers } from './external-servers';
@@ -54,18 +63,25 @@ export class Dispatcher {
         if (result.isError) return { status: 'failure', result: '', error: text || 'the tool failed', durationMs: elapsed() };
         return { status: 'success', result: text, error: null, durationMs: elapsed() };
       }
-      const acts = ACTION_TOOLS.has(command.toolName as ToolName);
-      const result = await this.device.callTool(command.toolName, command.parameters, signal, acts ? this.expectPointerMeta() : undefined);
+      const tool = command.toolName as ToolName;
+      const acts = ACTION_TOOLS.has(tool);
+      // Once the user has the mouse, nothing more runs (the rest of a sequence included) until resumed.
+      if (acts && this.takeover.paused) {
+        return { status: 'failure', result: '', error: `not run: ${this.takeover.check(null).message}`, durationMs: elapsed() };
+      }
+      const result = await this.device.callTool(tool, command.parameters, signal, acts ? this.expectPointerMeta() : undefined);
       const text = textOf(result);
-      const moved = PointerMovedRefusal.safeParse(result.structuredContent);
-      if (result.isError && moved.success) {
-        const seen = this.takeover.check(this.noted(moved.data.pointer.screen));
+      const moved = result.isError ? pointerMovedRefusalOf(result._meta) : null;
+      if (moved) {
+        const seen = this.takeover.check(this.noted(moved.pointer.screen));
         return { status: 'failure', result: '', error: `not run: ${seen.message || text}`, durationMs: elapsed() };
       }
       if (result.isError) return { status: 'failure', result: '', error: text || 'the tool failed', durationMs: elapsed() };
       const pointer = this.noted(pointerFromResult(result.structuredContent));
-      if (POINTER_STILL_TOOLS.has(command.toolName as ToolName)) this.takeover.check(pointer);
-      else if (acts) this.takeover.agentLeftPointerAt(pointer);
+      if (acts && !DESKTOP_BLIND_TOOLS.has(tool)) {
+        if (leavesPointerAlone(tool, command.parameters)) this.takeover.check(pointer);
+        else this.takeover.agentLeftPointerAt(pointer);
+      }
       return { status: 'success', result: text, error: null, durationMs: elapsed() };
     } catch (error) {
       return { status: 'failure', result: '', error: `${command.toolName} failed: ${errorMessage(error)}`, durationMs: elapsed() };

@@ -58,6 +58,7 @@ export class TakeoverGuard {
   readonly tolerance: number;
   private expected: ScreenPoint | null = null;
   private taken: TakeoverCheck | null = null;
+  private resumedTakeovers = 0;
 
   constructor(options: TakeoverOptions = {}) {
     this.tolerance = options.tolerancePx ?? DEFAULT_TAKEOVER_TOLERANCE_PX;
@@ -99,8 +100,14 @@ export class TakeoverGuard {
     return result;
   }
 
+  /** How many times control was handed back after a takeover: the user may have changed focus meanwhile. */
+  get takeovers(): number {
+    return this.resumedTakeovers;
+  }
+
   /** Hands control back to the agent; `current` (if known) becomes the new reference point. */
   resume(current: ScreenPoint | null = null): void {
+    if (this.taken) this.resumedTakeovers++;
     this.taken = null;
     this.expected = current ? { x: current.x, y: current.y } : null;
   }

@@ -75,10 +75,19 @@ export const ACTION_TOOLS: ReadonlySet<ToolName> = new Set([
 ]);
 
 /**
- * Actions that never move the pointer themselves: if it moved while one ran, the user moved it. (The
- * others leave it where they put it, or where the window manager did.)
+ * Whether an action leaves the pointer alone: if it moved while one ran, the user moved it. (The others
+ * leave it where they put it, or where the window manager did.) type_text clicks first only when given
+ * a point.
  */
-export const POINTER_STILL_TOOLS: ReadonlySet<ToolName> = new Set(['wait', 'hotkey', 'execute_command']);
+export function leavesPointerAlone(tool: string, args: Record<string, unknown>): boolean {
+  return tool === 'wait' || tool === 'hotkey' || (tool === 'type_text' && args.x === undefined && args.y === undefined);
+}
+
+/**
+ * Actions that do not use the mouse or keyboard at all: the pointer after one says nothing about who
+ * drives the desktop, so it neither moves the agent's reference point nor counts as a takeover.
+ */
+export const DESKTOP_BLIND_TOOLS: ReadonlySet<ToolName> = new Set(['execute_command']);
 
 /** Geometry that comes back with every screenshot (MCP structuredContent). */
 export const ScreenshotMeta = z.object({
@@ -128,11 +137,23 @@ export type PointerReport = z.infer<typeof PointerReport>;
  * say) between the check and the action.
  */
 export const EXPECT_POINTER_META = 'deskhand/expectPointer';
-export const ExpectPointer = z.object({ x: z.number(), y: z.number(), tolerance: z.number().nonnegative() }).strict();
+export const ExpectPointer = z.object({ x: z.number(), y: z.number(), tolerance: z.number().nonnegative() });
 export type ExpectPointer = z.infer<typeof ExpectPointer>;
 
-/** structuredContent of an action the device refused because the pointer had moved: where it is now. */
-export const PointerMovedRefusal = z.object({ pointerMoved: z.literal(true), pointer: PointerReport });
+/**
+ * An action the device refused because the pointer had moved says where it is now in the result's
+ * `_meta` under this key (not in structuredContent, which a tool's output schema governs).
+ */
+export const POINTER_MOVED_META = 'deskhand/pointerMoved';
+export const PointerMovedRefusal = z.object({ pointer: PointerReport });
+
+/** The refusal in a tool result's `_meta`, or null when the result is not one. */
+export function pointerMovedRefusalOf(resultMeta: unknown): PointerMovedRefusal | null {
+  const raw = resultMeta && typeof resultMeta === 'object' ? (resultMeta as Record<string, unknown>)[POINTER_MOVED_META] : undefined;
+  const parsed = PointerMovedRefusal.safeParse(raw);
+  return parsed.success ? parsed.data : null;
+}
+export type PointerMovedRefusal = z.infer<typeof PointerMovedRefusal>;
 
 /** The expected pointer in a call's `_meta`, or null when there is none; throws on anything malformed. */
 export function expectedPointerOf(meta: unknown): ExpectPointer | null {
@@ -154,7 +175,7 @@ export function pointerMovedResult(tool: string, expected: ExpectPointer, pointe
   return {
     content: [{ type: 'text' as const, text: `${tool} not run: the pointer is at (${x}, ${y}), not at (${expected.x}, ${expected.y}) where the agent left it` }],
     isError: true,
-    structuredContent: { pointerMoved: true as const, pointer },
+    _meta: { [POINTER_MOVED_META]: { pointer } },
   };
 }
 

@@ -85,8 +85,9 @@ export class ModelClient {
   }
 
   async complete(original: ChatMessage[], signal?: AbortSignal): Promise<ModelAnswer> {
-    const started = performance.now();
     const messages = this.settings.scrub ? this.settings.scrub(original) : original;
+    // From here on, the time is the endpoint's (retries and their back-off included).
+    const started = performance.now();
     for (let attempt = 0; ; attempt++) {
       try {
         return { ...(await this.attempt(messages, signal)), durationMs: performance.now() - started };

@@ -29,16 +29,7 @@ export class ScreenshotFiles {
     if (!extension) throw new Error(`unsupported screenshot type ${image.mimeType}`);
     const file = ScreenshotFileName.parse(`${baseName}.${extension}`);
     const folder = this.folderOf(sessionId);
-    const path = join(folder, file);
-    const written = this.folderReady(folder)
-      .then(() => writeFile(path, image.bytes))
-      .catch(async (error: NodeJS.ErrnoException) => {
-        // The folder was removed since it was made (the session was deleted): make it again, once.
-        if (error.code !== 'ENOENT') throw error;
-        this.folders.delete(folder);
-        await this.folderReady(folder);
-        await writeFile(path, image.bytes);
-      });
+    const written = this.folderReady(folder).then(() => writeFile(join(folder, file), image.bytes));
     const stored = {
       file,
       width: image.width,
@@ -49,7 +40,12 @@ export class ScreenshotFiles {
     return { stored, written };
   }
 
-  /** Creates a session's folder once per run of the host. */
+  /** Forgets that a session's folder exists (it is being deleted): a write still under way then fails. */
+  forget(sessionId: string): void {
+    this.folders.delete(this.folderOf(sessionId));
+  }
+
+  /** Creates a session's folder once, until the session is deleted. */
   private folderReady(folder: string): Promise<void> {
     let ready = this.folders.get(folder);
     if (!ready) {

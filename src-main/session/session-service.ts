@@ -238,6 +238,7 @@ export class SessionService {
     }
     this.active.delete(sessionId);
     this.deps.store.deleteSession(sessionId);
+    this.deps.screenshots.forget(sessionId);
     await rm(join(this.deps.screenshots.root, sessionId), { recursive: true, force: true });
     this.emit({ kind: 'session.deleted', sessionId });
     return { sessionId };

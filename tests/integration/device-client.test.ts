@@ -7,7 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXPECT_POINTER_META, ScreenshotMeta, WindowInfo } from '../../src-main/device/contract';
+import { EXPECT_POINTER_META, POINTER_MOVED_META, ScreenshotMeta, WindowInfo } from '../../src-main/device/contract';
 import type { DeviceConfig } from '../../src-main/device/config';
 import { deviceLaunchSpec, EXIT_NO_DISPLAY } from '../../src-main/device/launch';
 import { startXterm, startXvfb, type XDisplay, type XProgram } from '../support/xvfb';
@@ -184,12 +184,21 @@ describe('device client over MCP stdio (Xvfb + openbox + xterm)', () => {
     const moved = await typeWith({ x: 100, y: 100, tolerance: 4 });
     expect(moved.isError).toBe(true);
     expect(textOf(moved)).toBe('type_text not run: the pointer is at (400, 300), not at (100, 100) where the agent left it');
-    expect(moved.structuredContent).toMatchObject({ pointerMoved: true, pointer: { screen: at } });
+    expect(moved._meta).toMatchObject({ [POINTER_MOVED_META]: { pointer: { screen: at } } });
+    // A tool with an output schema is refused the same way (its schema governs structuredContent).
+    const command = (await device.client.callTool({
+      name: 'execute_command',
+      arguments: { command: `echo ran > ${out}` },
+      _meta: { [EXPECT_POINTER_META]: { x: 100, y: 100, tolerance: 4 } },
+    })) as CallToolResult;
+    expect(command.isError).toBe(true);
+    expect(textOf(command)).toMatch(/^execute_command not run: the pointer is at \(400, 300\)/);
+    expect(command._meta).toMatchObject({ [POINTER_MOVED_META]: { pointer: { screen: at } } });
     const malformed = await typeWith({ x: 'left', y: 100, tolerance: 4 });
     expect(malformed.isError).toBe(true);
     expect(textOf(malformed)).toMatch(/^type_text failed: bad deskhand\/expectPointer metadata/);
     await new Promise((r) => setTimeout(r, 500));
-    await expect(readFile(out, 'utf8'), 'nothing was typed').rejects.toThrow(/ENOENT/);
+    await expect(readFile(out, 'utf8'), 'nothing was typed or run').rejects.toThrow(/ENOENT/);
 
     // Within the tolerance it acts.
     expect((await typeWith({ x: 402, y: 301, tolerance: 4 })).isError).toBeFalsy();

@@ -50,6 +50,8 @@ describe('takeover: the user takes the mouse', () => {
     const outcome = await deskhand.sessions.running;
     expect(outcome).toEqual({ status: 'finished', result: 'done' });
     expect(harness.deviceActions().filter((action) => action.tool === 'click')).toHaveLength(2);
+    // The user may have clicked elsewhere meanwhile: the window is brought to the front again.
+    expect(harness.deviceActions().map((action) => action.tool)).toEqual(['focus_window', 'click', 'focus_window', 'click']);
   });
 
   it('refuses the action on the device when the mouse was taken while the model was thinking', async () => {
@@ -108,6 +110,42 @@ describe('takeover: the user takes the mouse', () => {
     expect(harness.model.requests).toHaveLength(3);
     const acted = (): string[] => harness!.deviceActions().map((action) => action.tool).filter((tool) => tool !== 'focus_window');
     expect(acted()).toEqual(['click', 'wait']);
+    expect(await deskhand.endpoint.handle({ type: 'session.resume', id: 'r', sessionId })).toMatchObject({ ok: true });
+    expect(await deskhand.sessions.running).toEqual({ status: 'finished', result: 'done' });
+    expect(acted()).toEqual(['click', 'wait', 'click']);
+  });
+
+  it('runs nothing more of an action sequence once the mouse is taken part-way through it', async () => {
+    harness = await startHostHarness(
+      {
+        name: 'takeover mid-sequence',
+        steps: [
+          hostTo('xterm', 'click, wait, click'),
+          app({
+            Function: '',
+            Status: 'CONTINUE',
+            Actions: [
+              { Function: 'click', Args: { x: 10, y: 10 } },
+              { Function: 'wait', Args: { seconds: 0 } },
+              { Function: 'click', Args: { x: 20, y: 20 } },
+            ],
+          }),
+          app({ Function: 'click', Args: { x: 20, y: 20 }, Status: 'CONTINUE' }),
+          app({ Function: '', Status: 'FINISH' }),
+          host({ Status: 'FINISH', Comment: 'done' }),
+        ],
+      },
+      { deviceEnv: { DESKHAND_FAKE_DEVICE_USER_MOVES_DURING: 'wait' } },
+    );
+    const { host: deskhand } = harness;
+    const start = await deskhand.endpoint.handle({ type: 'session.start', id: 's', request: 'click, wait, click' });
+    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
+
+    await until(() => deskhand.store.getSession(sessionId)?.status === 'paused', 'the pause');
+    const acted = (): string[] => harness!.deviceActions().map((action) => action.tool).filter((tool) => tool !== 'focus_window');
+    expect(acted()).toEqual(['click', 'wait']);
+    const step = deskhand.store.steps(sessionId).at(-1);
+    expect(step).toMatchObject({ status: 'ERROR', error: expect.stringMatching(/^not run: The pointer moved .*you have taken the mouse/) });
     expect(await deskhand.endpoint.handle({ type: 'session.resume', id: 'r', sessionId })).toMatchObject({ ok: true });
     expect(await deskhand.sessions.running).toEqual({ status: 'finished', result: 'done' });
     expect(acted()).toEqual(['click', 'wait', 'click']);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -100,13 +100,16 @@ describe('ScreenshotFiles', () => {
     }
   });
 
-  it('makes a session folder again if it was removed since the last write', async () => {
+  it('does not bring back the folder of a deleted session, and makes it again only when told', async () => {
     const files = new ScreenshotFiles(mkdtempSync(join(tmpdir(), 'deskhand-shots-')));
     const image = { bytes: Buffer.from('one'), mimeType: 'image/png', width: 1, height: 1 };
     await files.write('s1', 'step-00000', image).written;
     rmSync(join(files.root, 's1'), { recursive: true });
-    await files.write('s1', 'step-00001', { ...image, bytes: Buffer.from('two') }).written;
-    expect(readFileSync(join(files.root, 's1', 'step-00001.png'), 'utf8')).toBe('two');
+    await expect(files.write('s1', 'step-00001', image).written).rejects.toThrow(/ENOENT/);
+    expect(existsSync(join(files.root, 's1'))).toBe(false);
+    files.forget('s1');
+    await files.write('s1', 'step-00002', { ...image, bytes: Buffer.from('two') }).written;
+    expect(readFileSync(join(files.root, 's1', 'step-00002.png'), 'utf8')).toBe('two');
   });
 
   it('refuses an unknown image type at once, and reports a write that fails', async () => {
