@@ -2,8 +2,8 @@
 //   1. a full host step without the model (a scripted model that answers at once with `wait 0`): capture,
 //      encode, prompt, dispatch, persist, event, through the real device client, less the time spent
 //      waiting for the model's reply (the step's MODEL_REPLY timing); against a bare nut.js
-//      screen.grab() in this process. Both as p50; their ratio. The window's clock line changes between
-//      steps, so no step sees the frame the one before it saw.
+//      screen.grab() in this process. Both as p50; their ratio. The window's clock line changes every
+//      10 ms, and only steps that saw a frame different from the step before are timed.
 //   2. the bytes of the desktop screenshot the model was sent, against a lossless PNG of the same frame;
 //      and the same for the AppAgent's window screenshot.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -114,14 +114,15 @@ async function main(): Promise<void> {
 
     // A step = from the previous step's event to its own: everything the host does for it.
     const cycleOf = (index: number): number => (appStepTimes[index] as number) - (appStepTimes[index - 1] as number);
-    // The frames must change between steps, or the bench would time re-sending an unchanged frame.
+    // Only steps whose frame differs from the step before are timed: re-sending an unchanged frame is cheaper.
     const frames = steps.map((candidate) => {
       const path = candidate.screenshot && host.screenshots.pathOf(sessionId, candidate.screenshot.file);
       if (!path) throw new Error(`step ${candidate.index} has no screenshot`);
       return readFileSync(path);
     });
-    const changedFrames = frames.slice(1).filter((frame, index) => !frame.equals(frames[index] as Buffer)).length;
-    if (changedFrames < (steps.length - 1) * 0.8) {
+    const frameChanged = (index: number): boolean => index > 0 && !(frames[index] as Buffer).equals(frames[index - 1] as Buffer);
+    const changedFrames = frames.filter((_, index) => frameChanged(index)).length;
+    if (changedFrames < (steps.length - 1) * 0.5) {
       throw new Error(`only ${changedFrames} of ${steps.length - 1} steps saw a frame different from the step before: is the clock in the xterm running?`);
     }
     const modelReplyOf = (index: number): number => {
@@ -129,7 +130,7 @@ async function main(): Promise<void> {
       if (waited === undefined) throw new Error(`step ${index} has no MODEL_REPLY timing`);
       return waited;
     };
-    const measured = Array.from({ length: STEPS - WARMUP_STEPS }, (_, i) => WARMUP_STEPS + i);
+    const measured = Array.from({ length: STEPS - WARMUP_STEPS }, (_, i) => WARMUP_STEPS + i).filter(frameChanged);
     const cycle = measured.map(cycleOf);
     const withoutModel = measured.map((index) => cycleOf(index) - modelReplyOf(index));
     const clickCycle = Array.from({ length: CLICK_STEPS - WARMUP_STEPS }, (_, i) => cycleOf(STEPS + WARMUP_STEPS + i));
@@ -163,7 +164,7 @@ async function main(): Promise<void> {
       info('Host step with a click instead (the click drawn on a copy of the screenshot), p50', median(clickCycle), 'ms'),
       info('Host step with a click: drawing and clicking, p50', phaseOf(clicks.slice(WARMUP_STEPS), 'ACTION_EXECUTION'), 'ms'),
       info('Host step without the model (capture, encode, prompt, dispatch, persist, event), p50', step, 'ms'),
-      info('Steps whose window frame differed from the step before', (100 * changedFrames) / (steps.length - 1), '%'),
+      info('Steps whose window frame differed from the step before (only these are timed)', (100 * changedFrames) / (steps.length - 1), '%'),
       goal('Step overhead / bare screen grab', step / grab, 'ratio', '<=', 3),
       info(`Image sent to the model (${meta.format} ${meta.width}x${meta.height})`, sent.length / 1024, 'KB'),
       info('Lossless PNG of the same frame (sharp, level 9)', png.bytes / 1024, 'KB'),
