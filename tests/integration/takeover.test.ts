@@ -17,6 +17,22 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** Starts a session on the harness's host and waits until the run pauses for a takeover. */
+async function startUntilPaused(current: HostHarness, request: string): Promise<string> {
+  const start = await current.host.endpoint.handle({ type: 'session.start', id: 's', request });
+  const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
+  await until(() => current.host.store.getSession(sessionId)?.status === 'paused', 'the pause');
+  return sessionId;
+}
+
+/** The actions that reached the device, without the window focusing the AppAgent does on its own. */
+function acted(current: HostHarness): string[] {
+  return current
+    .deviceActions()
+    .map((action) => action.tool)
+    .filter((tool) => tool !== 'focus_window');
+}
+
 describe('takeover: the user takes the mouse', () => {
   it('pauses the run before the next step, says why, and goes on only when resumed', async () => {
     harness = await startHostHarness(
@@ -34,10 +50,7 @@ describe('takeover: the user takes the mouse', () => {
       { deviceEnv: { DESKHAND_FAKE_DEVICE_USER_MOVES_AFTER: 'click' } },
     );
     const { host: deskhand } = harness;
-    const start = await deskhand.endpoint.handle({ type: 'session.start', id: 's', request: 'click twice' });
-    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
-
-    await until(() => deskhand.store.getSession(sessionId)?.status === 'paused', 'the pause');
+    const sessionId = await startUntilPaused(harness, 'click twice');
     const notice = harness.events.find((event) => event.kind === 'status.changed' && event.status === 'paused');
     expect(notice).toMatchObject({ detail: expect.stringMatching(/you have taken the mouse, so the run is paused/) });
     // Paused after the first click: the model was not asked for the next step.
@@ -72,10 +85,7 @@ describe('takeover: the user takes the mouse', () => {
       { deviceEnv: { DESKHAND_FAKE_DEVICE_USER_MOVES_AFTER: 'screenshot#3' } },
     );
     const { host: deskhand } = harness;
-    const start = await deskhand.endpoint.handle({ type: 'session.start', id: 's', request: 'click twice' });
-    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
-
-    await until(() => deskhand.store.getSession(sessionId)?.status === 'paused', 'the pause');
+    const sessionId = await startUntilPaused(harness, 'click twice');
     expect(harness.model.requests).toHaveLength(3);
     expect(harness.deviceActions().filter((action) => action.tool === 'click')).toEqual([{ tool: 'click', args: { x: 10, y: 10 } }]);
     const refused = deskhand.store.steps(sessionId).at(-1);
@@ -103,16 +113,12 @@ describe('takeover: the user takes the mouse', () => {
       { deviceEnv: { DESKHAND_FAKE_DEVICE_USER_MOVES_DURING: 'wait' } },
     );
     const { host: deskhand } = harness;
-    const start = await deskhand.endpoint.handle({ type: 'session.start', id: 's', request: 'click, wait, click' });
-    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
-
-    await until(() => deskhand.store.getSession(sessionId)?.status === 'paused', 'the pause');
+    const sessionId = await startUntilPaused(harness, 'click, wait, click');
     expect(harness.model.requests).toHaveLength(3);
-    const acted = (): string[] => harness!.deviceActions().map((action) => action.tool).filter((tool) => tool !== 'focus_window');
-    expect(acted()).toEqual(['click', 'wait']);
+    expect(acted(harness)).toEqual(['click', 'wait']);
     expect(await deskhand.endpoint.handle({ type: 'session.resume', id: 'r', sessionId })).toMatchObject({ ok: true });
     expect(await deskhand.sessions.running).toEqual({ status: 'finished', result: 'done' });
-    expect(acted()).toEqual(['click', 'wait', 'click']);
+    expect(acted(harness)).toEqual(['click', 'wait', 'click']);
   });
 
   it('runs nothing more of an action sequence once the mouse is taken part-way through it', async () => {
@@ -138,17 +144,13 @@ describe('takeover: the user takes the mouse', () => {
       { deviceEnv: { DESKHAND_FAKE_DEVICE_USER_MOVES_DURING: 'wait' } },
     );
     const { host: deskhand } = harness;
-    const start = await deskhand.endpoint.handle({ type: 'session.start', id: 's', request: 'click, wait, click' });
-    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
-
-    await until(() => deskhand.store.getSession(sessionId)?.status === 'paused', 'the pause');
-    const acted = (): string[] => harness!.deviceActions().map((action) => action.tool).filter((tool) => tool !== 'focus_window');
-    expect(acted()).toEqual(['click', 'wait']);
+    const sessionId = await startUntilPaused(harness, 'click, wait, click');
+    expect(acted(harness)).toEqual(['click', 'wait']);
     const step = deskhand.store.steps(sessionId).at(-1);
     expect(step).toMatchObject({ status: 'ERROR', error: expect.stringMatching(/^not run: The pointer moved .*you have taken the mouse/) });
     expect(await deskhand.endpoint.handle({ type: 'session.resume', id: 'r', sessionId })).toMatchObject({ ok: true });
     expect(await deskhand.sessions.running).toEqual({ status: 'finished', result: 'done' });
-    expect(acted()).toEqual(['click', 'wait', 'click']);
+    expect(acted(harness)).toEqual(['click', 'wait', 'click']);
   });
 
   it('does not mistake the agent\'s own pointer moves for a takeover', async () => {
