@@ -76,11 +76,17 @@ export const ACTION_TOOLS: ReadonlySet<ToolName> = new Set([
 
 /**
  * Whether an action leaves the pointer alone: if it moved while one ran, the user moved it. (The others
- * leave it where they put it, or where the window manager did.) type_text clicks first only when given
- * a point.
+ * leave it where they put it, or where the window manager did on a focus.) type_text clicks first only
+ * when given a point. launch_app can take seconds, the very time a user reaches for the mouse; a window
+ * manager that warps the pointer onto new windows makes it pause the run once, which is the safe side.
  */
 export function leavesPointerAlone(tool: string, args: Record<string, unknown>): boolean {
-  return tool === 'wait' || tool === 'hotkey' || (tool === 'type_text' && args.x === undefined && args.y === undefined);
+  return (
+    tool === 'wait' ||
+    tool === 'hotkey' ||
+    tool === 'launch_app' ||
+    (tool === 'type_text' && args.x === undefined && args.y === undefined)
+  );
 }
 
 /**

@@ -153,6 +153,35 @@ describe('takeover: the user takes the mouse', () => {
     expect(acted(harness)).toEqual(['click', 'wait', 'click']);
   });
 
+  it('notices the mouse taken while an application starts', async () => {
+    harness = await startHostHarness(
+      {
+        name: 'takeover during a launch',
+        steps: [
+          hostTo('xterm', 'click'),
+          app({ Function: 'click', Args: { x: 10, y: 10 }, Status: 'CONTINUE' }),
+          app({ Function: '', Status: 'FINISH' }),
+          host({ Status: 'CONTINUE', 'Current Sub-Task': 'write hello', AppsToOpen: { APP: 'gedit', file_path: '' } }),
+          app({ Function: 'click', Args: { x: 20, y: 20 }, Status: 'CONTINUE' }),
+          app({ Function: '', Status: 'FINISH' }),
+          host({ Status: 'FINISH', Comment: 'done' }),
+        ],
+      },
+      { deviceEnv: { DESKHAND_FAKE_DEVICE_USER_MOVES_DURING: 'launch_app' } },
+    );
+    const { host: deskhand } = harness;
+    const sessionId = await startUntilPaused(harness, 'click, open gedit, click');
+    expect(acted(harness)).toEqual(['click', 'launch_app']);
+    const notice = harness.events.find((event) => event.kind === 'status.changed' && event.status === 'paused');
+    expect(notice).toMatchObject({ detail: expect.stringMatching(/^The pointer moved from \(10, 10\).*to \(210, 110\)/) });
+    // The gedit AppAgent was not asked for its first step while paused.
+    expect(harness.model.requests).toHaveLength(4);
+
+    expect(await deskhand.endpoint.handle({ type: 'session.resume', id: 'r', sessionId })).toMatchObject({ ok: true });
+    expect(await deskhand.sessions.running).toEqual({ status: 'finished', result: 'done' });
+    expect(acted(harness)).toEqual(['click', 'launch_app', 'click']);
+  });
+
   it('does not mistake the agent\'s own pointer moves for a takeover', async () => {
     harness = await startHostHarness({
       name: 'no takeover',
