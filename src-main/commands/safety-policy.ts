@@ -1,4 +1,5 @@
 import { isToolName } from '../device/contract';
+import { splitArgs } from '../device/split-args';
 import type { SafetyConfig } from '../host/config';
 
 /**
@@ -8,11 +9,23 @@ import type { SafetyConfig } from '../host/config';
  * Modes (settings `safety.confirmation`):
  * - `always`: every action waits for approval (tools that only look, such as screenshot, do not).
  * - `sensitive` (default): an action waits when the model said CONFIRM or a local rule matches:
- *   - any shell command (`execute_command`) while `confirmAllShellCommands` is on (the default);
+ *   - while `confirmAllShellCommands` is on (the default), anything that runs a shell command: any
+ *     `execute_command`, and input to a terminal (`targetApp`, see isTerminalApp) that runs the line:
+ *     type_text whose text has a line break or another control character, a hotkey that presses Enter
+ *     (enter, return, kp_enter, ctrl+j, ctrl+m, ctrl+o), and a paste (ctrl+shift+v, shift+insert, ...,
+ *     or a middle click), whose clipboard the policy cannot see;
+ *   - launch_app that can run a command rather than open an application, whatever
+ *     `confirmAllShellCommands` says (launching `bash -c` is a shell command by another name): a shell
+ *     or interpreter (bash, python, ...), bare or not; a command wrapper (setsid, nohup, timeout, env,
+ *     flatpak, ...) or a terminal emulator (xterm, kitty, "Xfce Terminal", ...) given any arguments; any
+ *     argument naming a shell, interpreter or wrapper; any option (an argument starting with - or +:
+ *     `--renderer-cmd-prefix`, `-e`, `+!cmd` make ordinary programs run code); and a name that is a path,
+ *     which can be any executable. An application opened bare or with plain file or URL operands
+ *     (`mousepad notes.txt`, `chromium https://example.com`) does not wait;
  *   - text that would run as a command and matches `sensitiveCommandPatterns`: the command of
- *     execute_command, the command line of launch_app, and text typed with type_text (typed into a
- *     terminal, it runs);
- *   - launch_app of a shell or interpreter (bash, python, ...), which is a shell command by another name;
+ *     execute_command, the command line of launch_app, text typed with type_text (typed into a
+ *     terminal, it runs), and every string in an external tool's arguments, nested ones too (up to
+ *     MAX_ARG_DEPTH levels; deeper arguments cannot be checked, so the call waits);
  *   - click, type_text or hotkey on a control whose ControlText contains one of
  *     `sensitiveControlWords` (whole words, any case: "Delete" matches "delete all" but not "Undeleted");
  *   - hotkeys that close an application or window (alt+f4, ctrl+w, ctrl+q, cmd+q, ...) or delete
@@ -39,6 +52,11 @@ export interface SafetyInput {
   modelStatus?: string | null;
   /** Device tools and tools of external servers marked trusted: true. */
   trustedTool: boolean;
+  /**
+   * The application of the window the action goes to, e.g. "xterm", "gnome-terminal-server", "Konsole"
+   * ('' or null when unknown). In a terminal, typing a line and pressing Enter run it.
+   */
+  targetApp?: string | null;
 }
 
 export interface SafetyVerdict {
@@ -59,9 +77,53 @@ const SHELLS = new Set([
   'sh', 'bash', 'dash', 'zsh', 'ksh', 'fish', 'csh', 'tcsh', 'busybox', 'env', 'sudo', 'doas', 'su', 'pkexec', 'xargs',
   'python', 'perl', 'ruby', 'node', 'nodejs', 'deno', 'bun', 'php', 'lua', 'tclsh', 'osascript',
   'powershell', 'pwsh', 'cmd', 'wscript', 'cscript', 'mshta', 'rundll32',
+  'awk', 'gawk', 'mawk', 'nawk', 'sed', 'expect', 'wish', 'ipython', 'irb', 'jshell', 'julia', 'rscript', 'guile',
+  'racket', 'ghci', 'runghc', 'erl', 'escript', 'elixir', 'iex', 'groovy', 'gjs', 'ts-node',
 ]);
-/** Programs that run a command given in their arguments (`xterm -e ...`); opening one bare is harmless. */
-const COMMAND_RUNNERS = new Set(['x-terminal-emulator', 'xterm', 'uxterm', 'gnome-terminal', 'konsole', 'xfce4-terminal', 'terminal', 'open', 'start']);
+/** Programs that run a command given in their arguments (`setsid bash ...`); bare they do nothing harmful. */
+const WRAPPERS = new Set([
+  'setsid', 'nohup', 'timeout', 'nice', 'ionice', 'stdbuf', 'chrt', 'taskset', 'env', 'sudo', 'doas', 'pkexec', 'su',
+  'runuser', 'setpriv', 'sg', 'newgrp', 'xargs', 'parallel', 'flatpak', 'flatpak-spawn', 'snap', 'dbus-launch',
+  'dbus-run-session', 'systemd-run', 'script', 'watch', 'time', 'strace', 'ltrace', 'gdb', 'lldb', 'valgrind',
+  'x-terminal-emulator', 'xdg-terminal-exec', 'screen', 'tmux', 'byobu', 'dtach', 'chroot', 'unshare', 'nsenter',
+  'firejail', 'bwrap', 'fakeroot', 'proot', 'numactl', 'cpulimit', 'torsocks', 'proxychains', 'xvfb-run', 'ssh',
+  'npx', 'npm', 'pnpm', 'yarn', 'bunx', 'uvx', 'pipx', 'java', 'dotnet', 'mono', 'wine', 'open', 'start',
+]);
+/** Terminal emulators: given arguments they run them as a command (`kitty sh -c`, `xterm -e`). */
+const TERMINALS = new Set([
+  'xterm', 'uxterm', 'rxvt', 'urxvt', 'urxvtc', 'rxvt-unicode', 'gnome-terminal', 'konsole', 'xfce4-terminal',
+  'lxterminal', 'mate-terminal', 'qterminal', 'terminator', 'tilix', 'kitty', 'alacritty', 'foot', 'footclient',
+  'wezterm', 'st', 'st-256color', 'terminology', 'sakura', 'guake', 'tilda', 'yakuake', 'cool-retro-term', 'termite',
+  'terminus', 'tabby', 'hyper', 'ghostty', 'contour', 'zutty', 'mintty', 'kgx', 'console', 'ptyxis', 'blackbox',
+]);
+/** Names that say terminal ("Xfce Terminal", "cool-retro-term", "mlterm"): menu names reach the device unresolved. */
+const TERMINAL_WORD = /terminal|term(?![a-z])/;
+/** Window applications besides terminal emulators where typed lines run: consoles of shells. */
+const CONSOLE_APPS = new Set([
+  'conhost', 'openconsole', 'cmd', 'powershell', 'pwsh', 'sh', 'bash', 'dash', 'zsh', 'ksh', 'fish', 'csh', 'tcsh',
+]);
+
+/** Keys that send a line in a terminal, with any other modifiers: ctrl+j and ctrl+m are Enter, ctrl+o is readline's operate-and-get-next. */
+const TERMINAL_ENTER: { key: string; mods: string[] }[] = [
+  { key: 'enter', mods: [] },
+  { key: 'return', mods: [] },
+  { key: 'kp_enter', mods: [] },
+  { key: 'kpenter', mods: [] },
+  { key: 'numpadenter', mods: [] },
+  { key: 'j', mods: ['ctrl'] },
+  { key: 'm', mods: ['ctrl'] },
+  { key: 'o', mods: ['ctrl'] },
+];
+/** Key chords that paste in a terminal; without bracketed paste a pasted line break runs the line. */
+const TERMINAL_PASTE: { key: string; mods: string[] }[] = [
+  { key: 'v', mods: ['ctrl', 'shift'] },
+  { key: 'v', mods: ['ctrl'] },
+  { key: 'v', mods: ['meta'] },
+  { key: 'insert', mods: ['shift'] },
+];
+
+/** Strings in external tools' arguments are read this many levels deep (a top-level one is level 1); deeper ones make the call wait. */
+export const MAX_ARG_DEPTH = 8;
 
 const MODIFIER_ALIASES: Record<string, string> = {
   control: 'ctrl',
@@ -144,11 +206,24 @@ function runnableTexts(toolName: string, args: Record<string, unknown>, trustedD
     }
     default:
       if (trustedDeviceTool) return [];
-      // External tools: any string argument might be a command for all we know.
-      return Object.values(args).flatMap((value) =>
-        typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [],
-      );
+      // External tools: any string argument might be a command for all we know, however deep.
+      return collectStrings(args, 0).strings;
   }
+}
+
+/** Every string in `value`, nested objects and arrays too, down to MAX_ARG_DEPTH; complete: nothing was deeper. */
+function collectStrings(value: unknown, depth: number): { strings: string[]; complete: boolean } {
+  if (typeof value === 'string') return { strings: [value], complete: true };
+  if (value === null || typeof value !== 'object') return { strings: [], complete: true };
+  if (depth >= MAX_ARG_DEPTH) return { strings: [], complete: false };
+  const strings: string[] = [];
+  let complete = true;
+  for (const child of Array.isArray(value) ? value : Object.values(value)) {
+    const found = collectStrings(child, depth + 1);
+    strings.push(...found.strings);
+    complete &&= found.complete;
+  }
+  return { strings, complete };
 }
 
 /** "/usr/bin/python3.11" -> "python", "PowerShell.exe" -> "powershell". */
@@ -156,6 +231,74 @@ export function programName(path: string): string {
   const base = (path.trim().split(/[\\/]/).pop() ?? '').toLowerCase();
   const bare = base.replace(/\.(exe|cmd|bat|com)$/, '');
   return bare.replace(/[\d.]+$/, '') || bare;
+}
+
+/** A terminal emulator by program, menu name or window class ("kitty", "Xfce Terminal", "org.wezfurlong.wezterm"). */
+function isTerminal(name: string): boolean {
+  const program = programName(name);
+  const words = program.split(/[\s._]+/).filter((word) => word !== '');
+  return TERMINAL_WORD.test(program) || [program, words.join(''), ...words].some((word) => TERMINALS.has(word));
+}
+
+/** Whether a window of application `app` is a terminal or console, where a typed line runs as a command. */
+export function isTerminalApp(app: string): boolean {
+  return app.trim() !== '' && (isTerminal(app) || CONSOLE_APPS.has(programName(app)));
+}
+
+/** launch_app's arguments as the device reads them; unbalanced quotes, which the device refuses, read plainly. */
+function launchArgs(args: unknown): string[] {
+  if (Array.isArray(args)) return args.map(String);
+  if (typeof args !== 'string') return [];
+  try {
+    return splitArgs(args);
+  } catch {
+    return args.split(/\s+/).filter((word) => word !== '');
+  }
+}
+
+/** Why launching `name` with `argv` needs approval, or null: when it can run a command rather than open an application. */
+function launchReason(name: string, argv: readonly string[]): string | null {
+  const program = programName(name);
+  // A URL operand is not run as a program, whatever its last segment ("https://example.com/watch").
+  const named = argv.filter((arg) => !arg.includes('://')).map(programName);
+  const shell = SHELLS.has(program) ? program : named.find((p) => SHELLS.has(p));
+  if (shell) return `rule: launches a shell or interpreter (${shell})`;
+  if (/[\\/]/.test(name)) return 'rule: runs an executable by path';
+  if (argv.length === 0) return null;
+  const wrapper = WRAPPERS.has(program) ? program : named.find((p) => WRAPPERS.has(p));
+  if (wrapper) return `rule: launches a command wrapper (${wrapper})`;
+  if (isTerminal(name)) return `rule: launches a terminal with a command (${program})`;
+  // Options make ordinary programs run code: --renderer-cmd-prefix, -e, --command, vim's +!cmd.
+  const option = argv.find((arg) => /^[-+]/.test(arg));
+  if (option !== undefined) return `rule: launches a program with options (${quote(option)})`;
+  return null;
+}
+
+/** Whether the normalised keys press `key` with at least `mods` held. */
+function pressesChord(keys: readonly string[], chord: { key: string; mods: readonly string[] }): boolean {
+  const held = keys.filter((k) => MODIFIERS.has(k));
+  return keys.some((k) => !MODIFIERS.has(k) && k === chord.key) && chord.mods.every((m) => held.includes(m));
+}
+
+/** A line break, or another control character a terminal reads as a key (ctrl+o runs the line too); tab does not. */
+function hasControlCharacter(text: string): boolean {
+  for (const char of text) {
+    const code = char.charCodeAt(0);
+    if ((code < 0x20 && char !== '\t') || code === 0x7f) return true;
+  }
+  return false;
+}
+
+/** Why this input to a terminal needs approval, or null: it sends a line, which runs, or pastes, which may. */
+function terminalReason(toolName: string, args: Record<string, unknown>, app: string): string | null {
+  const runs = `rule: runs a command in a terminal (${app})`;
+  const pastes = `rule: pastes into a terminal (${app}), which may run what the clipboard holds`;
+  if (toolName === 'type_text') return typeof args.text === 'string' && hasControlCharacter(args.text) ? runs : null;
+  if (toolName === 'click') return args.button === 'middle' ? pastes : null;
+  if (toolName !== 'hotkey' || !Array.isArray(args.keys)) return null;
+  const keys = args.keys.filter((k): k is string => typeof k === 'string').map(normaliseKey);
+  if (TERMINAL_ENTER.some((chord) => pressesChord(keys, chord))) return runs;
+  return TERMINAL_PASTE.some((chord) => pressesChord(keys, chord)) ? pastes : null;
 }
 
 export class SafetyPolicy {
@@ -214,12 +357,17 @@ export class SafetyPolicy {
     if (!isDevice && !input.trustedTool) reasons.push(`rule: external tool ${quote(toolName)} from a server not marked trusted`);
 
     if (toolName === 'execute_command' && this.config.confirmAllShellCommands) reasons.push('rule: shell command');
+    const targetApp = (input.targetApp ?? '').trim();
+    if (this.config.confirmAllShellCommands && isDevice && isTerminalApp(targetApp)) {
+      const reason = terminalReason(toolName, args, targetApp);
+      if (reason) reasons.push(reason);
+    }
     if (toolName === 'launch_app' && typeof args.name === 'string') {
-      const program = programName(args.name);
-      const hasArgs = Array.isArray(args.args) ? args.args.length > 0 : typeof args.args === 'string' && args.args.trim() !== '';
-      if (SHELLS.has(program) || (hasArgs && COMMAND_RUNNERS.has(program))) {
-        reasons.push(`rule: launches a shell or interpreter (${program})`);
-      }
+      const reason = launchReason(args.name, launchArgs(args.args));
+      if (reason) reasons.push(reason);
+    }
+    if (!isDevice && !collectStrings(args, 0).complete) {
+      reasons.push(`rule: arguments nested deeper than ${MAX_ARG_DEPTH} levels, too deep to check`);
     }
     const what = toolName === 'type_text' ? 'typed text' : toolName === 'launch_app' ? 'command line' : 'command';
     for (const text of texts) {

@@ -5,6 +5,7 @@ import { basename, isAbsolute, join } from 'node:path';
 import type { LaunchResult, WindowInfo } from './contract';
 import { hasCommand } from './exec';
 import { childEnv } from './shell';
+import { splitArgs } from './split-args';
 import { LAUNCH_WINDOW_WAIT_MS } from './timeouts';
 import { getWindow, windowIds, type DesktopWindow } from './windows';
 
@@ -27,41 +28,6 @@ import { getWindow, windowIds, type DesktopWindow } from './windows';
 
 export class AppNotFoundError extends Error {
   override name = 'AppNotFoundError';
-}
-
-/** Splits a command line like a POSIX shell does with quotes and backslashes (no expansion). */
-export function splitArgs(line: string): string[] {
-  const args: string[] = [];
-  let current = '';
-  let inArg = false;
-  let quote: '"' | "'" | null = null;
-  for (let i = 0; i < line.length; i++) {
-    const char = line[i] as string;
-    if (quote === "'") {
-      if (char === "'") quote = null;
-      else current += char;
-    } else if (quote === '"') {
-      if (char === '"') quote = null;
-      else if (char === '\\' && i + 1 < line.length && '"\\$`'.includes(line[i + 1] as string)) current += line[++i];
-      else current += char;
-    } else if (char === '"' || char === "'") {
-      quote = char;
-      inArg = true;
-    } else if (char === '\\' && i + 1 < line.length) {
-      current += line[++i];
-      inArg = true;
-    } else if (/\s/.test(char)) {
-      if (inArg) args.push(current);
-      current = '';
-      inArg = false;
-    } else {
-      current += char;
-      inArg = true;
-    }
-  }
-  if (quote) throw new Error(`unbalanced ${quote} quote in arguments`);
-  if (inArg) args.push(current);
-  return args;
 }
 
 export interface DesktopEntry {

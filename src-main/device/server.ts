@@ -1,7 +1,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { launchApp, splitArgs } from './apps';
+import { launchApp } from './apps';
+import { splitArgs } from './split-args';
 import type { DeviceConfig } from './config';
 import {
   ACTION_TOOLS,

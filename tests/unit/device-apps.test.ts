@@ -8,9 +8,9 @@ import {
   findDesktopEntry,
   loadDesktopEntries,
   parseDesktopEntry,
-  splitArgs,
   type DesktopEntry,
 } from '../../src-main/device/apps';
+import { splitArgs } from '../../src-main/device/split-args';
 import { ToolArgs } from '../../src-main/device/contract';
 import { parseMonitors, pickDisplay } from '../../src-main/device/displays';
 import { toolTimeoutMs } from '../../src-main/device/timeouts';
