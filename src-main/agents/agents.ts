@@ -1,6 +1,6 @@
 import { TakeoverError } from '../commands/command-gate';
 import { AppAgentReply, HostAgentReply } from '../llm/reply-schemas';
-import { BasicAgent, StepAborted } from './basic-agent';
+import { BasicAgent, StepAborted, throwIfAborted } from './basic-agent';
 import { StepDeferred } from './step-deferred';
 import { errorMiddleware, loggingMiddleware, timingMiddleware } from './processor/middleware';
 import { ComposedStrategy, ProcessorTemplate, type Middleware } from './processor/processor';
@@ -36,7 +36,7 @@ export class AppAgent extends BasicAgent {
       modelStrategy(AppAgentReply, (models) => models.app),
       formStrategy,
       new ComposedStrategy('act', 'ACTION_EXECUTION', [
-        actionPlanStrategy({ sequences: sequencesAllowed }),
+        actionPlanStrategy({ sequences: sequencesAllowed, targetApp: () => this.window.app }),
         safetyGateStrategy,
         annotateStrategy,
         executeStrategy,
@@ -70,27 +70,43 @@ export class AppAgent extends BasicAgent {
     return runtime.models.app;
   }
 
+  /** Whatever the user clicked to answer or approve (Deskhand itself, say) now has the focus. */
+  override userInteracted(): void {
+    this.needsFocus = true;
+  }
+
+  /** An approved action goes to this window, not to the one where the user pressed Approve. */
+  protected override async prepareToAct(runtime: AgentRuntime): Promise<string | null> {
+    try {
+      await this.focusIfNeeded(runtime);
+      return null;
+    } catch (error) {
+      if (error instanceof StepAborted) throw error;
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+
   /**
    * The first step of a sub-task brings the window to the front, so input lands in it; so does the
-   * first step after the user had the mouse (they may have clicked elsewhere). A focus the device
-   * refused because the mouse was taken defers the step, and it is tried again on resume.
+   * first step after the user was involved (they may have clicked elsewhere). A focus the device
+   * refused because the mouse was taken defers the step, and it is tried again on resume; a focus that
+   * failed otherwise fails the step: input must not go to whatever window is in front.
    */
   private async focusIfNeeded(runtime: AgentRuntime): Promise<void> {
     const takeovers = runtime.dispatcher.takeover.takeovers;
     if (!runtime.tools.names.has('focus_window') || (!this.needsFocus && this.focusedAtTakeovers === takeovers)) return;
-    const authorization = runtime.gate.authorize(
-      [{ toolName: 'focus_window', parameters: { id: this.window.id }, toolType: 'action', callId: `focus-${Date.now()}` }],
-      this.target ?? '',
-      'CONTINUE',
-    );
-    if (authorization.decision === 'allow') {
-      try {
-        await runtime.gate.execute(authorization, { sessionId: runtime.sessionId, agent: this.name, stepIdx: runtime.nextStepIndex() }, false, runtime.signal);
-      } catch (error) {
-        if (error instanceof TakeoverError) throw new StepDeferred(error.message);
-        throw error;
-      }
-      if (runtime.dispatcher.takeover.paused) throw new StepDeferred('the user has taken the mouse');
+    const actor = { sessionId: runtime.sessionId, agent: this.name, stepIdx: runtime.nextStepIndex() };
+    let result;
+    try {
+      result = await runtime.gate.focusWindow(this.window.id, actor, runtime.signal);
+    } catch (error) {
+      if (error instanceof TakeoverError) throw new StepDeferred(error.message);
+      throw error;
+    }
+    if (runtime.dispatcher.takeover.paused) throw new StepDeferred('the user has taken the mouse');
+    throwIfAborted(runtime.signal);
+    if (result.status !== 'success') {
+      throw new Error(`could not bring ${this.target ?? 'the window'} to the front: ${result.error ?? 'no detail'}`);
     }
     this.needsFocus = false;
     this.focusedAtTakeovers = takeovers;

@@ -1,4 +1,4 @@
-import type { Authorization } from '../commands/command-gate';
+import { ApprovalRequiredError, TakeoverError, type ActorContext, type Authorization } from '../commands/command-gate';
 import type { NewStep, StoredScreenshot } from '../memory/session-store';
 import type { AgentStatus, ScreenshotRef, StepView } from '../protocol';
 import { InteractionCancelled } from '../session/interaction-broker';
@@ -76,6 +76,24 @@ export abstract class BasicAgent {
 
   /** A hook for what an agent keeps from a successful step (the host: whom to hand over to). */
   protected afterProcessor(_ctx: StepContext): void {}
+
+  /** A hook for after the user answered or decided: the desktop's focus may have moved to Deskhand. */
+  userInteracted(): void {}
+
+  /** A hook run right before an approved action: null when ready, else why the action cannot run. */
+  protected async prepareToAct(_runtime: AgentRuntime): Promise<string | null> {
+    return null;
+  }
+
+  /**
+   * The round ended (the step limit, Stop) while an action waited for a decision nobody was asked for:
+   * it never runs, and the audit says so.
+   */
+  abandonHeld(runtime: AgentRuntime, why: string): void {
+    const held = this.held;
+    this.held = null;
+    if (held) runtime.gate.recordRefusal(held.authorization, { sessionId: runtime.sessionId, agent: this.name, stepIdx: null }, 'rejected', why);
+  }
 
   /** The agent the host hands over to after this step; only the host has one. */
   takeHandoff(): BasicAgent | null {
@@ -214,6 +232,7 @@ export abstract class BasicAgent {
       throw error;
     }
     await runtime.dispatcher.rebasePointer(runtime.signal);
+    this.userInteracted();
     runtime.setStatus('running', 'Going on with your answers');
     this.pendingQuestions = [];
     this.pendingForm = false;
@@ -241,7 +260,7 @@ export abstract class BasicAgent {
           sessionId: runtime.sessionId,
           agent: this.name,
           actionText: held.plan.actionText,
-          actions: held.plan.commands.map((command) => ({ function: command.toolName, args: command.parameters })),
+          actions: held.authorization.commands.map((command) => ({ function: command.toolName, args: command.parameters })),
           target: held.plan.controlText || this.target,
           reasons: [...held.authorization.reasons],
           screenshot: held.shown,
@@ -250,13 +269,15 @@ export abstract class BasicAgent {
       );
     } catch (error) {
       if (error instanceof InteractionCancelled) {
-        runtime.gate.recordRefusal(held.authorization, { sessionId: runtime.sessionId, agent: this.name, stepIdx: null }, 'rejected');
+        const actor = { sessionId: runtime.sessionId, agent: this.name, stepIdx: null };
+        runtime.gate.recordRefusal(held.authorization, actor, 'rejected', 'not run: the run was stopped before a decision');
         throw new StepAborted();
       }
       throw error;
     }
     if (response.kind !== 'decision') throw new Error('expected a decision');
     await runtime.dispatcher.rebasePointer(runtime.signal);
+    this.userInteracted();
     runtime.setStatus('running', response.approved ? `Approved: ${held.plan.actionText}` : 'Rejected');
     const startedAt = Date.now();
     const started = performance.now();
@@ -273,19 +294,8 @@ export abstract class BasicAgent {
         results: [],
       };
     } else {
-      const results = await runtime.gate.execute(held.authorization, actor, true, runtime.signal);
-      const failed = results.find((result) => result.status === 'failure');
-      outcome = failed
-        ? { status: 'ERROR', result: null, error: failed.error ?? 'the action failed', approvedBy: 'user', results }
-        : {
-            status: 'CONTINUE',
-            result: results.map((result) => result.result).filter(Boolean).join('\n') || 'done',
-            error: null,
-            approvedBy: 'user',
-            results,
-          };
+      outcome = await this.runApproved(runtime, held.authorization, actor);
     }
-    throwIfAborted(runtime.signal);
     const step: NewStep = {
       round: runtime.round,
       agent: this.name,
@@ -311,9 +321,34 @@ export abstract class BasicAgent {
       costUsd: null,
       approvedBy: outcome.approvedBy,
     };
+    // Committed even when Stop came meanwhile: the action may have run, and the record must say so.
     const view = runtime.commitStep(step, { trajectory: this.trajectoryRecord(step), savedScreenshot: null });
     this.history.push(view);
+    throwIfAborted(runtime.signal);
     // A failed approved action is in the history; the agent sees it and decides what to do next.
     this.status = 'CONTINUE';
+  }
+
+  private async runApproved(runtime: AgentRuntime, authorization: Authorization, actor: ActorContext): Promise<StepOutcome> {
+    const notReady = await this.prepareToAct(runtime);
+    if (notReady) {
+      runtime.gate.recordRefusal(authorization, actor, 'approved', `not run: ${notReady}`);
+      return { status: 'ERROR', result: null, error: `not run: ${notReady}`, approvedBy: 'user', results: [] };
+    }
+    let results;
+    try {
+      results = await runtime.gate.execute(authorization, actor, true, runtime.signal);
+    } catch (error) {
+      if (!(error instanceof TakeoverError || error instanceof ApprovalRequiredError)) throw error;
+      return { status: 'ERROR', result: null, error: `not run: ${error.message}`, approvedBy: 'user', results: [] };
+    }
+    const failed = results.find((result) => result.status === 'failure');
+    if (failed) return { status: 'ERROR', result: null, error: failed.error ?? 'the action failed', approvedBy: 'user', results };
+    const ran = results.filter((result) => result.status === 'success').length;
+    if (ran < results.length) {
+      return { status: 'ERROR', result: null, error: `stopped: ${ran} of ${results.length} action(s) ran`, approvedBy: 'user', results };
+    }
+    const text = results.map((result) => result.result).filter(Boolean).join('\n');
+    return { status: 'CONTINUE', result: text || 'done', error: null, approvedBy: 'user', results };
   }
 }

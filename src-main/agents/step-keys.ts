@@ -1,4 +1,4 @@
-import type { Authorization } from '../commands/command-gate';
+import type { ActionContext, Authorization } from '../commands/command-gate';
 import type { Command, CommandResult } from '../commands/command';
 import type { WindowInfo } from '../device/contract';
 import type { ModelExchange } from '../llm/ask-model';
@@ -40,6 +40,8 @@ export interface Observation {
 /** What the model's reply asks to do, checked: commands ready for the gate, and their description. */
 export interface ActionPlan {
   commands: Command[];
+  /** One per command: what the safety policy weighs besides the command (control, status, window). */
+  contexts: ActionContext[];
   action: ActionView | null;
   actionText: string;
   controlText: string;

@@ -1,5 +1,6 @@
 import { isToolName } from '../device/contract';
-import type { AuditEntry } from './audit-store';
+import { randomUUID } from 'node:crypto';
+import type { AuditDecision, AuditEntry } from './audit-store';
 import type { Command, CommandResult } from './command';
 import type { SafetyDecision, SafetyInput, SafetyVerdict } from './safety-policy';
 import type { Dispatcher } from './dispatcher';
@@ -20,12 +21,24 @@ export interface ActorContext {
   stepIdx: number | null;
 }
 
+/** What the policy weighs for one command besides its tool and arguments. */
+export interface ActionContext {
+  /** The model's ControlText for this action ('' when none). */
+  controlText: string;
+  /** The model's Status for it: the step's, or within a sequence the action's own when it says more. */
+  modelStatus: string;
+  /** The application of the window the action goes to ('' when none or unknown). */
+  targetApp: string;
+}
+
 /**
  * The policy's verdict on a group of commands (one step's action or action sequence). Only an
  * Authorization from this gate can be executed, and one that needs approval only with the user's.
+ * Its commands are frozen copies: what runs is what was judged and shown.
  */
 export interface Authorization {
   readonly commands: readonly Command[];
+  readonly contexts: readonly ActionContext[];
   readonly decision: SafetyDecision;
   readonly reasons: readonly string[];
 }
@@ -54,24 +67,52 @@ export class CommandGate {
     this.policy = policy;
   }
 
-  authorize(commands: readonly Command[], controlText: string, modelStatus: string): Authorization {
+  /** One context per command, in the same order. */
+  authorize(commands: readonly Command[], contexts: readonly ActionContext[]): Authorization {
+    if (contexts.length !== commands.length) throw new Error(`${commands.length} command(s) but ${contexts.length} context(s) to judge them by`);
+    const frozen = commands.map((command) => deepFreeze({ ...command, parameters: structuredClone(command.parameters) }));
+    const verdict = this.judge(frozen, contexts);
+    const authorization: Authorization = Object.freeze({ commands: Object.freeze(frozen), contexts: Object.freeze([...contexts]), ...verdict });
+    issued.add(authorization);
+    return authorization;
+  }
+
+  /**
+   * Brings an agent's window to the front before it looks and acts. This is the agent's own
+   * preparation, not an action the model chose, so no mode holds it for approval; it is audited, and
+   * the takeover check applies to it as to any action.
+   */
+  async focusWindow(windowId: string, actor: ActorContext, signal?: AbortSignal): Promise<CommandResult> {
+    const command: Command = { toolName: 'focus_window', parameters: { id: windowId }, toolType: 'action', callId: `focus-${randomUUID()}` };
+    const authorization: Authorization = Object.freeze({
+      commands: Object.freeze([deepFreeze(command)]),
+      contexts: Object.freeze([{ controlText: '', modelStatus: 'CONTINUE', targetApp: '' }]),
+      decision: 'allow' as const,
+      reasons: Object.freeze(['the agent brings its window to the front before acting']),
+    });
+    issued.add(authorization);
+    const [result] = await this.execute(authorization, actor, false, signal, { recheck: false });
+    return result as CommandResult;
+  }
+
+  private judge(commands: readonly Command[], contexts: readonly ActionContext[]): { decision: SafetyDecision; reasons: string[] } {
     let decision: SafetyDecision = 'allow';
     const reasons: string[] = [];
-    for (const command of commands) {
+    commands.forEach((command, index) => {
+      const context = contexts[index] as ActionContext;
       const verdict = this.policy.evaluate({
         toolName: command.toolName,
         args: command.parameters,
-        controlText,
-        modelStatus,
+        controlText: context.controlText,
+        modelStatus: context.modelStatus,
+        targetApp: context.targetApp,
         trustedTool: this.isTrusted(command.toolName),
       });
       for (const reason of verdict.reasons) if (!reasons.includes(reason)) reasons.push(reason);
       if (verdict.decision === 'deny') decision = 'deny';
       else if (verdict.decision === 'confirm' && decision === 'allow') decision = 'confirm';
-    }
-    const authorization: Authorization = Object.freeze({ commands: [...commands], decision, reasons });
-    issued.add(authorization);
-    return authorization;
+    });
+    return { decision, reasons };
   }
 
   /**
@@ -83,6 +124,7 @@ export class CommandGate {
     actor: ActorContext,
     approvedByUser: boolean,
     signal?: AbortSignal,
+    options: { recheck: boolean } = { recheck: true },
   ): Promise<CommandResult[]> {
     if (!issued.has(authorization)) throw new Error('commands must be authorised by the command gate before they run');
     if (authorization.decision === 'deny') {
@@ -90,11 +132,21 @@ export class CommandGate {
       throw new ApprovalRequiredError(`refused by the safety policy: ${authorization.reasons.join('; ')}`);
     }
     if (authorization.decision === 'confirm' && !approvedByUser) {
-      this.recordRefusal(authorization, actor, 'rejected');
+      this.recordRefusal(authorization, actor, 'rejected', 'not run: it needs the user\'s approval');
       throw new ApprovalRequiredError('this action needs the user\'s approval');
     }
+    // The settings may have changed while the action waited for approval: a rule added since still counts.
+    const now = options.recheck ? this.judge(authorization.commands, authorization.contexts) : authorization;
+    if (now.decision === 'deny') {
+      this.recordRefusal(authorization, actor, 'denied');
+      throw new ApprovalRequiredError(`refused by the safety policy: ${now.reasons.join('; ')}`);
+    }
+    if (now.decision === 'confirm' && !approvedByUser) {
+      this.recordRefusal(authorization, actor, 'rejected', 'not run: the safety settings changed, and it now needs the user\'s approval');
+      throw new ApprovalRequiredError('this action now needs the user\'s approval (the safety settings changed)');
+    }
     if (this.dispatcher.takeover.paused) {
-      this.recordRefusal(authorization, actor, 'rejected');
+      this.recordRefusal(authorization, actor, approvedByUser ? 'approved' : 'allowed', 'not run: the user has taken the mouse');
       throw new TakeoverError(this.dispatcher.takeover.check(null).message);
     }
     const results: CommandResult[] = [];
@@ -118,21 +170,33 @@ export class CommandGate {
     return results;
   }
 
-  /** Records commands the user rejected (or the policy denied) so the audit shows what never ran. */
-  recordRefusal(authorization: Authorization, actor: ActorContext, decision: 'rejected' | 'denied'): void {
+  /**
+   * Records commands that never ran, so the audit shows them: the user rejected them, the policy denied
+   * them, or (approved or allowed) something stopped them first; `why` says what.
+   */
+  recordRefusal(authorization: Authorization, actor: ActorContext, decision: AuditDecision, why?: string): void {
+    const error = why ?? (decision === 'denied' ? 'denied by the safety policy' : 'rejected by the user');
     for (const command of authorization.commands) {
       this.audit.record({
         ...auditBase(command, actor, authorization),
         decision,
-        approvedBy: null,
+        approvedBy: decision === 'approved' ? 'user' : decision === 'allowed' ? 'policy' : null,
         status: 'skipped',
         result: null,
-        error: decision === 'denied' ? 'denied by the safety policy' : 'rejected by the user',
+        error,
         requestedAt: Date.now(),
         durationMs: 0,
       });
     }
   }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /** What every audit row of a command says, whatever happened to it. */

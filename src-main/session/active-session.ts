@@ -142,32 +142,38 @@ export class ActiveSession {
     if (agent instanceof ShellAgent) agent.assign(request);
     agent.status = 'CONTINUE';
     let state = agent.states.get('CONTINUE');
-    for (;;) {
-      if (signal.aborted) return STOPPED;
-      const takeover = await this.deps.dispatcher.checkTakeover(signal);
-      if (takeover.takenOver && !this.pause.paused) this.pauseRun(takeover.message);
-      if (this.pause.paused) {
-        await this.pause.wait(signal);
+    try {
+      for (;;) {
         if (signal.aborted) return STOPPED;
-        await this.deps.dispatcher.rebasePointer(signal);
+        const takeover = await this.deps.dispatcher.checkTakeover(signal);
+        if (takeover.takenOver && !this.pause.paused) this.pauseRun(takeover.message);
+        if (this.pause.paused) {
+          await this.pause.wait(signal);
+          if (signal.aborted) return STOPPED;
+          await this.deps.dispatcher.rebasePointer(signal);
+          agent.userInteracted();
+        }
+        if (this.nextIndex - firstIndex >= config.limits.maxStepsPerRound) {
+          return { status: 'failed', result: `Reached the limit of ${config.limits.maxStepsPerRound} steps for one request` };
+        }
+        if (this.nextIndex >= config.limits.maxStepsPerSession) {
+          return { status: 'failed', result: `Reached the limit of ${config.limits.maxStepsPerSession} steps for one session` };
+        }
+        await state.handle(agent, runtime);
+        const next = state.nextAgent(agent);
+        if (next !== agent) {
+          if (state.isSubtaskEnd()) runtime.subtasks.push(this.subtaskRecord(agent));
+          next.status = 'CONTINUE';
+          state = next.states.get('CONTINUE');
+          agent = next;
+        } else {
+          state = state.nextState(agent);
+        }
+        if (state.isRoundEnd()) return this.outcomeOf(agent);
       }
-      if (this.nextIndex - firstIndex >= config.limits.maxStepsPerRound) {
-        return { status: 'failed', result: `Reached the limit of ${config.limits.maxStepsPerRound} steps for one request` };
-      }
-      if (this.nextIndex >= config.limits.maxStepsPerSession) {
-        return { status: 'failed', result: `Reached the limit of ${config.limits.maxStepsPerSession} steps for one session` };
-      }
-      await state.handle(agent, runtime);
-      const next = state.nextAgent(agent);
-      if (next !== agent) {
-        if (state.isSubtaskEnd()) runtime.subtasks.push(this.subtaskRecord(agent));
-        next.status = 'CONTINUE';
-        state = next.states.get('CONTINUE');
-        agent = next;
-      } else {
-        state = state.nextState(agent);
-      }
-      if (state.isRoundEnd()) return this.outcomeOf(agent);
+    } finally {
+      // An action still waiting for a decision nobody was asked for (Stop, a step limit) never runs.
+      agent.abandonHeld(runtime, 'not run: the round ended before it was decided');
     }
   }
 

@@ -11,7 +11,7 @@ function action(i: number): ScenarioStep {
   const fields = [
     { Function: 'click', Args: { x: (i * 37) % 320, y: (i * 53) % 200 }, ControlText: `Button ${i}` },
     { Function: 'type_text', Args: { text: `line ${i}: the quick brown fox jumps over the lazy dog ${i * 7}` } },
-    { Function: 'hotkey', Args: { keys: i % 2 ? ['ctrl', 's'] : ['enter'] } },
+    { Function: 'hotkey', Args: { keys: i % 2 ? ['ctrl', 's'] : ['tab'] } },
     { Function: 'wait', Args: { seconds: (i % 3) + 1 } },
   ][i % 4] as Record<string, unknown>;
   return replies.app({

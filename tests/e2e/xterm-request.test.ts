@@ -49,14 +49,20 @@ describe('a request typed in the browser UI drives a real xterm', () => {
     await page.goto(app.url);
     await sendRequest(page, 'write deskhand-ok into out.txt using the terminal');
 
+    // A command line typed into a terminal runs: that step waits for approval, and nothing is typed before.
+    const card = page.getByRole('region', { name: 'Approve this action?' });
+    await card.getByText(/runs a command in a terminal/).waitFor({ timeout: 30_000 });
+    expect(existsSync(out)).toBe(false);
+    await card.getByRole('button', { name: 'Approve' }).click();
+
     const trajectory = page.getByRole('list', { name: 'Trajectory' });
-    await expect.poll(() => trajectory.getByRole('listitem').count(), { timeout: 30_000 }).toBe(5);
+    await expect.poll(() => trajectory.getByRole('listitem').count(), { timeout: 30_000 }).toBe(6);
     expect(await waitForFile(out)).toBe('deskhand-ok\n');
     await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: 10_000 }).toMatch(/^Finished/);
 
     // Every step shows its screenshot, and the images really load (token-guarded URLs).
     const images = trajectory.getByRole('img');
-    expect(await images.count()).toBe(5);
+    expect(await images.count()).toBe(6);
     const widths: number[] = [];
     for (const image of await images.all()) {
       await expect.poll(() => image.evaluate((node) => (node as unknown as { naturalWidth: number }).naturalWidth), { timeout: 10_000 }).toBeGreaterThan(0);
@@ -76,8 +82,9 @@ describe('a request typed in the browser UI drives a real xterm', () => {
     await again.goto(app.url);
     await again.getByRole('link', { name: /write deskhand-ok/ }).click();
     const restored = again.getByRole('list', { name: 'Trajectory' });
-    await expect.poll(() => restored.getByRole('listitem').count(), { timeout: 10_000 }).toBe(5);
-    await expect.poll(() => restored.getByText(/Type 'echo deskhand-ok/).count()).toBe(1);
+    await expect.poll(() => restored.getByRole('listitem').count(), { timeout: 10_000 }).toBe(6);
+    // The held step and the approved one.
+    await expect.poll(() => restored.getByText(/Type 'echo deskhand-ok/).count()).toBe(2);
     await again.close();
   });
 

@@ -48,7 +48,7 @@ describe('a session through the host core', () => {
       name: 'two steps',
       steps: [
         { ...hostTo('xterm', 'type echo hi'), expect: { contains: ['<data name="request">', 'say hi', 'id 0x100001: Terminal [app: xterm]'] } },
-        { ...app({ Function: 'type_text', Args: { text: 'echo hi\n', x: 5, y: 5 }, Status: 'CONTINUE' }), expect: { contains: ['type echo hi', 'You work in the window'] } },
+        { ...app({ Function: 'type_text', Args: { text: 'echo hi', x: 5, y: 5 }, Status: 'CONTINUE' }), expect: { contains: ['type echo hi', 'You work in the window'] } },
         { ...app({ Function: '', Args: {}, Status: 'FINISH', Comment: 'said hi' }), expect: { contains: ["Type 'echo hi' at (5, 5)"] } },
         { ...hostFinish('hi was said'), expect: { contains: ['type echo hi -> AppAgent (Terminal): FINISH, said hi'] } },
       ],
@@ -72,7 +72,7 @@ describe('a session through the host core', () => {
     expect(steps[2]?.annotated).toBeNull();
     expect(harness.deviceActions()).toEqual([
       { tool: 'focus_window', args: { id: '0x100001' } },
-      { tool: 'type_text', args: { text: 'echo hi\n', x: 5, y: 5 } },
+      { tool: 'type_text', args: { text: 'echo hi', x: 5, y: 5 } },
     ]);
     expect(harness.model.requests.every((request) => request.images === 1)).toBe(true);
     harness.model.assertDone();

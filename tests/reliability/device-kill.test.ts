@@ -120,7 +120,7 @@ describe(`the stand-in device client killed at random points (seed ${SEED})`, ()
     const tool = random.pick(['type_text', 'hotkey', 'wait'] as const);
     const crashing = {
       type_text: { Function: 'type_text', Args: { text: 'hello' } },
-      hotkey: { Function: 'hotkey', Args: { keys: ['enter'] } },
+      hotkey: { Function: 'hotkey', Args: { keys: ['tab'] } },
       wait: { Function: 'wait', Args: { seconds: 0 } },
     }[tool];
     const other = tool === 'hotkey' ? { Function: 'wait', Args: { seconds: 0 } } : { Function: 'hotkey', Args: { keys: ['shift'] } };

@@ -1,4 +1,4 @@
-import { TakeoverError, type Authorization } from '../../commands/command-gate';
+import { TakeoverError, type ActionContext, type Authorization } from '../../commands/command-gate';
 import type { Command } from '../../commands/command';
 import { validateAction } from '../../commands/validate-action';
 import type { AppAgentReply } from '../../llm/reply-schemas';
@@ -46,6 +46,11 @@ function checkInsideImage(command: Command, image: Observation | null): string |
 
 type ActionFields = Pick<AppAgentReply, 'Function' | 'Args' | 'ControlText' | 'Actions' | 'Status'>;
 
+/** A step says CONFIRM for all its actions; an action of a sequence can also say it for itself. */
+function statusOf(stepStatus: string, actionStatus: string | undefined): string {
+  return actionStatus?.trim().toUpperCase() === 'CONFIRM' ? 'CONFIRM' : stepStatus;
+}
+
 /**
  * ACTION_EXECUTION, first: turns the reply's Function/Args (or Actions) into validated commands. An
  * unknown tool, bad arguments or a point outside the screenshot fails the step before anything runs.
@@ -54,6 +59,8 @@ export function actionPlanStrategy(options: {
   sequences: (ctx: StepContext) => boolean;
   /** Limits the agent to some tools (the ShellAgent: execute_command); all the device offers by default. */
   tools?: readonly string[];
+  /** The application of the window the actions go to (an AppAgent's), for the safety policy. */
+  targetApp?: () => string;
 }): Strategy {
   return {
     name: 'plan-action',
@@ -64,18 +71,25 @@ export function actionPlanStrategy(options: {
       const runtime = runtimeOf(ctx);
       const reply = ctx.get<ActionFields>(K.reply);
       const image = ctx.get<Observation | null>(K.screenshot);
-      const empty: ActionPlan = { commands: [], action: null, actionText: 'No action', controlText: reply.ControlText };
+      const empty: ActionPlan = { commands: [], contexts: [], action: null, actionText: 'No action', controlText: reply.ControlText };
       if (!ACTING.has(reply.Status)) {
         ctx.set(K.plan, empty);
         return;
       }
       const wanted =
         reply.Actions?.length && options.sequences(ctx)
-          ? reply.Actions.map((step) => ({ fn: step.Function, args: step.Args, control: step.ControlText || reply.ControlText }))
-          : [{ fn: reply.Function, args: reply.Args, control: reply.ControlText }];
+          ? reply.Actions.map((step) => ({
+              fn: step.Function,
+              args: step.Args,
+              control: step.ControlText || reply.ControlText,
+              status: statusOf(reply.Status, step.Status),
+            }))
+          : [{ fn: reply.Function, args: reply.Args, control: reply.ControlText, status: reply.Status }];
       if (!wanted[0]?.fn) throw new Error(`Status ${reply.Status} needs an action, but Function is empty`);
       const available = options.tools ? new Set(options.tools.filter((name) => runtime.tools.names.has(name))) : runtime.tools.names;
       const commands: Command[] = [];
+      const contexts: ActionContext[] = [];
+      const targetApp = options.targetApp?.() ?? '';
       const words: string[] = [];
       for (const [index, step] of wanted.entries()) {
         const args = runtime.config.agent.normalizedCoordinates && image ? fromNormalized(step.args, image) : step.args;
@@ -85,11 +99,12 @@ export function actionPlanStrategy(options: {
         const outside = checkInsideImage(validated.command, image);
         if (outside) throw new Error(`${where}${outside}`);
         commands.push(validated.command);
+        contexts.push({ controlText: step.control, modelStatus: step.status, targetApp });
         words.push(describeAction({ function: step.fn, args }, step.control || undefined));
       }
       const first = commands[0] as Command;
       const action: ActionView = { function: first.toolName, args: first.parameters };
-      ctx.set(K.plan, { commands, action, actionText: words.join('\n'), controlText: reply.ControlText } satisfies ActionPlan);
+      ctx.set(K.plan, { commands, contexts, action, actionText: words.join('\n'), controlText: reply.ControlText } satisfies ActionPlan);
     },
   };
 }
@@ -98,13 +113,12 @@ export function actionPlanStrategy(options: {
 export const safetyGateStrategy: Strategy = {
   name: 'safety-gate',
   phase: 'ACTION_EXECUTION',
-  needs: [K.plan, K.reply],
+  needs: [K.plan],
   provides: [K.authorization],
   async run(ctx) {
     const runtime = runtimeOf(ctx);
     const plan = ctx.get<ActionPlan>(K.plan);
-    const reply = ctx.get<{ Status: string }>(K.reply);
-    ctx.set(K.authorization, runtime.gate.authorize(plan.commands, plan.controlText, reply.Status));
+    ctx.set(K.authorization, runtime.gate.authorize(plan.commands, plan.contexts));
   },
 };
 

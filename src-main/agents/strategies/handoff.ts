@@ -50,7 +50,7 @@ export const hostPlanStrategy: Strategy = {
     const runtime = runtimeOf(ctx);
     const reply = ctx.get<HostAgentReply>(K.reply);
     const windows = ctx.get<WindowInfo[]>(K.windows);
-    const plan: ActionPlan = { commands: [], action: null, actionText: 'No action', controlText: reply.ControlText };
+    const plan: ActionPlan = { commands: [], contexts: [], action: null, actionText: 'No action', controlText: reply.ControlText };
     if (reply.Status !== 'CONTINUE') {
       ctx.set(K.plan, plan);
       ctx.set(TARGET, null);
@@ -63,6 +63,7 @@ export const hostPlanStrategy: Strategy = {
       if (!validated.ok) throw new Error(`cannot open ${asData(reply.AppsToOpen.APP, 60)}: ${validated.error}`);
       ctx.set(K.plan, {
         commands: [validated.command],
+        contexts: [{ controlText: reply.AppsToOpen.APP, modelStatus: reply.Status, targetApp: '' }],
         action: { function: 'launch_app', args },
         actionText: `Open ${asData(reply.AppsToOpen.APP, 60)}, then hand over '${subtask}'`,
         controlText: reply.AppsToOpen.APP,

@@ -1,0 +1,134 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AutoResponder } from '../../src-main/session/interaction-broker';
+import { replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
+
+const { app, hostTo, host } = replies;
+const approve: AutoResponder = (interaction) => (interaction.kind === 'confirm' ? { kind: 'decision', approved: true, note: null } : null);
+const reject: AutoResponder = (interaction) => (interaction.kind === 'confirm' ? { kind: 'decision', approved: false, note: null } : null);
+
+let harness: HostHarness | null = null;
+afterEach(async () => {
+  await harness?.close();
+  harness = null;
+});
+
+const tools = (current: HostHarness): string[] => current.deviceActions().map((action) => action.tool);
+
+describe('approvals: what the user approves is what runs, where they meant it', () => {
+  it('holds a sequence when one of its actions names a sensitive control or says CONFIRM itself', async () => {
+    harness = await startHostHarness(
+      {
+        name: 'sequence held by one action',
+        steps: [
+          hostTo('xterm', 'clean up'),
+          app({
+            Function: '',
+            Status: 'CONTINUE',
+            ControlText: '',
+            Actions: [
+              { Function: 'wait', Args: { seconds: 0 } },
+              { Function: 'click', Args: { x: 5, y: 5 }, ControlText: 'Delete all' },
+            ],
+          }),
+          app({
+            Function: '',
+            Status: 'CONTINUE',
+            Actions: [
+              { Function: 'wait', Args: { seconds: 0 } },
+              { Function: 'click', Args: { x: 6, y: 6 }, Status: 'CONFIRM' },
+            ],
+          }),
+          app({ Function: '', Status: 'FINISH' }),
+          host({ Status: 'FINISH', Comment: 'done' }),
+        ],
+      },
+      { autoResponder: reject },
+    );
+    const { outcome, steps, sessionId } = await runRequest(harness.host, 'clean up');
+    expect(outcome.status).toBe('finished');
+    expect(steps.filter((step) => step.status === 'CONFIRM').map((step) => step.result)).toEqual([
+      "Held for your approval: rule: control text 'Delete'",
+      'Held for your approval: the model asked for confirmation',
+    ]);
+    // Rejected: not even the harmless first action of either sequence ran (after each decision the
+    // window is brought to the front again).
+    expect(tools(harness)).toEqual(['focus_window', 'focus_window', 'focus_window']);
+    const refused = harness.host.audit.list(sessionId).filter((row) => row.decision === 'rejected');
+    expect(refused.map((row) => row.tool)).toEqual(['wait', 'click', 'wait', 'click']);
+  });
+
+  it('brings the window to the front again before running an approved action', async () => {
+    harness = await startHostHarness(
+      {
+        name: 'approved hotkey',
+        steps: [
+          hostTo('xterm', 'close the tab'),
+          app({ Function: 'hotkey', Args: { keys: ['ctrl', 'w'] }, Status: 'CONTINUE' }),
+          app({ Function: 'click', Args: { x: 5, y: 5 }, Status: 'CONTINUE' }),
+          app({ Function: '', Status: 'FINISH' }),
+          host({ Status: 'FINISH', Comment: 'done' }),
+        ],
+      },
+      { autoResponder: approve },
+    );
+    const { outcome, steps } = await runRequest(harness.host, 'close the tab');
+    expect(outcome.status).toBe('finished');
+    expect(steps.map((step) => `${step.agent}:${step.status}:${step.approvedBy}`)).toContain('AppAgent:CONTINUE:user');
+    // The user pressed Approve in Deskhand: the keys go to the xterm, and so does the next step's click.
+    expect(tools(harness)).toEqual(['focus_window', 'focus_window', 'hotkey', 'click']);
+  });
+
+  it('focuses the window before acting in `always` mode too, without asking', async () => {
+    harness = await startHostHarness(
+      {
+        name: 'always',
+        steps: [
+          hostTo('xterm', 'click'),
+          app({ Function: 'click', Args: { x: 5, y: 5 }, Status: 'CONTINUE' }),
+          app({ Function: '', Status: 'FINISH' }),
+          host({ Status: 'FINISH', Comment: 'done' }),
+        ],
+      },
+      { config: { safety: { confirmation: 'always' } }, autoResponder: approve },
+    );
+    const { outcome, sessionId } = await runRequest(harness.host, 'click');
+    expect(outcome.status).toBe('finished');
+    expect(tools(harness)).toEqual(['focus_window', 'focus_window', 'click']);
+    const audit = harness.host.audit.list(sessionId);
+    expect(audit.filter((row) => row.tool === 'focus_window').map((row) => row.decision)).toEqual(['allowed', 'allowed']);
+    expect(audit.find((row) => row.tool === 'click')).toMatchObject({ decision: 'approved', approvedBy: 'user', status: 'success' });
+  });
+
+  it('fails the step, and types nothing, when the window cannot be brought to the front', async () => {
+    harness = await startHostHarness(
+      {
+        name: 'focus fails',
+        steps: [hostTo('xterm', 'type'), app({ Function: 'type_text', Args: { text: 'hello' }, Status: 'CONTINUE' })],
+      },
+      { deviceEnv: { DESKHAND_FAKE_DEVICE_FAIL_ON: 'focus_window' } },
+    );
+    const run = runRequest(harness.host, 'type');
+    const { steps } = await run;
+    const appSteps = steps.filter((step) => step.agent === 'AppAgent');
+    expect(appSteps.length).toBeGreaterThan(0);
+    for (const step of appSteps) {
+      expect(step).toMatchObject({ status: 'ERROR', error: expect.stringMatching(/could not bring Terminal to the front: focus_window failed on purpose/) });
+    }
+    expect(tools(harness)).toEqual([]);
+    // The model was never asked for an action it could not aim.
+    expect(harness.model.requests).toHaveLength(1);
+  });
+
+  it('audits an action still held when the round hits its step limit', async () => {
+    harness = await startHostHarness(
+      { name: 'held at the limit', steps: [app({ Function: 'execute_command', Args: { command: 'touch /tmp/never' }, Status: 'CONTINUE' })] },
+      { config: { limits: { maxStepsPerRound: 1 } } },
+    );
+    const { outcome, sessionId } = await runRequest(harness.host, 'touch it', 'shell');
+    expect(outcome).toMatchObject({ status: 'failed', result: expect.stringMatching(/limit of 1 steps/) });
+    expect(harness.deviceActions()).toEqual([]);
+    expect(harness.host.audit.list(sessionId)).toMatchObject([
+      { tool: 'execute_command', decision: 'rejected', status: 'skipped', error: 'not run: the round ended before it was decided' },
+    ]);
+  });
+});

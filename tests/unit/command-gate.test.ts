@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import type { AuditEntry } from '../../src-main/commands/audit-store';
+import type { Command, CommandResult } from '../../src-main/commands/command';
+import { ApprovalRequiredError, CommandGate, TakeoverError, type ActionContext } from '../../src-main/commands/command-gate';
+import type { Dispatcher } from '../../src-main/commands/dispatcher';
+import { SafetyPolicy } from '../../src-main/commands/safety-policy';
+import { TakeoverGuard } from '../../src-main/commands/takeover';
+import { SafetyConfig } from '../../src-main/host/config';
+
+/** The device side of the gate: records what would have run. */
+function fakeDispatcher() {
+  const ran: Array<{ tool: string; args: Record<string, unknown> }> = [];
+  const takeover = new TakeoverGuard();
+  const dispatcher = {
+    takeover,
+    async run(command: Command): Promise<CommandResult> {
+      ran.push({ tool: command.toolName, args: structuredClone(command.parameters) });
+      return { status: 'success', result: `${command.toolName} done`, error: null, durationMs: 1 };
+    },
+    skipped(): CommandResult {
+      return { status: 'skipped', result: '', error: 'skipped', durationMs: 0 };
+    },
+  };
+  return { ran, takeover, dispatcher: dispatcher as unknown as Dispatcher };
+}
+
+function setup(safety: Record<string, unknown> = {}) {
+  const device = fakeDispatcher();
+  const audit: AuditEntry[] = [];
+  const gate = new CommandGate(device.dispatcher, new SafetyPolicy(SafetyConfig.parse(safety)), { record: (entry) => audit.push(entry) });
+  return { ...device, audit, gate };
+}
+
+const command = (toolName: string, parameters: Record<string, unknown>): Command => ({ toolName, parameters, toolType: 'action', callId: `${toolName}-1` });
+const context = (overrides: Partial<ActionContext> = {}): ActionContext => ({ controlText: '', modelStatus: 'CONTINUE', targetApp: '', ...overrides });
+const actor = { sessionId: 's', agent: 'AppAgent', stepIdx: 1 };
+
+describe('the command gate', () => {
+  it('judges each action of a sequence by its own control text and status', () => {
+    const { gate } = setup();
+    const wait = command('wait', { seconds: 0 });
+    const click = command('click', { x: 5, y: 5 });
+    expect(gate.authorize([wait, click], [context(), context()]).decision).toBe('allow');
+    const named = gate.authorize([wait, click], [context(), context({ controlText: 'Delete all' })]);
+    expect(named).toMatchObject({ decision: 'confirm', reasons: ["rule: control text 'Delete'"] });
+    const asked = gate.authorize([wait, click], [context(), context({ modelStatus: 'CONFIRM' })]);
+    expect(asked).toMatchObject({ decision: 'confirm', reasons: ['the model asked for confirmation'] });
+    expect(() => gate.authorize([wait, click], [context()])).toThrow(/2 command\(s\) but 1 context/);
+  });
+
+  it('runs what it judged: the arguments are a frozen copy', async () => {
+    const { gate, ran } = setup();
+    const typed = command('type_text', { text: 'hello' });
+    const authorization = gate.authorize([typed], [context()]);
+    typed.parameters.text = 'rm -rf ~\n';
+    expect(() => {
+      (authorization.commands[0]?.parameters as Record<string, unknown>).text = 'changed';
+    }).toThrow(TypeError);
+    await gate.execute(authorization, actor, false);
+    expect(ran).toEqual([{ tool: 'type_text', args: { text: 'hello' } }]);
+  });
+
+  it('checks an approved action again when it runs: a deny rule added meanwhile stops it', async () => {
+    const { gate, ran, audit } = setup();
+    const authorization = gate.authorize([command('execute_command', { command: 'curl example.com/install.sh' })], [context()]);
+    expect(authorization.decision).toBe('confirm');
+    gate.setPolicy(new SafetyPolicy(SafetyConfig.parse({ denyCommandPatterns: ['curl'] })));
+    await expect(gate.execute(authorization, actor, true)).rejects.toThrow(ApprovalRequiredError);
+    expect(ran).toEqual([]);
+    expect(audit).toMatchObject([{ tool: 'execute_command', decision: 'denied', status: 'skipped' }]);
+  });
+
+  it('does not run an allowed action that the new settings hold for approval', async () => {
+    const { gate, ran, audit } = setup({ confirmation: 'never' });
+    const authorization = gate.authorize([command('click', { x: 1, y: 1 })], [context()]);
+    gate.setPolicy(new SafetyPolicy(SafetyConfig.parse({ confirmation: 'always' })));
+    await expect(gate.execute(authorization, actor, false)).rejects.toThrow(/now needs the user's approval/);
+    expect(ran).toEqual([]);
+    expect(audit).toMatchObject([{ decision: 'rejected', status: 'skipped', error: expect.stringMatching(/safety settings changed/) }]);
+  });
+
+  it('audits an action stopped by a takeover as not run, not as rejected by the user', async () => {
+    const { gate, ran, audit, takeover } = setup();
+    takeover.agentLeftPointerAt({ x: 10, y: 10 });
+    takeover.check({ x: 300, y: 300 });
+    await expect(gate.execute(gate.authorize([command('click', { x: 1, y: 1 })], [context()]), actor, false)).rejects.toThrow(TakeoverError);
+    expect(ran).toEqual([]);
+    expect(audit).toMatchObject([{ decision: 'allowed', approvedBy: 'policy', status: 'skipped', error: 'not run: the user has taken the mouse' }]);
+  });
+
+  it('focuses an agent\'s window in every mode, audited, and never while the user has the mouse', async () => {
+    const { gate, ran, audit, takeover } = setup({ confirmation: 'always' });
+    const result = await gate.focusWindow('0x100001', actor);
+    expect(result.status).toBe('success');
+    expect(ran).toEqual([{ tool: 'focus_window', args: { id: '0x100001' } }]);
+    expect(audit).toMatchObject([{ tool: 'focus_window', decision: 'allowed', status: 'success', reasons: ['the agent brings its window to the front before acting'] }]);
+    takeover.agentLeftPointerAt({ x: 10, y: 10 });
+    takeover.check({ x: 300, y: 300 });
+    await expect(gate.focusWindow('0x100001', actor)).rejects.toThrow(TakeoverError);
+    expect(ran).toHaveLength(1);
+  });
+});
