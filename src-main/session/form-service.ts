@@ -38,6 +38,15 @@ export function setAtPath(data: Record<string, unknown>, path: string, value: un
   return root;
 }
 
+/** Measured as the UI measures it before showing a form (schema, uischema and data, as JSON). */
+function formBytes(form: Pick<FormView, 'schema' | 'uischema' | 'data'>): number {
+  return Buffer.byteLength(JSON.stringify({ schema: form.schema, uischema: form.uischema, data: form.data }), 'utf8');
+}
+
+function kilobytes(bytes: number): string {
+  return `${Math.ceil(bytes / 1024)} KB`;
+}
+
 interface Waiter {
   resolve(result: { action: string; data: Record<string, unknown> }): void;
 }
@@ -72,6 +81,8 @@ export class SessionForms implements FormService {
       data: parsed.data.data ?? existing?.data ?? {},
       state: 'open',
     };
+    const bytes = formBytes(form);
+    if (bytes > MAX_FORM_SPEC_BYTES) throw new Error(`the form is ${bytes} bytes with its data; at most ${MAX_FORM_SPEC_BYTES} are accepted`);
     this.save(form);
     return form;
   }
@@ -109,6 +120,13 @@ export class SessionForms implements FormService {
     let current = form;
     if (path) {
       current = { ...form, data: setAtPath(form.data, path, value) };
+      // A form the UI refuses to show has no buttons left, and the agent would wait on it for ever.
+      const bytes = formBytes(current);
+      if (bytes > MAX_FORM_SPEC_BYTES) {
+        throw new Error(
+          `that value is too large: the form would be ${kilobytes(bytes)}, and at most ${kilobytes(MAX_FORM_SPEC_BYTES)} can be shown; the change was not saved`,
+        );
+      }
       this.save(current);
     }
     if (action) {

@@ -255,7 +255,11 @@ export class SessionService {
     };
   }
 
-  /** One JSON document: the session, its rounds, steps, blackboard and forms. No settings, no keys. */
+  /**
+   * One JSON document: the session, its rounds, steps, blackboard and forms. No settings, no keys: steps
+   * are scrubbed when saved, but requests and form data are stored as typed, and a key may have been
+   * added since; so the whole document goes through the scrubber as it is now.
+   */
   private export(sessionId: string): { fileName: string; json: string } {
     const session = this.requireSession(sessionId);
     const steps = this.deps.store.steps(sessionId).map((step) => ({
@@ -273,7 +277,9 @@ export class SessionService {
       forms: this.deps.interactions.forms(sessionId),
     };
     const stamp = new Date(session.createdAt).toISOString().slice(0, 10);
-    return { fileName: `deskhand-session-${stamp}-${session.id.slice(0, 8)}.json`, json: JSON.stringify(document, null, 2) };
+    // Values first (a key with characters JSON escapes is still found), then the text (object keys too).
+    const json = this.deps.scrub(JSON.stringify(this.deps.scrub(document), null, 2));
+    return { fileName: `deskhand-session-${stamp}-${session.id.slice(0, 8)}.json`, json };
   }
 }
 

@@ -1,22 +1,48 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Host } from '../host/create-host';
 import { MAX_MESSAGE_BYTES } from '../host/protocol-endpoint';
-import type { HostMessage } from '../protocol';
-import { allowedHosts, hasValidToken, hostAndOriginAllowed, isLoopbackAddress, TOKEN_COOKIE } from './auth';
+import type { HostEvent, HostMessage } from '../protocol';
+import {
+  allowedHosts,
+  assetCookie,
+  hasValidAssetKey,
+  hasValidToken,
+  hostAndOriginAllowed,
+  isLoopbackAddress,
+  isWildcardAddress,
+  newToken,
+  reachableAddress,
+  systemAddresses,
+  urlHost,
+  type HostAllowList,
+  type MachineAddresses,
+} from './auth';
 import { safeJoin, sendFile } from './static-files';
 
+/** The parts of the host core browser mode uses. */
+export interface WebHost {
+  readonly endpoint: { handleText(text: string): Promise<HostMessage> };
+  readonly sessions: { subscribe(listener: (event: HostEvent) => void): () => void };
+  readonly screenshots: { pathOf(sessionId: string, file: string): string | null };
+}
+
 export interface WebServerOptions {
-  host: Host;
+  host: WebHost;
   rendererDir: string;
   token: string;
   bindHost: string;
   port: number;
   /** Binding to anything but loopback needs this, and prints a warning. */
   allowRemote: boolean;
+  /** Open WebSockets at most; one more is refused with 503. */
+  maxConnections?: number;
+  /** A client whose unsent events exceed this is disconnected (1013); it reconnects and reloads. */
+  maxBufferedBytes?: number;
+  /** The machine's interfaces and name (tests pass their own). */
+  machine?: MachineAddresses;
 }
 
 export interface WebServer {
@@ -24,6 +50,11 @@ export interface WebServer {
   readonly port: number;
   close(): Promise<void>;
 }
+
+export const MAX_CONNECTIONS = 16;
+export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+/** "Try again later": the client fell behind; reconnecting gives it a fresh view. */
+const CLOSE_TRY_AGAIN_LATER = 1013;
 
 const SCREENSHOT_PATH = /^\/screenshots\/([^/]+)\/([^/]+)$/;
 
@@ -45,13 +76,52 @@ function refuse(response: ServerResponse, status: number, text: string): void {
   response.end(text);
 }
 
+function refuseUnauthorized(response: ServerResponse): void {
+  refuse(response, 401, 'Unauthorized: open the address Deskhand printed, with its token');
+}
+
 function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
+function decodeSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
+function isReadMethod(method: string | undefined): boolean {
+  return method === 'GET' || method === 'HEAD';
+}
+
+function isPagePath(pathname: string): boolean {
+  return pathname === '/' || pathname === '/index.html';
+}
+
+/** The URL to print: the address the server is bound to, or for "every interface" one others can reach. */
+function printableUrl(bindHost: string, bound: AddressInfo, token: string, machine: MachineAddresses): string {
+  const address = isWildcardAddress(bindHost) ? reachableAddress(bindHost, machine) : bound.address;
+  return `http://${urlHost(address)}:${bound.port}/?token=${token}`;
+}
+
+async function listen(server: Server, port: number, bindHost: string): Promise<AddressInfo> {
+  await new Promise<void>((resolveListen, rejectListen) => {
+    server.once('error', rejectListen);
+    server.listen(port, bindHost, () => {
+      server.off('error', rejectListen);
+      resolveListen();
+    });
+  });
+  return server.address() as AddressInfo;
+}
+
 /**
  * Browser mode: the built renderer over HTTP and the protocol over WebSocket (`/ws`), loopback by
- * default, with the per-launch token on every request and Host/Origin checks against DNS rebinding.
+ * default, with Host/Origin checks against DNS rebinding. The per-launch token (`?token=` or Bearer)
+ * opens the page, the screenshots and the WebSocket; the page's cookie holds a separate per-launch key
+ * that opens only the renderer's built files (scripts, styles), which the browser fetches without the token.
  */
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
   if (!isLoopbackAddress(options.bindHost) && !options.allowRemote) {
@@ -59,36 +129,53 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       `refusing to listen on ${options.bindHost}: browser mode listens on loopback unless DESKHAND_ALLOW_REMOTE=1 is set`,
     );
   }
-  const { host, token } = options;
-  let hosts = new Set<string>();
+  const { host, token, rendererDir } = options;
+  const machine = options.machine ?? systemAddresses;
+  const maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
+  const maxBufferedBytes = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
+  const assetKey = newToken();
+  let port = 0;
+  let hosts: HostAllowList = new Set<string>();
   const sockets = new Set<WebSocket>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  const indexPath = resolve(rendererDir, 'index.html');
+
+  const serveScreenshot = async (response: ServerResponse, sessionId: string, file: string): Promise<void> => {
+    const decodedSession = decodeSegment(sessionId);
+    const decodedFile = decodeSegment(file);
+    const path = decodedSession !== null && decodedFile !== null ? host.screenshots.pathOf(decodedSession, decodedFile) : null;
+    // A step's screenshot never changes, and only the browser may cache it (private). Its cache key holds
+    // this launch's token, which no later launch accepts, so a cached copy is never a way in.
+    if (path && (await sendFile(response, path, { ...securityHeaders(), 'Cache-Control': 'private, max-age=86400' }))) return;
+    refuse(response, 404, 'Not Found');
+  };
+
+  const servePage = async (response: ServerResponse): Promise<void> => {
+    const headers = { ...securityHeaders(), 'Cache-Control': 'no-store', 'Set-Cookie': assetCookie(port, assetKey) };
+    if (await sendFile(response, indexPath, headers)) return;
+    refuse(response, 503, 'The UI is not built: run `npm run build` first');
+  };
+
+  /** The page or a built file of the renderer; without the token (by the asset key) only the built files. */
+  const serveRenderer = async (response: ServerResponse, pathname: string, withToken: boolean): Promise<void> => {
+    const path = isPagePath(pathname) ? indexPath : safeJoin(rendererDir, pathname);
+    // Compared without case: on macOS and Windows /INDEX.HTML is the same file.
+    if (path?.toLowerCase() === indexPath.toLowerCase()) return withToken ? servePage(response) : refuseUnauthorized(response);
+    if (path && (await sendFile(response, path, { ...securityHeaders(), 'Cache-Control': 'private, max-age=3600' }))) return;
+    refuse(response, 404, 'Not Found');
+  };
 
   const handleHttp = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     if (!hostAndOriginAllowed(request, hosts)) return refuse(response, 403, 'Forbidden: unexpected Host or Origin');
     const url = new URL(request.url ?? '/', 'http://deskhand.invalid');
-    if (!hasValidToken(request, url, token)) {
-      return refuse(response, 401, 'Unauthorized: open the address Deskhand printed, with its token');
-    }
-    if (request.method !== 'GET' && request.method !== 'HEAD') return refuse(response, 405, 'Method Not Allowed');
-
     const screenshot = SCREENSHOT_PATH.exec(url.pathname);
-    if (screenshot) {
-      const path = host.screenshots.pathOf(decodeURIComponent(screenshot[1] ?? ''), decodeURIComponent(screenshot[2] ?? ''));
-      if (path && (await sendFile(response, path, { ...securityHeaders(), 'Cache-Control': 'private, max-age=86400' }))) return;
-      return refuse(response, 404, 'Not Found');
+    if (!hasValidToken(request, url, token)) {
+      const opensAsset = isReadMethod(request.method) && !screenshot && hasValidAssetKey(request, port, assetKey);
+      return opensAsset ? serveRenderer(response, url.pathname, false) : refuseUnauthorized(response);
     }
-
-    const isPage = url.pathname === '/' || url.pathname === '/index.html';
-    const path = isPage ? join(options.rendererDir, 'index.html') : safeJoin(options.rendererDir, url.pathname);
-    const headers: Record<string, string> = {
-      ...securityHeaders(),
-      'Cache-Control': isPage ? 'no-store' : 'private, max-age=3600',
-    };
-    if (isPage) headers['Set-Cookie'] = `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
-    if (path && (await sendFile(response, path, headers))) return;
-    if (isPage) return refuse(response, 503, 'The UI is not built: run `npm run build` first');
-    return refuse(response, 404, 'Not Found');
+    if (!isReadMethod(request.method)) return refuse(response, 405, 'Method Not Allowed');
+    if (screenshot) return serveScreenshot(response, screenshot[1] ?? '', screenshot[2] ?? '');
+    return serveRenderer(response, url.pathname, true);
   };
 
   const server: Server = createServer((request, response) => {
@@ -99,20 +186,30 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     });
   });
 
-  server.on('upgrade', (request, socket, head) => {
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(request.url ?? '/', 'http://deskhand.invalid');
     if (url.pathname !== '/ws') return refuseUpgrade(socket, 404, 'Not Found');
     if (!hostAndOriginAllowed(request, hosts)) return refuseUpgrade(socket, 403, 'Forbidden');
     if (!hasValidToken(request, url, token)) return refuseUpgrade(socket, 401, 'Unauthorized');
+    // Exact, not racy: handleUpgrade runs the 'connection' handler (which counts the socket) before it returns.
+    if (sockets.size >= maxConnections) return refuseUpgrade(socket, 503, 'Service Unavailable');
     wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
   });
 
   wss.on('connection', (ws: WebSocket) => {
     sockets.add(ws);
+    let unsubscribe = (): void => {};
     const send = (message: HostMessage): void => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+      if (ws.readyState !== ws.OPEN) return;
+      if (ws.bufferedAmount > maxBufferedBytes) {
+        // A client that does not read would hold every event in memory: drop it; on reconnect it reloads.
+        unsubscribe();
+        ws.close(CLOSE_TRY_AGAIN_LATER, 'too far behind: reconnect to reload');
+        return;
+      }
+      ws.send(JSON.stringify(message));
     };
-    const unsubscribe = host.sessions.subscribe((event) => send({ type: 'event', event }));
+    unsubscribe = host.sessions.subscribe((event) => send({ type: 'event', event }));
     ws.on('message', (data, isBinary) => {
       if (isBinary) {
         send({ type: 'reply', id: null, ok: false, error: { code: 'bad_message', message: 'binary messages are not accepted' } });
@@ -127,29 +224,25 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     ws.on('error', (error) => console.error('[deskhand] WebSocket error:', error.message));
   });
 
-  await new Promise<void>((resolveListen, rejectListen) => {
-    server.once('error', rejectListen);
-    server.listen(options.port, options.bindHost, () => {
-      server.off('error', rejectListen);
-      resolveListen();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  hosts = allowedHosts(options.bindHost, port);
+  const bound = await listen(server, options.port, options.bindHost);
+  port = bound.port;
+  hosts = allowedHosts(options.bindHost, bound.address, port, machine);
   if (!isLoopbackAddress(options.bindHost)) {
     console.warn(
       `[deskhand] WARNING: browser mode listens on ${options.bindHost}: anyone who can reach this address and has ` +
         'the token can drive this computer. The traffic is not encrypted.',
     );
   }
-  const shownHost = isLoopbackAddress(options.bindHost) ? '127.0.0.1' : options.bindHost;
   return {
-    url: `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}/?token=${token}`,
+    url: printableUrl(options.bindHost, bound, token, machine),
     port,
     async close() {
       for (const ws of sockets) ws.terminate();
       wss.close();
-      await new Promise<void>((done) => server.close(() => done()));
+      const stopped = new Promise<void>((done) => server.close(() => done()));
+      // Keep-alive connections that were still finishing a response would hold close() for seconds.
+      server.closeAllConnections();
+      await stopped;
     },
   };
 }

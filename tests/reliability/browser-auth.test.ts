@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
-import { isLoopbackAddress } from '../../src-main/web/auth';
+import { assetCookieName, isLoopbackAddress, reachableAddress } from '../../src-main/web/auth';
 import { startWebServer, type WebServer } from '../../src-main/web/web-server';
 import { startReliabilityHost, withDeadline, type ReliabilityHost } from '../support/reliability-harness';
 
@@ -96,6 +96,10 @@ const WRONG = (): Array<[string, (path: string) => { path: string; headers: Reco
   ['the token in upper case', (path) => ({ path: `${path}${path.includes('?') ? '&' : '?'}token=${TOKEN.toUpperCase()}`, headers: {} })],
   ['a wrong cookie', (path) => ({ path, headers: { Cookie: 'deskhand_token=nope' } })],
   ['the token in another cookie', (path) => ({ path, headers: { Cookie: `other=${TOKEN}` } })],
+  // The cookie reaches every server on this host name, whatever its port: it never carries the token.
+  ['the token in the old token cookie', (path) => ({ path, headers: { Cookie: `deskhand_token=${TOKEN}` } })],
+  ['the token in the asset cookie', (path) => ({ path, headers: { Cookie: `${assetCookieName(server.port)}=${TOKEN}` } })],
+  ['a wrong asset key', (path) => ({ path, headers: { Cookie: `${assetCookieName(server.port)}=nope` } })],
   ['a wrong Bearer', (path) => ({ path, headers: { Authorization: 'Bearer nope' } })],
   ['Basic with the token', (path) => ({ path, headers: { Authorization: `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}` } })],
 ];
@@ -146,7 +150,7 @@ describe('browser mode refuses every request without the token', () => {
     // Only /ws with the token opens, and not from another origin.
     expect(await upgrade(`/ws?token=${TOKEN}`)).toBe('open');
     expect(await upgrade(`/ws?token=${TOKEN}`, { Origin: 'http://evil.example' })).toBe(403);
-    expect(await upgrade(`/ws`, { Cookie: `deskhand_token=${TOKEN}` })).toBe('open');
+    expect(await upgrade(`/ws`, { Authorization: `Bearer ${TOKEN}` })).toBe('open');
   });
 
   it('the token works only as sent: the page loads with it, the screenshot with it', async () => {
@@ -156,6 +160,57 @@ describe('browser mode refuses every request without the token', () => {
     expect(shot.body).toBe('PRIVATE-PIXELS');
     // Writing methods are refused even with the token.
     for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) expect((await send(method, `/?token=${TOKEN}`)).status, method).toBe(405);
+  });
+});
+
+describe('the asset cookie opens the built renderer files and nothing else', () => {
+  /** The cookie the page sets, as the browser sends it back. */
+  async function assetCookieFromPage(): Promise<string> {
+    const cookie = await new Promise<string>((done, fail) => {
+      const request = httpRequest({ host: '127.0.0.1', port: server.port, path: `/?token=${TOKEN}` }, (response) => {
+        response.resume();
+        done(String(response.headers['set-cookie'] ?? ''));
+      });
+      request.on('error', fail);
+      request.end();
+    });
+    expect(cookie).toMatch(new RegExp(`^${assetCookieName(server.port)}=[^;]+; HttpOnly; SameSite=Strict; Path=/$`));
+    expect(cookie).not.toContain(TOKEN);
+    return cookie.split(';')[0] ?? '';
+  }
+
+  it('the page sets a per-launch key, not the token, under a name that carries the port', async () => {
+    const cookie = await assetCookieFromPage();
+    expect(cookie.startsWith(`deskhand_assets_${server.port}=`)).toBe(true);
+    const asset = await send('GET', '/assets/index-abc.js', { Cookie: cookie });
+    expect(asset).toEqual({ status: 200, body: 'console.log("app")' });
+    expect((await send('HEAD', '/assets/index-abc.js', { Cookie: cookie })).status).toBe(200);
+    expect((await send('GET', '/assets/missing.js', { Cookie: cookie })).status).toBe(404);
+  });
+
+  it('alone it opens neither the page, nor a screenshot, nor the WebSocket, nor any other method', async () => {
+    const cookie = await assetCookieFromPage();
+    const opened: string[] = [];
+    const paths = ['/', '/index.html', '//index.html', '/index.html/', '/./index.html', '/%69ndex.html', '/INDEX.HTML', `/screenshots/${sessionId}/step-00000.jpg`];
+    for (const path of paths) {
+      const answer = await send('GET', path, { Cookie: cookie });
+      if (answer.status !== 401 || answer.body.includes('Deskhand UI') || answer.body.includes('PRIVATE-PIXELS')) opened.push(`GET ${path} -> ${answer.status}`);
+    }
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
+      const answer = await send(method, '/assets/index-abc.js', { Cookie: cookie }, method === 'POST' ? '{}' : undefined);
+      if (answer.status !== 401) opened.push(`${method} asset -> ${answer.status}`);
+    }
+    expect(opened).toEqual([]);
+    expect(await upgrade('/ws', { Cookie: cookie })).toBe(401);
+    // Another instance's port name does not open this one's files.
+    const otherPort = cookie.replace(`deskhand_assets_${server.port}=`, `deskhand_assets_${server.port + 1}=`);
+    expect((await send('GET', '/assets/index-abc.js', { Cookie: otherPort })).status).toBe(401);
+  });
+
+  it('the renderer fetches screenshots and the WebSocket with the token, which works alongside the cookie', async () => {
+    const cookie = await assetCookieFromPage();
+    expect((await send('GET', `/screenshots/${sessionId}/step-00000.jpg?token=${TOKEN}`, { Cookie: cookie })).body).toBe('PRIVATE-PIXELS');
+    expect(await upgrade(`/ws?token=${TOKEN}`, { Cookie: cookie })).toBe('open');
   });
 });
 
@@ -180,7 +235,8 @@ describe('listening beyond loopback', () => {
     const remote = await startWebServer({ host: rig.host, rendererDir: '.', token: TOKEN, bindHost: '0.0.0.0', port: 0, allowRemote: true });
     try {
       expect(warnings.join('\n')).toMatch(/WARNING: browser mode listens on 0\.0\.0\.0/);
-      expect(remote.url).toContain('0.0.0.0');
+      // An address another machine can use (or loopback when there is no network), never 0.0.0.0.
+      expect(remote.url).toBe(`http://${reachableAddress('0.0.0.0')}:${remote.port}/?token=${TOKEN}`);
     } finally {
       await remote.close();
     }
@@ -230,7 +286,7 @@ describe('listening beyond loopback', () => {
 
       const allowed = await withDeadline(run({ DESKHAND_ALLOW_REMOTE: '1' }), 30_000, 'web.js did not listen');
       allowed.kill();
-      expect(allowed.stdout).toMatch(/Deskhand UI: http:\/\/0\.0\.0\.0:\d+\/\?token=/);
+      expect(allowed.stdout).toContain(`Deskhand UI: http://${reachableAddress('0.0.0.0')}:`);
       expect(allowed.stderr).toMatch(/WARNING: browser mode listens on 0\.0\.0\.0/);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../src-main/memory/database';
+import { InteractionStore } from '../../src-main/memory/interaction-store';
+import { MAX_FORM_SPEC_BYTES, type FormView, type HostEvent } from '../../src-main/protocol';
+import { SessionForms } from '../../src-main/session/form-service';
+import { replies, startHostHarness, type HostHarness } from '../support/host-harness';
+
+const SPEC = { schema: { type: 'object', properties: { note: { type: 'string' } } }, data: { note: 'short' } };
+const TOO_LONG = 'x'.repeat(70 * 1024);
+
+describe('SessionForms: a user edit that would make the form too large to show', () => {
+  let dir: string;
+  let db: Db;
+  let store: InteractionStore;
+  let emitted: HostEvent[];
+  let forms: SessionForms;
+  let form: FormView;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'deskhand-forms-'));
+    db = openDatabase(join(dir, 'deskhand.db'));
+    db.prepare(`INSERT INTO sessions (id, title, request, mode, status, created_at, updated_at) VALUES ('s1', 't', 'r', 'desktop', 'running', 0, 0)`).run();
+    store = new InteractionStore(db);
+    emitted = [];
+    forms = new SessionForms('s1', store, (event) => emitted.push(event));
+    form = forms.open('AppAgent', SPEC);
+    emitted.length = 0;
+  });
+
+  afterEach(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is refused with a clear error; the stored form is unchanged and nothing is emitted', () => {
+    expect(() => forms.handleEvent(form.formId, 'note', TOO_LONG, null)).toThrow(/too large.*at most 64 KB.*not saved/);
+    expect(store.forms('s1')).toEqual([form]);
+    expect(emitted).toEqual([]);
+  });
+
+  it('repeated edits cannot grow the data without bound', () => {
+    const chunk = 'y'.repeat(8 * 1024);
+    let refused = 0;
+    for (let index = 0; index < 20; index++) {
+      try {
+        forms.handleEvent(form.formId, `field${index}`, chunk, null);
+      } catch {
+        refused++;
+      }
+    }
+    expect(refused).toBeGreaterThan(0);
+    const [stored] = store.forms('s1');
+    const bytes = Buffer.byteLength(JSON.stringify({ schema: stored?.schema, uischema: stored?.uischema, data: stored?.data }));
+    expect(bytes).toBeLessThanOrEqual(MAX_FORM_SPEC_BYTES);
+  });
+
+  it('an edit that fits is kept, and a button press after a refused edit gets the data as stored', async () => {
+    const waiting = forms.waitForAction('AppAgent', new AbortController().signal);
+    forms.handleEvent(form.formId, 'note', 'fits', null);
+    expect(() => forms.handleEvent(form.formId, 'note', TOO_LONG, 'submit')).toThrow(/too large/);
+    forms.handleEvent(form.formId, '', null, 'submit');
+    expect(await waiting).toEqual({ action: 'submit', data: { note: 'fits' } });
+  });
+
+  it('a form an agent opens is measured with its data too', () => {
+    expect(() => forms.open('AppAgent', { schema: SPEC.schema })).not.toThrow();
+    // The spec alone is just under the limit; with the data carried over from the open form it is over.
+    const bare = Buffer.byteLength(JSON.stringify({ schema: { ...SPEC.schema, title: '' } }));
+    const spec = { schema: { ...SPEC.schema, title: 'y'.repeat(MAX_FORM_SPEC_BYTES - 10 - bare) } };
+    expect(Buffer.byteLength(JSON.stringify(spec))).toBeLessThan(MAX_FORM_SPEC_BYTES);
+    expect(() => forms.open('AppAgent', spec)).toThrow(/with its data; at most/);
+  });
+});
+
+describe('form.event over the protocol: a too large edit', () => {
+  let harness: HostHarness;
+  afterAll(() => harness?.close());
+
+  it('is answered with an error, and the run still waits on a form the UI can show', async () => {
+    const form = { schema: { type: 'object', properties: { note: { type: 'string' } } }, data: { note: 'short' } };
+    harness = await startHostHarness({
+      name: 'a form, then done',
+      steps: [replies.app({ Function: '', Status: 'PENDING', Questions: [], Form: form }), replies.app({ Function: '', Status: 'FINISH' })],
+    });
+    const { host, events } = harness;
+    const started = await host.endpoint.handle({ type: 'session.start', id: 'start', request: 'ask me', mode: 'shell' });
+    if (started.type !== 'reply' || !started.ok) throw new Error(JSON.stringify(started));
+    const sessionId = (started.result as { session: { id: string } }).session.id;
+    const formUpdates = (): FormView[] => events.flatMap((event) => (event.kind === 'form.updated' ? [event.form] : []));
+    await expect.poll(() => formUpdates().length, { timeout: 20_000 }).toBe(1);
+    const [opened] = formUpdates();
+    if (!opened) throw new Error('no form');
+
+    const reply = await host.endpoint.handle({ type: 'form.event', id: 'edit', sessionId, formId: opened.formId, path: 'note', value: TOO_LONG, action: null });
+    expect(reply).toMatchObject({ type: 'reply', id: 'edit', ok: false, error: { code: 'conflict', message: expect.stringMatching(/too large/) } });
+    expect(formUpdates()).toHaveLength(1);
+    const detail = await host.endpoint.handle({ type: 'session.open', id: 'open', sessionId });
+    expect(detail).toMatchObject({ ok: true, result: { forms: [{ formId: opened.formId, data: { note: 'short' } }] } });
+
+    const submitted = await host.endpoint.handle({ type: 'form.event', id: 'submit', sessionId, formId: opened.formId, path: '', value: null, action: 'submit' });
+    expect(submitted).toMatchObject({ ok: true });
+    expect(await host.sessions.running).toMatchObject({ status: 'finished' });
+  });
+});
