@@ -54,6 +54,17 @@ async function pngOfScreen(): Promise<{ bytes: number; width: number; height: nu
     const setting = format === 'png' ? 'png (zlib level 2)' : `${format} q${quality}`;
     note(`for comparison: ${setting} at ${other.width}x${other.height}: ${(other.data.length / 1024).toFixed(1)} KB = ${(other.data.length / png.length).toFixed(2)} of the PNG`);
   }
+  // The best that lossless coding (WebP's) and a 256-colour palette (libimagequant) do with the same frame.
+  const raw = { raw: { width: grabbed.width, height: grabbed.height, channels: 3 as const } };
+  const bestCoders = [
+    ['webp lossless', () => sharp(rgb, raw).webp({ lossless: true })],
+    ['png with a 256-colour palette', () => sharp(rgb, raw).png({ palette: true, compressionLevel: 9 })],
+  ] as const;
+  for (const [setting, encoder] of bestCoders) {
+    const started = performance.now();
+    const other = await encoder().toBuffer();
+    note(`for comparison: ${setting} at ${grabbed.width}x${grabbed.height}: ${(other.length / 1024).toFixed(1)} KB = ${(other.length / png.length).toFixed(2)} of the PNG, in ${(performance.now() - started).toFixed(0)} ms`);
+  }
   return { bytes: png.length, width: grabbed.width, height: grabbed.height };
 }
 
