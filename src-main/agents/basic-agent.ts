@@ -276,6 +276,13 @@ export abstract class BasicAgent {
       throw error;
     }
     if (response.kind !== 'decision') throw new Error('expected a decision');
+    // Decided while the run was paused: the action waits for Resume like everything else.
+    await runtime.untilResumed();
+    if (runtime.signal.aborted) {
+      const actor = { sessionId: runtime.sessionId, agent: this.name, stepIdx: null };
+      runtime.gate.recordRefusal(held.authorization, actor, response.approved ? 'approved' : 'rejected', response.approved ? 'not run: the run was stopped' : undefined);
+      throw new StepAborted();
+    }
     await runtime.dispatcher.rebasePointer(runtime.signal);
     this.userInteracted();
     runtime.setStatus('running', response.approved ? `Approved: ${held.plan.actionText}` : 'Rejected');

@@ -68,5 +68,8 @@ export interface AgentRuntime {
   /** The index the next committed step will get. */
   nextStepIndex(): number;
   progress(detail: string): void;
+  /** While the run is paused the session keeps saying so; the status is set on resume instead. */
   setStatus(status: Extract<SessionStatus, 'running' | 'waiting'>, detail: string): void;
+  /** Resolves at once unless the run is paused; then when it is resumed or stopped. */
+  untilResumed(): Promise<void>;
 }

@@ -233,7 +233,10 @@ export class ActiveSession {
       nextStepIndex: () => this.nextIndex,
       progress: (detail) =>
         deps.emit({ kind: 'status.changed', sessionId, status: 'running', detail: `Step ${this.nextIndex + 1}: ${detail}` }),
-      setStatus: (status, detail) => this.setStatus(status, detail),
+      setStatus: (status, detail) => {
+        if (!this.pause.paused) this.setStatus(status, detail);
+      },
+      untilResumed: () => this.pause.wait(signal),
     };
   }
 

@@ -1,4 +1,8 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Interaction } from '../../src-main/protocol';
 import type { AutoResponder } from '../../src-main/session/interaction-broker';
 import { replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
 
@@ -13,6 +17,20 @@ afterEach(async () => {
 });
 
 const tools = (current: HostHarness): string[] => current.deviceActions().map((action) => action.tool);
+
+async function until<T>(find: () => T | undefined, what: string): Promise<T> {
+  for (let i = 0; i < 400; i++) {
+    const found = find();
+    if (found !== undefined) return found;
+    await new Promise((done) => setTimeout(done, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const requested = (current: HostHarness, kind: Interaction['kind']): Interaction | undefined => {
+  const event = current.events.find((candidate) => candidate.kind === 'interaction.requested' && candidate.interaction.kind === kind);
+  return event?.kind === 'interaction.requested' ? event.interaction : undefined;
+};
 
 describe('approvals: what the user approves is what runs, where they meant it', () => {
   it('holds a sequence when one of its actions names a sensitive control or says CONFIRM itself', async () => {
@@ -117,6 +135,50 @@ describe('approvals: what the user approves is what runs, where they meant it', 
     expect(tools(harness)).toEqual([]);
     // The model was never asked for an action it could not aim.
     expect(harness.model.requests).toHaveLength(1);
+  });
+
+  it('an action approved while the run is paused waits for Resume', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'deskhand-approvals-'));
+    const effect = join(dir, 'effect.txt');
+    harness = await startHostHarness({
+      name: 'approved while paused',
+      steps: [app({ Function: 'execute_command', Args: { command: `touch ${effect}` }, Status: 'CONTINUE' }), app({ Function: '', Status: 'FINISH' })],
+    });
+    const { host: deskhand } = harness;
+    const run = runRequest(deskhand, 'touch it', 'shell');
+    const current = harness;
+    const confirm = await until(() => requested(current, 'confirm'), 'the approval card');
+    const { sessionId } = confirm;
+    expect(await deskhand.endpoint.handle({ type: 'session.pause', id: 'p', sessionId })).toMatchObject({ ok: true });
+    const decided = { type: 'interaction.decide', id: 'd', sessionId, interactionId: confirm.id, approved: true } as const;
+    expect(await deskhand.endpoint.handle(decided)).toMatchObject({ ok: true });
+    await new Promise((done) => setTimeout(done, 300));
+    expect(existsSync(effect)).toBe(false);
+    expect(deskhand.store.getSession(sessionId)?.status).toBe('paused');
+
+    expect(await deskhand.endpoint.handle({ type: 'session.resume', id: 'r', sessionId })).toMatchObject({ ok: true });
+    expect((await run).outcome.status).toBe('finished');
+    expect(existsSync(effect)).toBe(true);
+  });
+
+  it('audits an approved action that Stop cut off while the run was paused, as not run', async () => {
+    harness = await startHostHarness({
+      name: 'approved, paused, stopped',
+      steps: [app({ Function: 'execute_command', Args: { command: 'touch /tmp/deskhand-never' }, Status: 'CONTINUE' })],
+    });
+    const { host: deskhand } = harness;
+    const run = runRequest(deskhand, 'touch it', 'shell');
+    const current = harness;
+    const confirm = await until(() => requested(current, 'confirm'), 'the approval card');
+    const { sessionId } = confirm;
+    await deskhand.endpoint.handle({ type: 'session.pause', id: 'p', sessionId });
+    expect(await deskhand.endpoint.handle({ type: 'interaction.decide', id: 'd', sessionId, interactionId: confirm.id, approved: true })).toMatchObject({ ok: true });
+    await deskhand.endpoint.handle({ type: 'session.stop', id: 's', sessionId });
+    expect((await run).outcome.status).toBe('stopped');
+    expect(harness.deviceActions()).toEqual([]);
+    expect(deskhand.audit.list(sessionId)).toMatchObject([
+      { tool: 'execute_command', decision: 'approved', status: 'skipped', error: 'not run: the run was stopped' },
+    ]);
   });
 
   it('audits an action still held when the round hits its step limit', async () => {
