@@ -9,8 +9,8 @@ export const MAX_REPLY_CHARS = 64_000;
  * Finds the first complete JSON object in a model reply: models wrap it in code fences or put words
  * before it. Strings are tracked so braces inside them do not count.
  */
-export function extractJsonObject(text: string): string | null {
-  const start = text.indexOf('{');
+export function extractJsonObject(text: string, from = 0): string | null {
+  const start = text.indexOf('{', from);
   if (start < 0) return null;
   let depth = 0;
   let inString = false;
@@ -33,6 +33,45 @@ export function extractJsonObject(text: string): string | null {
   return null;
 }
 
+/** Top-level objects tried in a reply; words before the real one rarely hold more than a few. */
+const MAX_OBJECTS_TRIED = 32;
+const FENCED_JSON = /```(?:json)?\s*\n(\{[\s\S]*?\})\s*```/;
+
+/** The complete top-level objects of `text`, in order: one that never closes ends the list (a cut reply). */
+function* topLevelObjects(text: string): Generator<string> {
+  let from = 0;
+  for (let tried = 0; tried < MAX_OBJECTS_TRIED; tried++) {
+    const start = text.indexOf('{', from);
+    const object = start < 0 ? null : extractJsonObject(text, start);
+    if (object === null) return;
+    yield object;
+    from = start + object.length;
+  }
+}
+
+/**
+ * The reply's JSON object: a fenced block's first, then each top-level object in turn, so that braces in
+ * the words before it ("I will click at {x, y}") do not hide it. Objects nested in another are never
+ * taken for the reply.
+ */
+function findJsonObject(text: string): { data: unknown } | { error: string } {
+  let error = 'no JSON object found';
+  const fenced = FENCED_JSON.exec(text)?.[1];
+  const candidates = fenced ? [fenced, ...topLevelObjects(text)] : topLevelObjects(text);
+  for (const candidate of candidates) {
+    // JSON.parse makes "__proto__" an own key that validation would then drop without a word. Checked on
+    // the text (a reviver would recurse and overflow on deeply nested replies); one inside a string value
+    // is refused too, which is safe.
+    if (PROTO_KEY.test(candidate)) return { error: 'the reply has a "__proto__" key, which is not allowed' };
+    try {
+      return { data: JSON.parse(candidate) };
+    } catch (parseError) {
+      if (error === 'no JSON object found') error = `the reply is not valid JSON: ${(parseError as Error).message}`;
+    }
+  }
+  return { error: error === 'no JSON object found' ? `the reply is not valid JSON: ${error}` : error };
+}
+
 function describeIssues(error: z.ZodError): string {
   return error.issues
     .slice(0, 8)
@@ -48,18 +87,9 @@ export function parseModelReply<S extends z.ZodType>(text: string, schema: S): P
   if (text.length > MAX_REPLY_CHARS) {
     return { ok: false, error: `the reply is ${text.length} characters; at most ${MAX_REPLY_CHARS} are accepted` };
   }
-  const candidate = extractJsonObject(text);
-  if (candidate === null) return { ok: false, error: 'the reply is not valid JSON: no JSON object found' };
-  // JSON.parse makes "__proto__" an own key that validation would then drop without a word. Checked on
-  // the text (a reviver would recurse and overflow on deeply nested replies); one inside a string value
-  // is refused too, which is safe.
-  if (PROTO_KEY.test(candidate)) return { ok: false, error: 'the reply has a "__proto__" key, which is not allowed' };
-  let data: unknown;
-  try {
-    data = JSON.parse(candidate);
-  } catch (error) {
-    return { ok: false, error: `the reply is not valid JSON: ${(error as Error).message}` };
-  }
+  const found = findJsonObject(text);
+  if ('error' in found) return { ok: false, error: found.error };
+  const { data } = found;
   const checked = schema.safeParse(data);
   if (!checked.success) return { ok: false, error: `the reply does not match the format: ${describeIssues(checked.error)}` };
   return { ok: true, value: checked.data };

@@ -19,6 +19,19 @@ describe('parseModelReply with the AppAgent contract', () => {
     expect(parsed).toMatchObject({ ok: true, value: { Plan: [], Questions: [], Comment: '', ControlText: '' } });
   });
 
+  it('finds the reply after braces in the words before it, and after a fenced block\'s prose', () => {
+    const braces = parseModelReply(`I will click at {x, y}:\n\`\`\`json\n${JSON.stringify(valid)}\n\`\`\``, AppAgentReply);
+    expect(braces).toMatchObject({ ok: true, value: { Function: 'click' } });
+    const unfenced = parseModelReply(`Options {a} or {b}, so: ${JSON.stringify(valid)}`, AppAgentReply);
+    expect(unfenced).toMatchObject({ ok: true, value: { Function: 'click' } });
+  });
+
+  it('never takes an object nested in a cut-off reply for the reply', () => {
+    const cut = JSON.stringify({ Thought: 't', Status: 'CONTINUE', Actions: [{ Function: 'click', Args: { x: 1, y: 2 } }] }).slice(0, -3);
+    const parsed = parseModelReply(cut, AppAgentReply);
+    expect(parsed).toEqual({ ok: false, error: 'the reply is not valid JSON: no JSON object found' });
+  });
+
   it('accepts a single string where a list is expected', () => {
     const parsed = parseModelReply(JSON.stringify({ ...valid, Plan: 'then save' }), AppAgentReply);
     expect(parsed).toMatchObject({ ok: true, value: { Plan: ['then save'] } });
