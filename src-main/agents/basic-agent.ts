@@ -107,6 +107,49 @@ export abstract class BasicAgent {
     this.consecutiveErrors = 0;
   }
 
+  /** A new round (a follow-up, a resume): nothing of the last round's streak or questions carries over. */
+  beginRound(): void {
+    this.status = 'CONTINUE';
+    this.consecutiveErrors = 0;
+    this.pendingQuestions = [];
+    this.pendingForm = false;
+  }
+
+  /**
+   * After a crash, before the round goes on: a step that says so, in the trajectory the agents read, so
+   * that an action approved or under way when Deskhand stopped is checked, not simply done again.
+   */
+  noteInterruption(runtime: AgentRuntime): void {
+    const step: NewStep = {
+      round: runtime.round,
+      agent: this.name,
+      target: this.target,
+      subtask: this.subtask,
+      status: 'ERROR',
+      observation: '',
+      thought: '',
+      plan: [],
+      comment: '',
+      action: null,
+      actionText: 'Resumed after an interruption',
+      result: null,
+      error:
+        'Deskhand stopped (closed or crashed) while this request was running. An action approved or under way ' +
+        'then may or may not have run: check the screen or the files before doing it again.',
+      modelReply: null,
+      promptText: null,
+      screenshot: null,
+      annotated: null,
+      startedAt: Date.now(),
+      durationMs: 0,
+      phaseMs: {},
+      tokens: { prompt: 0, completion: 0 },
+      costUsd: null,
+      approvedBy: null,
+    };
+    this.history.push(runtime.commitStep(step, { trajectory: this.trajectoryRecord(step), savedScreenshot: null }));
+  }
+
   /** One step through the processor, committed with its blackboard records; never throws but for Stop. */
   async process(runtime: AgentRuntime): Promise<void> {
     const ctx = new StepContext({ runtime, agent: this });

@@ -76,7 +76,10 @@ export function createHost(options: HostOptions): Host {
   const interactions = new InteractionStore(db);
   const audit = new AuditStore(db);
   const interrupted = store.markUnfinishedInterrupted();
-  for (const sessionId of interrupted) interactions.cancelOpen(sessionId);
+  for (const sessionId of interrupted) {
+    interactions.cancelOpen(sessionId);
+    interactions.closeOpenForms(sessionId);
+  }
   const screenshots = new ScreenshotFiles(dataDir);
   const device = new DeviceConnection({
     launch:

@@ -61,6 +61,11 @@ export class InteractionStore {
     });
   }
 
+  /** After a crash: the agents that had these forms open are gone. */
+  closeOpenForms(sessionId: string): void {
+    for (const form of this.forms(sessionId)) if (form.state === 'open') this.saveForm({ ...form, state: 'closed' });
+  }
+
   forms(sessionId: string): FormView[] {
     return (this.statements.forms.all(sessionId) as FormRow[]).map((row) => FormView.parse(JSON.parse(row.spec_json)));
   }

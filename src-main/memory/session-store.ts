@@ -271,6 +271,7 @@ export class SessionStore {
         `UPDATE sessions SET status = 'interrupted', updated_at = ?
          WHERE status IN ('running', 'stopping', 'waiting', 'paused') RETURNING id`,
       ),
+      markRoundsInterrupted: db.prepare(`UPDATE rounds SET status = 'interrupted', ended_at = ? WHERE ended_at IS NULL`),
     };
   }
 
@@ -365,6 +366,10 @@ export class SessionStore {
 
   /** At start-up: a session still marked active was cut off by a crash or kill. */
   markUnfinishedInterrupted(): string[] {
-    return (this.statements.markInterrupted.all(Date.now()) as { id: string }[]).map((row) => row.id);
+    return this.transaction(() => {
+      const now = Date.now();
+      this.statements.markRoundsInterrupted.run(now);
+      return (this.statements.markInterrupted.all(now) as { id: string }[]).map((row) => row.id);
+    });
   }
 }

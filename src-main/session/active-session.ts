@@ -73,14 +73,17 @@ export class ActiveSession {
     return this.current;
   }
 
-  /** Starts a round; the promise settles when it ends (it never rejects). */
-  startRound(request: string, models: { host: ModelWithPrices; app: ModelWithPrices }): Promise<RunOutcome> {
+  /**
+   * Starts a round; the promise settles when it ends (it never rejects). `resumed`: it takes up a request
+   * that a crash cut off.
+   */
+  startRound(request: string, models: { host: ModelWithPrices; app: ModelWithPrices }, options: { resumed?: boolean } = {}): Promise<RunOutcome> {
     if (this.current) throw new Error('a round is already running in this session');
     const abort = new AbortController();
     this.abort = abort;
     const round = this.deps.store.startRound(this.sessionId, request);
     this.setStatus('running', `Round ${round + 1} started`);
-    this.current = this.runRound(round, request, abort.signal, models)
+    this.current = this.runRound(round, request, abort.signal, models, options.resumed ?? false)
       .catch((error: unknown): RunOutcome => {
         if (error instanceof StepAborted || abort.signal.aborted) return STOPPED;
         console.error('[deskhand] the round failed:', error);
@@ -121,6 +124,9 @@ export class ActiveSession {
 
   private endRound(round: number, outcome: RunOutcome): RunOutcome {
     this.deps.interactions.cancelOpen(this.sessionId);
+    this.forms.closeAll();
+    // A Pause pressed during the last step must not hold the next round, which nothing would resume.
+    this.pause.resume();
     this.deps.store.endRound(this.sessionId, round, outcome.status, outcome.result);
     const session = this.deps.store.setStatus(this.sessionId, outcome.status, outcome.result);
     this.deps.emit({ kind: 'session.updated', session });
@@ -133,14 +139,17 @@ export class ActiveSession {
     request: string,
     signal: AbortSignal,
     models: { host: ModelWithPrices; app: ModelWithPrices },
+    resumed: boolean,
   ): Promise<RunOutcome> {
     const { config } = this.deps;
     const runtime = this.runtime(round, request, signal, models, await this.deps.tools());
-    this.blackboard.addRequest(request);
     const firstIndex = this.nextIndex;
     let agent = this.root;
     if (agent instanceof ShellAgent) agent.assign(request);
-    agent.status = 'CONTINUE';
+    agent.beginRound();
+    // A resumed request is already on the blackboard; what it needs is the word that it was cut off.
+    if (resumed) agent.noteInterruption(runtime);
+    else this.blackboard.addRequest(request);
     let state = agent.states.get('CONTINUE');
     try {
       for (;;) {

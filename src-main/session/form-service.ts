@@ -55,6 +55,7 @@ interface Waiter {
 export class SessionForms implements FormService {
   private readonly byAgent = new Map<string, FormView>();
   private readonly waiters = new Map<string, Waiter>();
+  private readonly pressed = new Map<string, { action: string; data: Record<string, unknown> }>();
   private counter = 0;
 
   constructor(
@@ -91,12 +92,23 @@ export class SessionForms implements FormService {
     const form = this.byAgent.get(agent);
     if (!form) return;
     this.byAgent.delete(agent);
+    this.pressed.delete(form.formId);
     this.save({ ...form, state: 'closed' });
+  }
+
+  /** The round is over (or was cut off): no agent is left to read its forms. */
+  closeAll(): void {
+    for (const agent of [...this.byAgent.keys()]) this.close(agent);
   }
 
   waitForAction(agent: string, signal: AbortSignal): Promise<{ action: string; data: Record<string, unknown> }> {
     const form = this.byAgent.get(agent);
     if (!form) return Promise.reject(new Error(`${agent} has no open form to wait on`));
+    const pressed = this.pressed.get(form.formId);
+    if (pressed) {
+      this.pressed.delete(form.formId);
+      return Promise.resolve(pressed);
+    }
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
         this.waiters.delete(form.formId);
@@ -132,7 +144,9 @@ export class SessionForms implements FormService {
     if (action) {
       const waiter = this.waiters.get(formId);
       this.waiters.delete(formId);
-      waiter?.resolve({ action, data: current.data });
+      // Pressed before the agent got round to waiting on it: kept for when it does (the latest press wins).
+      if (waiter) waiter.resolve({ action, data: current.data });
+      else this.pressed.set(formId, { action, data: current.data });
     }
   }
 

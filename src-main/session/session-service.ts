@@ -125,7 +125,7 @@ export class SessionService {
         const models = this.models();
         this.ensureIdle();
         const lastRequest = store.rounds(session.id).at(-1)?.request ?? session.request;
-        this.begin(this.activate(session), lastRequest, models);
+        this.begin(this.activate(session), lastRequest, models, { resumed: true });
         return { session: store.requireSession(session.id) };
       }
       case 'session.stop':
@@ -215,9 +215,9 @@ export class SessionService {
     return live;
   }
 
-  private begin(live: ActiveSession, request: string, models: { host: ModelWithPrices; app: ModelWithPrices }): void {
+  private begin(live: ActiveSession, request: string, models: { host: ModelWithPrices; app: ModelWithPrices }, options: { resumed?: boolean } = {}): void {
     this.runningSession = live;
-    void live.startRound(request, models).finally(() => {
+    void live.startRound(request, models, options).finally(() => {
       if (this.runningSession === live) this.runningSession = null;
     });
   }

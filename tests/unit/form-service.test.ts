@@ -65,6 +65,22 @@ describe('SessionForms: a user edit that would make the form too large to show',
     expect(await waiting).toEqual({ action: 'submit', data: { note: 'fits' } });
   });
 
+  it('a button pressed before the agent waits on the form is kept for it, and dropped when the form closes', async () => {
+    forms.handleEvent(form.formId, 'note', 'early', 'Send');
+    await expect(forms.waitForAction('AppAgent', new AbortController().signal)).resolves.toEqual({ action: 'Send', data: { note: 'early' } });
+    forms.handleEvent(form.formId, '', null, 'Send');
+    forms.closeAll();
+    expect(store.forms('s1')).toMatchObject([{ formId: form.formId, state: 'closed' }]);
+    expect(() => forms.handleEvent(form.formId, '', null, 'Send')).toThrow(/closed or unknown/);
+    await expect(forms.waitForAction('AppAgent', new AbortController().signal)).rejects.toThrow(/no open form/);
+  });
+
+  it('after a crash, the session\'s open forms are closed (no agent is left to read them)', () => {
+    store.closeOpenForms('s1');
+    expect(store.forms('s1')).toMatchObject([{ formId: form.formId, state: 'closed', data: { note: 'short' } }]);
+    expect(new SessionForms('s1', store, () => {}).all()).toMatchObject([{ state: 'closed' }]);
+  });
+
   it('a form an agent opens is measured with its data too', () => {
     expect(() => forms.open('AppAgent', { schema: SPEC.schema })).not.toThrow();
     // The spec alone is just under the limit; with the data carried over from the open form it is over.

@@ -1,0 +1,87 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { followUp, replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
+
+const { app, host: hostReply } = replies;
+
+let harness: HostHarness | null = null;
+afterEach(async () => {
+  await harness?.close();
+  harness = null;
+});
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (condition()) return;
+    await new Promise((done) => setTimeout(done, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('rounds: a follow-up starts clean', () => {
+  it('a Pause pressed during the last step of a round does not hold the next one', async () => {
+    harness = await startHostHarness({
+      name: 'pause at the end',
+      steps: [
+        { ...app({ Function: '', Status: 'FINISH', Comment: 'first' }), delayMs: 400 },
+        app({ Function: '', Status: 'FINISH', Comment: 'second' }),
+      ],
+    });
+    const { host } = harness;
+    const start = await host.endpoint.handle({ type: 'session.start', id: 's', request: 'first', mode: 'shell' });
+    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
+    const current = harness;
+    await until(() => current.model.requests.length === 1, 'the model request');
+    expect(await host.endpoint.handle({ type: 'session.pause', id: 'p', sessionId })).toMatchObject({ ok: true, result: { paused: true } });
+    expect(await host.sessions.running).toEqual({ status: 'finished', result: 'first' });
+
+    const second = await followUp(host, sessionId, 'second');
+    expect(second.outcome).toEqual({ status: 'finished', result: 'second' });
+  });
+
+  it('the error streak of one round does not end the next round early', async () => {
+    const bad = { content: 'not JSON at all' };
+    harness = await startHostHarness(
+      {
+        name: 'errors then a follow-up',
+        // Each bad reply is sent back once to be mended, so a failed step costs two requests.
+        steps: [bad, bad, bad, bad, bad, bad, bad, bad, hostReply({ Status: 'FINISH', Comment: 'fine now' })],
+      },
+      { config: { limits: { maxConsecutiveErrors: 3 } } },
+    );
+    const { host } = harness;
+    // The HostAgent of a desktop session carries over between rounds (a shell session's agent is re-assigned).
+    const first = await runRequest(host, 'try', 'desktop');
+    expect(first.outcome.status).not.toBe('finished');
+    const errorsBefore = first.steps.filter((step) => step.status === 'ERROR').length;
+    expect(errorsBefore).toBe(3);
+
+    const second = await followUp(host, first.sessionId, 'try again');
+    // One more failed step, then the reply that finishes: the streak started again at zero.
+    expect(second.outcome).toEqual({ status: 'finished', result: 'fine now' });
+    expect(second.steps.filter((step) => step.status === 'ERROR')).toHaveLength(errorsBefore + 1);
+  });
+
+  it('closes the agent forms when the round ends: a press after that is refused', async () => {
+    const form = { schema: { type: 'object', properties: { name: { type: 'string' } } } };
+    harness = await startHostHarness({
+      name: 'forms',
+      steps: [app({ Function: '', Status: 'PENDING', Questions: [], Form: form })],
+    });
+    const { host } = harness;
+    const start = await host.endpoint.handle({ type: 'session.start', id: 's', request: 'ask', mode: 'shell' });
+    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
+    const current = harness;
+    await until(() => current.events.some((event) => event.kind === 'form.updated'), 'the form');
+    const opened = harness.events.find((event) => event.kind === 'form.updated');
+    const formId = opened?.kind === 'form.updated' ? opened.form.formId : '';
+    // Stop while the agent waits on its form: the round ends with the form still open unless the end closes it.
+    expect(await host.endpoint.handle({ type: 'session.stop', id: 'x', sessionId })).toMatchObject({ ok: true });
+    expect(await host.sessions.running).toMatchObject({ status: 'stopped' });
+    harness.model.assertDone();
+
+    const detail = await host.endpoint.handle({ type: 'session.open', id: 'o', sessionId });
+    expect(detail).toMatchObject({ ok: true, result: { forms: [{ formId, state: 'closed' }] } });
+    const late = await host.endpoint.handle({ type: 'form.event', id: 'g', sessionId, formId, path: 'name', value: 'Ada', action: 'Send' });
+    expect(late).toMatchObject({ ok: false, error: { message: expect.stringMatching(/closed/) } });
+  });
+});
