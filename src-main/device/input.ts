@@ -1,4 +1,5 @@
 import { Button, keyboard, Key, mouse, Point, providerRegistry } from '@nut-tree-fork/nut-js';
+import { abortableSleep, throwIfAborted } from './abort';
 import type { Point as XY } from './coords';
 
 /**
@@ -28,8 +29,6 @@ const BUTTONS: Record<MouseButtonName, Button> = {
   middle: Button.MIDDLE,
 };
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 export async function moveTo(point: XY): Promise<void> {
   configureInput();
   await mouse.setPosition(new Point(point.x, point.y));
@@ -40,29 +39,36 @@ export async function pointerPosition(): Promise<XY> {
   return { x: p.x, y: p.y };
 }
 
-export async function click(point: XY, button: MouseButtonName = 'left', double = false): Promise<void> {
+export async function click(point: XY, button: MouseButtonName = 'left', double = false, signal?: AbortSignal): Promise<void> {
   await moveTo(point);
+  throwIfAborted(signal);
   if (double) await mouse.doubleClick(BUTTONS[button]);
   else await mouse.click(BUTTONS[button]);
 }
 
 /**
  * Press at `from`, move in small steps, release at `to`. Intermediate motion events matter: many
- * toolkits only start a drag after the pointer moved a few pixels with the button held.
+ * toolkits only start a drag after the pointer moved a few pixels with the button held. A drag
+ * cancelled on the way goes back to `from` before it lets go: dropping where it happened to be could
+ * move something to a place nobody chose, dropping on its own origin does nothing in most toolkits.
  */
-export async function drag(from: XY, to: XY): Promise<void> {
+export async function drag(from: XY, to: XY, signal?: AbortSignal): Promise<void> {
   await moveTo(from);
+  throwIfAborted(signal);
   await mouse.pressButton(Button.LEFT);
   try {
     const steps = Math.max(4, Math.min(30, Math.round(Math.hypot(to.x - from.x, to.y - from.y) / 20)));
     for (let i = 1; i <= steps; i++) {
-      await sleep(8);
+      await abortableSleep(8, signal);
       await moveTo({
         x: Math.round(from.x + ((to.x - from.x) * i) / steps),
         y: Math.round(from.y + ((to.y - from.y) * i) / steps),
       });
     }
-    await sleep(20);
+    await abortableSleep(20, signal);
+  } catch (error) {
+    if (signal?.aborted) await moveTo(from);
+    throw error;
   } finally {
     await mouse.releaseButton(Button.LEFT);
   }
@@ -76,33 +82,36 @@ export type ScrollDirectionName = 'up' | 'down' | 'left' | 'right';
  */
 const HORIZONTAL_SWAPPED = process.platform === 'linux';
 
-export async function scroll(point: XY, direction: ScrollDirectionName, amount: number): Promise<void> {
+const SCROLLERS: Record<ScrollDirectionName, (notches: number) => Promise<unknown>> = {
+  up: (n) => mouse.scrollUp(n),
+  down: (n) => mouse.scrollDown(n),
+  left: (n) => mouse.scrollLeft(n),
+  right: (n) => mouse.scrollRight(n),
+};
+
+/** Scrolls one notch at a time, so a cancel stops it between notches. */
+export async function scroll(point: XY, direction: ScrollDirectionName, amount: number, signal?: AbortSignal): Promise<void> {
   await moveTo(point);
   if (HORIZONTAL_SWAPPED && (direction === 'left' || direction === 'right')) {
     direction = direction === 'left' ? 'right' : 'left';
   }
-  switch (direction) {
-    case 'up':
-      await mouse.scrollUp(amount);
-      break;
-    case 'down':
-      await mouse.scrollDown(amount);
-      break;
-    case 'left':
-      await mouse.scrollLeft(amount);
-      break;
-    case 'right':
-      await mouse.scrollRight(amount);
-      break;
+  const notch = SCROLLERS[direction];
+  for (let i = 0; i < amount; i++) {
+    throwIfAborted(signal);
+    await notch(1);
   }
 }
 
-/** Presses keys in order and releases them in reverse, so ["ctrl","shift","t"] is a chord. */
-export async function pressChord(keys: readonly Key[]): Promise<void> {
+/**
+ * Presses keys in order and releases them in reverse, so ["ctrl","shift","t"] is a chord. A cancel
+ * between two presses releases what is down without pressing the rest.
+ */
+export async function pressChord(keys: readonly Key[], signal?: AbortSignal): Promise<void> {
   configureInput();
   const pressed: Key[] = [];
   try {
     for (const key of keys) {
+      throwIfAborted(signal);
       await keyboard.pressKey(key);
       pressed.push(key);
     }

@@ -4,6 +4,7 @@
  * [--format=auto|png|jpeg|webp] [--quality=70]` (dev: `node --import tsx src-main/device/main.ts`).
  */
 import { parseDeviceArgs, type DeviceConfig } from './config';
+import { exitOnSignals } from './exit-signals';
 import { checkEnvironment } from './health';
 
 const EXIT_BAD_ARGS = 2;
@@ -22,6 +23,7 @@ function configOrExit(): DeviceConfig {
 }
 
 async function main(): Promise<void> {
+  exitOnSignals(log);
   const config = configOrExit();
 
   const health = await checkEnvironment();

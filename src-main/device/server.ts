@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { abortableSleep, throwIfAborted } from './abort';
 import { launchApp } from './apps';
 import { splitArgs } from './split-args';
 import type { DeviceConfig } from './config';
@@ -22,6 +23,7 @@ import { identityGeometry, imageToScreen, screenToImage, type Point, type Screen
 import { listDisplays, pickDisplay } from './displays';
 import { click, drag, moveTo, pointerPosition, pressChord, scroll } from './input';
 import { parseKeys } from './keys';
+import { SerialQueue } from './queue';
 import { BandedPngEncoders } from './png-bands';
 import { captureScreenshot, screenSize } from './screen';
 import { runShellCommand } from './shell';
@@ -32,52 +34,10 @@ import { focusWindow, listWindows, windowBounds } from './windows';
 export const DEVICE_SERVER_NAME = 'deskhand-device';
 export const DEVICE_SERVER_VERSION = '0.1.0';
 
-export class ToolTimeoutError extends Error {
-  override name = 'ToolTimeoutError';
-}
+export { ToolTimeoutError, withTimeout } from './queue';
 
 /** Failures are always worth a line; successes only when debugging. */
 export type Logger = (level: 'debug' | 'error', message: string) => void;
-
-/**
- * Runs tasks one at a time: input from two calls must never interleave, and a click must be mapped
- * with the geometry of the screenshot that preceded it.
- */
-class SerialQueue {
-  private tail: Promise<void> = Promise.resolve();
-
-  run<T>(task: () => Promise<T>, timeoutMs: number, label: string): Promise<T> {
-    const result = this.tail.then(() => withTimeout(task(), timeoutMs, label));
-    // A timed-out task may still be running natively; the queue moves on regardless.
-    this.tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    return result;
-  }
-}
-
-export function withTimeout<T>(promise: Promise<T>, timeoutMs: number, label: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () => {
-        const budget = timeoutMs >= 1000 ? `${(timeoutMs / 1000).toFixed(1)} s` : `${timeoutMs} ms`;
-        reject(new ToolTimeoutError(`${label} timed out after ${budget}`));
-      },
-      timeoutMs,
-    );
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
-}
 
 function text(message: string, structured?: Record<string, unknown>): CallToolResult {
   return structured
@@ -89,22 +49,6 @@ function toolError(name: string, error: unknown): CallToolResult {
   const message = error instanceof Error ? error.message : String(error);
   return { content: [{ type: 'text', text: `${name} failed: ${message}` }], isError: true };
 }
-
-/** Waits `ms` (no timer at all for 0), or rejects once the call is cancelled. */
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new Error('cancelled'));
-    if (ms <= 0) return resolve();
-    const cancel = (): void => {
-      clearTimeout(timer);
-      reject(new Error('cancelled'));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', cancel);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', cancel, { once: true });
-  });
 
 const LOOKS: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, openWorldHint: false };
 /** Changes the desktop but cannot by itself destroy anything. */
@@ -212,9 +156,8 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
         const started = performance.now();
         try {
           const result = await queue.run(
-            async () => (await refusalIfPointerMoved(name, expected)) ?? withPointer(await run(parsed.data as ToolArgsOf<N>, extra.signal)),
-            toolTimeoutMs(name, parsed.data as ToolArgsOf<N>),
-            name,
+            async (signal) => (await refusalIfPointerMoved(name, expected)) ?? withPointer(await run(parsed.data as ToolArgsOf<N>, signal)),
+            { timeoutMs: toolTimeoutMs(name, parsed.data as ToolArgsOf<N>), label: name, signal: extra.signal },
           );
           log('debug', `${name} ok in ${Math.round(performance.now() - started)} ms`);
           return result;
@@ -259,9 +202,9 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
   register(
     'click',
     ACTS,
-    async ({ x, y, button = 'left', double = false }) => {
+    async ({ x, y, button = 'left', double = false }, signal) => {
       const at = await toScreen(x, y);
-      await click(at, button, double);
+      await click(at, button, double, signal);
       return text(`${double ? 'double-' : ''}clicked ${button} at (${x}, ${y})`, { screen: at });
     },
   );
@@ -279,10 +222,10 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
   register(
     'drag',
     ACTS,
-    async ({ from_x, from_y, to_x, to_y }) => {
+    async ({ from_x, from_y, to_x, to_y }, signal) => {
       const from = await toScreen(from_x, from_y);
       const to = await toScreen(to_x, to_y);
-      await drag(from, to);
+      await drag(from, to, signal);
       return text(`dragged from (${from_x}, ${from_y}) to (${to_x}, ${to_y})`, { from, to });
     },
   );
@@ -290,9 +233,9 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
   register(
     'scroll',
     NUDGES,
-    async ({ x, y, direction, amount = 5 }) => {
+    async ({ x, y, direction, amount = 5 }, signal) => {
       const at = await toScreen(x, y);
-      await scroll(at, direction, amount);
+      await scroll(at, direction, amount, signal);
       return text(`scrolled ${direction} by ${amount} at (${x}, ${y})`, { screen: at });
     },
   );
@@ -300,10 +243,11 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
   register(
     'type_text',
     ACTS,
-    async ({ text: t, x, y, method: mode }) => {
+    async ({ text: t, x, y, method: mode }, signal) => {
       if ((x === undefined) !== (y === undefined)) throw new Error('give both x and y, or neither');
-      if (x !== undefined && y !== undefined) await click(await toScreen(x, y));
-      const method = await typeText(t, mode);
+      if (x !== undefined && y !== undefined) await click(await toScreen(x, y), 'left', false, signal);
+      throwIfAborted(signal);
+      const method = await typeText(t, mode, signal);
       const where = x !== undefined ? ` at (${x}, ${y})` : '';
       const how = method === 'paste' ? 'pasted' : 'typed';
       return text(`${how} ${[...t].length} characters${where}`, { method });
@@ -313,8 +257,8 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
   register(
     'hotkey',
     ACTS,
-    async ({ keys }) => {
-      await pressChord(parseKeys(keys));
+    async ({ keys }, signal) => {
+      await pressChord(parseKeys(keys), signal);
       return text(`pressed ${keys.join('+')}`);
     },
   );
@@ -323,7 +267,7 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
     'wait',
     NUDGES,
     async ({ seconds }, signal) => {
-      await sleep(seconds * 1000, signal);
+      await abortableSleep(seconds * 1000, signal);
       return text(`waited ${seconds} s`);
     },
   );

@@ -143,19 +143,23 @@ export function childEnv(base: NodeJS.ProcessEnv = process.env): Record<string, 
   return env;
 }
 
-const live = new Set<ChildProcess>();
+/** Running commands (and login probes), each with the platform its tree is killed for. */
+const live = new Map<ChildProcess, NodeJS.Platform>();
 let exitHook = false;
 
 function trackChild(child: ChildProcess, platform: NodeJS.Platform): void {
-  live.add(child);
+  live.set(child, platform);
   child.once('exit', () => live.delete(child));
   if (exitHook) return;
   exitHook = true;
-  // A device client that exits (the host closed it) takes its commands with it. SIGKILL of the client
-  // itself cannot be caught; those commands then run until their own end.
-  process.once('exit', () => {
-    for (const c of live) killTree(c, 'SIGKILL', platform);
-  });
+  // A device client that exits (the host closed it, or a signal: exit-signals.ts) takes its commands
+  // with it. SIGKILL of the client itself cannot be caught; see the coreutils `timeout` note above.
+  process.once('exit', stopLiveCommands);
+}
+
+/** Kills every running command with everything it started. */
+export function stopLiveCommands(): void {
+  for (const [child, platform] of live) killTree(child, 'SIGKILL', platform);
 }
 
 /** Signals the child's whole process group (POSIX) or tree (Windows). Never throws. */
@@ -188,6 +192,10 @@ async function posixShell(): Promise<string> {
 
 /** How long the one-time login environment probe may take before commands go on without it. */
 export const LOGIN_PROBE_TIMEOUT_MS = 5_000;
+/** Far more than any environment: a profile that prints this much is not giving us one. */
+export const LOGIN_PROBE_MAX_BYTES = 1024 * 1024;
+/** After the probe's shell exits, how long to wait for the rest of its output when a child holds the pipe. */
+const PROBE_DRAIN_MS = 100;
 
 const loginEnvs = new Map<string, Promise<Record<string, string>>>();
 
@@ -202,9 +210,11 @@ export function parseEnv0(output: string): Record<string, string> {
 }
 
 /**
- * The environment a login shell sets up (`SHELL -lc 'env -0'`), once per base HOME and PATH; {} when
- * the profile fails or takes longer than LOGIN_PROBE_TIMEOUT_MS. The probe is stopped with SIGTERM,
- * not SIGKILL, so profile scripts can release what they hold.
+ * The environment a login shell sets up (`SHELL -lc 'env -0'`), once per base HOME and PATH; {} (so
+ * commands get the plain environment) when the profile fails, prints more than LOGIN_PROBE_MAX_BYTES
+ * or takes longer than `timeoutMs`. A slow probe gets SIGTERM first, so profile scripts can release
+ * what they hold, and SIGKILL KILL_GRACE_MS later. The shell's exit ends the probe: a program the
+ * profile started in the background may hold the output pipe open indefinitely.
  */
 export function loginEnvironment(
   shell: string,
@@ -214,23 +224,56 @@ export function loginEnvironment(
   const key = `${shell}\0${base.HOME ?? ''}\0${base.PATH ?? ''}`;
   let probe = loginEnvs.get(key);
   if (!probe) {
-    probe = new Promise((resolvePromise) => {
-      const child = spawn(shell, ['-lc', 'env -0'], { env: childEnv(base), stdio: ['ignore', 'pipe', 'ignore'], detached: true });
-      const chunks: Buffer[] = [];
-      child.stdout?.on('data', (chunk: Buffer) => chunks.push(chunk));
-      const timer = setTimeout(() => killTree(child, 'SIGTERM'), timeoutMs);
-      child.once('error', () => {
-        clearTimeout(timer);
-        resolvePromise({});
-      });
-      child.once('close', (code) => {
-        clearTimeout(timer);
-        resolvePromise(code === 0 ? parseEnv0(Buffer.concat(chunks).toString('utf8')) : {});
-      });
-    });
+    probe = probeLoginEnvironment(shell, base, timeoutMs);
     loginEnvs.set(key, probe);
   }
   return probe;
+}
+
+function probeLoginEnvironment(shell: string, base: NodeJS.ProcessEnv, timeoutMs: number): Promise<Record<string, string>> {
+  return new Promise((resolvePromise) => {
+    const child = spawn(shell, ['-lc', 'env -0'], { env: childEnv(base), stdio: ['ignore', 'pipe', 'ignore'], detached: true });
+    trackChild(child, process.platform);
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let settled = false;
+    let drainTimer: NodeJS.Timeout | undefined;
+    let graceTimer: NodeJS.Timeout | undefined;
+
+    const finish = (env: Record<string, string>): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(drainTimer);
+      child.stdout?.destroy();
+      resolvePromise(env);
+    };
+    const output = (code: number | null): Record<string, string> => (code === 0 ? parseEnv0(Buffer.concat(chunks).toString('utf8')) : {});
+    const timer = setTimeout(() => {
+      killTree(child, 'SIGTERM');
+      // Also ends what the profile started and left behind, which SIGTERM may not.
+      graceTimer = setTimeout(() => {
+        killTree(child, 'SIGKILL');
+        finish({});
+      }, KILL_GRACE_MS);
+    }, timeoutMs);
+
+    child.stdout?.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes <= LOGIN_PROBE_MAX_BYTES) {
+        chunks.push(chunk);
+        return;
+      }
+      killTree(child, 'SIGKILL');
+      finish({});
+    });
+    child.once('error', () => finish({}));
+    child.once('exit', (code) => {
+      if (graceTimer) return finish({});
+      drainTimer = setTimeout(() => finish(output(code)), PROBE_DRAIN_MS);
+    });
+    child.once('close', (code: number | null) => finish(output(code)));
+  });
 }
 
 /** `base` plus the login shell's PATH and the variables `base` does not set itself. */

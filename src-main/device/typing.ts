@@ -1,4 +1,5 @@
 import { clipboard, Key } from '@nut-tree-fork/nut-js';
+import { throwIfAborted } from './abort';
 import { findClipboardTool, primaryPasteApp, setSelections } from './clipboard';
 import { hasCommand, runFile } from './exec';
 import { pressChord, tapKey, typeWithNut } from './input';
@@ -18,6 +19,10 @@ import { chunkBySlots, missingChars, openKeymapSession } from './xkeymap';
  * another terminal that pastes PRIMARY; clipboard.ts) and Shift+Insert pressed, which pastes in GTK,
  * Qt, Chromium and terminals alike; elsewhere nut.js sets the clipboard and Ctrl+V (Cmd+V on macOS)
  * pastes. The clipboard keeps the text afterwards. `method: "type"` never pastes.
+ *
+ * Stop: text is typed in pieces of TYPING_PIECE_CHARS with a check of the call's signal between them,
+ * so a cancelled call stops within one piece. The typing program is not killed mid-piece: a key it has
+ * pressed but not yet released (Shift, say) would stay down for the whole desktop.
  */
 
 export type TypingMethod = 'xdotool' | 'nut-us-layout' | 'nut' | 'paste';
@@ -25,6 +30,8 @@ export type TypingMode = 'auto' | 'type' | 'paste';
 
 /** Above this many characters, auto mode pastes when a clipboard is available. */
 export const PASTE_THRESHOLD_CHARS = 1_000;
+/** Typing goes in pieces of at most this many characters, with a check for a cancel between them. */
+export const TYPING_PIECE_CHARS = 32;
 /** The application reads the selection asynchronously after the paste key; give it this long. */
 const PASTE_SETTLE_MS = 150;
 
@@ -46,13 +53,25 @@ function xdotoolEnv(): NodeJS.ProcessEnv {
   return isUtf8Locale(process.env) ? process.env : { ...process.env, LC_ALL: 'C.UTF-8' };
 }
 
-async function xdotoolType(text: string): Promise<void> {
+/** `text` cut into pieces of at most `size` characters (code points, so no character is split). */
+export function typingPieces(text: string, size = TYPING_PIECE_CHARS): string[] {
+  const chars = [...text];
+  const pieces: string[] = [];
+  for (let i = 0; i < chars.length; i += size) pieces.push(chars.slice(i, i + size).join(''));
+  return pieces;
+}
+
+async function xdotoolType(text: string, signal?: AbortSignal): Promise<void> {
   const env = xdotoolEnv();
-  const type = (piece: string): Promise<string> =>
-    runFile('xdotool', ['type', '--clearmodifiers', '--delay', String(TYPING_DELAY_MS), '--', piece], {
-      env,
-      timeoutMs: typingBudgetMs(piece),
-    });
+  const type = async (chunk: string): Promise<void> => {
+    for (const piece of typingPieces(chunk)) {
+      throwIfAborted(signal);
+      await runFile('xdotool', ['type', '--clearmodifiers', '--delay', String(TYPING_DELAY_MS), '--', piece], {
+        env,
+        timeoutMs: typingBudgetMs(piece),
+      });
+    }
+  };
 
   const needsKeymap = /[^A-Za-z0-9 \n\t]/.test(text);
   if (!needsKeymap || !(await hasCommand('xmodmap'))) {
@@ -76,7 +95,7 @@ async function xdotoolType(text: string): Promise<void> {
 }
 
 /** X11 without xdotool: one key at a time with explicit Shift, correct for US layouts only. */
-async function usLayoutType(text: string): Promise<void> {
+async function usLayoutType(text: string, signal?: AbortSignal): Promise<void> {
   const chars = [...text];
   const untypable = [...new Set(chars.filter((c) => usLayoutKey(c) === undefined))];
   if (untypable.length > 0) {
@@ -85,17 +104,20 @@ async function usLayoutType(text: string): Promise<void> {
     );
   }
   for (const char of chars) {
+    throwIfAborted(signal);
     const mapped = usLayoutKey(char);
     if (mapped) await tapKey(mapped.key, mapped.shift);
   }
 }
 
-async function nutType(text: string): Promise<void> {
+async function nutType(text: string, signal?: AbortSignal): Promise<void> {
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? '';
-    if (line) await typeWithNut(line);
-    if (i < lines.length - 1) await pressChord([Key.Enter]);
+    for (const piece of typingPieces(lines[i] ?? '')) {
+      throwIfAborted(signal);
+      await typeWithNut(piece);
+    }
+    if (i < lines.length - 1) await pressChord([Key.Enter], signal);
   }
 }
 
@@ -126,52 +148,58 @@ async function focusedAppPastesPrimary(): Promise<boolean> {
  * than pasted: shells with bracketed paste (bash 5.1 and later, zsh) hold pasted newlines in the
  * command line, and only a key press runs it, as typing the text would have.
  */
-export async function pasteText(raw: string): Promise<void> {
+export async function pasteText(raw: string, signal?: AbortSignal): Promise<void> {
   const enter = raw.endsWith('\n');
   const text = enter ? raw.slice(0, -1) : raw;
-  if (text.length > 0) await pasteOnly(text);
+  if (text.length > 0) await pasteOnly(text, signal);
+  throwIfAborted(signal);
   if (enter) await pressChord([Key.Enter]);
 }
 
-async function pasteOnly(text: string): Promise<void> {
+async function pasteOnly(text: string, signal?: AbortSignal): Promise<void> {
   if (process.platform === 'linux') {
     const tool = await findClipboardTool();
     if (!tool) {
       throw new Error('cannot paste: no clipboard tool (install xclip or xsel, e.g. apt install xclip)');
     }
     await setSelections(tool, text, (await focusedAppPastesPrimary()) ? ['clipboard', 'primary'] : ['clipboard']);
+    throwIfAborted(signal);
     await pressChord([Key.LeftShift, Key.Insert]);
   } else {
     await clipboard.setContent(text);
+    throwIfAborted(signal);
     await pressChord([process.platform === 'darwin' ? Key.LeftSuper : Key.LeftControl, Key.V]);
   }
   await new Promise((resolve) => setTimeout(resolve, PASTE_SETTLE_MS));
 }
 
-async function typeWith(method: Exclude<TypingMethod, 'paste'>, text: string): Promise<void> {
-  if (method === 'xdotool') await xdotoolType(text);
-  else if (method === 'nut-us-layout') await usLayoutType(text);
-  else await nutType(text);
+async function typeWith(method: Exclude<TypingMethod, 'paste'>, text: string, signal?: AbortSignal): Promise<void> {
+  if (method === 'xdotool') await xdotoolType(text, signal);
+  else if (method === 'nut-us-layout') await usLayoutType(text, signal);
+  else await nutType(text, signal);
 }
 
-/** Types (or pastes) `raw` into the focused control and says which way it went. */
-export async function typeText(raw: string, mode: TypingMode = 'auto'): Promise<TypingMethod> {
+/**
+ * Types (or pastes) `raw` into the focused control and says which way it went. Rejects with the
+ * signal's reason once it is aborted, leaving the rest of the text untyped.
+ */
+export async function typeText(raw: string, mode: TypingMode = 'auto', signal?: AbortSignal): Promise<TypingMethod> {
   const text = normaliseNewlines(raw);
   if (mode === 'paste') {
-    await pasteText(text);
+    await pasteText(text, signal);
     return 'paste';
   }
   if (mode === 'auto' && [...text].length > PASTE_THRESHOLD_CHARS && (await canPaste())) {
-    await pasteText(text);
+    await pasteText(text, signal);
     return 'paste';
   }
   const method = await chooseTypingMethod();
   try {
-    await typeWith(method, text);
+    await typeWith(method, text, signal);
   } catch (error) {
     // Nothing was typed yet when the text is refused up front, so pasting instead types nothing twice.
     if (mode === 'auto' && error instanceof UntypableTextError && (await canPaste())) {
-      await pasteText(text);
+      await pasteText(text, signal);
       return 'paste';
     }
     throw error;

@@ -4,6 +4,7 @@
  * main.ts when it finds DEVICE_MARKER in its arguments.
  */
 import { parseDeviceArgs, type DeviceConfig } from '../device/config';
+import { exitOnSignals } from '../device/exit-signals';
 import { checkEnvironment } from '../device/health';
 import { DEVICE_MARKER } from './device-process';
 import { PortTransport } from './mcp-port-transport';
@@ -48,6 +49,7 @@ export async function runDeviceUtility(parentPort: ParentPortLike, argv: readonl
   process.on('unhandledRejection', (reason) => {
     log(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
   });
+  exitOnSignals(log);
 
   let config: DeviceConfig;
   try {

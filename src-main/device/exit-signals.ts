@@ -1,0 +1,20 @@
+import { constants } from 'node:os';
+import { stopLiveCommands } from './shell';
+
+/** The signals that end a device client: the host stopping it, Ctrl+C in a terminal, a closed session. */
+export const EXIT_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
+/**
+ * Node's default for these signals ends the process without an 'exit' event, so the commands it runs
+ * (each in a process group of its own) would live on. These handlers kill them, then exit with
+ * 128 + the signal's number, the code a shell reports for a process ended by that signal.
+ */
+export function exitOnSignals(log: (message: string) => void): void {
+  for (const signal of EXIT_SIGNALS) {
+    process.once(signal, () => {
+      log(`${signal}: stopping the running commands and exiting`);
+      stopLiveCommands();
+      process.exit(128 + constants.signals[signal]);
+    });
+  }
+}

@@ -1,0 +1,141 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deviceLaunchSpec } from '../../src-main/device/launch';
+import {
+  eventually,
+  processAlive,
+  startDevice,
+  startXterm,
+  startXvfb,
+  type DeviceHandle,
+  type XDisplay,
+  type XProgram,
+} from '../support/xvfb';
+
+/**
+ * Stop on the real device client: a cancelled MCP request stops typing that is under way, an action
+ * cancelled while it waits in the device's queue never runs, and a device client ended by a signal
+ * takes the commands it started with it.
+ */
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function sizeOf(path: string): Promise<number> {
+  return (await stat(path).catch(() => null))?.size ?? 0;
+}
+
+/** Calls a tool and cancels the request after `afterMs`; resolves once the client has given up on it. */
+async function callThenCancel(device: DeviceHandle, name: string, args: Record<string, unknown>, afterMs: number): Promise<void> {
+  const controller = new AbortController();
+  const call = device.client.callTool({ name, arguments: args }, undefined, { signal: controller.signal, timeout: 120_000 });
+  setTimeout(() => controller.abort(new Error('stopped by the test')), afterMs);
+  await expect(call).rejects.toThrow(/stopped by the test/);
+}
+
+describe('cancelling device actions (Xvfb + openbox + xterm)', () => {
+  let x: XDisplay;
+  let term: XProgram;
+  let device: DeviceHandle;
+  let dir: string;
+
+  beforeAll(async () => {
+    x = await startXvfb({ width: 1024, height: 768 });
+    dir = await mkdtemp(join(tmpdir(), 'deskhand-cancel-'));
+    term = await startXterm(x, { geometry: '100x30+0+0', cwd: dir, title: 'cancel-target' });
+    device = await startDevice(x);
+    await device.callOk('focus_window', { id: term.windowId });
+  });
+
+  afterAll(async () => {
+    await device?.close();
+    await term?.stop();
+    await x?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('never runs an action cancelled while it waited behind another', async () => {
+    const out = join(dir, 'queued.txt');
+    const waiting = device.callOk('wait', { seconds: 3 });
+    await callThenCancel(device, 'type_text', { text: `echo ran > ${out}\n` }, 300);
+    await waiting;
+    await sleep(1_500);
+    await expect(readFile(out, 'utf8'), 'the cancelled text was typed after the wait').rejects.toThrow(/ENOENT/);
+
+    // The same text, not cancelled, does arrive: the test would notice typing that went nowhere.
+    const control = join(dir, 'control.txt');
+    await device.callOk('type_text', { text: `echo ran > ${control}\n` });
+    expect(await eventually('the control file', 5_000, async () => (await readFile(control, 'utf8').catch(() => '')) || undefined)).toBe('ran\n');
+  });
+
+  it('stops typing that is under way soon after the cancel', async () => {
+    const file = join(dir, 'typed.txt');
+    await device.callOk('type_text', { text: `cat > ${file}\n`, method: 'type' });
+    await sleep(300);
+    // Lines, because cat gets a line from the terminal only at its newline.
+    const line = `${'abcdefghij'.repeat(5)}\n`;
+    const full = line.repeat(Math.ceil(3_000 / line.length)).slice(0, 3_000);
+
+    await callThenCancel(device, 'type_text', { text: full, method: 'type' }, 1_500);
+    const atCancel = await sizeOf(file);
+    await sleep(2_500);
+    const later = await sizeOf(file);
+    await device.callOk('hotkey', { keys: ['ctrl', 'd'] });
+
+    expect(atCancel, 'typing had begun before the cancel').toBeGreaterThan(0);
+    // At most a short piece (and the line it completes) after the cancel; uncancelled, 2.5 s add ~300.
+    expect(later - atCancel, `grew from ${atCancel} to ${later} bytes after the cancel`).toBeLessThanOrEqual(2 * line.length);
+    expect(later).toBeLessThan(full.length / 2);
+  });
+});
+
+describe('a device client ended by a signal', () => {
+  let x: XDisplay;
+  let dir: string;
+
+  beforeAll(async () => {
+    x = await startXvfb({ width: 800, height: 600, windowManager: false });
+    dir = await mkdtemp(join(tmpdir(), 'deskhand-signal-'));
+  });
+
+  afterAll(async () => {
+    await x?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    it(`kills the commands it runs on ${signal}`, async () => {
+      const device = await startDevice(x);
+      const pidFile = join(dir, `${signal}.pid`);
+      const running = device.call('execute_command', { command: `sleep 300 & echo $! > ${pidFile}; wait`, timeout_s: 120 }).catch(() => null);
+      const sleeper = await eventually('the sleep to start', 10_000, async () => {
+        const text = await readFile(pidFile, 'utf8').catch(() => '');
+        return text.endsWith('\n') ? Number(text) : undefined;
+      });
+      expect(processAlive(sleeper)).toBe(true);
+
+      process.kill(device.pid, signal);
+      await eventually('the sleep to end', 2_000, async () => (processAlive(sleeper) ? undefined : true)).catch(() => {
+        process.kill(sleeper, 'SIGKILL');
+        throw new Error(`sleep ${sleeper} outlived the device client's ${signal}`);
+      });
+      await running;
+      await device.close();
+    });
+  }
+
+  it('exits with 128 + the signal number', async () => {
+    const spec = deviceLaunchSpec({ root: process.cwd(), mode: 'source', env: x.env });
+    const child = spawn(spec.command, spec.args, { env: spec.env, cwd: spec.cwd, stdio: ['pipe', 'ignore', 'pipe'] });
+    let log = '';
+    child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    await eventually('the device client to be ready', 20_000, async () => (log.includes('ready') ? true : undefined));
+    child.kill('SIGTERM');
+    expect(await exited).toEqual({ code: 143, signal: null });
+  });
+});

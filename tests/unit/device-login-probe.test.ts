@@ -1,0 +1,74 @@
+import { readFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loginEnvironment, runShellCommand } from '../../src-main/device/shell';
+
+/**
+ * The one-time login environment probe (`bash -lc 'env -0'`) against profiles that misbehave: it must
+ * end on time and fall back to the plain environment, or every later execute_command waits on it.
+ */
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('login environment probe', () => {
+  let dir: string;
+  const leftovers: number[] = [];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'deskhand-probe-'));
+  });
+
+  afterAll(async () => {
+    for (const pid of leftovers) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const homeWith = async (name: string, profile: string): Promise<string> => {
+    const home = join(dir, name);
+    await mkdir(home, { recursive: true });
+    await writeFile(join(home, '.profile'), profile);
+    return home;
+  };
+
+  it('ends when the shell exits, though a program the profile started holds its output and ignores SIGTERM', async () => {
+    const home = await homeWith('holder', 'export FROM_PROFILE=yes\n(trap "" TERM; sleep 8) &\necho $! > "$HOME/holder.pid"\n');
+    const base = { PATH: process.env.PATH, HOME: home };
+    const started = Date.now();
+    const env = await loginEnvironment('bash', base, 1_000);
+    leftovers.push(Number(await readFile(join(home, 'holder.pid'), 'utf8')));
+    expect(Date.now() - started).toBeLessThan(900);
+    expect(env.FROM_PROFILE).toBe('yes');
+
+    const out = await runShellCommand({ command: 'echo "$FROM_PROFILE"', timeoutMs: 5_000, env: base });
+    expect(out.stdout).toBe('yes\n');
+  });
+
+  it('kills a profile that ignores SIGTERM and goes on with the plain environment', async () => {
+    const home = await homeWith('stubborn', 'echo $$ > "$HOME/shell.pid"\ntrap "" TERM\nexport FROM_PROFILE=yes\nsleep 8\n');
+    const base = { PATH: process.env.PATH, HOME: home, KEEP: 'base' };
+    const started = Date.now();
+    expect(await loginEnvironment('bash', base, 300)).toEqual({});
+    expect(Date.now() - started).toBeLessThan(2_500);
+    const shell = Number(await readFile(join(home, 'shell.pid'), 'utf8'));
+    leftovers.push(shell);
+    expect(alive(shell), 'the profile shell was killed').toBe(false);
+
+    const out = await runShellCommand({ command: 'echo "${FROM_PROFILE:-none}:$KEEP"', timeoutMs: 5_000, env: base });
+    expect(out.stdout).toBe('none:base\n');
+  });
+
+  it('gives up on a profile that prints more than any environment', async () => {
+    const home = await homeWith('chatty', 'export FROM_PROFILE=yes\nhead -c 3000000 /dev/zero | tr "\\0" x\n');
+    const started = Date.now();
+    expect(await loginEnvironment('bash', { PATH: process.env.PATH, HOME: home }, 5_000)).toEqual({});
+    expect(Date.now() - started).toBeLessThan(4_000);
+  });
+});
