@@ -47,10 +47,10 @@ describe('a session through the host core', () => {
     harness = await startHostHarness({
       name: 'two steps',
       steps: [
-        { ...hostTo('xterm', 'type echo hi'), expect: { contains: ['<data name="request">', 'say hi', 'id 0x100001: Terminal [app: xterm]'] } },
+        { ...hostTo('xterm', 'type echo hi'), expect: { contains: ['<data name="request">', 'say hi', '<data name="windows">\n- id 0x100001: Terminal [app: xterm]'] } },
         { ...app({ Function: 'type_text', Args: { text: 'echo hi', x: 5, y: 5 }, Status: 'CONTINUE' }), expect: { contains: ['type echo hi', 'You work in the window'] } },
-        { ...app({ Function: '', Args: {}, Status: 'FINISH', Comment: 'said hi' }), expect: { contains: ["Type 'echo hi' at (5, 5)"] } },
-        { ...hostFinish('hi was said'), expect: { contains: ['type echo hi -> AppAgent (Terminal): FINISH, said hi'] } },
+        { ...app({ Function: '', Args: {}, Status: 'FINISH', Comment: 'said hi' }), expect: { contains: ['<data name="history">\nStep 2 [CONTINUE] Type \'echo hi\' at (5, 5)'] } },
+        { ...hostFinish('hi was said'), expect: { contains: ['<data name="subtasks">\n1. type echo hi -> AppAgent (Terminal): FINISH, said hi'] } },
       ],
     });
     const { sessionId, outcome, steps } = await runRequest(harness.host, 'say hi');

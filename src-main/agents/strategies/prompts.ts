@@ -34,13 +34,13 @@ export function renderHistory(history: readonly StepView[], recent: number): str
 export function renderFeedback(history: readonly StepView[]): string {
   const last = history.at(-1);
   if (!last) return '';
-  if (last.error) return `\nYour last step failed: ${asData(last.error, 500)}\nCorrect the reply or choose another action.\n`;
+  if (last.error) return `\nYour last step failed: <data name="error">${asData(last.error, 500)}</data>\nCorrect the reply or choose another action.\n`;
   if (!last.action) return '';
   const key = JSON.stringify(last.action);
   let repeats = 0;
   for (let i = history.length - 1; i >= 0 && history[i]?.action && JSON.stringify(history[i]?.action) === key; i--) repeats++;
   return repeats >= REPEAT_WARNING_AFTER
-    ? `\nYou have done the same action ${repeats} times in a row (${asData(last.actionText, 120)}). It is not getting closer to the goal: look at the screen again and try something different, or FAIL.\n`
+    ? `\nYou have done the same action ${repeats} times in a row (<data name="action">${asData(last.actionText, 120)}</data>). It is not getting closer to the goal: look at the screen again and try something different, or FAIL.\n`
     : '';
 }
 
