@@ -12,7 +12,7 @@ import { SecretScrubber } from '../common/scrub';
 import { deviceLaunchSpec, isSecretEnvName, type DeviceLaunchSpec } from '../device/launch';
 import { ModelClient } from '../llm/model-client';
 import { BlackboardStore } from '../memory/blackboard-store';
-import { openDatabase, type Db } from '../memory/database';
+import { openDatabase, type Db, type Scrub } from '../memory/database';
 import { InteractionStore } from '../memory/interaction-store';
 import { ScreenshotFiles } from '../memory/screenshot-files';
 import { SessionStore } from '../memory/session-store';
@@ -71,9 +71,20 @@ export function createHost(options: HostOptions): Host {
   // Checked now, so a broken prompt file or safety rule stops start-up with a clear message.
   const prompts = loadPromptLibrary(promptsDir());
   const policy = new SafetyPolicy(config.safety);
+  const apiKey = options.apiKey ?? (() => apiKeyFromEnv(options.env));
+  const env = options.env ?? process.env;
+  // Keys and tokens never reach the database, events, exports or prompts, even when a command prints them.
+  const scrubber = new SecretScrubber(() => [
+    apiKey('host'),
+    apiKey('app'),
+    ...Object.entries(env)
+      .filter(([name]) => isSecretEnvName(name))
+      .map(([, value]) => value),
+  ]);
+  const scrub: Scrub = (value) => scrubber.deep(value);
   const db: Db = openDatabase(join(dataDir, 'deskhand.sqlite'), { nativeBinding: options.sqliteNativeBinding });
-  const store = new SessionStore(db, config.limits.maxStepsPerRound);
-  const interactions = new InteractionStore(db);
+  const store = new SessionStore(db, config.limits.maxStepsPerRound, scrub);
+  const interactions = new InteractionStore(db, scrub);
   const audit = new AuditStore(db);
   const interrupted = store.markUnfinishedInterrupted();
   for (const sessionId of interrupted) {
@@ -107,21 +118,11 @@ export function createHost(options: HostOptions): Host {
       })
     : null;
   const dispatcher = new Dispatcher(device, externals);
-  const apiKey = options.apiKey ?? (() => apiKeyFromEnv(options.env));
-  const env = options.env ?? process.env;
-  // Keys and tokens never reach the database, events, exports or prompts, even when a command prints them.
-  const scrubber = new SecretScrubber(() => [
-    apiKey('host'),
-    apiKey('app'),
-    ...Object.entries(env)
-      .filter(([name]) => isSecretEnvName(name))
-      .map(([, value]) => value),
-  ]);
   // Device tools are Deskhand's own; an external server's tools count as sensitive unless marked trusted.
   const gate = new CommandGate(
     dispatcher,
     policy,
-    { record: (entry) => audit.record(scrubber.deep(entry)) },
+    { record: (entry) => audit.record(scrub(entry)) },
     (tool) => !externals?.handles(tool) || externals.isTrusted(tool),
   );
   options.watchConfig?.((next) => {
@@ -134,7 +135,7 @@ export function createHost(options: HostOptions): Host {
   });
 
   const client = (profile: ModelProfile, key: string | null): ModelWithPrices => ({
-    client: new ModelClient({ ...profile, apiKey: key ?? 'not-needed', scrub: (value) => scrubber.deep(value) }),
+    client: new ModelClient({ ...profile, apiKey: key ?? 'not-needed', scrub }),
     inputPricePerMTok: profile.inputPricePerMTok,
     outputPricePerMTok: profile.outputPricePerMTok,
   });
@@ -143,7 +144,7 @@ export function createHost(options: HostOptions): Host {
   const broker = new InteractionBroker(interactions, (event) => sessions.emit(event), options.autoResponder ?? null);
   const sessions = new SessionService({
     store,
-    blackboards: new BlackboardStore(db),
+    blackboards: new BlackboardStore(db, scrub),
     interactions,
     screenshots,
     gate,
@@ -155,7 +156,7 @@ export function createHost(options: HostOptions): Host {
       return config;
     },
     settings: options.settings ?? null,
-    scrub: (value) => scrubber.deep(value),
+    scrub,
     models() {
       const host = config.models.host;
       if (!host) throw new Error(NO_MODEL_MESSAGE);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ScreenshotRef } from '../protocol';
 import { Blackboard, MEMORY_NAMES, type BlackboardSink, type MemoryName } from './blackboard';
-import type { Db } from './database';
+import { keepAsIs, type Db, type Scrub } from './database';
 import { MemoryItem } from './memory';
 
 interface ItemRow {
@@ -26,7 +26,10 @@ const RECORD_SCHEMAS: Record<MemoryName, z.ZodType<Record<string, unknown>>> = {
 export class BlackboardStore {
   private readonly statements;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly scrub: Scrub = keepAsIs,
+  ) {
     this.statements = {
       insert: db.prepare(
         'INSERT INTO blackboard_items (session_id, memory, step_idx, content_json, created_at) VALUES (?, ?, ?, ?, ?)',
@@ -42,7 +45,7 @@ export class BlackboardStore {
   sinkFor(sessionId: string): BlackboardSink {
     return {
       write: (memory, item) => {
-        this.statements.insert.run(sessionId, memory, item.step, JSON.stringify(item.toJSON()), Date.now());
+        this.statements.insert.run(sessionId, memory, item.step, JSON.stringify(this.scrub(item.toJSON())), Date.now());
       },
     };
   }

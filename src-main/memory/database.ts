@@ -4,6 +4,14 @@ import { MIGRATIONS } from './migrations';
 export type Db = Database.Database;
 
 /**
+ * What every store runs its text through before writing it: secrets (the API key a user pasted into a
+ * request or an answer, one a command printed) never reach the database, whoever does the writing.
+ */
+export type Scrub = <T>(value: T) => T;
+
+export const keepAsIs: Scrub = (value) => value;
+
+/**
  * Opens (or creates) the Deskhand database: WAL so readers never block the step writer, foreign keys
  * on, and every pending migration applied in its own transaction.
  */

@@ -1,5 +1,5 @@
 import { FormView, Interaction } from '../protocol';
-import type { Db } from './database';
+import { keepAsIs, type Db, type Scrub } from './database';
 
 export type InteractionOutcome = 'answered' | 'approved' | 'rejected' | 'cancelled';
 
@@ -15,7 +15,10 @@ interface FormRow {
 export class InteractionStore {
   private readonly statements;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly scrub: Scrub = keepAsIs,
+  ) {
     this.statements = {
       insert: db.prepare('INSERT INTO interactions (id, session_id, kind, payload_json, created_at) VALUES (?, ?, ?, ?, ?)'),
       resolve: db.prepare(
@@ -34,12 +37,12 @@ export class InteractionStore {
   }
 
   save(interaction: Interaction): void {
-    this.statements.insert.run(interaction.id, interaction.sessionId, interaction.kind, JSON.stringify(interaction), Date.now());
+    this.statements.insert.run(interaction.id, interaction.sessionId, interaction.kind, JSON.stringify(this.scrub(interaction)), Date.now());
   }
 
   /** Records the user's decision; false when it was already resolved (a double click, a second tab). */
   resolve(id: string, outcome: InteractionOutcome, response: unknown): boolean {
-    return this.statements.resolve.run(Date.now(), outcome, JSON.stringify(response ?? null), id).changes > 0;
+    return this.statements.resolve.run(Date.now(), outcome, JSON.stringify(this.scrub(response ?? null)), id).changes > 0;
   }
 
   open(sessionId: string): Interaction[] {
@@ -55,7 +58,7 @@ export class InteractionStore {
       formId: form.formId,
       sessionId: form.sessionId,
       agent: form.agent,
-      spec: JSON.stringify(form),
+      spec: JSON.stringify(this.scrub(form)),
       state: form.state,
       now: Date.now(),
     });

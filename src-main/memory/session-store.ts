@@ -8,7 +8,7 @@ import {
   StepView,
   type ScreenshotRef,
 } from '../protocol';
-import type { Db } from './database';
+import { keepAsIs, type Db, type Scrub } from './database';
 
 export interface StoredScreenshot {
   file: string;
@@ -236,6 +236,7 @@ export class SessionStore {
     private readonly db: Db,
     /** The per-round step limit, reported with every session for "step n of max". */
     private readonly maxSteps: number | null = null,
+    private readonly scrub: Scrub = keepAsIs,
   ) {
     this.statements = {
       insertSession: db.prepare(
@@ -282,7 +283,8 @@ export class SessionStore {
 
   createSession(request: string, mode: SessionMode): SessionView {
     const id = randomUUID();
-    this.statements.insertSession.run({ id, title: titleFrom(request), request, mode, now: Date.now() });
+    const clean = this.scrub(request);
+    this.statements.insertSession.run({ id, title: titleFrom(clean), request: clean, mode, now: Date.now() });
     return this.requireSession(id);
   }
 
@@ -305,7 +307,7 @@ export class SessionStore {
   }
 
   setStatus(id: string, status: SessionStatus, result: string | null = null): SessionView {
-    const changes = this.statements.setStatus.run(status, result, Date.now(), id).changes;
+    const changes = this.statements.setStatus.run(status, this.scrub(result), Date.now(), id).changes;
     if (changes === 0) throw new Error(`no session with id ${id}`);
     return this.requireSession(id);
   }
@@ -317,7 +319,7 @@ export class SessionStore {
   /** Opens the next round of a session and returns its index. */
   startRound(sessionId: string, request: string): number {
     return this.transaction(() => {
-      const row = this.statements.insertRound.get({ sessionId, request, now: Date.now() }) as { idx: number } | undefined;
+      const row = this.statements.insertRound.get({ sessionId, request: this.scrub(request), now: Date.now() }) as { idx: number } | undefined;
       if (!row) throw new Error(`no session with id ${sessionId}`);
       this.statements.bumpRounds.run(Date.now(), sessionId);
       return row.idx;
@@ -325,7 +327,7 @@ export class SessionStore {
   }
 
   endRound(sessionId: string, round: number, status: SessionStatus, result: string | null): void {
-    this.statements.endRound.run(status, result, Date.now(), sessionId, round);
+    this.statements.endRound.run(status, this.scrub(result), Date.now(), sessionId, round);
   }
 
   rounds(sessionId: string): Array<{ idx: number; request: string; status: string; result: string | null }> {

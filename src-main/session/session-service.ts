@@ -256,9 +256,9 @@ export class SessionService {
   }
 
   /**
-   * One JSON document: the session, its rounds, steps, blackboard and forms. No settings, no keys: steps
-   * are scrubbed when saved, but requests and form data are stored as typed, and a key may have been
-   * added since; so the whole document goes through the scrubber as it is now.
+   * One JSON document: the session, its rounds, steps, blackboard and forms. No settings, no keys: what is
+   * stored was scrubbed when saved, but a key may have been added since (or the data written by an older
+   * Deskhand); so the whole document goes through the scrubber as it is now.
    */
   private export(sessionId: string): { fileName: string; json: string } {
     const session = this.requireSession(sessionId);

@@ -1,0 +1,83 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { HostEvent, Interaction } from '../../src-main/protocol';
+import { replies, startHostHarness, type HostHarness } from '../support/host-harness';
+
+/**
+ * The API key a user pastes into a request, an answer or a form is kept out of the database like the
+ * key a command prints: every store scrubs what it writes. (The harness's key is "test-key".)
+ */
+
+const KEY = 'test-key';
+const { app } = replies;
+
+let harness: HostHarness | null = null;
+afterEach(async () => {
+  await harness?.close();
+  harness = null;
+});
+
+async function until<T>(find: () => T | undefined, what: string): Promise<T> {
+  for (let i = 0; i < 400; i++) {
+    const found = find();
+    if (found !== undefined) return found;
+    await new Promise((done) => setTimeout(done, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+function databaseBytes(dataDir: string): Buffer {
+  return Buffer.concat(
+    readdirSync(dataDir)
+      .filter((name) => name.startsWith('deskhand.sqlite'))
+      .map((name) => readFileSync(join(dataDir, name))),
+  );
+}
+
+describe('secrets the user types', () => {
+  it('never reach the database: request, answer, form data and result are scrubbed as they are stored', async () => {
+    const form = { schema: { type: 'object', properties: { token: { type: 'string' } } } };
+    harness = await startHostHarness({
+      name: 'typed secrets',
+      steps: [
+        app({ Function: '', Status: 'PENDING', Questions: ['Which account?'] }),
+        app({ Function: '', Status: 'PENDING', Questions: [], Form: form }),
+        // The model is never sent the key either (the model client scrubs prompts).
+        { ...app({ Function: '', Status: 'FINISH', Comment: 'stored' }), expect: { contains: ['[redacted]'] } },
+      ],
+    });
+    const current = harness;
+    const { host } = current;
+    const start = await host.endpoint.handle({ type: 'session.start', id: 's', request: `log in with ${KEY} please`, mode: 'shell' });
+    expect(start).toMatchObject({ ok: true });
+    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
+
+    const question = await until(() => {
+      const event = current.events.find((candidate): candidate is Extract<HostEvent, { kind: 'interaction.requested' }> => candidate.kind === 'interaction.requested');
+      return event?.interaction as Interaction | undefined;
+    }, 'the question');
+    expect(
+      await host.endpoint.handle({ type: 'interaction.answer', id: 'a', sessionId, interactionId: question.id, answers: [`the one for ${KEY}`] }),
+    ).toMatchObject({ ok: true });
+
+    const formId = await until(() => {
+      const event = current.events.find((candidate) => candidate.kind === 'form.updated');
+      return event?.kind === 'form.updated' ? event.form.formId : undefined;
+    }, 'the form');
+    expect(
+      await host.endpoint.handle({ type: 'form.event', id: 'f', sessionId, formId, path: 'token', value: KEY, action: 'Send' }),
+    ).toMatchObject({ ok: true });
+    expect(await host.sessions.running).toEqual({ status: 'finished', result: 'stored' });
+    current.model.assertDone();
+
+    // What was stored says where the key was, without it.
+    expect(host.store.rounds(sessionId)[0]?.request).toBe('log in with [redacted] please');
+    expect(host.store.getSession(sessionId)?.title).not.toContain(KEY);
+    await host.close();
+    const bytes = databaseBytes(current.dataDir);
+    expect(bytes.length).toBeGreaterThan(0);
+    expect(bytes.includes(Buffer.from(KEY)), 'the key is in the database files').toBe(false);
+    expect(bytes.includes(Buffer.from('the one for [redacted]')), 'the answer was stored, scrubbed').toBe(true);
+  });
+});
