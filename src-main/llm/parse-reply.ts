@@ -33,6 +33,31 @@ export function extractJsonObject(text: string, from = 0): string | null {
   return null;
 }
 
+/**
+ * Deeper JSON than any reply needs (the contract nests four levels). Far deeper nesting parses, but the
+ * recursive walks after it (JSON.stringify when the step is stored, the policy's walk of arguments)
+ * would overflow the stack.
+ */
+export const MAX_REPLY_DEPTH = 32;
+
+/** The deepest nesting of objects and arrays in `json`, brackets inside strings not counted. */
+export function nestingDepth(json: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  let escaped = false;
+  for (const char of json) {
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (char === '\\') escaped = true;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '{' || char === '[') deepest = Math.max(deepest, ++depth);
+    else if (char === '}' || char === ']') depth--;
+  }
+  return deepest;
+}
+
 /** Top-level objects tried in a reply; words before the real one rarely hold more than a few. */
 const MAX_OBJECTS_TRIED = 32;
 const FENCED_JSON = /```(?:json)?\s*\n(\{[\s\S]*?\})\s*```/;
@@ -63,6 +88,8 @@ function findJsonObject(text: string): { data: unknown } | { error: string } {
     // the text (a reviver would recurse and overflow on deeply nested replies); one inside a string value
     // is refused too, which is safe.
     if (PROTO_KEY.test(candidate)) return { error: 'the reply has a "__proto__" key, which is not allowed' };
+    const depth = nestingDepth(candidate);
+    if (depth > MAX_REPLY_DEPTH) return { error: `the reply nests ${depth} levels deep; at most ${MAX_REPLY_DEPTH} are accepted` };
     try {
       return { data: JSON.parse(candidate) };
     } catch (parseError) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractJsonObject, MAX_REPLY_CHARS, parseModelReply } from '../../src-main/llm/parse-reply';
+import { extractJsonObject, MAX_REPLY_CHARS, MAX_REPLY_DEPTH, nestingDepth, parseModelReply } from '../../src-main/llm/parse-reply';
 import { AppAgentReply } from '../../src-main/llm/reply-schemas';
 
 const valid = { Observation: 'o', Thought: 't', Function: 'click', Args: { x: 1, y: 2 }, Status: 'CONTINUE' };
@@ -51,5 +51,29 @@ describe('parseModelReply with the AppAgent contract', () => {
     const parsed = parseModelReply(text, AppAgentReply);
     expect(parsed.ok).toBe(false);
     if (!parsed.ok) expect(parsed.error).toMatch(error);
+  });
+});
+
+describe('deeply nested replies', () => {
+  const nested = (levels: number): string => `${'['.repeat(levels)}1${']'.repeat(levels)}`;
+
+  it('counts nesting outside strings only', () => {
+    expect(nestingDepth('{"a": [1, {"b": []}]}')).toBe(4);
+    expect(nestingDepth('{"a": "[[[[{{{{"}')).toBe(1);
+    expect(nestingDepth('{"a": "\\"[[["}')).toBe(1);
+  });
+
+  it('refuses nesting far past the contract before parsing, and nothing it holds would be stringified', () => {
+    // Deep enough to overflow the stack in JSON.stringify, and still under the length limit.
+    const text = JSON.stringify({ ...valid, Function: 'type_text', Args: { text: 'PLACEHOLDER' } }).replace('"PLACEHOLDER"', nested(30_000));
+    expect(text.length).toBeLessThan(MAX_REPLY_CHARS);
+    expect(() => JSON.stringify(JSON.parse(text))).toThrow(RangeError);
+    const parsed = parseModelReply(text, AppAgentReply);
+    expect(parsed).toEqual({ ok: false, error: `the reply nests 30002 levels deep; at most ${MAX_REPLY_DEPTH} are accepted` });
+  });
+
+  it('accepts arguments nested up to the limit', () => {
+    const text = JSON.stringify({ ...valid, Function: 'some_tool', Args: { data: 'PLACEHOLDER' } }).replace('"PLACEHOLDER"', nested(MAX_REPLY_DEPTH - 2));
+    expect(parseModelReply(text, AppAgentReply)).toMatchObject({ ok: true });
   });
 });
