@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { InteractionStore } from '../memory/interaction-store';
 import { MAX_FORM_SPEC_BYTES, type FormView, type HostEvent } from '../protocol';
 import type { FormService } from '../agents/runtime';
+import { CommandError } from './command-error';
 import { InteractionCancelled } from './interaction-broker';
 
 /** What a model may put in `Form`: a JSON Schema object and a UI schema; checked before anyone sees it. */
@@ -25,8 +26,8 @@ const UNSAFE_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
 /** Sets a value at a JSONForms path ("a.b.0.c" or "/a/b"), refusing prototype keys. */
 export function setAtPath(data: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
   const keys = path.replace(/^#?\//, '').split(/[./]/).filter(Boolean);
-  if (!keys.length) throw new Error('the form event has no path');
-  if (keys.some((key) => UNSAFE_KEYS.has(key))) throw new Error(`refused form path '${path}'`);
+  if (!keys.length) throw new CommandError('bad_message', 'the form event has no path');
+  if (keys.some((key) => UNSAFE_KEYS.has(key))) throw new CommandError('bad_message', `refused form path '${path}'`);
   const root: Record<string, unknown> = structuredClone(data);
   let node: Record<string, unknown> = root;
   for (const key of keys.slice(0, -1)) {
@@ -128,14 +129,15 @@ export class SessionForms implements FormService {
   /** A user's change (path/value) or button press (action) from the UI. */
   handleEvent(formId: string, path: string, value: unknown, action: string | null): void {
     const form = [...this.byAgent.values()].find((candidate) => candidate.formId === formId);
-    if (!form) throw new Error('that form is closed or unknown');
+    if (!form) throw new CommandError('conflict', 'that form is closed or unknown');
     let current = form;
     if (path) {
       current = { ...form, data: setAtPath(form.data, path, value) };
       // A form the UI refuses to show has no buttons left, and the agent would wait on it for ever.
       const bytes = formBytes(current);
       if (bytes > MAX_FORM_SPEC_BYTES) {
-        throw new Error(
+        throw new CommandError(
+          'bad_message',
           `that value is too large: the form would be ${kilobytes(bytes)}, and at most ${kilobytes(MAX_FORM_SPEC_BYTES)} can be shown; the change was not saved`,
         );
       }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { InteractionStore } from '../memory/interaction-store';
 import type { HostEvent, Interaction } from '../protocol';
+import { CommandError } from './command-error';
 
 export type InteractionResponse =
   | { kind: 'answers'; answers: string[] }
@@ -74,16 +75,16 @@ export class InteractionBroker {
   respond(sessionId: string, interactionId: string, response: InteractionResponse): void {
     const waiting = this.waiting.get(interactionId);
     if (!waiting || waiting.interaction.sessionId !== sessionId) {
-      throw new Error('nothing is waiting for that answer (it was already answered or cancelled)');
+      throw new CommandError('conflict', 'nothing is waiting for that answer (it was already answered or cancelled)');
     }
     const { interaction } = waiting;
     if (interaction.kind === 'questions') {
-      if (response.kind !== 'answers') throw new Error('this interaction expects answers');
+      if (response.kind !== 'answers') throw new CommandError('bad_message', 'this interaction expects answers');
       if (response.answers.length !== interaction.questions.length || response.answers.some((answer) => !answer.trim())) {
-        throw new Error(`answer all ${interaction.questions.length} question(s)`);
+        throw new CommandError('bad_message', `answer all ${interaction.questions.length} question(s)`);
       }
     } else if (response.kind !== 'decision') {
-      throw new Error('this interaction expects Approve or Reject');
+      throw new CommandError('bad_message', 'this interaction expects Approve or Reject');
     }
     this.waiting.delete(interactionId);
     this.settle(interaction, response);

@@ -18,16 +18,10 @@ import {
   type SessionView,
 } from '../protocol';
 import { ActiveSession, type RunOutcome, type SessionDeps } from './active-session';
+import { CommandError } from './command-error';
 import type { InteractionBroker } from './interaction-broker';
 
-export class CommandError extends Error {
-  constructor(
-    readonly code: 'not_found' | 'conflict' | 'unavailable' | 'bad_message',
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { CommandError };
 
 /** Settings commands are answered by the host's settings module (it knows where secrets live). */
 export interface SettingsHandler {
@@ -168,11 +162,7 @@ export class SessionService {
       case 'form.event': {
         const live = this.active.get(command.sessionId);
         if (!live) throw new CommandError('not_found', 'that session has no open forms');
-        try {
-          live.forms.handleEvent(command.formId, command.path, command.value, command.action);
-        } catch (error) {
-          throw new CommandError('conflict', (error as Error).message);
-        }
+        live.forms.handleEvent(command.formId, command.path, command.value, command.action);
         return {};
       }
       case 'settings.get':
@@ -223,11 +213,7 @@ export class SessionService {
   }
 
   private respond(sessionId: string, interactionId: string, response: Parameters<InteractionBroker['respond']>[2]): Record<string, never> {
-    try {
-      this.deps.broker.respond(sessionId, interactionId, response);
-    } catch (error) {
-      throw new CommandError('conflict', (error as Error).message);
-    }
+    this.deps.broker.respond(sessionId, interactionId, response);
     return {};
   }
 

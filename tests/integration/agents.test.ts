@@ -105,12 +105,12 @@ describe('questions and approvals', () => {
     expect(question).toMatchObject({ kind: 'questions', questions: ['Which file?'] });
     expect(harness.host.store.getSession((start as { result: { session: { id: string } } }).result.session.id)?.status).toBe('waiting');
     const wrong = await harness.host.endpoint.handle({ type: 'interaction.answer', id: 'a0', sessionId: question.sessionId, interactionId: question.id, answers: ['', ''] });
-    expect(wrong).toMatchObject({ ok: false, error: { message: 'answer all 1 question(s)' } });
+    expect(wrong).toMatchObject({ ok: false, error: { code: 'bad_message', message: 'answer all 1 question(s)' } });
     const answer = await harness.host.endpoint.handle({ type: 'interaction.answer', id: 'a1', sessionId: question.sessionId, interactionId: question.id, answers: ['report.pdf'] });
     expect(answer).toMatchObject({ ok: true });
     expect(await harness.host.sessions.running).toMatchObject({ status: 'finished' });
     const again = await harness.host.endpoint.handle({ type: 'interaction.answer', id: 'a2', sessionId: question.sessionId, interactionId: question.id, answers: ['x'] });
-    expect(again).toMatchObject({ ok: false });
+    expect(again).toMatchObject({ ok: false, error: { code: 'conflict' } });
     // A new session carries the answer over from the Q&A store.
     await runRequest(harness.host, 'another request');
     harness.model.assertDone();

@@ -82,6 +82,6 @@ describe('rounds: a follow-up starts clean', () => {
     const detail = await host.endpoint.handle({ type: 'session.open', id: 'o', sessionId });
     expect(detail).toMatchObject({ ok: true, result: { forms: [{ formId, state: 'closed' }] } });
     const late = await host.endpoint.handle({ type: 'form.event', id: 'g', sessionId, formId, path: 'name', value: 'Ada', action: 'Send' });
-    expect(late).toMatchObject({ ok: false, error: { message: expect.stringMatching(/closed/) } });
+    expect(late).toMatchObject({ ok: false, error: { code: 'conflict', message: expect.stringMatching(/closed/) } });
   });
 });

@@ -111,7 +111,11 @@ describe('form.event over the protocol: a too large edit', () => {
     if (!opened) throw new Error('no form');
 
     const reply = await host.endpoint.handle({ type: 'form.event', id: 'edit', sessionId, formId: opened.formId, path: 'note', value: TOO_LONG, action: null });
-    expect(reply).toMatchObject({ type: 'reply', id: 'edit', ok: false, error: { code: 'conflict', message: expect.stringMatching(/too large/) } });
+    expect(reply).toMatchObject({ type: 'reply', id: 'edit', ok: false, error: { code: 'bad_message', message: expect.stringMatching(/too large/) } });
+    const prototypePath = await host.endpoint.handle({ type: 'form.event', id: 'proto', sessionId, formId: opened.formId, path: 'a.__proto__.b', value: 1, action: null });
+    expect(prototypePath).toMatchObject({ ok: false, error: { code: 'bad_message', message: "refused form path 'a.__proto__.b'" } });
+    const unknown = await host.endpoint.handle({ type: 'form.event', id: 'other', sessionId, formId: 'no-such-form', path: 'note', value: 'x', action: null });
+    expect(unknown).toMatchObject({ ok: false, error: { code: 'conflict', message: 'that form is closed or unknown' } });
     expect(formUpdates()).toHaveLength(1);
     const detail = await host.endpoint.handle({ type: 'session.open', id: 'open', sessionId });
     expect(detail).toMatchObject({ ok: true, result: { forms: [{ formId: opened.formId, data: { note: 'short' } }] } });
