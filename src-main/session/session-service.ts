@@ -45,6 +45,8 @@ export class SessionService {
   private readonly listeners = new Set<Listener>();
   private readonly active = new Map<string, ActiveSession>();
   private runningSession: ActiveSession | null = null;
+  /** Set by shutdown: no round may start while the device and the database are being closed. */
+  private closing = false;
   private readonly sessionDeps: SessionDeps;
 
   constructor(private readonly deps: SessionServiceDeps) {
@@ -73,6 +75,7 @@ export class SessionService {
   }
 
   async shutdown(): Promise<void> {
+    this.closing = true;
     const session = this.runningSession;
     session?.stop();
     await session?.running;
@@ -186,6 +189,7 @@ export class SessionService {
   }
 
   private ensureIdle(): void {
+    if (this.closing) throw new CommandError('unavailable', 'Deskhand is shutting down: no new run can start');
     if (this.runningSession) throw new CommandError('conflict', 'a session is already running: stop it or wait until it ends');
   }
 

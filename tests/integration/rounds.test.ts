@@ -84,4 +84,21 @@ describe('rounds: a follow-up starts clean', () => {
     const late = await host.endpoint.handle({ type: 'form.event', id: 'g', sessionId, formId, path: 'name', value: 'Ada', action: 'Send' });
     expect(late).toMatchObject({ ok: false, error: { code: 'conflict', message: expect.stringMatching(/closed/) } });
   });
+
+  it('no round starts while the host shuts down', async () => {
+    harness = await startHostHarness({
+      name: 'closing',
+      steps: [{ ...app({ Function: '', Status: 'FINISH', Comment: 'first' }), delayMs: 400 }],
+    });
+    const { host } = harness;
+    const start = await host.endpoint.handle({ type: 'session.start', id: 's', request: 'first', mode: 'shell' });
+    expect(start).toMatchObject({ ok: true });
+    const current = harness;
+    await until(() => current.model.requests.length === 1, 'the model request');
+    const closing = host.close();
+    const late = await host.endpoint.handle({ type: 'session.start', id: 't', request: 'second', mode: 'shell' });
+    expect(late).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringMatching(/shutting down/) } });
+    expect(host.store.listSessions().map((session) => session.request)).toEqual(['first']);
+    await closing;
+  });
 });
