@@ -142,8 +142,9 @@ export class ActiveSession {
     resumed: boolean,
   ): Promise<RunOutcome> {
     const { config } = this.deps;
-    const runtime = this.runtime(round, request, signal, models, await this.deps.tools());
-    const firstIndex = this.nextIndex;
+    // Starting the device client can take seconds: Stop must not wait for it.
+    const runtime = this.runtime(round, request, signal, models, await untilAborted(this.deps.tools(), signal));
+    const firstIndex = resumed ? this.firstStepOfInterruptedRequest(round) : this.nextIndex;
     let agent = this.root;
     if (agent instanceof ShellAgent) agent.assign(request);
     agent.beginRound();
@@ -184,6 +185,17 @@ export class ActiveSession {
       // An action still waiting for a decision nobody was asked for (Stop, a step limit) never runs.
       agent.abandonHeld(runtime, 'not run: the round ended before it was decided');
     }
+  }
+
+  /**
+   * Where the steps of a resumed request began: in the round(s) a crash cut off, so that resuming does
+   * not hand the request a fresh step budget.
+   */
+  private firstStepOfInterruptedRequest(round: number): number {
+    const status = new Map(this.deps.store.rounds(this.sessionId).map((row) => [row.idx, row.status]));
+    let first = round;
+    while (first > 0 && status.get(first - 1) === 'interrupted') first--;
+    return this.deps.store.steps(this.sessionId).find((step) => step.round >= first)?.index ?? this.nextIndex;
   }
 
   private subtaskRecord(agent: BasicAgent): SubtaskRecord {
@@ -265,4 +277,14 @@ export class ActiveSession {
     this.deps.emit({ kind: 'session.updated', session: this.deps.store.requireSession(this.sessionId) });
     return view;
   }
+}
+
+/** `work`'s result, or StepAborted as soon as `signal` is aborted (the work itself goes on unawaited). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new StepAborted());
+  return new Promise<T>((resolve, reject) => {
+    const abort = (): void => reject(new StepAborted());
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
 }

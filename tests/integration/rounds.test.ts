@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { followUp, replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
 
@@ -100,5 +102,50 @@ describe('rounds: a follow-up starts clean', () => {
     expect(late).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringMatching(/shutting down/) } });
     expect(host.store.listSessions().map((session) => session.request)).toEqual(['first']);
     await closing;
+  });
+
+  it('Stop while the device client is still starting ends the round at once', async () => {
+    harness = await startHostHarness(
+      { name: 'slow device', steps: [] },
+      { deviceEnv: { DESKHAND_FAKE_DEVICE_START_DELAY_MS: '5000' } },
+    );
+    const { host } = harness;
+    const start = await host.endpoint.handle({ type: 'session.start', id: 's', request: 'anything', mode: 'shell' });
+    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
+    await new Promise((done) => setTimeout(done, 300));
+    const stoppedAt = Date.now();
+    expect(await host.endpoint.handle({ type: 'session.stop', id: 'x', sessionId })).toMatchObject({ ok: true });
+    expect(await host.sessions.running).toMatchObject({ status: 'stopped' });
+    // Not the 5 s the device takes to start; generous for a loaded machine.
+    expect(Date.now() - stoppedAt).toBeLessThan(2_500);
+    expect(harness.model.requests).toHaveLength(0);
+  });
+
+  it('a resumed request keeps the steps it used before the crash against its step limit', async () => {
+    const wait = app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' });
+    const delegate = replies.hostTo('xterm', 'keep waiting');
+    harness = await startHostHarness(
+      { name: 'budget across a crash', steps: [delegate, wait, wait, { ...wait, delayMs: 3_000 }, delegate, wait, wait, wait, wait] },
+      { config: { limits: { maxStepsPerRound: 5 } } },
+    );
+    const start = await harness.host.endpoint.handle({ type: 'session.start', id: 's', request: 'keep waiting' });
+    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
+    const current = harness;
+    await until(() => current.model.requests.length === 4, 'the fourth model request');
+    expect(harness.host.store.steps(sessionId)).toHaveLength(3);
+    // A crash in the middle of the round: the database as a killed host leaves it.
+    await harness.host.close();
+    const db = new Database(join(harness.dataDir, 'deskhand.sqlite'));
+    db.prepare(`UPDATE sessions SET status = 'running'`).run();
+    db.prepare(`UPDATE rounds SET status = 'running', result = NULL, ended_at = NULL`).run();
+    db.close();
+    const host = await harness.restart();
+    expect(host.store.getSession(sessionId)?.status).toBe('interrupted');
+
+    expect(await host.endpoint.handle({ type: 'session.resume', id: 'r', sessionId })).toMatchObject({ ok: true });
+    expect(await host.sessions.running).toEqual({ status: 'failed', result: 'Reached the limit of 5 steps for one request' });
+    // Three before the crash, then the note that it was cut off and the host's next step: five in all.
+    expect(host.store.steps(sessionId).map((step) => step.actionText)).toHaveLength(5);
+    expect(host.store.steps(sessionId)[3]).toMatchObject({ actionText: 'Resumed after an interruption', round: 1 });
   });
 });

@@ -116,4 +116,6 @@ server.registerTool('execute_command', { description: 'Run a shell command', inp
   return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result, isError: false };
 });
 
+// DESKHAND_FAKE_DEVICE_START_DELAY_MS: a device client slow to start (a cold disk, a slow X server).
+await new Promise((resolve) => setTimeout(resolve, Number(process.env.DESKHAND_FAKE_DEVICE_START_DELAY_MS ?? 0)));
 await server.connect(new StdioServerTransport());
