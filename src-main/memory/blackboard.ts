@@ -93,32 +93,37 @@ export class Blackboard {
   }
 
   /**
-   * The `[Blackboard:]` part of a prompt within a size budget: all Q&A pairs and requests (short, and
-   * what the user said matters most), then the newest trajectory records that fit. The prompt at step
-   * 200 is therefore no bigger than at step 20.
+   * The `[Blackboard:]` part of a prompt within a size budget, filled in order of what matters most:
+   * the requests, then the Q&A pairs (what the user said), then the newest trajectory records, then the
+   * saved screenshots, the newest of each that fit. The prompt at step 200 is therefore no bigger than
+   * at step 20, however many questions were asked.
    */
   toPrompt(options: BlackboardPromptOptions): BlackboardPrompt {
-    const sections: string[] = [];
-    const questions = this.questions.lastK(20).map((item) => `- Q: ${oneLine(item.get('question'), 300)} A: ${oneLine(item.get('answer'), 300)}`);
-    if (questions.length) sections.push(`Questions and answers:\n${questions.join('\n')}`);
-    const requests = this.requests.lastK(10).map((item, index) => `${index + 1}. ${oneLine(item.get('request') ?? item.get('text'), 400)}`);
-    if (requests.length) sections.push(`Requests so far:\n${requests.join('\n')}`);
-
-    let used = sections.join('\n\n').length;
+    const room = { left: options.budgetChars - '[Blackboard:]\n'.length };
+    const requestItems = this.requests.lastK(10);
+    const firstRequest = this.requests.length - requestItems.length;
+    const requests = newestThatFit(room, 'Requests so far', requestItems.length, (i) =>
+      `${firstRequest + i + 1}. ${oneLine(requestItems[i]?.get('request') ?? requestItems[i]?.get('text'), 400)}`,
+    );
+    const questionItems = this.questions.lastK(20);
+    const questions = newestThatFit(room, 'Questions and answers', questionItems.length, (i) =>
+      `- Q: ${oneLine(questionItems[i]?.get('question'), 300)} A: ${oneLine(questionItems[i]?.get('answer'), 300)}`,
+    );
     const records = options.skipTrajectory ? this.trajectories.all().filter((item) => !options.skipTrajectory?.(item)) : this.trajectories.all();
-    const kept: string[] = [];
-    for (let i = records.length - 1; i >= 0; i--) {
-      const line = `- ${oneLine((records[i] as MemoryItem).pick(options.historyKeys), 500)}`;
-      if (used + line.length + 1 > options.budgetChars) break;
-      kept.unshift(line);
-      used += line.length + 1;
-    }
-    const omitted = records.length - kept.length;
-    if (kept.length) {
-      sections.push(`Trajectory${omitted ? ` (${omitted} older records left out)` : ''}:\n${kept.join('\n')}`);
-    }
+    const trajectory = newestThatFit(room, 'Trajectory (NNNNN older records left out)', records.length, (i) =>
+      `- ${oneLine((records[i] as MemoryItem).pick(options.historyKeys), 500)}`,
+    );
+    const savedItems = this.screenshots.lastK(5);
+    const saved = newestThatFit(room, 'Saved screenshots', savedItems.length, (i) => {
+      const item = savedItems[i] as MemoryItem;
+      return `- ${oneLine(item.get('reason'), 200)}${item.step === null ? '' : ` (step ${item.step + 1})`}`;
+    });
 
-    const saved = this.screenshots.lastK(5).map((item) => `- ${oneLine(item.get('reason'), 200)}${item.step === null ? '' : ` (step ${item.step + 1})`}`);
+    const sections: string[] = [];
+    if (questions.length) sections.push(`Questions and answers:\n${questions.join('\n')}`);
+    if (requests.length) sections.push(`Requests so far:\n${requests.join('\n')}`);
+    const omitted = records.length - trajectory.length;
+    if (trajectory.length) sections.push(`Trajectory${omitted ? ` (${omitted} older records left out)` : ''}:\n${trajectory.join('\n')}`);
     if (saved.length) sections.push(`Saved screenshots:\n${saved.join('\n')}`);
     const images = this.screenshots
       .lastK(options.maxImages)
@@ -127,4 +132,21 @@ export class Blackboard {
 
     return { text: sections.length ? `[Blackboard:]\n${sections.join('\n\n')}` : '', images, omitted };
   }
+}
+
+/**
+ * The newest of `count` lines (made by `lineAt`, oldest first) that fit in what is left of the budget,
+ * in their order; a section header and its separator count once, when a line is kept.
+ */
+function newestThatFit(room: { left: number }, header: string, count: number, lineAt: (index: number) => string): string[] {
+  const kept: string[] = [];
+  const overhead = header.length + 4;
+  for (let i = count - 1; i >= 0; i--) {
+    const line = lineAt(i);
+    const cost = line.length + 1 + (kept.length ? 0 : overhead);
+    if (cost > room.left) break;
+    kept.unshift(line);
+    room.left -= cost;
+  }
+  return kept;
 }
