@@ -40,7 +40,7 @@ export function AgentFormCard({ form }: { form: FormView }) {
   const hostData = useRef(JSON.stringify(form.data));
   const pending = useRef(new Map<string, unknown>());
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  const { onInputCapture, settle } = useSettledInput();
+  const { onInputCapture, changed, settle } = useSettledInput();
 
   const flush = useCallback(() => {
     if (timer.current !== null) clearTimeout(timer.current);
@@ -70,6 +70,7 @@ export function AgentFormCard({ form }: { form: FormView }) {
   useEffect(() => flush, [flush]);
 
   const onChange = (next: Record<string, unknown>): void => {
+    changed();
     setData(next);
     if (closed) return;
     const changes = valueChanges(known.current, next);

@@ -21,7 +21,7 @@ export function QuestionsCard({ interaction }: { interaction: QuestionsInteracti
   const ajv = useMemo(createFormsAjv, []);
   const [data, setData] = useState<Record<string, unknown>>({});
   const latest = useRef<Record<string, unknown>>({});
-  const { onInputCapture, settle } = useSettledInput();
+  const { onInputCapture, changed, settle } = useSettledInput();
   const [showErrors, setShowErrors] = useState(false);
   const [state, setState] = useState<'editing' | 'sending' | 'sent'>('editing');
   const titleId = `questions-${interaction.id}`;
@@ -62,6 +62,7 @@ export function QuestionsCard({ interaction }: { interaction: QuestionsInteracti
             validationMode={showErrors ? 'ValidateAndShow' : 'ValidateAndHide'}
             onChange={({ data: next }) => {
               latest.current = (next ?? {}) as Record<string, unknown>;
+              changed();
               setData(latest.current);
             }}
           />

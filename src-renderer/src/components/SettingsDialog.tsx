@@ -37,7 +37,7 @@ function SettingsForm({ view, onSaved, onClose }: { view: SettingsView; onSaved(
   const [saving, setSaving] = useState(false);
   /** What the form holds now (read after the inputs settle, not from a stale render). */
   const latest = useRef<{ data: Record<string, unknown>; errors: SchemaError[] }>({ data: view.values, errors: [] });
-  const { onInputCapture, settle } = useSettledInput();
+  const { onInputCapture, changed, settle } = useSettledInput();
 
   const save = async (): Promise<void> => {
     setSaving(true);
@@ -70,28 +70,32 @@ function SettingsForm({ view, onSaved, onClose }: { view: SettingsView; onSaved(
 
   return (
     <>
-      <DialogContent dividers onInputCapture={onInputCapture}>
+      <DialogContent dividers>
         {refusal && (
           <Alert severity="error" sx={{ mb: 2 }} role="alert">
             {refusal}
           </Alert>
         )}
-        <JsonForms
-          schema={shownSchema}
-          uischema={uischema}
-          data={data}
-          renderers={formRenderers}
-          cells={formCells}
-          ajv={ajv}
-          validationMode={showErrors ? 'ValidateAndShow' : 'ValidateAndHide'}
-          additionalErrors={hostErrors as never}
-          onChange={({ data: next, errors: found }) => {
-            latest.current = { data: (next ?? {}) as Record<string, unknown>, errors: (found ?? []) as unknown as SchemaError[] };
-            setData(latest.current.data);
-            // Editing a refused field takes the host's complaint away; a new Save will tell.
-            if (hostErrors.length > 0 && JSON.stringify(next) !== JSON.stringify(data)) setHostErrors([]);
-          }}
-        />
+        {/* Only the JSONForms inputs are debounced: typing an API key below must not hold Save back. */}
+        <Box onInputCapture={onInputCapture}>
+          <JsonForms
+            schema={shownSchema}
+            uischema={uischema}
+            data={data}
+            renderers={formRenderers}
+            cells={formCells}
+            ajv={ajv}
+            validationMode={showErrors ? 'ValidateAndShow' : 'ValidateAndHide'}
+            additionalErrors={hostErrors as never}
+            onChange={({ data: next, errors: found }) => {
+              changed();
+              latest.current = { data: (next ?? {}) as Record<string, unknown>, errors: (found ?? []) as unknown as SchemaError[] };
+              setData(latest.current.data);
+              // Editing a refused field takes the host's complaint away; a new Save will tell.
+              if (hostErrors.length > 0 && JSON.stringify(next) !== JSON.stringify(data)) setHostErrors([]);
+            }}
+          />
+        </Box>
         <ApiKeyFields
           secrets={view.secrets}
           typed={typed}
