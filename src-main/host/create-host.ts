@@ -24,6 +24,7 @@ import { SessionService, type SettingsHandler } from '../session/session-service
 import { apiKeyFromEnv, NO_MODEL_MESSAGE, type DeskhandConfig, type ModelProfile } from './config';
 import { appRoot, promptsDir, runningFromBuild } from './paths';
 import { ProtocolEndpoint } from './protocol-endpoint';
+import { recoverInterrupted } from './recover-interrupted';
 
 export interface HostOptions {
   dataDir: string;
@@ -86,11 +87,7 @@ export function createHost(options: HostOptions): Host {
   const store = new SessionStore(db, config.limits.maxStepsPerRound, scrub);
   const interactions = new InteractionStore(db, scrub);
   const audit = new AuditStore(db);
-  const interrupted = store.markUnfinishedInterrupted();
-  for (const sessionId of interrupted) {
-    interactions.cancelOpen(sessionId);
-    interactions.closeOpenForms(sessionId);
-  }
+  const interrupted = recoverInterrupted(store, interactions, { record: (entry) => audit.record(scrub(entry)) });
   const screenshots = new ScreenshotFiles(dataDir);
   const device = new DeviceConnection({
     launch:

@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import type { AuditEntry } from '../commands/audit-store';
+import { isToolName } from '../device/contract';
+import type { InteractionStore } from '../memory/interaction-store';
+import type { SessionStore } from '../memory/session-store';
+
+/** What a held action that a crash left undecided is audited as. */
+export const NOT_RUN_AT_CRASH = 'not run: Deskhand stopped (closed or crashed) before it was approved or rejected';
+
+/**
+ * At start-up, what a crash or kill left behind: sessions and rounds still marked as running become
+ * interrupted (resumable), their questions and approvals are cancelled, their agent forms closed, and
+ * every action that was waiting for approval is audited as never run, as it would have been had the
+ * round ended normally. Returns the interrupted sessions.
+ */
+export function recoverInterrupted(
+  store: SessionStore,
+  interactions: InteractionStore,
+  audit: { record(entry: AuditEntry): void },
+): string[] {
+  const interrupted = store.markUnfinishedInterrupted();
+  for (const sessionId of interrupted) {
+    const now = Date.now();
+    for (const held of interactions.open(sessionId)) {
+      if (held.kind !== 'confirm') continue;
+      for (const action of held.actions) {
+        audit.record({
+          callId: randomUUID(),
+          sessionId,
+          stepIdx: null,
+          agent: held.agent,
+          tool: action.function,
+          toolType: 'action',
+          server: isToolName(action.function) ? 'device' : (action.function.split('.')[0] ?? 'external'),
+          args: action.args,
+          decision: 'rejected',
+          approvedBy: null,
+          reasons: held.reasons,
+          status: 'skipped',
+          result: null,
+          error: NOT_RUN_AT_CRASH,
+          requestedAt: now,
+          durationMs: 0,
+        });
+      }
+    }
+    interactions.cancelOpen(sessionId);
+    interactions.closeOpenForms(sessionId);
+  }
+  return interrupted;
+}

@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DeskhandConfig } from '../../src-main/host/config';
+import { createHost, type Host } from '../../src-main/host/create-host';
+import { NOT_RUN_AT_CRASH } from '../../src-main/host/recover-interrupted';
+import { openDatabase } from '../../src-main/memory/database';
+import { InteractionStore } from '../../src-main/memory/interaction-store';
+import { SessionStore } from '../../src-main/memory/session-store';
+import { fakeDeviceLaunch } from '../support/host-harness';
+
+/** A host opened on the database a crash left: what was waiting for the user is settled and accounted for. */
+
+let dataDir = '';
+let host: Host | null = null;
+afterEach(async () => {
+  await host?.close();
+  host = null;
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+function openHost(): Host {
+  const config = DeskhandConfig.parse({ models: { host: { baseUrl: 'http://127.0.0.1:9/v1', model: 'scripted' } } });
+  return createHost({ dataDir, config, env: { ...process.env, OPENAI_API_KEY: 'test-key' }, deviceLaunch: fakeDeviceLaunch({}) });
+}
+
+describe('start-up after a crash', () => {
+  it('audits each action that was waiting for approval as never run, and cancels the approval', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'deskhand-crash-'));
+    // The state a kill during an approval leaves: the session running, the approval open, nothing audited.
+    const db = openDatabase(join(dataDir, 'deskhand.sqlite'));
+    const sessions = new SessionStore(db);
+    const session = sessions.createSession('clean up', 'shell');
+    sessions.startRound(session.id, 'clean up');
+    new InteractionStore(db).save({
+      kind: 'confirm',
+      id: 'held-1',
+      sessionId: session.id,
+      agent: 'ShellAgent',
+      actionText: "Run 'rm -rf build/'",
+      actions: [{ function: 'execute_command', args: { command: 'rm -rf build/' } }],
+      target: null,
+      reasons: ['rule: destructive shell command (rm -rf)'],
+      screenshot: null,
+    });
+    db.close();
+
+    host = openHost();
+    expect(host.interrupted).toEqual([session.id]);
+    expect(host.audit.list(session.id)).toMatchObject([
+      {
+        tool: 'execute_command',
+        args: { command: 'rm -rf build/' },
+        agent: 'ShellAgent',
+        decision: 'rejected',
+        approvedBy: null,
+        status: 'skipped',
+        error: NOT_RUN_AT_CRASH,
+        reasons: ['rule: destructive shell command (rm -rf)'],
+      },
+    ]);
+    const detail = await host.endpoint.handle({ type: 'session.open', id: 'o', sessionId: session.id });
+    expect(detail).toMatchObject({ ok: true, result: { session: { status: 'interrupted' }, interactions: [] } });
+
+    // Opened again, nothing is audited twice: the approval is no longer open.
+    await host.close();
+    host = openHost();
+    expect(host.interrupted).toEqual([]);
+    expect(host.audit.list(session.id)).toHaveLength(1);
+  });
+});
