@@ -34,7 +34,9 @@ async function main(argv: string[]): Promise<number> {
     const sessionId = host.sessions.runningSessionId;
     if (stopping || !sessionId) process.exit(130);
     stopping = true;
-    void host.sessions.handle({ type: 'session.stop', id: 'cli-stop', sessionId });
+    host.sessions
+      .handle({ type: 'session.stop', id: 'cli-stop', sessionId })
+      .catch((error: unknown) => console.error(`deskhand: could not stop the run: ${error instanceof Error ? error.message : String(error)}`));
   };
   process.on('SIGINT', stopOnSignal);
   try {

@@ -38,7 +38,13 @@ async function main(): Promise<void> {
   const shutdown = (): void => {
     if (closing) return;
     closing = true;
-    void Promise.all([server.close(), host.close()]).finally(() => process.exit(0));
+    Promise.all([server.close(), host.close()]).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`[deskhand] closing failed: ${error instanceof Error ? error.message : String(error)}`);
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
