@@ -38,7 +38,7 @@ const HOSTILE: Array<[name: string, content: string, error: RegExp]> = [
   ['CONTINUE without an action', json({ Function: '', Status: 'CONTINUE' }), /needs an action/],
   ['too many actions', json({ Function: '', Status: 'CONTINUE', Actions: Array.from({ length: 21 }, () => ({ Function: 'wait', Args: { seconds: 0 } })) }), /Actions/],
   ['a bad action in a sequence', json({ Function: '', Status: 'CONTINUE', Actions: [{ Function: 'wait', Args: { seconds: 0 } }, { Function: 'rm', Args: {} }] }), /action 2: unknown tool 'rm'/],
-  ['deeply nested', `{"a":${'['.repeat(3000)}${']'.repeat(3000)}}`, /Thought|nrecognized/],
+  ['deeply nested', `{"a":${'['.repeat(3000)}${']'.repeat(3000)}}`, /nests 3001 levels deep; at most 32/],
   ['plan as a number', json({ Function: '', Status: 'FINISH', Plan: 123 }), /Plan/],
   ['SaveScreenshot as a word', json({ Function: '', Status: 'FINISH', SaveScreenshot: 'yes' }), /SaveScreenshot/],
   ['a form that is not an object form', json({ Function: '', Status: 'PENDING', Questions: ['q'], Form: { schema: { type: 'array' } } }), /invalid form spec/],
