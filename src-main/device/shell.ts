@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
+import { unlessAborted } from './abort';
 import type { CommandOutput } from './contract';
 import { hasCommand } from './exec';
 import { deviceEnv } from './launch';
@@ -316,7 +317,10 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
     args = ['-NoLogo', '-NoProfile', '-NonInteractive', '-ExecutionPolicy', 'Bypass', '-Command', options.command];
   } else {
     file = await posixShell();
-    env = childEnv(withLogin(base, await loginEnvironment(file, base)));
+    // The first probe of the login environment can take seconds: a cancel must not wait for it.
+    const login = await unlessAborted(loginEnvironment(file, base), options.signal).catch(() => null);
+    if (!login) throw new ShellError('cancelled before it started');
+    env = childEnv(withLogin(base, login));
     args = ['-c', options.command];
   }
   if (platform === 'linux' && (await hasCommand('timeout'))) {
@@ -326,6 +330,8 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
     args = ['--kill-after=2', `${hardLimitS}s`, file, ...args];
     file = 'timeout';
   }
+  // Each await above gave a cancel its chance; a cancelled command must not start after all.
+  if (options.signal?.aborted) throw new ShellError('cancelled before it started');
 
   const started = performance.now();
   return new Promise<ShellRunResult>((resolvePromise, reject) => {

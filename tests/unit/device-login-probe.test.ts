@@ -71,4 +71,19 @@ describe('login environment probe', () => {
     expect(await loginEnvironment('bash', { PATH: process.env.PATH, HOME: home }, 5_000)).toEqual({});
     expect(Date.now() - started).toBeLessThan(4_000);
   });
+
+  it('a command cancelled while the probe is still running never starts, and the cancel does not wait for the probe', async () => {
+    const home = await homeWith('slow', 'sleep 3\nexport FROM_PROFILE=yes\n');
+    const marker = join(home, 'ran.txt');
+    const cancel = new AbortController();
+    setTimeout(() => cancel.abort(), 200);
+    const started = Date.now();
+    await expect(
+      runShellCommand({ command: `touch ${marker}`, timeoutMs: 10_000, env: { PATH: process.env.PATH, HOME: home }, signal: cancel.signal }),
+    ).rejects.toThrow(/cancelled before it started/);
+    expect(Date.now() - started).toBeLessThan(1_500);
+    // Long after the probe has ended, the command has still not run.
+    await new Promise((done) => setTimeout(done, 3_500));
+    await expect(readFile(marker, 'utf8')).rejects.toThrow(/ENOENT/);
+  });
 });
