@@ -142,15 +142,17 @@ export class ActiveSession {
     resumed: boolean,
   ): Promise<RunOutcome> {
     const { config } = this.deps;
+    const firstIndex = resumed ? this.firstStepOfInterruptedRequest(round) : this.nextIndex;
+    // On the blackboard at once, so that a crash or a Stop while the device client starts keeps it. A
+    // resumed request is there already, unless the crash came that early.
+    if (!resumed || this.blackboard.requests.all().at(-1)?.get('request') !== request) this.blackboard.addRequest(request);
     // Starting the device client can take seconds: Stop must not wait for it.
     const runtime = this.runtime(round, request, signal, models, await untilAborted(this.deps.tools(), signal));
-    const firstIndex = resumed ? this.firstStepOfInterruptedRequest(round) : this.nextIndex;
     let agent = this.root;
     if (agent instanceof ShellAgent) agent.assign(request);
     agent.beginRound();
-    // A resumed request is already on the blackboard; what it needs is the word that it was cut off.
+    // What a resumed request needs is the word that it was cut off.
     if (resumed) agent.noteInterruption(runtime);
-    else this.blackboard.addRequest(request);
     let state = agent.states.get('CONTINUE');
     try {
       for (;;) {

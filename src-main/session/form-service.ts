@@ -56,7 +56,8 @@ interface Waiter {
 export class SessionForms implements FormService {
   private readonly byAgent = new Map<string, FormView>();
   private readonly waiters = new Map<string, Waiter>();
-  private readonly pressed = new Map<string, { action: string; data: Record<string, unknown> }>();
+  /** Buttons pressed before the agent waited on their form, by form id. */
+  private readonly pressed = new Map<string, { action: string }>();
   private counter = 0;
 
   constructor(
@@ -85,6 +86,8 @@ export class SessionForms implements FormService {
     };
     const bytes = formBytes(form);
     if (bytes > MAX_FORM_SPEC_BYTES) throw new Error(`the form is ${bytes} bytes with its data; at most ${MAX_FORM_SPEC_BYTES} are accepted`);
+    // A press on what the form was before this update does not answer what it asks now.
+    this.pressed.delete(form.formId);
     this.save(form);
     return form;
   }
@@ -108,7 +111,8 @@ export class SessionForms implements FormService {
     const pressed = this.pressed.get(form.formId);
     if (pressed) {
       this.pressed.delete(form.formId);
-      return Promise.resolve(pressed);
+      // With the data as it is now: edits made after the press count too.
+      return Promise.resolve({ action: pressed.action, data: form.data });
     }
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
@@ -148,7 +152,7 @@ export class SessionForms implements FormService {
       this.waiters.delete(formId);
       // Pressed before the agent got round to waiting on it: kept for when it does (the latest press wins).
       if (waiter) waiter.resolve({ action, data: current.data });
-      else this.pressed.set(formId, { action, data: current.data });
+      else this.pressed.set(formId, { action });
     }
   }
 

@@ -119,6 +119,9 @@ describe('rounds: a follow-up starts clean', () => {
     // Not the 5 s the device takes to start; generous for a loaded machine.
     expect(Date.now() - stoppedAt).toBeLessThan(2_500);
     expect(harness.model.requests).toHaveLength(0);
+    // The request is on the blackboard all the same, for a follow-up to build on.
+    const board = await host.endpoint.handle({ type: 'blackboard.get', id: 'b', sessionId });
+    expect(JSON.stringify(board)).toContain('anything');
   });
 
   it('a resumed request keeps the steps it used before the crash against its step limit', async () => {

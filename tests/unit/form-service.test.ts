@@ -75,6 +75,21 @@ describe('SessionForms: a user edit that would make the form too large to show',
     await expect(forms.waitForAction('AppAgent', new AbortController().signal)).rejects.toThrow(/no open form/);
   });
 
+  it('a press kept for later carries the data as it is when the agent waits, and an update of the form drops it', async () => {
+    forms.handleEvent(form.formId, 'note', 'first', 'Send');
+    forms.handleEvent(form.formId, 'note', 'edited after the press', null);
+    await expect(forms.waitForAction('AppAgent', new AbortController().signal)).resolves.toEqual({ action: 'Send', data: { note: 'edited after the press' } });
+
+    // "Cancel" on a progress form, then the agent replaces it with a question: the old press is no answer.
+    forms.handleEvent(form.formId, '', null, 'Cancel');
+    forms.open('AppAgent', { schema: { type: 'object', properties: { choice: { type: 'string' } } } });
+    const waiting = forms.waitForAction('AppAgent', new AbortController().signal);
+    const settled = await Promise.race([waiting.then(() => 'answered'), new Promise((done) => setTimeout(() => done('still waiting'), 50))]);
+    expect(settled).toBe('still waiting');
+    forms.handleEvent(form.formId, 'choice', 'b', 'Send');
+    await expect(waiting).resolves.toMatchObject({ action: 'Send', data: { choice: 'b' } });
+  });
+
   it('after a crash, the session\'s open forms are closed (no agent is left to read them)', () => {
     store.closeOpenForms('s1');
     expect(store.forms('s1')).toMatchObject([{ formId: form.formId, state: 'closed', data: { note: 'short' } }]);

@@ -70,12 +70,13 @@ export function AgentFormCard({ form }: { form: FormView }) {
   useEffect(() => flush, [flush]);
 
   const onChange = (next: Record<string, unknown>): void => {
-    changed();
     setData(next);
     if (closed) return;
     const changes = valueChanges(known.current, next);
     known.current = next;
+    // The host echoing data back is no keystroke arriving: only the user's own edits settle the input.
     if (changes.length === 0) return;
+    changed();
     setTouched(true);
     for (const change of changes) pending.current.set(change.path, change.value);
     if (timer.current !== null) clearTimeout(timer.current);
