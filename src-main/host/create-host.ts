@@ -22,6 +22,7 @@ import { renderToolDocs } from '../prompter/tool-docs';
 import { InteractionBroker, type AutoResponder } from '../session/interaction-broker';
 import { SessionService, type SettingsHandler } from '../session/session-service';
 import { apiKeyFromEnv, NO_MODEL_MESSAGE, type DeskhandConfig, type ModelProfile } from './config';
+import { lockDataDir } from './data-dir-lock';
 import { appRoot, promptsDir, runningFromBuild } from './paths';
 import { ProtocolEndpoint } from './protocol-endpoint';
 import { recoverInterrupted } from './recover-interrupted';
@@ -83,7 +84,14 @@ export function createHost(options: HostOptions): Host {
       .map(([, value]) => value),
   ]);
   const scrub: Scrub = (value) => scrubber.deep(value);
-  const db: Db = openDatabase(join(dataDir, 'deskhand.sqlite'), { nativeBinding: options.sqliteNativeBinding });
+  const unlock = lockDataDir(dataDir);
+  let db: Db;
+  try {
+    db = openDatabase(join(dataDir, 'deskhand.sqlite'), { nativeBinding: options.sqliteNativeBinding });
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   const store = new SessionStore(db, config.limits.maxStepsPerRound, scrub);
   const interactions = new InteractionStore(db, scrub);
   const audit = new AuditStore(db);
@@ -183,6 +191,7 @@ export function createHost(options: HostOptions): Host {
       await externals?.close();
       await device.close();
       db.close();
+      unlock();
     },
   };
 }

@@ -1,9 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeskhandConfig } from '../../src-main/host/config';
 import { createHost, type Host } from '../../src-main/host/create-host';
+import { DataDirInUseError, LOCK_FILE } from '../../src-main/host/data-dir-lock';
 import { NOT_RUN_AT_CRASH } from '../../src-main/host/recover-interrupted';
 import { openDatabase } from '../../src-main/memory/database';
 import { InteractionStore } from '../../src-main/memory/interaction-store';
@@ -68,5 +70,33 @@ describe('start-up after a crash', () => {
     host = openHost();
     expect(host.interrupted).toEqual([]);
     expect(host.audit.list(session.id)).toHaveLength(1);
+  });
+
+  it('a second Deskhand on the same data folder is refused, and leaves the first one\'s sessions alone', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'deskhand-lock-'));
+    const db = openDatabase(join(dataDir, 'deskhand.sqlite'));
+    const sessions = new SessionStore(db);
+    const session = sessions.createSession('a long job', 'shell');
+    sessions.startRound(session.id, 'a long job');
+    db.close();
+    // Another live process holds the folder (as the desktop app would while it runs).
+    const other = spawn('sleep', ['30']);
+    try {
+      writeFileSync(join(dataDir, LOCK_FILE), String(other.pid));
+      expect(() => openHost()).toThrow(DataDirInUseError);
+      expect(() => openHost()).toThrow(new RegExp(`another Deskhand \\(process ${other.pid}\\) is using the data folder`));
+      const check = openDatabase(join(dataDir, 'deskhand.sqlite'));
+      expect(new SessionStore(check).getSession(session.id)?.status).toBe('running');
+      check.close();
+    } finally {
+      other.kill('SIGKILL');
+      await new Promise((done) => other.once('exit', done));
+    }
+    // Its owner gone (a crash), the lock is taken over, and the session is recovered as interrupted.
+    host = openHost();
+    expect(host.interrupted).toEqual([session.id]);
+    await host.close();
+    host = null;
+    expect(existsSync(join(dataDir, LOCK_FILE)), 'released on close').toBe(false);
   });
 });
