@@ -4,8 +4,9 @@ import type { SafetyDecision } from './safety-policy';
 /**
  * The audit trail (DESIGN.md section 3, Level 3): every command sent to the device client or an
  * external MCP server, with its arguments, the policy's decision and who approved it, the result and
- * timings, in the `audit` table (schema migration 2). One row per command, written after it ran (or
- * was rejected, denied or skipped).
+ * timings, in the `audit` table (schema migrations 2 and 3). One row per command: written as 'running'
+ * before it runs and completed after, so a crash in between leaves it (marked 'unknown' at the next
+ * start); written once for a command rejected, denied or skipped.
  *
  * Secrets never reach the table: argument keys named like a secret (key, api_key, token, secret,
  * password, credential, cookie, authorization, ...; not "keys", the hotkey argument) are stored as
@@ -16,7 +17,19 @@ import type { SafetyDecision } from './safety-policy';
 /** How the command came to run (or not): the policy allowed it, the user approved or rejected it, or
  * the deny list stopped it. */
 export type AuditDecision = 'allowed' | 'approved' | 'rejected' | 'denied';
-export type AuditStatus = 'success' | 'failure' | 'skipped';
+/** 'running': written before the command ran and not completed yet; 'unknown': Deskhand stopped while it ran. */
+export type AuditStatus = 'success' | 'failure' | 'skipped' | 'running' | 'unknown';
+
+/** What a command came to, written to its 'running' row once it is done. */
+export interface AuditOutcome {
+  status: Exclude<AuditStatus, 'running' | 'unknown'>;
+  result: string | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** What a command that was running when Deskhand stopped is completed with at the next start. */
+export const UNFINISHED_AT_CRASH = 'Deskhand stopped (closed or crashed) while this ran: it may or may not have finished';
 
 export interface AuditEntry {
   /** The Command's callId. */
@@ -172,6 +185,8 @@ function fromRow(row: Row): AuditRecord {
 
 export class AuditStore {
   private readonly insert;
+  private readonly complete;
+  private readonly markUnfinished;
   private readonly bySession;
   private readonly bySessionAfter;
 
@@ -182,6 +197,10 @@ export class AuditStore {
        VALUES (@call_id, @session_id, @step_idx, @agent, @tool, @tool_type, @server, @args_json, @decision,
          @approved_by, @reasons_json, @status, @result, @error, @requested_at, @duration_ms)`,
     );
+    this.complete = db.prepare(
+      `UPDATE audit SET status = @status, result = @result, error = @error, duration_ms = @duration_ms WHERE id = @id AND status = 'running'`,
+    );
+    this.markUnfinished = db.prepare(`UPDATE audit SET status = 'unknown', error = @error WHERE status = 'running'`);
     this.bySession = db.prepare('SELECT * FROM audit WHERE session_id = ? ORDER BY id LIMIT ?');
     this.bySessionAfter = db.prepare('SELECT * FROM audit WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?');
   }
@@ -207,6 +226,27 @@ export class AuditStore {
       duration_ms: entry.durationMs ?? 0,
     });
     return Number(info.lastInsertRowid);
+  }
+
+  /** Writes a command's row before it runs, as 'running'; `finish` completes it. Returns the row id. */
+  begin(entry: Omit<AuditEntry, 'status' | 'result' | 'error' | 'durationMs'>): number {
+    return this.record({ ...entry, status: 'running', result: null, error: null, durationMs: 0 });
+  }
+
+  /** Completes a row `begin` wrote with what the command came to. */
+  finish(id: number, outcome: AuditOutcome): void {
+    this.complete.run({
+      id,
+      status: outcome.status,
+      result: capText(outcome.result),
+      error: capText(outcome.error),
+      duration_ms: outcome.durationMs,
+    });
+  }
+
+  /** At start-up: rows still 'running' belong to commands a crash cut off. Returns how many. */
+  markUnfinishedUnknown(): number {
+    return this.markUnfinished.run({ error: UNFINISHED_AT_CRASH }).changes;
   }
 
   /** A session's entries in the order they were recorded; page with `afterId`. */

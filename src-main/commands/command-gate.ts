@@ -1,6 +1,6 @@
 import { isToolName } from '../device/contract';
 import { randomUUID } from 'node:crypto';
-import type { AuditDecision, AuditEntry } from './audit-store';
+import type { AuditDecision, AuditEntry, AuditOutcome } from './audit-store';
 import type { Command, CommandResult } from './command';
 import type { SafetyDecision, SafetyInput, SafetyVerdict } from './safety-policy';
 import type { Dispatcher } from './dispatcher';
@@ -11,6 +11,9 @@ export interface SafetyEvaluator {
 
 export interface AuditSink {
   record(entry: AuditEntry): unknown;
+  /** A row for a command about to run ('running'), completed by `finish`: a crash in between still shows. */
+  begin(entry: Omit<AuditEntry, 'status' | 'result' | 'error' | 'durationMs'>): number;
+  finish(id: number, outcome: AuditOutcome): void;
 }
 
 /** Who is acting, for the audit trail. */
@@ -152,20 +155,23 @@ export class CommandGate {
     const results: CommandResult[] = [];
     let failed = false;
     for (const command of authorization.commands) {
-      const requestedAt = Date.now();
-      const result: CommandResult = failed || signal?.aborted ? this.dispatcher.skipped() : await this.dispatcher.run(command, signal);
+      const row = {
+        ...auditBase(command, actor, authorization),
+        decision: approvedByUser ? ('approved' as const) : ('allowed' as const),
+        approvedBy: approvedByUser ? 'user' : 'policy',
+        requestedAt: Date.now(),
+      };
+      let result: CommandResult;
+      if (failed || signal?.aborted) {
+        result = this.dispatcher.skipped();
+        this.audit.record({ ...row, status: result.status, result: null, error: result.error, durationMs: 0 });
+      } else {
+        const id = this.audit.begin(row);
+        result = await this.dispatcher.run(command, signal);
+        this.audit.finish(id, { status: result.status, result: result.result || null, error: result.error, durationMs: result.durationMs });
+      }
       failed ||= result.status === 'failure';
       results.push(result);
-      this.audit.record({
-        ...auditBase(command, actor, authorization),
-        decision: approvedByUser ? 'approved' : 'allowed',
-        approvedBy: approvedByUser ? 'user' : 'policy',
-        status: result.status,
-        result: result.result || null,
-        error: result.error,
-        requestedAt,
-        durationMs: result.durationMs,
-      });
     }
     return results;
   }

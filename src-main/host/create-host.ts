@@ -95,7 +95,10 @@ export function createHost(options: HostOptions): Host {
   const store = new SessionStore(db, config.limits.maxStepsPerRound, scrub);
   const interactions = new InteractionStore(db, scrub);
   const audit = new AuditStore(db);
-  const interrupted = recoverInterrupted(store, interactions, { record: (entry) => audit.record(scrub(entry)) });
+  const interrupted = recoverInterrupted(store, interactions, {
+    record: (entry) => audit.record(scrub(entry)),
+    markUnfinishedUnknown: () => audit.markUnfinishedUnknown(),
+  });
   const screenshots = new ScreenshotFiles(dataDir);
   const device = new DeviceConnection({
     launch:
@@ -127,7 +130,11 @@ export function createHost(options: HostOptions): Host {
   const gate = new CommandGate(
     dispatcher,
     policy,
-    { record: (entry) => audit.record(scrub(entry)) },
+    {
+      record: (entry) => audit.record(scrub(entry)),
+      begin: (entry) => audit.begin(scrub(entry)),
+      finish: (id, outcome) => audit.finish(id, scrub(outcome)),
+    },
     (tool) => !externals?.handles(tool) || externals.isTrusted(tool),
   );
   options.watchConfig?.((next) => {

@@ -9,15 +9,18 @@ export const NOT_RUN_AT_CRASH = 'not run: Deskhand stopped (closed or crashed) b
 
 /**
  * At start-up, what a crash or kill left behind: sessions and rounds still marked as running become
- * interrupted (resumable), their questions and approvals are cancelled, their agent forms closed, and
+ * interrupted (resumable), their questions and approvals are cancelled, their agent forms closed,
  * every action that was waiting for approval is audited as never run, as it would have been had the
- * round ended normally. Returns the interrupted sessions.
+ * round ended normally, and a command that was running is marked as of unknown outcome. Returns the
+ * interrupted sessions.
  */
 export function recoverInterrupted(
   store: SessionStore,
   interactions: InteractionStore,
-  audit: { record(entry: AuditEntry): void },
+  audit: { record(entry: AuditEntry): void; markUnfinishedUnknown(): number },
 ): string[] {
+  // A command under way when Deskhand stopped: its row was written before it ran, and stays.
+  audit.markUnfinishedUnknown();
   const interrupted = store.markUnfinishedInterrupted();
   for (const sessionId of interrupted) {
     const now = Date.now();

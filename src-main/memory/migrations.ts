@@ -127,4 +127,32 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX audit_by_session ON audit(session_id, id);
   `,
+  // 3: an audit row is written before its command runs ('running') and completed after it, so a command
+  // under way when Deskhand crashed still shows; recovery marks such rows 'unknown'. SQLite cannot
+  // change a CHECK constraint in place, so the table is rebuilt.
+  `
+  CREATE TABLE audit_new (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    call_id       TEXT NOT NULL,
+    session_id    TEXT REFERENCES sessions(id) ON DELETE SET NULL,
+    step_idx      INTEGER,
+    agent         TEXT NOT NULL,
+    tool          TEXT NOT NULL,
+    tool_type     TEXT NOT NULL,
+    server        TEXT NOT NULL DEFAULT 'device',
+    args_json     TEXT NOT NULL,
+    decision      TEXT NOT NULL CHECK (decision IN ('allowed', 'approved', 'rejected', 'denied')),
+    approved_by   TEXT,
+    reasons_json  TEXT NOT NULL DEFAULT '[]',
+    status        TEXT NOT NULL CHECK (status IN ('success', 'failure', 'skipped', 'running', 'unknown')),
+    result        TEXT,
+    error         TEXT,
+    requested_at  INTEGER NOT NULL,
+    duration_ms   REAL NOT NULL DEFAULT 0
+  );
+  INSERT INTO audit_new SELECT * FROM audit;
+  DROP TABLE audit;
+  ALTER TABLE audit_new RENAME TO audit;
+  CREATE INDEX audit_by_session ON audit(session_id, id);
+  `,
 ];

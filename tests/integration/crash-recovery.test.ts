@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { AuditStore, UNFINISHED_AT_CRASH } from '../../src-main/commands/audit-store';
 import { DeskhandConfig } from '../../src-main/host/config';
 import { createHost, type Host } from '../../src-main/host/create-host';
 import { DataDirInUseError, LOCK_FILE } from '../../src-main/host/data-dir-lock';
@@ -46,11 +47,25 @@ describe('start-up after a crash', () => {
       reasons: ['rule: destructive shell command (rm -rf)'],
       screenshot: null,
     });
+    // An earlier command of the session was under way when it died: its row was written before it ran.
+    new AuditStore(db).begin({
+      callId: 'under-way',
+      sessionId: session.id,
+      stepIdx: 0,
+      agent: 'ShellAgent',
+      tool: 'execute_command',
+      toolType: 'action',
+      args: { command: 'make release' },
+      decision: 'allowed',
+      approvedBy: 'policy',
+      requestedAt: Date.now(),
+    });
     db.close();
 
     host = openHost();
     expect(host.interrupted).toEqual([session.id]);
     expect(host.audit.list(session.id)).toMatchObject([
+      { callId: 'under-way', args: { command: 'make release' }, status: 'unknown', error: UNFINISHED_AT_CRASH },
       {
         tool: 'execute_command',
         args: { command: 'rm -rf build/' },
@@ -69,7 +84,7 @@ describe('start-up after a crash', () => {
     await host.close();
     host = openHost();
     expect(host.interrupted).toEqual([]);
-    expect(host.audit.list(session.id)).toHaveLength(1);
+    expect(host.audit.list(session.id)).toHaveLength(2);
   });
 
   it('a second Deskhand on the same data folder is refused, and leaves the first one\'s sessions alone', async () => {

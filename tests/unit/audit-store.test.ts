@@ -9,9 +9,12 @@ import {
   MAX_AUDIT_TEXT,
   redactSecrets,
   redactText,
+  UNFINISHED_AT_CRASH,
   type AuditEntry,
 } from '../../src-main/commands/audit-store';
+import Database from 'better-sqlite3';
 import { openDatabase, type Db } from '../../src-main/memory/database';
+import { MIGRATIONS } from '../../src-main/memory/migrations';
 
 let dir: string;
 let db: Db;
@@ -180,5 +183,42 @@ describe('redaction helpers', () => {
     expect(auditDecision('deny', true)).toBe('denied');
     expect(auditDecision('confirm', true)).toBe('approved');
     expect(auditDecision('confirm', false)).toBe('rejected');
+  });
+});
+
+describe('AuditStore: a row before the command runs', () => {
+  it('begin writes it as running, finish completes it, and a start-up after a crash marks what is left unknown', () => {
+    const done = store.begin(entry({ callId: 'done', args: { command: 'ls', token: 'abc' } }));
+    const cut = store.begin(entry({ callId: 'cut' }));
+    expect(store.list('s1').map((row) => row.status)).toEqual(['running', 'running']);
+    store.finish(done, { status: 'success', result: 'a b', error: null, durationMs: 7 });
+    // Finishing twice (or a row recovery already settled) changes nothing.
+    store.finish(done, { status: 'failure', result: null, error: 'late', durationMs: 9 });
+    expect(store.markUnfinishedUnknown()).toBe(1);
+    expect(store.list('s1')).toMatchObject([
+      { id: done, callId: 'done', status: 'success', result: 'a b', error: null, durationMs: 7, args: { command: 'ls', token: '[redacted]' } },
+      { id: cut, callId: 'cut', status: 'unknown', error: UNFINISHED_AT_CRASH },
+    ]);
+    store.finish(cut, { status: 'success', result: 'too late', error: null, durationMs: 1 });
+    expect(store.list('s1')[1]).toMatchObject({ status: 'unknown' });
+  });
+
+  it('a database from before this keeps its audit rows when migrated', () => {
+    const file = join(dir, 'old.db');
+    const old = new Database(file);
+    for (const [index, migration] of MIGRATIONS.slice(0, 2).entries()) {
+      old.exec(migration);
+      old.pragma(`user_version = ${index + 1}`);
+    }
+    old.prepare(`INSERT INTO sessions (id, title, request, mode, status, created_at, updated_at) VALUES ('s1', 't', 'r', 'desktop', 'finished', 0, 0)`).run();
+    new AuditStore(old).record(entry());
+    expect(() => new AuditStore(old).begin(entry())).toThrow(/CHECK/);
+    old.close();
+
+    const migrated = openDatabase(file);
+    const audit = new AuditStore(migrated);
+    expect(audit.list('s1')).toMatchObject([{ callId: 'call-1', status: 'success', args: { x: 10, y: 20 } }]);
+    expect(audit.begin(entry({ callId: 'new' }))).toBeGreaterThan(1);
+    migrated.close();
   });
 });

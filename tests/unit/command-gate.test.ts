@@ -27,7 +27,11 @@ function fakeDispatcher() {
 function setup(safety: Record<string, unknown> = {}) {
   const device = fakeDispatcher();
   const audit: AuditEntry[] = [];
-  const gate = new CommandGate(device.dispatcher, new SafetyPolicy(SafetyConfig.parse(safety)), { record: (entry) => audit.push(entry) });
+  const gate = new CommandGate(device.dispatcher, new SafetyPolicy(SafetyConfig.parse(safety)), {
+    record: (entry) => audit.push(entry),
+    begin: (entry) => audit.push({ ...entry, status: 'running', result: null, error: null, durationMs: 0 }) - 1,
+    finish: (id, outcome) => Object.assign(audit[id] as AuditEntry, outcome),
+  });
   return { ...device, audit, gate };
 }
 
@@ -46,6 +50,19 @@ describe('the command gate', () => {
     const asked = gate.authorize([wait, click], [context(), context({ modelStatus: 'CONFIRM' })]);
     expect(asked).toMatchObject({ decision: 'confirm', reasons: ['the model asked for confirmation'] });
     expect(() => gate.authorize([wait, click], [context()])).toThrow(/2 command\(s\) but 1 context/);
+  });
+
+  it('audits a command before it runs, so a crash during it leaves a row, and completes the row after', async () => {
+    const { gate, audit, dispatcher } = setup();
+    const seenWhileRunning: string[] = [];
+    const run = dispatcher.run.bind(dispatcher);
+    dispatcher.run = async (command) => {
+      seenWhileRunning.push(...audit.map((row) => `${row.tool}:${row.status}`));
+      return run(command);
+    };
+    await gate.execute(gate.authorize([command('wait', { seconds: 0 })], [context()]), actor, false);
+    expect(seenWhileRunning).toEqual(['wait:running']);
+    expect(audit).toMatchObject([{ tool: 'wait', status: 'success', result: 'wait done', decision: 'allowed', approvedBy: 'policy', durationMs: 1 }]);
   });
 
   it('runs what it judged: the arguments are a frozen copy', async () => {
