@@ -124,31 +124,45 @@ describe('rounds: a follow-up starts clean', () => {
     expect(JSON.stringify(board)).toContain('anything');
   });
 
-  it('a resumed request keeps the steps it used before the crash against its step limit', async () => {
+  it('a resumed request keeps the steps it used before the crash against its step limit, across two crashes', async () => {
     const wait = app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' });
     const delegate = replies.hostTo('xterm', 'keep waiting');
     harness = await startHostHarness(
-      { name: 'budget across a crash', steps: [delegate, wait, wait, { ...wait, delayMs: 3_000 }, delegate, wait, wait, wait, wait] },
+      {
+        name: 'budget across crashes',
+        steps: [delegate, wait, wait, { ...wait, delayMs: 3_000 }, { ...delegate, delayMs: 3_000 }, delegate, wait, wait, wait, wait],
+      },
       { config: { limits: { maxStepsPerRound: 5 } } },
     );
+    const current = harness;
+    /** A kill while the model is asked for its `requests`-th reply: the database as a killed host leaves it. */
+    const crashAt = async (requests: number): Promise<void> => {
+      await until(() => current.model.requests.length === requests, `model request ${requests}`);
+      await current.host.close();
+      const db = new Database(join(current.dataDir, 'deskhand.sqlite'));
+      db.prepare(`UPDATE sessions SET status = 'running'`).run();
+      db.prepare(`UPDATE rounds SET status = 'running', result = NULL, ended_at = NULL WHERE idx = (SELECT MAX(idx) FROM rounds)`).run();
+      db.close();
+      await current.restart();
+    };
     const start = await harness.host.endpoint.handle({ type: 'session.start', id: 's', request: 'keep waiting' });
     const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
-    const current = harness;
-    await until(() => current.model.requests.length === 4, 'the fourth model request');
-    expect(harness.host.store.steps(sessionId)).toHaveLength(3);
-    // A crash in the middle of the round: the database as a killed host leaves it.
-    await harness.host.close();
-    const db = new Database(join(harness.dataDir, 'deskhand.sqlite'));
-    db.prepare(`UPDATE sessions SET status = 'running'`).run();
-    db.prepare(`UPDATE rounds SET status = 'running', result = NULL, ended_at = NULL`).run();
-    db.close();
-    const host = await harness.restart();
-    expect(host.store.getSession(sessionId)?.status).toBe('interrupted');
+    const resume = async (): Promise<void> => {
+      expect(current.host.store.getSession(sessionId)?.status).toBe('interrupted');
+      expect(await current.host.endpoint.handle({ type: 'session.resume', id: 'r', sessionId })).toMatchObject({ ok: true });
+    };
 
-    expect(await host.endpoint.handle({ type: 'session.resume', id: 'r', sessionId })).toMatchObject({ ok: true });
-    expect(await host.sessions.running).toEqual({ status: 'failed', result: 'Reached the limit of 5 steps for one request' });
-    // Three before the crash, then the note that it was cut off and the host's next step: five in all.
-    expect(host.store.steps(sessionId).map((step) => step.actionText)).toHaveLength(5);
-    expect(host.store.steps(sessionId)[3]).toMatchObject({ actionText: 'Resumed after an interruption', round: 1 });
+    await crashAt(4);
+    expect(harness.host.store.steps(sessionId)).toHaveLength(3);
+    await resume();
+    // The note that the request was cut off, then a crash again while the host asks the model.
+    await crashAt(5);
+    expect(harness.host.store.steps(sessionId)).toHaveLength(4);
+    await resume();
+    expect(await harness.host.sessions.running).toEqual({ status: 'failed', result: 'Reached the limit of 5 steps for one request' });
+    // Three steps, a note, another note: five for the request over three rounds, and no more model calls.
+    const steps = harness.host.store.steps(sessionId);
+    expect(steps.map((step) => `${step.round}:${step.actionText}`).slice(3)).toEqual(['1:Resumed after an interruption', '2:Resumed after an interruption']);
+    expect(harness.model.requests).toHaveLength(5);
   });
 });
