@@ -105,12 +105,14 @@ export abstract class BasicAgent {
     this.subtask = subtask;
     this.status = 'CONTINUE';
     this.consecutiveErrors = 0;
+    this.lastComment = '';
   }
 
   /** A new round (a follow-up, a resume): nothing of the last round's streak or questions carries over. */
   beginRound(): void {
     this.status = 'CONTINUE';
     this.consecutiveErrors = 0;
+    this.lastComment = '';
     this.pendingQuestions = [];
     this.pendingForm = false;
   }

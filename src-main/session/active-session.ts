@@ -113,7 +113,9 @@ export class ActiveSession {
 
   resumeRun(): boolean {
     if (!this.pause.resume()) return false;
-    this.setStatus('running', 'Resumed');
+    // Paused while it waited for the user's answer or approval: it still does.
+    if (this.deps.interactions.open(this.sessionId).length > 0) this.setStatus('waiting', 'Resumed: waiting for you');
+    else this.setStatus('running', 'Resumed');
     return true;
   }
 
@@ -148,6 +150,9 @@ export class ActiveSession {
     if (!resumed || this.blackboard.requests.all().at(-1)?.get('request') !== request) this.blackboard.addRequest(request);
     // Starting the device client can take seconds: Stop must not wait for it.
     const runtime = this.runtime(round, request, signal, models, await untilAborted(this.deps.tools(), signal));
+    // The user has just used the mouse to ask (or resume): where the last round left the pointer, or a
+    // takeover it caught, says nothing about this one. The reference starts again with its first action.
+    this.deps.dispatcher.takeover.resume();
     let agent = this.root;
     if (agent instanceof ShellAgent) agent.assign(request);
     agent.beginRound();
@@ -254,8 +259,9 @@ export class ActiveSession {
       writeScreenshot: (image, name) => deps.screenshots.write(sessionId, name, image),
       commitStep: (step, memory) => this.commit(step, memory),
       nextStepIndex: () => this.nextIndex,
+      // A step under way when Pause was pressed still reports its progress, but the session stays paused.
       progress: (detail) =>
-        deps.emit({ kind: 'status.changed', sessionId, status: 'running', detail: `Step ${this.nextIndex + 1}: ${detail}` }),
+        deps.emit({ kind: 'status.changed', sessionId, status: this.pause.paused ? 'paused' : 'running', detail: `Step ${this.nextIndex + 1}: ${detail}` }),
       setStatus: (status, detail) => {
         if (!this.pause.paused) this.setStatus(status, detail);
       },

@@ -210,8 +210,16 @@ export class SessionService {
   }
 
   private begin(live: ActiveSession, request: string, models: { host: ModelWithPrices; app: ModelWithPrices }, options: { resumed?: boolean } = {}): void {
+    // Set before the round starts (it emits events that ask who runs), and cleared if it cannot start.
     this.runningSession = live;
-    void live.startRound(request, models, options).finally(() => {
+    let running: Promise<RunOutcome>;
+    try {
+      running = live.startRound(request, models, options);
+    } catch (error) {
+      this.runningSession = null;
+      throw error;
+    }
+    void running.finally(() => {
       if (this.runningSession === live) this.runningSession = null;
     });
   }

@@ -165,4 +165,62 @@ describe('rounds: a follow-up starts clean', () => {
     expect(steps.map((step) => `${step.round}:${step.actionText}`).slice(3)).toEqual(['1:Resumed after an interruption', '2:Resumed after an interruption']);
     expect(harness.model.requests).toHaveLength(5);
   });
+
+  it('a follow-up after the user used the mouse to ask for it is not taken for a takeover', async () => {
+    harness = await startHostHarness(
+      {
+        name: 'click, then a follow-up',
+        steps: [
+          replies.hostTo('xterm', 'click'),
+          app({ Function: 'click', Args: { x: 10, y: 10 }, Status: 'CONTINUE' }),
+          app({ Function: '', Status: 'FINISH', Comment: 'clicked' }),
+          hostReply({ Status: 'FINISH', Comment: 'first done' }),
+          hostReply({ Status: 'FINISH', Comment: 'second done' }),
+        ],
+      },
+      // "The user" moves the mouse after the first round's last screenshot (one per step): to type the
+      // follow-up and press Send.
+      { deviceEnv: { DESKHAND_FAKE_DEVICE_USER_MOVES_AFTER: 'screenshot#4' } },
+    );
+    const first = await runRequest(harness.host, 'click it');
+    expect(first.outcome).toEqual({ status: 'finished', result: 'first done' });
+    expect(first.steps).toHaveLength(4);
+    const statuses: string[] = [];
+    harness.host.sessions.subscribe((event) => {
+      if (event.kind === 'status.changed') statuses.push(event.status);
+    });
+    const second = await followUp(harness.host, first.sessionId, 'and now this');
+    expect(second.outcome).toEqual({ status: 'finished', result: 'second done' });
+    expect(statuses).not.toContain('paused');
+  });
+
+  it('a result is never the comment of an earlier round or sub-task', async () => {
+    harness = await startHostHarness({
+      name: 'comments',
+      steps: [app({ Function: '', Status: 'FINISH', Comment: 'Renamed the three PDFs' }), app({ Function: '', Status: 'FAIL' })],
+    });
+    const first = await runRequest(harness.host, 'rename them', 'shell');
+    expect(first.outcome).toEqual({ status: 'finished', result: 'Renamed the three PDFs' });
+    const second = await followUp(harness.host, first.sessionId, 'now delete them');
+    expect(second.outcome.status).toBe('failed');
+    expect(second.outcome.result).not.toContain('Renamed');
+  });
+
+  it('Pause and Resume while the run waits for an answer leave it waiting for the answer', async () => {
+    harness = await startHostHarness({
+      name: 'question',
+      steps: [app({ Function: '', Status: 'PENDING', Questions: ['Which file?'] }), app({ Function: '', Status: 'FINISH', Comment: 'ok' })],
+    });
+    const { host } = harness;
+    const start = await host.endpoint.handle({ type: 'session.start', id: 's', request: 'go', mode: 'shell' });
+    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
+    const current = harness;
+    await until(() => current.host.store.getSession(sessionId)?.status === 'waiting', 'the question');
+    expect(await host.endpoint.handle({ type: 'session.pause', id: 'p', sessionId })).toMatchObject({ ok: true, result: { paused: true } });
+    expect(host.store.getSession(sessionId)?.status).toBe('paused');
+    expect(await host.endpoint.handle({ type: 'session.resume', id: 'r', sessionId })).toMatchObject({ ok: true });
+    expect(host.store.getSession(sessionId)?.status).toBe('waiting');
+    await host.endpoint.handle({ type: 'session.stop', id: 'x', sessionId });
+    await host.sessions.running;
+  });
 });
