@@ -382,7 +382,14 @@ export abstract class BasicAgent {
   }
 
   private async runApproved(runtime: AgentRuntime, authorization: Authorization, actor: ActorContext): Promise<StepOutcome> {
-    const notReady = await this.prepareToAct(runtime);
+    let notReady: string | null;
+    try {
+      notReady = await this.prepareToAct(runtime);
+    } catch (error) {
+      if (!(error instanceof StepAborted) && !runtime.signal.aborted) throw error;
+      // Stop came between the approval and the action: it never ran, and the record says so.
+      notReady = 'the run was stopped';
+    }
     if (notReady) {
       runtime.gate.recordRefusal(authorization, actor, 'approved', `not run: ${notReady}`);
       return { status: 'ERROR', result: null, error: `not run: ${notReady}`, approvedBy: 'user', results: [] };

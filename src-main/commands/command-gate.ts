@@ -163,7 +163,7 @@ export class CommandGate {
       };
       let result: CommandResult;
       if (failed || signal?.aborted) {
-        result = this.dispatcher.skipped();
+        result = this.dispatcher.skipped(!failed && Boolean(signal?.aborted));
         this.audit.record({ ...row, status: result.status, result: null, error: result.error, durationMs: 0 });
       } else {
         const id = this.audit.begin(row);

@@ -88,9 +88,9 @@ export class Dispatcher {
     }
   }
 
-  /** Marks the rest of an action sequence as not run after a failure. */
-  skipped(): CommandResult {
-    return { status: 'skipped', result: '', error: 'skipped after an earlier action failed', durationMs: 0 };
+  /** Marks the rest of an action sequence as not run: after a failure, or (`stopped`) after Stop. */
+  skipped(stopped = false): CommandResult {
+    return { status: 'skipped', result: '', error: stopped ? 'not run: the run was stopped' : 'skipped after an earlier action failed', durationMs: 0 };
   }
 
   async screenshot(signal?: AbortSignal, windowId?: string): Promise<CapturedScreenshot> {

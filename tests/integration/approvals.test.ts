@@ -193,4 +193,24 @@ describe('approvals: what the user approves is what runs, where they meant it', 
       { tool: 'execute_command', decision: 'rejected', status: 'skipped', error: 'not run: the round ended before it was decided' },
     ]);
   });
+
+  it('Stop right after Approve: the approved action never runs, and the audit and the trajectory say so', async () => {
+    harness = await startHostHarness(
+      { name: 'stop after approve', steps: [hostTo('xterm', 'send it'), app({ Function: 'click', Args: { x: 5, y: 5 }, ControlText: 'Send', Status: 'CONTINUE' })] },
+      { autoResponder: approve },
+    );
+    const current = harness;
+    // Stop as the approval is acted on: before the window is focused for the click.
+    current.host.sessions.subscribe((event) => {
+      if (event.kind === 'status.changed' && event.detail.startsWith('Approved:')) {
+        void current.host.sessions.handle({ type: 'session.stop', id: 'stop', sessionId: event.sessionId });
+      }
+    });
+    const { sessionId, outcome, steps } = await runRequest(current.host, 'press send');
+    expect(outcome.status).toBe('stopped');
+    expect(tools(current)).not.toContain('click');
+    const click = current.host.audit.list(sessionId).filter((row) => row.tool === 'click');
+    expect(click).toMatchObject([{ decision: 'approved', approvedBy: 'user', status: 'skipped', error: 'not run: the run was stopped' }]);
+    expect(steps.at(-1)).toMatchObject({ actionText: expect.stringContaining('Send'), status: 'ERROR', error: 'not run: the run was stopped', approvedBy: 'user' });
+  });
 });
