@@ -260,7 +260,11 @@ export abstract class BasicAgent {
   async askUser(runtime: AgentRuntime): Promise<void> {
     runtime.setStatus('waiting', 'Waiting for your answers');
     try {
-      if (this.pendingForm) {
+      if (this.pendingForm && runtime.broker.headless) {
+        // Waiting would be for ever: the agent is told, and decides what to do without it.
+        runtime.blackboard.addQuestion('Your form', 'Not filled in: this run has no one to fill in forms (it runs without a UI)');
+        runtime.forms.close(this.name);
+      } else if (this.pendingForm) {
         const { action, data } = await runtime.forms.waitForAction(this.name, runtime.signal);
         runtime.blackboard.addQuestion(`Form submitted with '${action}'`, JSON.stringify(data));
       } else {

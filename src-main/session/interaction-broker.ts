@@ -42,6 +42,11 @@ export class InteractionBroker {
     this.autoResponder = responder;
   }
 
+  /** Answered by a responder (the CLI), not a person at a UI: nobody can fill in an agent's form. */
+  get headless(): boolean {
+    return this.autoResponder !== null;
+  }
+
   ask(request: InteractionRequest, signal: AbortSignal): Promise<InteractionResponse> {
     const interaction = { ...request, id: randomUUID() } as Interaction;
     this.store.save(interaction);

@@ -223,4 +223,22 @@ describe('rounds: a follow-up starts clean', () => {
     await host.endpoint.handle({ type: 'session.stop', id: 'x', sessionId });
     await host.sessions.running;
   });
+
+  it('a form in a run without a UI (the CLI) is not waited on for ever: the agent is told nobody can fill it in', async () => {
+    const form = { schema: { type: 'object', properties: { name: { type: 'string' } } } };
+    harness = await startHostHarness(
+      {
+        name: 'headless form',
+        steps: [
+          app({ Function: '', Status: 'PENDING', Questions: [], Form: form }),
+          { ...app({ Function: '', Status: 'FAIL', Comment: 'needed a name' }), expect: { contains: ['Not filled in: this run has no one to fill in forms'] } },
+        ],
+      },
+      { autoResponder: (interaction) => (interaction.kind === 'questions' ? { kind: 'answers', answers: interaction.questions.map(() => 'no answer given') } : null) },
+    );
+    const { outcome, sessionId } = await runRequest(harness.host, 'ask me', 'shell');
+    expect(outcome).toEqual({ status: 'failed', result: 'needed a name' });
+    harness.model.assertDone();
+    expect(await harness.host.endpoint.handle({ type: 'session.open', id: 'o', sessionId })).toMatchObject({ ok: true, result: { forms: [{ state: 'closed' }] } });
+  });
 });
