@@ -241,4 +241,20 @@ describe('rounds: a follow-up starts clean', () => {
     harness.model.assertDone();
     expect(await harness.host.endpoint.handle({ type: 'session.open', id: 'o', sessionId })).toMatchObject({ ok: true, result: { forms: [{ state: 'closed' }] } });
   });
+
+  it('Stop while the host waits for an opened application\'s window records that it was opened', async () => {
+    harness = await startHostHarness(
+      { name: 'slow app', steps: [hostReply({ Status: 'CONTINUE', 'Current Sub-Task': 'write', AppsToOpen: { APP: 'slowapp', file_path: '' } })] },
+      { deviceEnv: { DESKHAND_FAKE_DEVICE_NO_WINDOW_FOR: 'slowapp' } },
+    );
+    const { host } = harness;
+    const start = await host.endpoint.handle({ type: 'session.start', id: 's', request: 'write in slowapp' });
+    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
+    const current = harness;
+    await until(() => current.deviceActions().some((action) => action.tool === 'launch_app'), 'the launch');
+    await new Promise((done) => setTimeout(done, 300));
+    await host.endpoint.handle({ type: 'session.stop', id: 'x', sessionId });
+    expect(await host.sessions.running).toMatchObject({ status: 'stopped' });
+    expect(host.store.steps(sessionId)).toMatchObject([{ agent: 'HostAgent', result: 'Opened slowapp; stopped before its window appeared', error: null }]);
+  });
 });

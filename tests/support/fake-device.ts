@@ -99,7 +99,8 @@ server.registerTool('wait', { description: 'fake wait', inputSchema: ToolArgs.wa
 server.registerTool('launch_app', { description: 'fake launch_app', inputSchema: ToolArgs.launch_app.shape }, async (args, extra) => {
   const result = recordAction('launch_app', args, extra._meta);
   if (result.isError) return result;
-  if (!windows.some((window) => window.app === args.name)) {
+  // DESKHAND_FAKE_DEVICE_NO_WINDOW_FOR=<app>: an application whose window never shows (a slow start).
+  if (process.env.DESKHAND_FAKE_DEVICE_NO_WINDOW_FOR !== args.name && !windows.some((window) => window.app === args.name)) {
     windows.push({ id: `0x30000${windows.length}`, title: `${args.name} window`, app: args.name, bounds: { x: 0, y: 200, width: 320, height: 200 } });
   }
   return result;

@@ -110,7 +110,18 @@ export const hostHandoffStrategy: Strategy = {
       ctx.set(K.outcome, { ...outcome, result: ctx.get<ActionPlan>(K.plan).actionText });
       return;
     }
-    const window = await findOpenedWindow(ctx, target.app);
+    let window: WindowInfo | null;
+    try {
+      window = await findOpenedWindow(ctx, target.app);
+    } catch (error) {
+      if (!runtimeOf(ctx).signal.aborted) throw error;
+      window = null;
+    }
+    // Stopped while the window was awaited: the application was opened all the same, and the step says so.
+    if (!window && runtimeOf(ctx).signal.aborted) {
+      ctx.set(K.outcome, { ...outcome, result: `Opened ${asData(target.app, 60)}; stopped before its window appeared` });
+      return;
+    }
     if (!window) {
       ctx.set(K.outcome, { ...outcome, status: 'ERROR', error: `opened ${asData(target.app, 60)}, but no window of it appeared` });
       return;
