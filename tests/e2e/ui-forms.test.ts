@@ -115,6 +115,25 @@ describe('agent forms in the browser UI (fake host)', () => {
     expect(ui.problems).toEqual([]);
   });
 
+  it('keeps an edit not sent yet when the agent updates the form meanwhile', async () => {
+    const { page } = ui;
+    const schema = { title: 'Room', type: 'object', properties: { nights: { type: 'integer', title: 'Nights' }, breakfast: { type: 'boolean', title: 'Breakfast' } } };
+    const room = { formId: 'room', sessionId, agent: 'AppAgent', schema, uischema: null, state: 'open' as const };
+    host.upsertForm({ ...room, data: { nights: 1 } });
+    const card = page.getByRole('region', { name: 'Room' });
+    await card.getByRole('checkbox', { name: 'Breakfast' }).check();
+    // JSONForms passes the tick on within a few ms; ours waits 300 ms before sending it. In between,
+    // the agent changes another field.
+    await page.waitForTimeout(100);
+    expect(host.commands('form.event').filter((command) => command.formId === 'room')).toHaveLength(0);
+    host.upsertForm({ ...room, data: { nights: 2 } });
+    await expect.poll(() => card.getByRole('spinbutton', { name: 'Nights' }).inputValue()).toBe('2');
+    const breakfast = await host.waitForCommand('form.event', (command) => command.formId === 'room' && command.path === 'breakfast');
+    expect(breakfast.value).toBe(true);
+    expect(await card.getByRole('checkbox', { name: 'Breakfast' }).isChecked()).toBe(true);
+    expect(ui.problems).toEqual([]);
+  });
+
   it('shows a clear message instead of a form whose spec is invalid', async () => {
     const { page } = ui;
     const base = { sessionId, agent: 'AppAgent', data: {}, state: 'open' as const };

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
-import { startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
+import { FakeHostError, startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
 import { makeStep, screenshotRef } from '../support/ui-fixtures';
 import { openUi, saveScreenshot, type UiPage } from '../support/ui-page';
 import { launchChromium } from '../support/web-app';
@@ -163,17 +163,103 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
     expect(ui.problems).toEqual([]);
   });
 
+  it('shows that a session not on screen waits for you, opens it from the alert, and Stop still stops it', async () => {
+    const { page } = ui;
+    const sessionId = await runningSession('archive the old reports');
+    await page.getByRole('button', { name: 'New' }).click();
+    await expect.poll(() => page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem').count()).toBe(0);
+    host.requestInteraction({
+      kind: 'confirm',
+      id: 'w1',
+      sessionId,
+      agent: 'ShellAgent',
+      actionText: "Run 'rm -r reports/2019'",
+      actions: [],
+      target: 'Terminal',
+      reasons: ['rule: destructive shell command'],
+      screenshot: null,
+    });
+    const alert = page.getByRole('alert').filter({ hasText: 'archive the old reports is waiting for you' });
+    await alert.waitFor();
+    await expect.poll(() => page.title()).toBe('(1) Deskhand: waiting for you');
+    await saveScreenshot(page, 'waiting-elsewhere');
+
+    // By keyboard: the alert's Open button takes the focus and opens the session, whose card then has it.
+    await alert.getByRole('button', { name: 'Open' }).focus();
+    await page.keyboard.press('Enter');
+    const card = page.getByRole('region', { name: 'Approve this action?' });
+    await card.waitFor();
+    await expect.poll(() => alert.count()).toBe(0);
+    await expect.poll(() => card.evaluate((element) => element === element.ownerDocument.activeElement)).toBe(true);
+
+    // Back on "New": Ctrl+. and the Stop button act on the running session, not on nothing.
+    await page.getByRole('button', { name: 'New' }).click();
+    await alert.waitFor();
+    expect(await page.getByRole('button', { name: 'Stop' }).isDisabled()).toBe(false);
+    await page.locator('body').click({ position: { x: 700, y: 400 } });
+    await page.keyboard.press('Control+.');
+    expect((await host.waitForCommand('session.stop')).sessionId).toBe(sessionId);
+    await expect.poll(() => alert.count()).toBe(0);
+    await expect.poll(() => page.title()).toBe('Deskhand');
+    expect(ui.problems).toEqual([]);
+  });
+
+  it('Esc closing an error rejects nothing; Ctrl+Enter approves from the request box; the focus moves on after a decision', async () => {
+    const { page } = ui;
+    const sessionId = await runningSession('tidy the desktop');
+    const held = (id: string, actionText: string) =>
+      host.requestInteraction({ kind: 'confirm', id, sessionId, agent: 'AppAgent', actionText, actions: [], target: null, reasons: ['confirmation mode: always'], screenshot: null });
+    const card = page.getByRole('region', { name: 'Approve this action?' });
+    const isFocused = (locator: typeof card) => locator.evaluate((element) => element === element.ownerDocument.activeElement);
+
+    held('k1', 'Move report.txt to Documents');
+    await card.waitFor();
+    host.handle('session.pause', () => {
+      throw new FakeHostError('internal', 'The pause went wrong');
+    });
+    await page.getByRole('button', { name: 'Pause' }).click();
+    const error = page.getByRole('alert').filter({ hasText: 'The pause went wrong' });
+    await error.waitFor();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => error.count()).toBe(0);
+    await page.waitForTimeout(300);
+    expect(host.commands('interaction.decide')).toHaveLength(0);
+    expect(await card.count()).toBe(1);
+
+    // Ctrl+Enter in the request box approves (its hint says so); the focus stays where the user put it.
+    await page.getByRole('textbox', { name: 'Request' }).click();
+    await page.keyboard.press('Control+Enter');
+    expect((await host.waitForCommand('interaction.decide', (command) => command.interactionId === 'k1')).approved).toBe(true);
+    await expect.poll(() => card.count()).toBe(0);
+    expect(await page.evaluate('document.activeElement?.id')).toBe('deskhand-request');
+
+    // After Approve the next held step has the focus; after the last one, the request box.
+    held('k2', 'Empty the trash');
+    held('k3', 'Close the file manager');
+    await expect.poll(() => card.count()).toBe(2);
+    await card.first().getByRole('button', { name: 'Approve' }).click();
+    await host.waitForCommand('interaction.decide', (command) => command.interactionId === 'k2');
+    await expect.poll(() => card.count()).toBe(1);
+    await expect.poll(() => isFocused(card)).toBe(true);
+    await page.keyboard.press('Escape');
+    expect((await host.waitForCommand('interaction.decide', (command) => command.interactionId === 'k3')).approved).toBe(false);
+    await expect.poll(() => card.count()).toBe(0);
+    await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('deskhand-request');
+    expect(ui.problems).toEqual([]);
+  });
+
   it('raises a notification for a held step when the window is not focused (asking permission first)', async () => {
     await ui.close();
     // A stand-in for the browser's Notification API that records what the page does with it.
     const initScript = `
       window.__notifications = [];
+      window.__closed = [];
       window.__permissionAsked = 0;
       class FakeNotification {
         static permission = 'default';
         static requestPermission() { window.__permissionAsked += 1; FakeNotification.permission = 'granted'; return Promise.resolve('granted'); }
-        constructor(title, options) { window.__notifications.push({ title, body: options && options.body }); }
-        close() {}
+        constructor(title, options) { this.tag = options && options.tag; window.__notifications.push({ title, body: options && options.body }); }
+        close() { window.__closed.push(this.tag); }
       }
       window.Notification = FakeNotification;
       document.hasFocus = () => false;
@@ -199,5 +285,12 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
       body: "Click 'Send' in Mail\nOn: Mail",
     });
     await expect.poll(() => ui.page.title()).toBe('(1) Deskhand: waiting for you');
+    expect(await ui.page.evaluate('window.__closed')).toEqual([]);
+
+    // Decided (here in Deskhand): the notification, which stays until clicked, is closed.
+    await ui.page.getByRole('button', { name: 'Approve' }).click();
+    await host.waitForCommand('interaction.decide', (command) => command.interactionId === 'n1');
+    await expect.poll(() => ui.page.evaluate('window.__closed')).toEqual(['n1']);
+    await expect.poll(() => ui.page.title()).toBe('Deskhand');
   });
 });

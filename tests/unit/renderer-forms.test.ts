@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_FORM_SPEC_BYTES } from '../../src-main/protocol';
-import { valueChanges } from '../../src-renderer/src/forms/changes';
+import { LocalEdits, valueChanges } from '../../src-renderer/src/forms/changes';
 import { checkFormSpec } from '../../src-renderer/src/forms/form-spec';
 import { safeLinkUrl } from '../../src-renderer/src/forms/links';
 import { answerKey, answersInOrder, questionsForm } from '../../src-renderer/src/forms/questions';
@@ -233,5 +233,41 @@ describe('markdown links', () => {
     expect(safeLinkUrl('data:text/html,<script>')).toBe('');
     expect(safeLinkUrl('file:///etc/passwd')).toBe('');
     expect(safeLinkUrl('/relative')).toBe('');
+  });
+});
+
+describe('agent form edits not yet in the host data', () => {
+  it('keeps unsent edits on top of data the agent sends meanwhile', () => {
+    const edits = new LocalEdits();
+    edits.edit('city', 'Lisbon');
+    edits.edit('address.street', 'Rua Augusta');
+    expect(edits.merge({ nights: 5, address: { zip: '1100' } })).toEqual({
+      nights: 5,
+      city: 'Lisbon',
+      address: { zip: '1100', street: 'Rua Augusta' },
+    });
+  });
+
+  it('an echo of an older edit does not undo a newer one, sent or not', () => {
+    const edits = new LocalEdits();
+    edits.edit('city', 'Lis');
+    expect(edits.takePending()).toEqual([{ path: 'city', value: 'Lis' }]);
+    edits.edit('city', 'Lisbon');
+    edits.takePending();
+    edits.edit('nights', 3);
+    // The host echoes the first edit: the newer text and the unsent number stay.
+    expect(edits.merge({ city: 'Lis', nights: 1 })).toEqual({ city: 'Lisbon', nights: 3 });
+    // Once the host's data shows the edit, it is done with: the agent's later change wins.
+    expect(edits.merge({ city: 'Lisbon', nights: 1 })).toEqual({ city: 'Lisbon', nights: 3 });
+    edits.takePending();
+    edits.settled({ path: 'nights', value: 3 });
+    expect(edits.merge({ city: 'Porto', nights: 2 })).toEqual({ city: 'Porto', nights: 2 });
+  });
+
+  it('a cleared form (closed) keeps none of its edits', () => {
+    const edits = new LocalEdits();
+    edits.edit('city', 'Lisbon');
+    edits.clear();
+    expect(edits.merge({ city: 'Porto' })).toEqual({ city: 'Porto' });
   });
 });

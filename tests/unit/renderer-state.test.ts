@@ -26,6 +26,8 @@ import {
   pendingInteractions,
   requestMode,
   sessionForms,
+  stopTarget,
+  waitingElsewhere,
   type DeskhandState,
 } from '../../src-renderer/src/store/state';
 import { sameHeaders, stepGroupHeaders } from '../../src-renderer/src/store/trajectory';
@@ -129,6 +131,35 @@ describe('renderer state: interactions', () => {
     });
     expect(opened.interactions.map((i) => i.id).sort()).toEqual(['c9', 'other']);
     expect(sessionForms(opened).map((f) => f.formId)).toEqual(['f1']);
+  });
+});
+
+describe('renderer state: a session waiting while another is on screen', () => {
+  it('lists the other sessions that wait for the user, with their titles and counts', () => {
+    const state = applyHostEvents(showing(session('a'), { sessions: [session('a'), session('b', { title: 'Rename the PDFs' })] }), [
+      { kind: 'interaction.requested', interaction: confirm('c1', 'b') },
+      { kind: 'interaction.requested', interaction: questions('q1', 'a') },
+      { kind: 'interaction.requested', interaction: questions('q2', 'b') },
+      { kind: 'interaction.requested', interaction: questions('q3', 'unknown') },
+    ]);
+    expect(waitingElsewhere(state)).toEqual([
+      { sessionId: 'b', title: 'Rename the PDFs', count: 2 },
+      { sessionId: 'unknown', title: null, count: 1 },
+    ]);
+    // On "New" (no session on screen) every waiting session counts.
+    expect(waitingElsewhere({ ...state, currentSessionId: null }).map((waiting) => waiting.sessionId)).toEqual(['b', 'a', 'unknown']);
+    expect(waitingElsewhere({ ...state, currentSessionId: 'b' }).map((waiting) => waiting.sessionId)).toEqual(['a', 'unknown']);
+  });
+
+  it('Stop acts on the running session even when an ended one, or none, is on screen', () => {
+    const running = session('run', { createdAt: 1 });
+    const ended = session('done', { status: 'finished', createdAt: 2 });
+    expect(stopTarget(showing(ended, { sessions: [ended, running] }))?.id).toBe('run');
+    expect(stopTarget({ ...initialState, sessions: [ended, running] })?.id).toBe('run');
+    expect(stopTarget(showing(running, { sessions: [ended, running] }))?.id).toBe('run');
+    // Nothing runs: the session on screen (the host then says it had ended).
+    expect(stopTarget(showing(ended))?.id).toBe('done');
+    expect(stopTarget(initialState)).toBeNull();
   });
 });
 

@@ -174,6 +174,30 @@ describe('renderer store: opening a session', () => {
   });
 });
 
+describe('renderer store: reopening after a reconnect', () => {
+  it('a session that ended while disconnected shows its result, not what it was doing', () => {
+    const running: DeskhandState = { ...showing(session('a')), statusDetail: 'Asking the model (step 4)' };
+    for (const status of ['finished', 'failed', 'stopped'] as const) {
+      const reopened = applySessionDetail(running, {
+        session: session('a', { status, result: `The run ${status}` }),
+        rounds: [],
+        steps: [],
+        interactions: [],
+        forms: [],
+      });
+      expect(reopened.statusDetail).toBe(`The run ${status}`);
+    }
+  });
+
+  it('a session still doing the same keeps its detail; one paused meanwhile does not', () => {
+    const running: DeskhandState = { ...showing(session('a')), statusDetail: 'Asking the model (step 4)' };
+    const reopen = (status: 'running' | 'paused') =>
+      applySessionDetail(running, { session: session('a', { status }), rounds: [], steps: [], interactions: [], forms: [] });
+    expect(reopen('running').statusDetail).toBe('Asking the model (step 4)');
+    expect(reopen('paused').statusDetail).toBe('');
+  });
+});
+
 describe('insertStep', () => {
   it('returns the same array for a duplicate', () => {
     const steps = [step('a', 0), step('a', 1)];

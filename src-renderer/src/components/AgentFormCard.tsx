@@ -4,7 +4,7 @@ import { Alert, AlertTitle, Box, Card, CardContent, Chip, Typography } from '@mu
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FormView } from '../../../src-main/protocol';
 import { AgentFormContext, type AgentFormActions } from '../forms/AgentFormContext';
-import { valueChanges } from '../forms/changes';
+import { LocalEdits, valueChanges } from '../forms/changes';
 import { checkFormSpec } from '../forms/form-spec';
 import { formCells, formRenderers } from '../forms/renderers';
 import { createFormsAjv } from '../forms/safe-ajv';
@@ -35,36 +35,38 @@ export function AgentFormCard({ form }: { form: FormView }) {
   const [data, setData] = useState<Record<string, unknown>>(form.data);
   /** Problems show once the user has changed something, not on a form they have not touched yet. */
   const [touched, setTouched] = useState(false);
-  /** The data as the agent last knows it: what we compare edits against. */
+  /** The data as the form last showed it: what we compare edits against. */
   const known = useRef<unknown>(form.data);
   const hostData = useRef(JSON.stringify(form.data));
-  const pending = useRef(new Map<string, unknown>());
+  const edits = useRef(new LocalEdits());
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const { onInputCapture, changed, settle } = useSettledInput();
 
   const flush = useCallback(() => {
     if (timer.current !== null) clearTimeout(timer.current);
     timer.current = null;
-    const changes = [...pending.current.entries()];
-    pending.current.clear();
-    for (const [path, value] of changes) void sendFormEvent(form.formId, path, value, null);
+    for (const change of edits.current.takePending()) {
+      void sendFormEvent(form.formId, change.path, change.value, null).then(() => edits.current.settled(change));
+    }
   }, [form.formId, sendFormEvent]);
 
-  // The agent changed the data (UPDATE_FORM): that is now what the form shows.
+  // The agent changed the data (UPDATE_FORM), or the host echoes an edit: that data, with the edits it
+  // does not show yet on top, is what the form shows. An echo of what is already shown changes nothing.
   useEffect(() => {
     const incoming = JSON.stringify(form.data);
     if (incoming === hostData.current) return;
     hostData.current = incoming;
-    known.current = form.data;
-    pending.current.clear();
-    setData(form.data);
+    const merged = edits.current.merge(form.data);
+    if (JSON.stringify(merged) === JSON.stringify(known.current)) return;
+    known.current = merged;
+    setData(merged);
   }, [form.data]);
 
   // A closed form takes no more edits; unsent ones are moot. Leaving (unmount) sends what is pending.
   useEffect(() => {
     if (closed) {
       if (timer.current !== null) clearTimeout(timer.current);
-      pending.current.clear();
+      edits.current.clear();
     }
   }, [closed]);
   useEffect(() => flush, [flush]);
@@ -78,7 +80,7 @@ export function AgentFormCard({ form }: { form: FormView }) {
     if (changes.length === 0) return;
     changed();
     setTouched(true);
-    for (const change of changes) pending.current.set(change.path, change.value);
+    for (const change of changes) edits.current.edit(change.path, change.value);
     if (timer.current !== null) clearTimeout(timer.current);
     timer.current = setTimeout(flush, FORM_VALUE_DEBOUNCE_MS);
   };

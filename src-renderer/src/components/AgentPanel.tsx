@@ -1,14 +1,17 @@
 import { Box, Typography } from '@mui/material';
+import { useLayoutEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { pendingInteractions, sessionForms, useDeskhand } from '../store';
 import { AgentFormCard } from './AgentFormCard';
 import { ConfirmCard } from './ConfirmCard';
+import { moveFocusIfAnsweredGone } from './focus';
 import { QuestionsCard } from './QuestionsCard';
 
 /** What the agent asks of the user in the session on screen: questions and approvals first, then its forms. */
 export function AgentPanel() {
   const interactions = useDeskhand(useShallow(pendingInteractions));
   const forms = useDeskhand(useShallow(sessionForms));
+  useLayoutEffect(() => moveFocusIfAnsweredGone(interactions.map((interaction) => interaction.id)), [interactions]);
   if (interactions.length === 0 && forms.length === 0) return null;
   const firstConfirm = interactions.find((interaction) => interaction.kind === 'confirm');
   return (

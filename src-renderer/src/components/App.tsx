@@ -14,6 +14,7 @@ import { TrajectoryList } from './TrajectoryList';
 import { useAttention } from './useAttention';
 import { useGlobalShortcuts } from './useGlobalShortcuts';
 import { useSystemTheme } from './useSystemTheme';
+import { WaitingElsewhere } from './WaitingElsewhere';
 
 export function App() {
   const theme = useSystemTheme();
@@ -35,6 +36,7 @@ export function App() {
         <SessionsSidebar />
         <Box component="main" sx={{ flex: 1, minWidth: 0, display: 'flex', flexDirection: 'column' }}>
           <AppHeader />
+          <WaitingElsewhere />
           <StatusBar />
           <Box sx={{ flex: 1, minHeight: 0, display: 'flex' }}>
             <Box sx={{ flex: 1, minWidth: 0, display: 'flex', flexDirection: 'column' }}>

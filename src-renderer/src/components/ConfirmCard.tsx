@@ -2,6 +2,8 @@ import { Box, Button, Card, CardContent, TextField, Tooltip, Typography } from '
 import { useEffect, useRef, useState } from 'react';
 import type { Interaction } from '../../../src-main/protocol';
 import { useBridge, useDeskhand } from '../store';
+import { confirmKeyAction } from './confirmKeys';
+import { noteAnswered, waitingCardProps } from './focus';
 import { MOD_KEY } from './labels';
 
 type ConfirmInteraction = Extract<Interaction, { kind: 'confirm' }>;
@@ -11,15 +13,20 @@ function inOverlay(target: EventTarget | null): boolean {
   return target instanceof Element && target.closest('.MuiModal-root, .MuiPopover-root') !== null;
 }
 
+/** A snackbar, or a dialog, drawer or menu (closed ones that stay mounted are hidden). */
+function overlayOpen(): boolean {
+  return document.querySelector('.MuiSnackbar-root, .MuiModal-root:not(.MuiModal-hidden)') !== null;
+}
+
 function isTextField(target: EventTarget | null): boolean {
   return target instanceof HTMLElement && (target.isContentEditable || target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement);
 }
 
 /**
  * A step held for approval (status CONFIRM, or a safety rule): what will happen, on what, why it was
- * held, and the screenshot with the action drawn on it. Approve (Ctrl/⌘+Enter) or Reject (Esc), from
- * anywhere but another text field, with an optional note for the agent. A rejected action never runs
- * (the host's promise; we only send the decision).
+ * held, and the screenshot with the action drawn on it. Approve (Ctrl/⌘+Enter, from anywhere) or
+ * Reject (Esc, from anywhere but another text field), with an optional note for the agent. A rejected
+ * action never runs (the host's promise; we only send the decision).
  */
 export function ConfirmCard({ interaction, shortcuts }: { interaction: ConfirmInteraction; shortcuts: boolean }) {
   const bridge = useBridge();
@@ -33,22 +40,21 @@ export function ConfirmCard({ interaction, shortcuts }: { interaction: ConfirmIn
   send.current = (approved: boolean) => {
     if (sending !== null) return;
     setSending(approved ? 'approve' : 'reject');
+    noteAnswered(interaction.id);
     void decide(interaction.id, approved, note).then((ok) => setSending(ok ? 'sent' : null));
   };
 
   useEffect(() => {
     if (!shortcuts) return;
     const onKeyDown = (event: KeyboardEvent): void => {
-      if (event.defaultPrevented || inOverlay(event.target)) return;
-      // Escape in the request box (or any other text field) means "leave this field", not "reject".
-      if (isTextField(event.target) && !cardRef.current?.contains(event.target as Node)) return;
-      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
-        event.preventDefault();
-        send.current(true);
-      } else if (event.key === 'Escape') {
-        event.preventDefault();
-        send.current(false);
-      }
+      const action = confirmKeyAction(event, {
+        inOverlay: inOverlay(event.target),
+        overlayOpen: overlayOpen(),
+        inOtherTextField: isTextField(event.target) && !cardRef.current?.contains(event.target as Node),
+      });
+      if (action === null) return;
+      event.preventDefault();
+      send.current(action === 'approve');
     };
     window.addEventListener('keydown', onKeyDown);
     return () => window.removeEventListener('keydown', onKeyDown);
@@ -56,7 +62,7 @@ export function ConfirmCard({ interaction, shortcuts }: { interaction: ConfirmIn
 
   const busy = sending !== null;
   return (
-    <Card ref={cardRef} variant="outlined" component="section" aria-labelledby={titleId} sx={{ borderColor: 'warning.main', borderWidth: 2 }}>
+    <Card ref={cardRef} {...waitingCardProps} variant="outlined" component="section" aria-labelledby={titleId} sx={{ borderColor: 'warning.main', borderWidth: 2 }}>
       <CardContent sx={{ display: 'flex', flexDirection: 'column', gap: 1.5 }}>
         <Typography id={titleId} variant="h6" component="h3">
           Approve this action?

@@ -14,9 +14,12 @@ export function ErrorSnackbar() {
       // Above the request box, so it never hides what is being typed.
       sx={{ bottom: { xs: 104, sm: 104 } }}
       autoHideDuration={lastError.severity === 'error' ? null : 6000}
-      onClose={(_event, reason) => {
+      onClose={(event, reason) => {
         // A stray click elsewhere must not hide an error before it was read.
-        if (reason !== 'clickaway') dismissError();
+        if (reason === 'clickaway') return;
+        // The Esc that closes this is spent: it must not also reject a held step.
+        if (reason === 'escapeKeyDown') event.preventDefault();
+        dismissError();
       }}
     >
       <Alert severity={lastError.severity} variant="filled" onClose={dismissError} sx={{ maxWidth: 640 }}>

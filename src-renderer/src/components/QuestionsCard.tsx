@@ -8,6 +8,7 @@ import { formCells, formRenderers } from '../forms/renderers';
 import { createFormsAjv } from '../forms/safe-ajv';
 import { useSettledInput } from '../forms/useSettledInput';
 import { useDeskhand } from '../store';
+import { noteAnswered, waitingCardProps } from './focus';
 
 type QuestionsInteraction = Extract<Interaction, { kind: 'questions' }>;
 
@@ -37,12 +38,13 @@ export function QuestionsCard({ interaction }: { interaction: QuestionsInteracti
       setState('editing');
       return;
     }
+    noteAnswered(interaction.id);
     setState((await answer(interaction.id, answers)) ? 'sent' : 'editing');
   };
 
   const missing = showErrors && answersInOrder(interaction.questions, data) === null;
   return (
-    <Card variant="outlined" component="section" aria-labelledby={titleId} sx={{ borderColor: 'warning.main', borderWidth: 2 }}>
+    <Card {...waitingCardProps} variant="outlined" component="section" aria-labelledby={titleId} sx={{ borderColor: 'warning.main', borderWidth: 2 }}>
       <CardContent>
         <Typography id={titleId} variant="h6" component="h3" gutterBottom>
           {interaction.questions.length === 1 ? 'A question from the agent' : `${interaction.questions.length} questions from the agent`}

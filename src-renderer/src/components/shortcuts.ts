@@ -21,7 +21,7 @@ export const SHORTCUT_GROUPS: ShortcutGroup[] = [
       { keys: 'T', what: 'Go to the trajectory' },
       { keys: 'B', what: 'Open or close the blackboard' },
       { keys: `${MOD_KEY}+,`, what: 'Settings' },
-      { keys: `${MOD_KEY}+.`, what: 'Stop the run' },
+      { keys: `${MOD_KEY}+.`, what: 'Stop the running session, even if another is on screen' },
       { keys: 'Tab / Shift+Tab', what: 'Move between controls' },
     ],
   },
@@ -35,8 +35,8 @@ export const SHORTCUT_GROUPS: ShortcutGroup[] = [
   {
     title: 'Approval of a held step',
     shortcuts: [
-      { keys: `${MOD_KEY}+Enter`, what: 'Approve' },
-      { keys: 'Esc', what: 'Reject' },
+      { keys: `${MOD_KEY}+Enter`, what: 'Approve (the request box too)' },
+      { keys: 'Esc', what: 'Reject (outside text fields; first closes a message)' },
     ],
   },
   {

@@ -1,29 +1,29 @@
 import { useEffect, useRef } from 'react';
 import { useDeskhand } from '../store';
-
-const BASE_TITLE = 'Deskhand';
+import { ApprovalNotifications, attentionTitle } from './attention';
 
 function notificationsAvailable(): boolean {
   return typeof Notification !== 'undefined';
 }
 
 /**
- * When the agent starts waiting for the user: the page title counts what waits, and a held step
- * (confirm) raises a system notification if the window is hidden or not focused. Permission is asked
- * the first time a step is held, not at start-up, so the request makes sense to the user.
+ * When the agent starts waiting for the user: the page title counts what waits (in every session, not
+ * only the one on screen), and a held step (confirm) raises a system notification if the window is
+ * hidden or not focused; the notification closes once the step is decided. Permission is asked the
+ * first time a step is held, not at start-up, so the request makes sense to the user.
  */
 export function useAttention(): void {
   const interactions = useDeskhand((state) => state.interactions);
-  const currentSessionId = useDeskhand((state) => state.currentSessionId);
   const seen = useRef(new Set<string>());
   const asked = useRef(false);
+  const notifications = useRef(new ApprovalNotifications<Notification>());
 
   useEffect(() => {
-    const waiting = interactions.filter((interaction) => interaction.sessionId === currentSessionId).length;
-    document.title = waiting > 0 ? `(${waiting}) ${BASE_TITLE}: waiting for you` : BASE_TITLE;
-  }, [interactions, currentSessionId]);
+    document.title = attentionTitle(interactions.length);
+  }, [interactions]);
 
   useEffect(() => {
+    notifications.current.sync(new Set(interactions.map((interaction) => interaction.id)));
     for (const interaction of interactions) {
       if (seen.current.has(interaction.id)) continue;
       seen.current.add(interaction.id);
@@ -31,14 +31,16 @@ export function useAttention(): void {
       const show = (): void => {
         if (Notification.permission !== 'granted') return;
         if (!document.hidden && document.hasFocus()) return;
+        if (!notifications.current.isPending(interaction.id)) return;
         const notification = new Notification('Deskhand: approve this action?', {
           body: `${interaction.actionText}${interaction.target ? `\nOn: ${interaction.target}` : ''}`,
           tag: interaction.id,
           requireInteraction: true,
         });
+        notifications.current.add(interaction.id, notification);
         notification.onclick = () => {
           window.focus();
-          notification.close();
+          notifications.current.close(interaction.id);
         };
       };
       if (Notification.permission === 'default' && !asked.current) {

@@ -356,6 +356,10 @@ export function applySessionDetail(state: DeskhandState, detail: SessionDetail):
   const sessionId = detail.session.id;
   const steps = insertSteps([], detail.steps);
   const sameSession = state.currentSessionId === sessionId;
+  // Reopened (after a reconnect): what it was doing still holds only if it still does the same. A run
+  // that ended (or paused) meanwhile shows its result, as `session.ended` would have.
+  const before = state.sessions.find((session) => session.id === sessionId);
+  const keepDetail = sameSession && isSessionActive(detail.session.status) && before?.status === detail.session.status;
   // The snapshot is the truth for this session's waiting questions and its forms.
   const interactions = [
     ...state.interactions.filter((interaction) => interaction.sessionId !== sessionId),
@@ -373,7 +377,7 @@ export function applySessionDetail(state: DeskhandState, detail: SessionDetail):
     forms,
     // Steps that arrived live while the snapshot travelled are kept.
     steps: sameSession ? insertSteps(steps, state.steps) : steps,
-    statusDetail: sameSession ? state.statusDetail : (detail.session.result ?? ''),
+    statusDetail: keepDetail ? state.statusDetail : (detail.session.result ?? ''),
     blackboard: sameSession ? state.blackboard : null,
   };
 }
@@ -424,6 +428,39 @@ export function showError(
 /** What waits for the user in the session on screen, oldest first. */
 export function pendingInteractions(state: DeskhandState): Interaction[] {
   return state.interactions.filter((interaction) => interaction.sessionId === state.currentSessionId);
+}
+
+/** Questions and approvals of sessions other than the one on screen, by session, oldest first. */
+export interface WaitingSession {
+  sessionId: string;
+  /** The session's title, when we know the session. */
+  title: string | null;
+  count: number;
+}
+
+export function waitingElsewhere(state: Pick<DeskhandState, 'interactions' | 'sessions' | 'currentSessionId'>): WaitingSession[] {
+  const bySession = new Map<string, WaitingSession>();
+  for (const interaction of state.interactions) {
+    if (interaction.sessionId === state.currentSessionId) continue;
+    const known = bySession.get(interaction.sessionId);
+    if (known) {
+      known.count += 1;
+      continue;
+    }
+    const title = state.sessions.find((session) => session.id === interaction.sessionId)?.title ?? null;
+    bySession.set(interaction.sessionId, { sessionId: interaction.sessionId, title, count: 1 });
+  }
+  return [...bySession.values()];
+}
+
+/**
+ * The session Stop acts on: the one on screen if it runs, else the one the host runs (it runs one at
+ * a time; the store learns it from the sessions' statuses), else the one on screen.
+ */
+export function stopTarget(state: DeskhandState): SessionView | null {
+  const current = currentSession(state);
+  if (canStop(current)) return current;
+  return state.sessions.find((session) => canStop(session)) ?? current;
 }
 
 /** The agent forms of the session on screen: open ones first, then closed ones, each in creation order. */

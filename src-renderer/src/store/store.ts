@@ -13,6 +13,7 @@ import {
   initialState,
   requestMode,
   showError,
+  stopTarget,
   upsertSession,
   type DeskhandState,
   type ShownError,
@@ -58,6 +59,15 @@ function messageOf(error: unknown): string {
 const EVENT_BATCH_MS = 16;
 
 export function createDeskhandStore(bridge: Bridge): DeskhandStore {
+  /**
+   * The user's last choice of what to show: a `session.open` still on its way (`sessionId`), or none.
+   * A new object per choice, so an older open's reply can tell it was overtaken and is dropped.
+   */
+  let screenRequest: { sessionId: string | null } = { sessionId: null };
+  const requestScreen = (sessionId: string | null): { sessionId: string | null } => {
+    screenRequest = { sessionId };
+    return screenRequest;
+  };
   let queued: HostEvent[] = [];
   let flushTimer: ReturnType<typeof setTimeout> | null = null;
   let flushScheduled = false;
@@ -97,6 +107,19 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
       }
     };
 
+    /** Runs a command for the session an interaction belongs to (not necessarily the one on screen). */
+    const forInteraction = async (interactionId: string, run: (sessionId: string) => Promise<unknown>): Promise<boolean> => {
+      const interaction = get().interactions.find((candidate) => candidate.id === interactionId);
+      if (!interaction) return forCurrent(run);
+      try {
+        await run(interaction.sessionId);
+        return true;
+      } catch (error) {
+        reportError(error);
+        return false;
+      }
+    };
+
     return {
       ...initialState,
 
@@ -110,6 +133,8 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
           set((current) => showError(current, 'Deskhand is busy with this session. Stop it, or wait for it to end.', 'warning'));
           return false;
         }
+        // What is sent is what the user wants on screen, not a session still loading.
+        requestScreen(null);
         set({ awaitingStart: true });
         try {
           if (mode === 'continue' && session) {
@@ -131,10 +156,15 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
       },
 
       async stop() {
-        await forCurrent(async (sessionId) => {
+        // The running session, even when another one (or none: "New") is on screen.
+        const sessionId = stopTarget(get())?.id;
+        if (sessionId === undefined) return;
+        try {
           const result = await bridge.send({ type: 'session.stop', sessionId });
           if (!result.stopped) set((state) => showError(state, 'The session had already ended.', 'warning'));
-        });
+        } catch (error) {
+          reportError(error);
+        }
       },
 
       async pause() {
@@ -152,10 +182,16 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
       },
 
       async openSession(sessionId) {
+        const request = requestScreen(sessionId);
         try {
           const detail = await bridge.send({ type: 'session.open', sessionId });
+          // The user may have opened another session (or "New") while this one loaded: the last wins.
+          if (request !== screenRequest) return;
+          screenRequest = { sessionId: null };
           set((state) => applySessionDetail(state, detail));
         } catch (error) {
+          if (request !== screenRequest) return;
+          screenRequest = { sessionId: null };
           reportError(error);
         }
       },
@@ -174,6 +210,7 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
       },
 
       newSession() {
+        requestScreen(null);
         set({ currentSessionId: null, steps: [], statusDetail: '', blackboard: null });
       },
 
@@ -216,12 +253,12 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
       },
 
       async answer(interactionId, answers) {
-        return forCurrent((sessionId) => bridge.send({ type: 'interaction.answer', sessionId, interactionId, answers }));
+        return forInteraction(interactionId, (sessionId) => bridge.send({ type: 'interaction.answer', sessionId, interactionId, answers }));
       },
 
       async decide(interactionId, approved, note) {
         const trimmed = note?.trim();
-        return forCurrent((sessionId) =>
+        return forInteraction(interactionId, (sessionId) =>
           bridge.send({ type: 'interaction.decide', sessionId, interactionId, approved, ...(trimmed ? { note: trimmed } : {}) }),
         );
       },
@@ -262,10 +299,12 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
   bridge.onConnection((connection) => {
     store.setState({ connection });
     if (connection !== 'connected') return;
-    // After a (re)connect, anything sent while we were away is only in the host's store.
+    // After a (re)connect, anything sent while we were away is only in the host's store. A session
+    // the user asked for whose reply did not come yet is the one to show, not the one it replaces.
     const { refreshSessions, openSession, currentSessionId } = store.getState();
     void refreshSessions();
-    if (currentSessionId !== null) void openSession(currentSessionId);
+    const wanted = screenRequest.sessionId ?? currentSessionId;
+    if (wanted !== null) void openSession(wanted);
   });
 
   return store;

@@ -1,0 +1,46 @@
+import { Alert, Box, Button } from '@mui/material';
+import { useMemo } from 'react';
+import { useDeskhand, waitingElsewhere } from '../store';
+import { focusNextWaiting } from './focus';
+
+/**
+ * A question or approval of a session not on screen (another one, or none: "New") would otherwise go
+ * unseen while that session waits: one alert per such session, with a button to open it.
+ */
+export function WaitingElsewhere() {
+  const interactions = useDeskhand((state) => state.interactions);
+  const sessions = useDeskhand((state) => state.sessions);
+  const currentSessionId = useDeskhand((state) => state.currentSessionId);
+  const openSession = useDeskhand((state) => state.openSession);
+  const waiting = useMemo(
+    () => waitingElsewhere({ interactions, sessions, currentSessionId }),
+    [interactions, sessions, currentSessionId],
+  );
+  if (waiting.length === 0) return null;
+
+  const open = async (sessionId: string): Promise<void> => {
+    await openSession(sessionId);
+    // After React has shown the session's cards.
+    requestAnimationFrame(focusNextWaiting);
+  };
+
+  return (
+    <Box sx={{ display: 'flex', flexDirection: 'column', gap: 1, px: 2, py: 1, borderBottom: 1, borderColor: 'divider' }}>
+      {waiting.map((session) => (
+        <Alert
+          key={session.sessionId}
+          severity="warning"
+          variant="outlined"
+          action={
+            <Button color="inherit" size="small" onClick={() => void open(session.sessionId)}>
+              Open
+            </Button>
+          }
+        >
+          {session.title ?? 'Another session'} is waiting for you
+          {session.count > 1 ? ` (${session.count} questions or approvals)` : ''}
+        </Alert>
+      ))}
+    </Box>
+  );
+}

@@ -1,0 +1,31 @@
+/** What of a keydown the approval shortcuts look at (a KeyboardEvent has all of it). */
+export interface ConfirmKeyEvent {
+  key: string;
+  ctrlKey: boolean;
+  metaKey: boolean;
+  isComposing: boolean;
+  repeat: boolean;
+  defaultPrevented: boolean;
+}
+
+export interface ConfirmKeyContext {
+  /** The key was pressed in a dialog, drawer or menu: it belongs to that. */
+  inOverlay: boolean;
+  /** A snackbar or dialog is open: Esc closes that first. */
+  overlayOpen: boolean;
+  /** The key was pressed in a text field outside the card (the request box, the search). */
+  inOtherTextField: boolean;
+}
+
+/**
+ * Ctrl/⌘+Enter approves, from anywhere but an overlay (the request box too, as its hint says). Esc
+ * rejects only when nothing else takes it: not a key someone handled already, not with a snackbar or
+ * dialog open (Esc closes that), not in another text field (there it means "leave this field"). A key
+ * held down (repeat) or confirming an IME composition never decides.
+ */
+export function confirmKeyAction(event: ConfirmKeyEvent, context: ConfirmKeyContext): 'approve' | 'reject' | null {
+  if (event.isComposing || event.repeat || event.defaultPrevented || context.inOverlay) return null;
+  if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) return 'approve';
+  if (event.key === 'Escape' && !context.overlayOpen && !context.inOtherTextField) return 'reject';
+  return null;
+}

@@ -1,0 +1,79 @@
+// What the UI does to get (and keep) the user's attention: the title, approval notifications and the
+// approval shortcuts, as plain logic without a DOM.
+import { describe, expect, it } from 'vitest';
+import { ApprovalNotifications, attentionTitle } from '../../src-renderer/src/components/attention';
+import { confirmKeyAction, type ConfirmKeyEvent } from '../../src-renderer/src/components/confirmKeys';
+
+const key = (overrides: Partial<ConfirmKeyEvent>): ConfirmKeyEvent => ({
+  key: 'Escape',
+  ctrlKey: false,
+  metaKey: false,
+  isComposing: false,
+  repeat: false,
+  defaultPrevented: false,
+  ...overrides,
+});
+
+const calm = { inOverlay: false, overlayOpen: false, inOtherTextField: false };
+
+describe('approval shortcuts (Ctrl/⌘+Enter approves, Esc rejects)', () => {
+  it('approves and rejects when nothing else takes the key', () => {
+    expect(confirmKeyAction(key({ key: 'Enter', ctrlKey: true }), calm)).toBe('approve');
+    expect(confirmKeyAction(key({ key: 'Enter', metaKey: true }), calm)).toBe('approve');
+    expect(confirmKeyAction(key({ key: 'Escape' }), calm)).toBe('reject');
+    expect(confirmKeyAction(key({ key: 'Enter' }), calm)).toBeNull();
+  });
+
+  it('Esc that closes a snackbar or dialog, or that something handled already, rejects nothing', () => {
+    expect(confirmKeyAction(key({}), { ...calm, overlayOpen: true })).toBeNull();
+    expect(confirmKeyAction(key({ defaultPrevented: true }), calm)).toBeNull();
+    expect(confirmKeyAction(key({}), { ...calm, inOverlay: true })).toBeNull();
+    // A snackbar on screen does not stop Ctrl+Enter.
+    expect(confirmKeyAction(key({ key: 'Enter', ctrlKey: true }), { ...calm, overlayOpen: true })).toBe('approve');
+  });
+
+  it('ignores keys held down and keys that confirm an IME composition', () => {
+    expect(confirmKeyAction(key({ repeat: true }), calm)).toBeNull();
+    expect(confirmKeyAction(key({ isComposing: true }), calm)).toBeNull();
+    expect(confirmKeyAction(key({ key: 'Enter', ctrlKey: true, repeat: true }), calm)).toBeNull();
+    expect(confirmKeyAction(key({ key: 'Enter', ctrlKey: true, isComposing: true }), calm)).toBeNull();
+  });
+
+  it('from the request box (another text field) Ctrl+Enter approves, Esc only leaves the field', () => {
+    const inRequestBox = { ...calm, inOtherTextField: true };
+    expect(confirmKeyAction(key({ key: 'Enter', ctrlKey: true }), inRequestBox)).toBe('approve');
+    expect(confirmKeyAction(key({ key: 'Escape' }), inRequestBox)).toBeNull();
+  });
+});
+
+describe('approval notifications', () => {
+  const fake = () => {
+    const notification = { closed: 0, close: () => void (notification.closed += 1) };
+    return notification;
+  };
+
+  it('closes the notification of an approval once it is no longer pending, and only that one', () => {
+    const notifications = new ApprovalNotifications<ReturnType<typeof fake>>();
+    notifications.sync(new Set(['c1', 'c2']));
+    const first = fake();
+    const second = fake();
+    notifications.add('c1', first);
+    notifications.add('c2', second);
+    expect(notifications.isPending('c1')).toBe(true);
+
+    notifications.sync(new Set(['c2']));
+    expect(first.closed).toBe(1);
+    expect(second.closed).toBe(0);
+    expect(notifications.isPending('c1')).toBe(false);
+
+    // Closing twice (clicked, then resolved) closes once.
+    notifications.close('c2');
+    notifications.sync(new Set());
+    expect(second.closed).toBe(1);
+  });
+
+  it('counts what waits in the title', () => {
+    expect(attentionTitle(0)).toBe('Deskhand');
+    expect(attentionTitle(2)).toBe('(2) Deskhand: waiting for you');
+  });
+});

@@ -1,0 +1,119 @@
+// The store's actions against a scripted bridge: which session a command goes to, and which reply wins.
+import { describe, expect, it } from 'vitest';
+import { SessionView, type HostCommandType, type SessionDetail, type SessionViewInput } from '../../src-main/protocol';
+import type { Bridge, BridgeConnection, CommandInput } from '../../src-renderer/src/bridge/types';
+import { createDeskhandStore } from '../../src-renderer/src/store/store';
+
+function session(id: string, overrides: Partial<SessionViewInput> = {}): SessionView {
+  return SessionView.parse({
+    id,
+    title: `Session ${id}`,
+    request: `request of ${id}`,
+    mode: 'desktop',
+    status: 'finished',
+    createdAt: 1,
+    updatedAt: 1,
+    stepCount: 0,
+    result: null,
+    ...overrides,
+  });
+}
+
+function detail(view: SessionView): SessionDetail {
+  return { session: view, rounds: [], steps: [], interactions: [], forms: [] };
+}
+
+interface Sent {
+  command: CommandInput<HostCommandType>;
+  reply(result: unknown): void;
+}
+
+/** A bridge whose replies the test gives, one command at a time, in any order. */
+function scriptedBridge(): { bridge: Bridge; sent: Sent[]; connect(state: BridgeConnection): void } {
+  const sent: Sent[] = [];
+  let onConnection: (state: BridgeConnection) => void = () => undefined;
+  const bridge: Bridge = {
+    send: (command) =>
+      new Promise((resolve) => {
+        sent.push({ command: command as CommandInput<HostCommandType>, reply: (result) => resolve(result as never) });
+      }),
+    onEvent: () => () => undefined,
+    onConnection: (listener) => {
+      onConnection = listener;
+      return () => undefined;
+    },
+    onError: () => () => undefined,
+    screenshotUrl: () => '',
+  };
+  return { bridge, sent, connect: (state) => onConnection(state) };
+}
+
+const flush = (): Promise<void> => new Promise((done) => setTimeout(done, 0));
+
+describe('renderer store actions: Stop', () => {
+  it('stops the running session while an ended one is on screen, or none ("New")', async () => {
+    const { bridge, sent } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    const running = session('run', { status: 'waiting', createdAt: 1 });
+    const ended = session('done', { createdAt: 2 });
+    store.setState({ sessions: [ended, running], currentSessionId: 'done' });
+
+    const stopping = store.getState().stop();
+    expect(sent.map((entry) => entry.command)).toEqual([{ type: 'session.stop', sessionId: 'run' }]);
+    sent[0]?.reply({ sessionId: 'run', stopped: true });
+    await stopping;
+    expect(store.getState().lastError).toBeNull();
+
+    store.getState().newSession();
+    void store.getState().stop();
+    expect(sent[1]?.command).toEqual({ type: 'session.stop', sessionId: 'run' });
+  });
+});
+
+describe('renderer store actions: opening sessions out of order', () => {
+  it('a slow reply for the session opened first does not replace the one opened after it', async () => {
+    const { bridge, sent } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    const a = session('a');
+    const b = session('b', { result: 'B is done' });
+    store.setState({ sessions: [a, b] });
+
+    const openingA = store.getState().openSession('a');
+    const openingB = store.getState().openSession('b');
+    sent[1]?.reply(detail(b));
+    await openingB;
+    expect(store.getState().currentSessionId).toBe('b');
+    sent[0]?.reply(detail(a));
+    await openingA;
+    expect(store.getState().currentSessionId).toBe('b');
+    expect(store.getState().statusDetail).toBe('B is done');
+  });
+
+  it('"New" after a click on a session that is still loading stays on "New"', async () => {
+    const { bridge, sent } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    const opening = store.getState().openSession('a');
+    store.getState().newSession();
+    sent[0]?.reply(detail(session('a')));
+    await opening;
+    expect(store.getState().currentSessionId).toBeNull();
+  });
+
+  it('a reconnect while a session loads reopens that one, not the one it was to replace', async () => {
+    const { bridge, sent, connect } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    store.setState({ sessions: [session('a'), session('b')], currentSessionId: 'a' });
+    const openingB = store.getState().openSession('b');
+    connect('connected');
+    await flush();
+    const opens = sent.filter((entry) => entry.command.type === 'session.open');
+    expect(opens.map((entry) => entry.command)).toEqual([
+      { type: 'session.open', sessionId: 'b' },
+      { type: 'session.open', sessionId: 'b' },
+    ]);
+    opens[1]?.reply(detail(session('b')));
+    opens[0]?.reply(detail(session('b')));
+    await openingB;
+    expect(store.getState().currentSessionId).toBe('b');
+  });
+});
