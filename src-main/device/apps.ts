@@ -269,6 +269,15 @@ async function launchX11(name: string, args: readonly string[], options: LaunchO
   }
 }
 
+/**
+ * A PowerShell single-quoted string. PowerShell ends such a string at any of four quote characters,
+ * not only the ASCII one (’ ‘ ‚ ‛ too), so each is doubled: one left alone would let an argument close
+ * the string and run what follows.
+ */
+export function powerShellQuote(text: string): string {
+  return `'${text.replace(/['\u2018\u2019\u201A\u201B]/g, (quote) => quote + quote)}'`;
+}
+
 /** launch_app on this platform. */
 export async function launchApp(name: string, args: readonly string[], options: LaunchOptions = {}): Promise<LaunchResult> {
   if (process.platform === 'linux' && process.env.DISPLAY) return launchX11(name, args, options);
@@ -278,7 +287,7 @@ export async function launchApp(name: string, args: readonly string[], options: 
     return { pid: started.pid, command: argv, window: null };
   }
   if (process.platform === 'win32') {
-    const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+    const quote = powerShellQuote;
     const list = args.length ? ` -ArgumentList @(${args.map(quote).join(',')})` : '';
     const argv = ['powershell.exe', '-NoProfile', '-NonInteractive', '-Command', `Start-Process -FilePath ${quote(name)}${list}`];
     const started = await startDetached(argv);

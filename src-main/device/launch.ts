@@ -32,19 +32,29 @@ export interface DeviceLaunchOptions {
 export { EXIT_NO_DISPLAY } from './health';
 
 // The device client runs shell commands the model chooses; the host's secrets stay with the host.
-// (Not AUTH: XAUTHORITY and SSH_AUTH_SOCK are needed and hold no secret themselves.)
-const SECRET_NAME = /(API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL)/i;
+// KEY, PAT and AUTH count as words (STRIPE_KEY, GH_PAT, NPM_AUTH), not inside others (MONKEY_PATH,
+// XAUTHORITY); SSH_AUTH_SOCK is needed and holds no secret itself.
+const SECRET_NAME =
+  /(API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|(^|_)KEY($|_)|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|COOKIE|(^|_)PAT($|_)|(^|_)AUTH($|_))/i;
+const NOT_SECRET_NAMES = new Set(['SSH_AUTH_SOCK']);
+/** A URL with a password in it, whatever the variable is called (DATABASE_URL=postgres://me:pw@db/x). */
+const CREDENTIAL_URL = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:[^@\s]+@/i;
 
 /** Whether an environment variable's name says it holds a secret (OPENAI_API_KEY, GITHUB_TOKEN, ...). */
 export function isSecretEnvName(name: string): boolean {
-  return SECRET_NAME.test(name);
+  return SECRET_NAME.test(name) && !NOT_SECRET_NAMES.has(name.toUpperCase());
 }
 
-/** `base` without the variables isSecretEnvName matches (and without unset ones). */
+/** Whether a variable holds a secret: by its name, or a value that is a URL with a password. */
+export function isSecretEnv(name: string, value: string): boolean {
+  return isSecretEnvName(name) || CREDENTIAL_URL.test(value);
+}
+
+/** `base` without the variables isSecretEnv matches (and without unset ones). */
 export function deviceEnv(base: NodeJS.ProcessEnv): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(base)) {
-    if (value !== undefined && !SECRET_NAME.test(name)) env[name] = value;
+    if (value !== undefined && !isSecretEnv(name, value)) env[name] = value;
   }
   return env;
 }

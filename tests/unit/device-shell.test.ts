@@ -134,6 +134,18 @@ describe('runShellCommand', () => {
     }
   });
 
+  it('leaves out secrets by more names, and URLs with a password whatever their name', () => {
+    for (const name of ['STRIPE_KEY', 'MISTRAL_KEY', 'SIGNING_KEY', 'KEY', 'GH_PAT', 'NPM_AUTH', 'DOCKER_AUTH_CONFIG', 'SESSION_COOKIE']) {
+      expect(isSecretEnvName(name), name).toBe(true);
+    }
+    for (const name of ['MONKEY_PATH', 'KEYBOARD_LAYOUT', 'PATH', 'XAUTHORITY', 'SSH_AUTH_SOCK', 'AUTHOR_NAME', 'PATTERN']) {
+      expect(isSecretEnvName(name), name).toBe(false);
+    }
+    expect(
+      childEnv({ DATABASE_URL: 'postgres://me:hunter2@db/app', PUBLIC_URL: 'https://example.com/x', PROXY: 'http://user@proxy:8080', STRIPE_KEY: 'k' }),
+    ).toEqual({ PUBLIC_URL: 'https://example.com/x', PROXY: 'http://user@proxy:8080' });
+  });
+
   it('keeps the variables X and ssh need', () => {
     for (const name of ['DISPLAY', 'XAUTHORITY', 'SSH_AUTH_SOCK', 'HOME', 'PATH', 'DBUS_SESSION_BUS_ADDRESS']) {
       expect(isSecretEnvName(name), name).toBe(false);
