@@ -2,7 +2,7 @@ import { isToolName } from '../device/contract';
 import { randomUUID } from 'node:crypto';
 import type { AuditDecision, AuditEntry, AuditOutcome } from './audit-store';
 import type { Command, CommandResult } from './command';
-import type { SafetyDecision, SafetyInput, SafetyVerdict } from './safety-policy';
+import { normaliseKey, type SafetyDecision, type SafetyInput, type SafetyVerdict } from './safety-policy';
 import type { Dispatcher } from './dispatcher';
 
 export interface SafetyEvaluator {
@@ -101,6 +101,7 @@ export class CommandGate {
   private judge(commands: readonly Command[], contexts: readonly ActionContext[]): { decision: SafetyDecision; reasons: string[] } {
     let decision: SafetyDecision = 'allow';
     const reasons: string[] = [];
+    let keyboardMayHaveMoved = false;
     commands.forEach((command, index) => {
       const context = contexts[index] as ActionContext;
       const verdict = this.policy.evaluate({
@@ -109,8 +110,11 @@ export class CommandGate {
         controlText: context.controlText,
         modelStatus: context.modelStatus,
         targetApp: context.targetApp,
+        keyboardTargetUnknown: keyboardMayHaveMoved,
         trustedTool: this.isTrusted(command.toolName),
       });
+      // After this, the keyboard may be in another window than the agent's: a new one, or a run dialog.
+      if (mayMoveKeyboard(command)) keyboardMayHaveMoved = true;
       for (const reason of verdict.reasons) if (!reasons.includes(reason)) reasons.push(reason);
       if (verdict.decision === 'deny') decision = 'deny';
       else if (verdict.decision === 'confirm' && decision === 'allow') decision = 'confirm';
@@ -195,6 +199,16 @@ export class CommandGate {
       });
     }
   }
+}
+
+/**
+ * Whether an action may give another window the keyboard: opening an application, focusing a window,
+ * or a chord with Alt or the Windows/Command key (Alt+Tab, Alt+F2, Win+R, Ctrl+Alt+T).
+ */
+function mayMoveKeyboard(command: Command): boolean {
+  if (command.toolName === 'launch_app' || command.toolName === 'focus_window') return true;
+  if (command.toolName !== 'hotkey' || !Array.isArray(command.parameters.keys)) return false;
+  return command.parameters.keys.some((key) => typeof key === 'string' && ['alt', 'meta'].includes(normaliseKey(key)));
 }
 
 function deepFreeze<T>(value: T): T {

