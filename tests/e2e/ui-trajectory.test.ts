@@ -202,4 +202,54 @@ describe('the trajectory in the browser UI (fake host)', () => {
     expect((await scrollerState()).fromBottom).toBeLessThanOrEqual(48);
     expect(ui.problems).toEqual([]);
   });
+
+  it('keeps the keyboard focus on a step while new ones stream in, and on the step last viewed after its detail closes', async () => {
+    const { page } = ui;
+    await page.getByRole('button', { name: 'New', exact: true }).click();
+    await page.getByRole('textbox', { name: 'Request' }).fill('a run read by keyboard');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await host.waitForCommand('session.start', (command) => command.request === 'a run read by keyboard');
+    const id = [...host.sessions.keys()].at(-1) ?? '';
+    const trajectory = page.getByRole('list', { name: 'Trajectory' });
+    host.addSteps(Array.from({ length: 40 }, (_unused, i) => makeStep(id, i)));
+    await trajectory.getByRole('heading', { name: 'Step 40', exact: true }).waitFor();
+    await page.waitForTimeout(200);
+    const focusedRow = () => page.evaluate("document.activeElement?.getAttribute('data-index') ?? document.activeElement?.tagName");
+
+    // T puts the focus on the first step on screen, not the newest: the list stops following.
+    await page.keyboard.press('t');
+    const row = Number(await focusedRow());
+    expect(row).toBeLessThan(39);
+    host.addSteps(Array.from({ length: 40 }, (_unused, i) => makeStep(id, 40 + i)));
+    await expect.poll(() => trajectory.getByRole('listitem').first().getAttribute('aria-setsize')).toBe('80');
+    await page.waitForTimeout(300);
+    expect(await focusedRow()).toBe(String(row));
+    await page.getByRole('button', { name: 'Jump to newest' }).waitFor();
+
+    // The detail of the step, then the next one; meanwhile the list scrolls far away from both.
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog', { name: new RegExp(`Step ${row + 1}\\b`) }).waitFor();
+    await page.keyboard.press('Alt+ArrowRight');
+    await page.getByRole('dialog', { name: new RegExp(`Step ${row + 2}\\b`) }).waitFor();
+    // Under the modal dialog the list is hidden from the accessibility tree: found by its id.
+    const list = page.locator('#deskhand-trajectory');
+    await list.evaluate((element) => {
+      const scroller = element.parentElement;
+      if (scroller) scroller.scrollTop = scroller.scrollHeight;
+    });
+    await expect.poll(() => list.locator(`[data-index="${row + 1}"]`).count()).toBe(0);
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await expect.poll(focusedRow).toBe(String(row + 1));
+    const onScreen = await trajectory.evaluate((list, index) => {
+      const scroller = list.parentElement;
+      const focused = list.querySelector(`[data-index="${index}"]`);
+      if (!scroller || !focused) return false;
+      const view = scroller.getBoundingClientRect();
+      const box = focused.getBoundingClientRect();
+      return box.bottom > view.top && box.top < view.bottom;
+    }, row + 1);
+    expect(onScreen).toBe(true);
+    expect(ui.problems).toEqual([]);
+  });
 });

@@ -95,7 +95,24 @@ describe('WebSocketBridge', () => {
     bridge.start();
     expect(socket().url).toBe('ws://127.0.0.1:4000/ws?token=a%20b%2Fc');
     socket().open();
-    expect(states).toEqual(['disconnected', 'connected']);
+    // 'connecting' first: a page load must not flash "Disconnected".
+    expect(states).toEqual(['connecting', 'connected']);
+  });
+
+  it('says the host is unreachable after several attempts in a row fail, and keeps trying', () => {
+    const states: BridgeConnection[] = [];
+    bridge.onConnection((state) => states.push(state));
+    bridge.start();
+    socket().open();
+    socket().close();
+    for (let attempt = 1; attempt <= 5; attempt += 1) {
+      vi.advanceTimersByTime(20_000);
+      socket().close();
+    }
+    expect(states).toEqual(['connecting', 'connected', 'disconnected', 'unreachable']);
+    vi.advanceTimersByTime(20_000);
+    socket().open();
+    expect(states.at(-1)).toBe('connected');
   });
 
   it('assigns ids, resolves the matching reply and validates the result', async () => {
@@ -158,6 +175,46 @@ describe('WebSocketBridge', () => {
     await expect(pending).rejects.toThrow(/lost/);
     expect(sockets).toHaveLength(1);
     vi.advanceTimersByTime(1_000);
+    expect(sockets).toHaveLength(2);
+  });
+
+  it('stops retrying and says so when the server refuses the token (the host was restarted)', async () => {
+    const refusing = new WebSocketBridge({
+      host: '127.0.0.1:4000',
+      secure: false,
+      token: 'old',
+      createSocket: (url) => {
+        const created = new FakeSocket(url);
+        sockets.push(created);
+        return created;
+      },
+      tokenRefused: () => Promise.resolve(true),
+    });
+    const states: BridgeConnection[] = [];
+    refusing.onConnection((state) => states.push(state));
+    refusing.start();
+    socket().close();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(states).toEqual(['connecting', 'disconnected', 'refused']);
+    expect(sockets).toHaveLength(1);
+    refusing.dispose();
+  });
+
+  it('goes on retrying when the server still accepts the token', async () => {
+    bridge = new WebSocketBridge({
+      host: '127.0.0.1:4000',
+      secure: false,
+      token: 'current',
+      createSocket: (url) => {
+        const created = new FakeSocket(url);
+        sockets.push(created);
+        return created;
+      },
+      tokenRefused: () => Promise.resolve(false),
+    });
+    bridge.start();
+    socket().close();
+    await vi.advanceTimersByTimeAsync(2_000);
     expect(sockets).toHaveLength(2);
   });
 

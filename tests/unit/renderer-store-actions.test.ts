@@ -70,6 +70,38 @@ describe('renderer store actions: Stop', () => {
   });
 });
 
+describe('renderer store actions: Pause and Resume', () => {
+  it('pause and resume the running session while an ended one is on screen, or none ("New")', async () => {
+    const { bridge, sent } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    const running = session('run', { status: 'running', createdAt: 1 });
+    const ended = session('done', { createdAt: 2 });
+    store.setState({ sessions: [ended, running], currentSessionId: 'done' });
+
+    const pausing = store.getState().pause();
+    expect(sent.map((entry) => entry.command)).toEqual([{ type: 'session.pause', sessionId: 'run' }]);
+    sent[0]?.reply({ sessionId: 'run', paused: true });
+    await pausing;
+    expect(store.getState().lastError).toBeNull();
+
+    store.setState({ sessions: [ended, { ...running, status: 'paused' }] });
+    store.getState().newSession();
+    const resuming = store.getState().resume();
+    expect(sent[1]?.command).toEqual({ type: 'session.resume', sessionId: 'run' });
+    sent[1]?.reply({ session: running });
+    await resuming;
+    expect(store.getState().sessions.find((candidate) => candidate.id === 'run')?.status).toBe('running');
+  });
+
+  it('resume goes on with the interrupted session on screen when nothing runs', () => {
+    const { bridge, sent } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    store.setState({ sessions: [session('cut', { status: 'interrupted' }), session('done')], currentSessionId: 'cut' });
+    void store.getState().resume();
+    expect(sent[0]?.command).toEqual({ type: 'session.resume', sessionId: 'cut' });
+  });
+});
+
 describe('renderer store actions: opening sessions out of order', () => {
   it('a slow reply for the session opened first does not replace the one opened after it', async () => {
     const { bridge, sent } = scriptedBridge();

@@ -3,7 +3,11 @@ import type { CommandResult, HostCommandInput, HostCommandType, HostEvent, Scree
 /** A command as a UI writes it: the bridge assigns the id. */
 export type CommandInput<T extends HostCommandType> = { type: T } & Omit<Extract<HostCommandInput, { type: T }>, 'id'>;
 
-export type BridgeConnection = 'connected' | 'disconnected';
+/**
+ * `unreachable`: several attempts in a row failed without a connection; `refused`: the host answered
+ * that the token is not (or no longer) valid, which only opening the address it printed again mends.
+ */
+export type BridgeConnection = 'connecting' | 'connected' | 'disconnected' | 'unreachable' | 'refused';
 
 export type Unsubscribe = () => void;
 

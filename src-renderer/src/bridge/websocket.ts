@@ -16,6 +16,9 @@ export interface SocketLike {
 /** WebSocket.OPEN, spelled out so this file needs no DOM types. */
 const SOCKET_OPEN = 1;
 
+/** Attempts in a row that never connected, after which the user is told how to get back in (about 8 s at the default delays). */
+const ATTEMPTS_BEFORE_UNREACHABLE = 5;
+
 export interface WebSocketBridgeOptions {
   /** `host:port` of the Deskhand browser-mode server. */
   host: string;
@@ -24,6 +27,11 @@ export interface WebSocketBridgeOptions {
   createSocket(url: string): SocketLike;
   initialRetryDelayMs?: number;
   maxRetryDelayMs?: number;
+  /**
+   * Asks the server, after an attempt that never connected, whether it refuses the token (a browser
+   * hides why a WebSocket handshake failed). True only when it answered so; then retrying stops.
+   */
+  tokenRefused?(): Promise<boolean>;
 }
 
 interface PendingRequest {
@@ -34,9 +42,12 @@ interface PendingRequest {
 /** Browser mode: the protocol over one WebSocket, reconnecting with exponential backoff. */
 export class WebSocketBridge implements Bridge {
   private socket: SocketLike | null = null;
-  private connection: BridgeConnection = 'disconnected';
+  private connection: BridgeConnection = 'connecting';
   private readonly pending = new Map<string, PendingRequest>();
   private failedAttempts = 0;
+  /** Attempts since the last connection that never connected. */
+  private failedInARow = 0;
+  private refused = false;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private started = false;
   private disposed = false;
@@ -108,7 +119,7 @@ export class WebSocketBridge implements Bridge {
   }
 
   private connect(): void {
-    if (this.disposed) return;
+    if (this.disposed || this.refused) return;
     const scheme = this.options.secure ? 'wss' : 'ws';
     const url = `${scheme}://${this.options.host}/ws?token=${encodeURIComponent(this.options.token)}`;
     let socket: SocketLike;
@@ -116,13 +127,16 @@ export class WebSocketBridge implements Bridge {
       socket = this.options.createSocket(url);
     } catch (error) {
       this.errors.emit(toError(error));
-      this.scheduleReconnect();
+      this.attemptFailed();
       return;
     }
     this.socket = socket;
+    let opened = false;
     socket.addEventListener('open', () => {
       if (this.socket !== socket) return;
+      opened = true;
       this.failedAttempts = 0;
+      this.failedInARow = 0;
       this.setConnection('connected');
     });
     socket.addEventListener('message', (message) => {
@@ -133,9 +147,38 @@ export class WebSocketBridge implements Bridge {
       if (this.socket !== socket) return;
       this.socket = null;
       this.failPending(new Error('The connection to Deskhand was lost before it replied.'));
-      this.setConnection('disconnected');
-      this.scheduleReconnect();
+      if (opened) {
+        this.setConnection('disconnected');
+        this.scheduleReconnect();
+      } else {
+        this.attemptFailed();
+        void this.checkToken();
+      }
     });
+  }
+
+  /** An attempt that never connected: after several in a row the user is told, and retrying goes on. */
+  private attemptFailed(): void {
+    this.failedInARow += 1;
+    if (this.connection !== 'refused') this.setConnection(this.failedInARow >= ATTEMPTS_BEFORE_UNREACHABLE ? 'unreachable' : 'disconnected');
+    this.scheduleReconnect();
+  }
+
+  /** A refused token stays refused (a restarted host has a new one): stop retrying and say so. */
+  private async checkToken(): Promise<void> {
+    const ask = this.options.tokenRefused;
+    if (!ask || this.refused) return;
+    let refused = false;
+    try {
+      refused = await ask();
+    } catch {
+      return;
+    }
+    if (!refused || this.disposed || this.connection === 'connected') return;
+    this.refused = true;
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.setConnection('refused');
   }
 
   private receive(data: unknown): void {
@@ -183,7 +226,7 @@ export class WebSocketBridge implements Bridge {
   }
 
   private scheduleReconnect(): void {
-    if (this.disposed || this.retryTimer !== null) return;
+    if (this.disposed || this.refused || this.retryTimer !== null) return;
     const initial = this.options.initialRetryDelayMs ?? 500;
     const max = this.options.maxRetryDelayMs ?? 10_000;
     const delay = Math.min(max, initial * 2 ** this.failedAttempts);

@@ -1,6 +1,7 @@
 import { Box, CssBaseline, GlobalStyles, ThemeProvider } from '@mui/material';
 import { AgentPanel } from './AgentPanel';
 import { AppHeader } from './AppHeader';
+import { ConnectionAlert } from './ConnectionAlert';
 import { BlackboardDrawer } from './BlackboardDrawer';
 import { ErrorSnackbar } from './ErrorSnackbar';
 import { RequestBox } from './RequestBox';
@@ -36,6 +37,7 @@ export function App() {
         <SessionsSidebar />
         <Box component="main" sx={{ flex: 1, minWidth: 0, display: 'flex', flexDirection: 'column' }}>
           <AppHeader />
+          <ConnectionAlert />
           <WaitingElsewhere />
           <StatusBar />
           <Box sx={{ flex: 1, minHeight: 0, display: 'flex' }}>

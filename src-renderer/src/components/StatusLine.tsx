@@ -1,6 +1,13 @@
 import { Box, Chip, CircularProgress, Typography } from '@mui/material';
-import { currentSession, isSessionActive, useDeskhand, type DeskhandState } from '../store';
+import { currentSession, isSessionActive, useDeskhand, type ConnectionState, type DeskhandState } from '../store';
 import { formatCost, formatCount, SESSION_STATUS_LABELS, totalTokens } from './labels';
+
+const CONNECTION_LABELS: Record<Exclude<ConnectionState, 'connected'>, string> = {
+  connecting: 'Connecting…',
+  disconnected: 'Disconnected, retrying…',
+  unreachable: 'Cannot reach Deskhand, retrying…',
+  refused: 'Not connected',
+};
 
 function describeStatus(state: DeskhandState): { text: string; busy: boolean } {
   const session = currentSession(state);
@@ -48,7 +55,7 @@ export function StatusLine() {
   return (
     <Box sx={{ display: 'flex', alignItems: 'center', gap: 1.5, minWidth: 0, flex: 1 }}>
       {connection !== 'connected' && (
-        <Chip size="small" color="warning" label={connection === 'connecting' ? 'Connecting…' : 'Disconnected, retrying…'} />
+        <Chip size="small" color={connection === 'refused' || connection === 'unreachable' ? 'error' : 'warning'} label={CONNECTION_LABELS[connection]} />
       )}
       {busy && <CircularProgress size={16} aria-hidden />}
       <Typography role="status" aria-live="polite" noWrap title={text} sx={{ minWidth: 0, flexShrink: 1, fontWeight: 500 }}>

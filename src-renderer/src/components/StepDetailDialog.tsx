@@ -127,6 +127,8 @@ export function StepDetailDialog() {
     <Dialog
       open={step !== null && step !== undefined}
       onClose={close}
+      // The trajectory focuses the step last viewed, which need not be the row that opened the dialog.
+      disableRestoreFocus
       fullWidth
       maxWidth="xl"
       onKeyDown={onKeyDown}

@@ -1,6 +1,6 @@
 import { Button, Typography } from '@mui/material';
-import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
-import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type UIEvent } from 'react';
+import { defaultRangeExtractor, useVirtualizer, type Range, type Virtualizer } from '@tanstack/react-virtual';
+import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState, type FocusEvent, type KeyboardEvent, type UIEvent } from 'react';
 import { FOCUS_TARGETS, stepGroupHeaders, useDeskhand, useUi } from '../store';
 import { StepItem } from './StepItem';
 import { TRAJECTORY_CLASSES } from './trajectoryStyles';
@@ -33,14 +33,15 @@ const JumpToNewest = memo(function JumpToNewest({ onClick }: { onClick(): void }
 
 /**
  * The live trajectory, virtualised so thousands of steps scroll smoothly; follows the newest step until
- * the user scrolls up. Keyboard: Tab reaches one step (roving focus), arrows / Page / Home / End move,
- * Enter opens the step's detail.
+ * the user scrolls up or puts the focus on an older step. Keyboard: Tab reaches one step (roving focus),
+ * arrows / Page / Home / End move, Enter opens the step's detail; closing it focuses the step last viewed.
  */
 export function TrajectoryList() {
   const steps = useDeskhand((state) => state.steps);
   const currentSessionId = useDeskhand((state) => state.currentSessionId);
   const roundRequests = useDeskhand((state) => (state.currentSessionId ? state.roundRequests[state.currentSessionId] : undefined) ?? NO_REQUESTS);
   const openStep = useUi((state) => state.openStep);
+  const detailStepId = useUi((state) => state.detailStepId);
   const scrollRef = useRef<HTMLDivElement>(null);
   const lastScrollTop = useRef(0);
   const followingRef = useRef(true);
@@ -48,6 +49,8 @@ export function TrajectoryList() {
   const listSize = useRef(0);
   const [following, setFollowingState] = useState(true);
   const [activeIndex, setActiveIndex] = useState<number | null>(null);
+  // The row with the focus stays rendered wherever the list scrolls: unmounted, it would drop the focus to <body>.
+  const [focusedIndex, setFocusedIndex] = useState<number | null>(null);
   const focusWanted = useRef<number | null>(null);
   const userInputAt = useRef(Number.NEGATIVE_INFINITY);
   const noteUserInput = useCallback((): void => {
@@ -96,12 +99,21 @@ export function TrajectoryList() {
   );
 
   const getItemKey = useCallback((index: number) => steps[index]?.id ?? index, [steps]);
+  const rangeExtractor = useCallback(
+    (range: Range): number[] => {
+      const indexes = defaultRangeExtractor(range);
+      if (focusedIndex === null || focusedIndex >= range.count || indexes.includes(focusedIndex)) return indexes;
+      return [...indexes, focusedIndex].sort((a, b) => a - b);
+    },
+    [focusedIndex],
+  );
   const virtualizer = useVirtualizer({
     count: steps.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => 150,
     overscan: 6,
     getItemKey,
+    rangeExtractor,
     measureElement: measuredByResizeObserver,
     // Measured sizes and positions go straight to the DOM, in the frame that measured them, without a render.
     directDomUpdates: true,
@@ -115,12 +127,13 @@ export function TrajectoryList() {
     followingRef.current = true;
     setFollowingState(true);
     setActiveIndex(null);
+    setFocusedIndex(null);
   }, [currentSessionId]);
 
   useLayoutEffect(() => followNewRows(), [followNewRows, steps.length, currentSessionId]);
 
-  // Focus follows the keyboard once the wanted row is rendered.
-  useLayoutEffect(() => {
+  /** Focuses the row `moveTo` asked for, once it is rendered. */
+  const focusWantedRow = (): void => {
     const wanted = focusWanted.current;
     if (wanted === null) return;
     const row = scrollRef.current?.querySelector<HTMLElement>(`[data-index="${wanted}"]`);
@@ -128,7 +141,9 @@ export function TrajectoryList() {
       focusWanted.current = null;
       row.focus({ preventScroll: true });
     }
-  });
+  };
+  // Focus follows the keyboard once the wanted row is rendered.
+  useLayoutEffect(focusWantedRow);
 
   const onScroll = (event: UIEvent<HTMLDivElement>): void => {
     const element = event.currentTarget;
@@ -159,6 +174,33 @@ export function TrajectoryList() {
     if (target < steps.length - 1) setFollowing(false);
     focusWanted.current = target;
     virtualizer.scrollToIndex(target, { align: 'auto' });
+  };
+
+  // Closing the step detail focuses the step last viewed there (Alt+←/→ may have moved on from the one
+  // opened, which may have scrolled away meanwhile). A passive effect: in the layout phase the closing
+  // dialog's focus trap still pulls the focus back.
+  const viewedStepId = useRef<string | null>(null);
+  useEffect(() => {
+    if (detailStepId !== null) {
+      viewedStepId.current = detailStepId;
+      return;
+    }
+    const viewed = viewedStepId.current;
+    viewedStepId.current = null;
+    const index = viewed === null ? -1 : steps.findIndex((step) => step.id === viewed);
+    if (index === -1) return;
+    moveTo(index);
+    focusWantedRow();
+  }, [detailStepId]); // only the dialog's closing, not every new step
+
+  /** A row other than the newest has the focus: following would scroll it away. */
+  const onRowFocus = (index: number): void => {
+    setActiveIndex(index);
+    setFocusedIndex(index);
+    if (index < steps.length - 1) setFollowing(false);
+  };
+  const onRowBlur = (event: FocusEvent<HTMLDivElement>): void => {
+    if (!event.currentTarget.contains(event.relatedTarget)) setFocusedIndex(null);
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>): void => {
@@ -215,7 +257,8 @@ export function TrajectoryList() {
                 aria-posinset={item.index + 1}
                 aria-setsize={steps.length}
                 tabIndex={item.index === tabStop ? 0 : -1}
-                onFocus={() => setActiveIndex(item.index)}
+                onFocus={() => onRowFocus(item.index)}
+                onBlur={onRowBlur}
                 className={TRAJECTORY_CLASSES.row}
               >
                 <StepItem step={step} headers={stepGroupHeaders(steps, roundRequests, item.index)} onOpen={onOpen} />

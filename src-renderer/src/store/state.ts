@@ -9,10 +9,11 @@ import {
   type SessionView,
   type StepView,
 } from '../../../src-main/protocol';
+import type { BridgeConnection } from '../bridge/types';
 
 // Pure state transitions, kept free of the bridge, React and the DOM so they can be unit-tested in Node.
 
-export type ConnectionState = 'connecting' | 'connected' | 'disconnected';
+export type ConnectionState = BridgeConnection;
 
 export interface ShownError {
   /** Grows with every error so that the same message twice is still shown twice. */
@@ -454,8 +455,9 @@ export function waitingElsewhere(state: Pick<DeskhandState, 'interactions' | 'se
 }
 
 /**
- * The session Stop acts on: the one on screen if it runs, else the one the host runs (it runs one at
- * a time; the store learns it from the sessions' statuses), else the one on screen.
+ * The session Stop, Pause and Resume act on: the one on screen if it runs (or is paused), else the one
+ * the host runs (it runs one at a time; the store learns it from the sessions' statuses), else the one
+ * on screen.
  */
 export function stopTarget(state: DeskhandState): SessionView | null {
   const current = currentSession(state);

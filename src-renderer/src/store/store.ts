@@ -107,6 +107,17 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
       }
     };
 
+    /** Stop, Pause and Resume: the running session, even when another one (or none: "New") is on screen. */
+    const forRunTarget = async (run: (sessionId: string) => Promise<void>): Promise<void> => {
+      const sessionId = stopTarget(get())?.id;
+      if (sessionId === undefined) return;
+      try {
+        await run(sessionId);
+      } catch (error) {
+        reportError(error);
+      }
+    };
+
     /** Runs a command for the session an interaction belongs to (not necessarily the one on screen). */
     const forInteraction = async (interactionId: string, run: (sessionId: string) => Promise<unknown>): Promise<boolean> => {
       const interaction = get().interactions.find((candidate) => candidate.id === interactionId);
@@ -156,26 +167,21 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
       },
 
       async stop() {
-        // The running session, even when another one (or none: "New") is on screen.
-        const sessionId = stopTarget(get())?.id;
-        if (sessionId === undefined) return;
-        try {
+        await forRunTarget(async (sessionId) => {
           const result = await bridge.send({ type: 'session.stop', sessionId });
           if (!result.stopped) set((state) => showError(state, 'The session had already ended.', 'warning'));
-        } catch (error) {
-          reportError(error);
-        }
+        });
       },
 
       async pause() {
-        await forCurrent(async (sessionId) => {
+        await forRunTarget(async (sessionId) => {
           const result = await bridge.send({ type: 'session.pause', sessionId });
           if (!result.paused) set((state) => showError(state, 'The session was not running, so there was nothing to pause.', 'warning'));
         });
       },
 
       async resume() {
-        await forCurrent(async (sessionId) => {
+        await forRunTarget(async (sessionId) => {
           const result = await bridge.send({ type: 'session.resume', sessionId });
           set((state) => ({ ...state, sessions: upsertSession(state.sessions, result.session) }));
         });
