@@ -95,6 +95,8 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
     const card = page.getByRole('region', { name: 'Approve this action?' });
     await card.waitFor();
     await expect.poll(() => card.getByText("Run 'rm -rf build/'").count()).toBe(1);
+    // The summary is shortened; every argument is shown as it will be sent.
+    expect(await card.getByTestId('confirm-exact').textContent()).toBe('execute_command {\n  "command": "rm -rf build/"\n}');
     await card.getByText('rule: destructive shell command (rm -rf)').waitFor();
     await card.getByText('Terminal').waitFor();
     await expect.poll(() => card.getByRole('img').evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(1280);

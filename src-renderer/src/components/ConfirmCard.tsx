@@ -76,6 +76,21 @@ export function ConfirmCard({ interaction, shortcuts }: { interaction: ConfirmIn
           </Typography>
         </Box>
         <Box>
+          <Typography variant="overline" color="text.secondary" id={`${titleId}-exact`}>
+            Exactly what runs
+          </Typography>
+          {/* The summary above is shortened; this is every argument as it will be sent, line breaks shown as \n. */}
+          <Box
+            component="pre"
+            data-testid="confirm-exact"
+            aria-labelledby={`${titleId}-exact`}
+            tabIndex={0}
+            sx={{ m: 0, p: 1, maxHeight: 240, overflow: 'auto', whiteSpace: 'pre-wrap', overflowWrap: 'anywhere', fontFamily: 'monospace', fontSize: 12, bgcolor: 'action.hover', borderRadius: 1 }}
+          >
+            {interaction.actions.map((action) => `${action.function} ${JSON.stringify(action.args, null, 2)}`).join('\n')}
+          </Box>
+        </Box>
+        <Box>
           <Typography variant="overline" color="text.secondary">
             On
           </Typography>
