@@ -8,6 +8,12 @@ export const DeviceConfig = z
     /** auto: PNG for user interfaces, JPEG for photographic frames (see encodePixels). */
     format: z.enum(['auto', 'png', 'jpeg', 'webp']).default('auto'),
     quality: z.number().int().min(1).max(100).default(70),
+    /**
+     * The process whose windows the agent never sees or focuses: Deskhand's own (the desktop app passes
+     * its main process). Otherwise an instruction on screen could have the agent click through
+     * Deskhand's Settings.
+     */
+    protectPid: z.number().int().min(1).optional(),
   })
   .strict();
 export type DeviceConfig = z.infer<typeof DeviceConfig>;
@@ -16,6 +22,7 @@ const FLAGS: Record<string, keyof DeviceConfig> = {
   '--max-edge': 'maxEdge',
   '--format': 'format',
   '--quality': 'quality',
+  '--protect-pid': 'protectPid',
 };
 
 /** Inverse of parseDeviceArgs, for whoever spawns the client. */

@@ -91,6 +91,7 @@ export interface DeviceServerOptions {
 }
 
 export function createDeviceServer({ config, log = () => undefined }: DeviceServerOptions): McpServer {
+  const isProtected = (pid: number | null): boolean => config.protectPid !== undefined && pid === config.protectPid;
   const server = new McpServer(
     { name: DEVICE_SERVER_NAME, version: DEVICE_SERVER_VERSION },
     {
@@ -276,7 +277,7 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
     'list_windows',
     LOOKS,
     async () => {
-      const windows = await listWindows();
+      const windows = (await listWindows()).filter((window) => !isProtected(window.pid));
       return text(JSON.stringify(windows), { windows });
     },
   );
@@ -317,7 +318,9 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
     'focus_window',
     NUDGES,
     async ({ id }) => {
-      const window = await focusWindow(id);
+      const window = await focusWindow(id, (found) => {
+        if (isProtected(found.pid)) throw new Error(`window ${id} is Deskhand's own: the agent does not act on it`);
+      });
       const { pid: _pid, active: _active, minimized: _minimized, ...info } = window;
       return text(`focused ${JSON.stringify(info)}`, { window: info });
     },

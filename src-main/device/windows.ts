@@ -251,7 +251,7 @@ async function activate(hex: string): Promise<void> {
  * Activates a window through EWMH and checks that the window manager made it the active one;
  * resolves with the window as it is now.
  */
-export async function focusWindow(id: string): Promise<DesktopWindow> {
+export async function focusWindow(id: string, check?: (window: DesktopWindow) => void): Promise<DesktopWindow> {
   assertX11();
   const numeric = parseWindowId(id);
   if (numeric === null) throw new WindowNotFoundError(`"${id}" is not a window id; use an id from list_windows`);
@@ -259,6 +259,8 @@ export async function focusWindow(id: string): Promise<DesktopWindow> {
   const { ids } = await rootState(x);
   if (!ids.includes(numeric)) throw new WindowNotFoundError(`no window with id ${id}; call list_windows for current ids`);
   const hex = formatWindowId(numeric);
+  // Refused before anything changes on screen (the caller's rule, e.g. Deskhand's own window).
+  check?.(await getWindow(hex));
   const deadline = Date.now() + FOCUS_WAIT_MS;
   let attempts = 0;
   for (;;) {

@@ -156,6 +156,8 @@ export async function startShell(options: ShellOptions): Promise<void> {
           format: config.device.screenshotFormat,
           quality: config.device.screenshotQuality,
           maxEdge: config.device.screenshotMaxLongEdge,
+          // Deskhand's own windows belong to this process: the agent neither lists nor focuses them.
+          protectPid: process.pid,
         }),
         env: deviceEnv(process.env),
         cwd: homedir(),

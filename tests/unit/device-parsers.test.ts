@@ -190,6 +190,11 @@ describe('config and launch', () => {
     expect(parseDeviceArgs(deviceArgs(config))).toEqual(config);
     expect(() => parseDeviceArgs(['--bogus'])).toThrow(/unknown argument/);
     expect(() => parseDeviceArgs(['--quality=0'])).toThrow(/quality/);
+    const guarded = parseDeviceArgs(['--protect-pid=4242']);
+    expect(guarded.protectPid).toBe(4242);
+    expect(parseDeviceArgs(deviceArgs(guarded))).toEqual(guarded);
+    expect(() => parseDeviceArgs(['--protect-pid=0'])).toThrow(/protectPid/);
+    expect(() => parseDeviceArgs(['--protect-pid=me'])).toThrow(/protectPid/);
   });
 
   it('keeps secrets out of the device environment', () => {

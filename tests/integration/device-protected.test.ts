@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDevice, startXterm, startXvfb, type DeviceHandle, type XDisplay, type XProgram } from '../support/xvfb';
+
+/**
+ * Deskhand's own windows are out of the agent's reach: the device client started with --protect-pid
+ * (the desktop app passes its main process) neither lists nor focuses that process's windows. Here an
+ * xterm stands in for Deskhand's window, beside another xterm the agent may use.
+ */
+describe('the device client keeps away from Deskhand\'s own windows (Xvfb + openbox)', () => {
+  let x: XDisplay;
+  let own: XProgram;
+  let other: XProgram;
+  let device: DeviceHandle;
+
+  beforeAll(async () => {
+    x = await startXvfb({ width: 800, height: 600 });
+    own = await startXterm(x, { geometry: '40x10+0+0', title: 'deskhand-own' });
+    other = await startXterm(x, { geometry: '40x10+400+300', title: 'agent-work' });
+    device = await startDevice(x, { config: { protectPid: own.pid } });
+  });
+
+  afterAll(async () => {
+    await device?.close();
+    await own?.stop();
+    await other?.stop();
+    await x?.stop();
+  });
+
+  it('lists the other windows but not its own', async () => {
+    const result = await device.callOk('list_windows');
+    const ids = (result.structuredContent as { windows: Array<{ id: string }> }).windows.map((window) => window.id);
+    expect(ids).toContain(other.windowId);
+    expect(ids).not.toContain(own.windowId);
+  });
+
+  it('refuses to focus its own window, and leaves the focus where it was', async () => {
+    await device.callOk('focus_window', { id: other.windowId });
+    const refused = await device.call('focus_window', { id: own.windowId });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toMatch(/is Deskhand's own: the agent does not act on it/);
+    // The window the agent works in is still the active one.
+    const listed = await device.callOk('list_windows');
+    const windows = (listed.structuredContent as { windows: Array<{ id: string; active?: boolean }> }).windows;
+    expect(windows.find((window) => window.id === other.windowId)?.active).toBe(true);
+  });
+});
