@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
-import { unlessAborted } from './abort';
+import { unlessAborted } from '../common/unless-aborted';
 import type { CommandOutput } from './contract';
 import { hasCommand } from './exec';
 import { deviceEnv } from './launch';
@@ -318,8 +318,7 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
   } else {
     file = await posixShell();
     // The first probe of the login environment can take seconds: a cancel must not wait for it.
-    const login = await unlessAborted(loginEnvironment(file, base), options.signal).catch(() => null);
-    if (!login) throw new ShellError('cancelled before it started');
+    const login = await unlessAborted(loginEnvironment(file, base), options.signal, () => new ShellError('cancelled before it started'));
     env = childEnv(withLogin(base, login));
     args = ['-c', options.command];
   }

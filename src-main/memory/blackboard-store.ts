@@ -45,7 +45,7 @@ export class BlackboardStore {
   sinkFor(sessionId: string): BlackboardSink {
     return {
       write: (memory, item) => {
-        this.statements.insert.run(sessionId, memory, item.step, JSON.stringify(this.scrub(item.toJSON())), Date.now());
+        this.statements.insert.run(sessionId, memory, item.step, JSON.stringify(item.toJSON()), Date.now());
       },
     };
   }
@@ -55,7 +55,7 @@ export class BlackboardStore {
    * earlier sessions (answers the user gave once need not be asked again).
    */
   load(sessionId: string, carriedQuestions: number): Blackboard {
-    const blackboard = new Blackboard(this.sinkFor(sessionId));
+    const blackboard = new Blackboard(this.sinkFor(sessionId), this.scrub);
     const carried = (this.statements.lastQuestions.all(sessionId, carriedQuestions) as ItemRow[]).reverse();
     blackboard.restore('questions', carried.map((row) => this.toItem(row)));
     const rows = this.statements.bySession.all(sessionId) as ItemRow[];

@@ -1,4 +1,5 @@
 import type { ScreenshotRef } from '../protocol';
+import { keepAsIs, type Scrub } from './database';
 import { Memory, MemoryItem } from './memory';
 
 export type MemoryName = 'questions' | 'requests' | 'trajectories' | 'screenshots';
@@ -44,7 +45,11 @@ export class Blackboard {
   readonly trajectories = new Memory('trajectories');
   readonly screenshots = new Memory('screenshots');
 
-  constructor(private readonly sink: BlackboardSink | null = null) {}
+  constructor(
+    private readonly sink: BlackboardSink | null = null,
+    /** Every record goes through it once, before it is kept or written: no secret in memory or on disk. */
+    private readonly scrub: Scrub = keepAsIs,
+  ) {}
 
   memory(name: MemoryName): Memory {
     return this[name];
@@ -52,8 +57,8 @@ export class Blackboard {
 
   /** Adds a record to a memory: an item, a plain object, or a text (stored as { text }). */
   addData(name: MemoryName, data: MemoryItem | Record<string, unknown> | string, step: number | null = null): MemoryItem {
-    const item =
-      data instanceof MemoryItem ? data : new MemoryItem(typeof data === 'string' ? { text: data } : data, step);
+    const values = data instanceof MemoryItem ? data.toJSON() : typeof data === 'string' ? { text: data } : data;
+    const item = new MemoryItem(this.scrub(values), data instanceof MemoryItem ? data.step : step);
     this.memory(name).add(item);
     this.sink?.write(name, item);
     return item;

@@ -267,6 +267,7 @@ export class SessionStore {
          WHERE id = @sessionId RETURNING step_count`,
       ),
       steps: db.prepare('SELECT * FROM steps WHERE session_id = ? ORDER BY idx'),
+      firstStepFrom: db.prepare('SELECT MIN(idx) AS idx FROM steps WHERE session_id = ? AND round >= ?'),
       step: db.prepare('SELECT * FROM steps WHERE session_id = ? AND id = ?'),
       markInterrupted: db.prepare(
         `UPDATE sessions SET status = 'interrupted', updated_at = ?
@@ -328,6 +329,11 @@ export class SessionStore {
 
   endRound(sessionId: string, round: number, status: SessionStatus, result: string | null): void {
     this.statements.endRound.run(status, this.scrub(result), Date.now(), sessionId, round);
+  }
+
+  /** The index of the first step of round `round` or a later one; null when there is none. */
+  firstStepIndexFrom(sessionId: string, round: number): number | null {
+    return (this.statements.firstStepFrom.get(sessionId, round) as { idx: number | null }).idx;
   }
 
   rounds(sessionId: string): Array<{ idx: number; request: string; status: string; result: string | null }> {

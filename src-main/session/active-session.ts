@@ -3,6 +3,7 @@ import { StepAborted, type BasicAgent } from '../agents/basic-agent';
 import type { AgentRuntime, ModelWithPrices, StepMemory, SubtaskRecord } from '../agents/runtime';
 import type { CommandGate } from '../commands/command-gate';
 import type { Dispatcher } from '../commands/dispatcher';
+import { unlessAborted } from '../common/unless-aborted';
 import type { DeskhandConfig } from '../host/config';
 import type { Blackboard } from '../memory/blackboard';
 import type { BlackboardStore } from '../memory/blackboard-store';
@@ -149,7 +150,7 @@ export class ActiveSession {
     // resumed request is there already, unless the crash came that early.
     if (!resumed || this.blackboard.requests.all().at(-1)?.get('request') !== request) this.blackboard.addRequest(request);
     // Starting the device client can take seconds: Stop must not wait for it.
-    const runtime = this.runtime(round, request, signal, models, await untilAborted(this.deps.tools(), signal));
+    const runtime = this.runtime(round, request, signal, models, await unlessAborted(this.deps.tools(), signal, () => new StepAborted()));
     // The user has just used the mouse to ask (or resume): where the last round left the pointer, or a
     // takeover it caught, says nothing about this one. The reference starts again with its first action.
     this.deps.dispatcher.takeover.resume();
@@ -202,7 +203,7 @@ export class ActiveSession {
     const status = new Map(this.deps.store.rounds(this.sessionId).map((row) => [row.idx, row.status]));
     let first = round;
     while (first > 0 && status.get(first - 1) === 'interrupted') first--;
-    return this.deps.store.steps(this.sessionId).find((step) => step.round >= first)?.index ?? this.nextIndex;
+    return this.deps.store.firstStepIndexFrom(this.sessionId, first) ?? this.nextIndex;
   }
 
   private subtaskRecord(agent: BasicAgent): SubtaskRecord {
@@ -269,10 +270,12 @@ export class ActiveSession {
     };
   }
 
-  /** One transaction: the step, the session's counters and the step's blackboard records (secrets removed). */
-  private commit(rawStep: NewStep, rawMemory: StepMemory): StepView {
+  /**
+   * One transaction: the step, the session's counters and the step's blackboard records, all without
+   * secrets (the blackboard scrubs its own records).
+   */
+  private commit(rawStep: NewStep, memory: StepMemory): StepView {
     const step = this.deps.scrub(rawStep);
-    const memory = this.deps.scrub(rawMemory);
     const view = this.deps.store.appendStep(this.sessionId, step, (index) => {
       if (memory.trajectory) this.blackboard.addTrajectory({ ...memory.trajectory, Step: index + 1 }, index);
       if (memory.savedScreenshot && step.screenshot) {
@@ -285,14 +288,4 @@ export class ActiveSession {
     this.deps.emit({ kind: 'session.updated', session: this.deps.store.requireSession(this.sessionId) });
     return view;
   }
-}
-
-/** `work`'s result, or StepAborted as soon as `signal` is aborted (the work itself goes on unawaited). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new StepAborted());
-  return new Promise<T>((resolve, reject) => {
-    const abort = (): void => reject(new StepAborted());
-    signal.addEventListener('abort', abort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
-  });
 }

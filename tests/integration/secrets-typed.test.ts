@@ -71,6 +71,10 @@ describe('secrets the user types', () => {
     expect(await host.sessions.running).toEqual({ status: 'finished', result: 'stored' });
     current.model.assertDone();
 
+    // The blackboard the UI reads holds the answers, without the key.
+    const board = JSON.stringify(await host.endpoint.handle({ type: 'blackboard.get', id: 'b', sessionId }));
+    expect(board).toContain('the one for [redacted]');
+    expect(board).not.toContain(KEY);
     // What was stored says where the key was, without it.
     expect(host.store.rounds(sessionId)[0]?.request).toBe('log in with [redacted] please');
     expect(host.store.getSession(sessionId)?.title).not.toContain(KEY);
