@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Interaction } from '../../src-main/protocol';
 import type { AutoResponder } from '../../src-main/session/interaction-broker';
-import { replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
+import { replies, runRequest, startHostHarness, until, type HostHarness } from '../support/host-harness';
 
 const { app, hostTo, host } = replies;
 const approve: AutoResponder = (interaction) => (interaction.kind === 'confirm' ? { kind: 'decision', approved: true, note: null } : null);
@@ -17,15 +17,6 @@ afterEach(async () => {
 });
 
 const tools = (current: HostHarness): string[] => current.deviceActions().map((action) => action.tool);
-
-async function until<T>(find: () => T | undefined, what: string): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const found = find();
-    if (found !== undefined) return found;
-    await new Promise((done) => setTimeout(done, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 const requested = (current: HostHarness, kind: Interaction['kind']): Interaction | undefined => {
   const event = current.events.find((candidate) => candidate.kind === 'interaction.requested' && candidate.interaction.kind === kind);

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { followUp, replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
+import { followUp, replies, runRequest, startHostHarness, until, type HostHarness } from '../support/host-harness';
 
 const { app, host: hostReply } = replies;
 
@@ -10,14 +10,6 @@ afterEach(async () => {
   await harness?.close();
   harness = null;
 });
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (condition()) return;
-    await new Promise((done) => setTimeout(done, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe('rounds: a follow-up starts clean', () => {
   it('a Pause pressed during the last step of a round does not hold the next one', async () => {

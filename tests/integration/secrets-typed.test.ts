@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HostEvent, Interaction } from '../../src-main/protocol';
-import { replies, startHostHarness, type HostHarness } from '../support/host-harness';
+import { replies, startHostHarness, until, type HostHarness } from '../support/host-harness';
 
 /**
  * The API key a user pastes into a request, an answer or a form is kept out of the database like the
@@ -17,15 +17,6 @@ afterEach(async () => {
   await harness?.close();
   harness = null;
 });
-
-async function until<T>(find: () => T | undefined, what: string): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const found = find();
-    if (found !== undefined) return found;
-    await new Promise((done) => setTimeout(done, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 function databaseBytes(dataDir: string): Buffer {
   return Buffer.concat(

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
+import { replies, runRequest, startHostHarness, until, type HostHarness } from '../support/host-harness';
 
 const { app, hostTo, host } = replies;
 
@@ -8,14 +8,6 @@ afterEach(async () => {
   await harness?.close();
   harness = null;
 });
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (condition()) return;
-    await new Promise((done) => setTimeout(done, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** Starts a session on the harness's host and waits until the run pauses for a takeover. */
 async function startUntilPaused(current: HostHarness, request: string): Promise<string> {

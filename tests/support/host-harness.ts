@@ -102,6 +102,16 @@ export async function startHostHarness(scenario: Scenario, options: HarnessOptio
   return harness;
 }
 
+/** Polls `check` every 25 ms for up to 10 s; resolves with its first value that is not false, null or undefined. */
+export async function until<T>(check: () => T | false | null | undefined, what: string): Promise<T> {
+  for (let i = 0; i < 400; i++) {
+    const found = check();
+    if (found !== false && found !== null && found !== undefined) return found;
+    await new Promise((done) => setTimeout(done, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
 /** Starts a session through the protocol endpoint and waits for its round to end. */
 export async function runRequest(host: Host, request: string, mode: SessionMode = 'desktop') {
   const reply = await host.endpoint.handle({ type: 'session.start', id: 'start-1', request, mode });
