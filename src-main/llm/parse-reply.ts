@@ -5,6 +5,21 @@ export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string
 /** Longer replies are refused before any parsing work: no model needs a megabyte to pick one action. */
 export const MAX_REPLY_CHARS = 64_000;
 
+/** The characters of `text` from `from` on that are outside JSON strings, with their index. */
+function* outsideStrings(text: string, from: number): Generator<[number, string]> {
+  let inString = false;
+  let escaped = false;
+  for (let i = from; i < text.length; i++) {
+    const char = text[i] as string;
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (char === '\\') escaped = true;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else yield [i, char];
+  }
+}
+
 /**
  * Finds the first complete JSON object in a model reply: models wrap it in code fences or put words
  * before it. Strings are tracked so braces inside them do not count.
@@ -13,22 +28,9 @@ export function extractJsonObject(text: string, from = 0): string | null {
   const start = text.indexOf('{', from);
   if (start < 0) return null;
   let depth = 0;
-  let inString = false;
-  let escaped = false;
-  for (let i = start; i < text.length; i++) {
-    const char = text[i];
-    if (inString) {
-      if (escaped) escaped = false;
-      else if (char === '\\') escaped = true;
-      else if (char === '"') inString = false;
-      continue;
-    }
-    if (char === '"') inString = true;
-    else if (char === '{') depth++;
-    else if (char === '}') {
-      depth--;
-      if (depth === 0) return text.slice(start, i + 1);
-    }
+  for (const [i, char] of outsideStrings(text, start)) {
+    if (char === '{') depth++;
+    else if (char === '}' && --depth === 0) return text.slice(start, i + 1);
   }
   return null;
 }
@@ -44,15 +46,8 @@ export const MAX_REPLY_DEPTH = 32;
 export function nestingDepth(json: string): number {
   let depth = 0;
   let deepest = 0;
-  let inString = false;
-  let escaped = false;
-  for (const char of json) {
-    if (inString) {
-      if (escaped) escaped = false;
-      else if (char === '\\') escaped = true;
-      else if (char === '"') inString = false;
-    } else if (char === '"') inString = true;
-    else if (char === '{' || char === '[') deepest = Math.max(deepest, ++depth);
+  for (const [, char] of outsideStrings(json, 0)) {
+    if (char === '{' || char === '[') deepest = Math.max(deepest, ++depth);
     else if (char === '}' || char === ']') depth--;
   }
   return deepest;
