@@ -20,8 +20,12 @@ import type { SafetyConfig } from '../host/config';
  *     flatpak, ...) or a terminal emulator (xterm, kitty, "Xfce Terminal", ...) given any arguments; any
  *     argument naming a shell, interpreter or wrapper; any option (an argument starting with - or +:
  *     `--renderer-cmd-prefix`, `-e`, `+!cmd` make ordinary programs run code); and a name that is a path,
- *     which can be any executable. An application opened bare or with plain file or URL operands
- *     (`mousepad notes.txt`, `chromium https://example.com`) does not wait;
+ *     which can be any executable; a program that acts at once (shutdown, reboot, xkill). While
+ *     `confirmAllShellCommands` is on, a program given any arguments waits too (`rm notes.txt` is a
+ *     command line); an application opened bare does not;
+ *   - while `confirmAllShellCommands` is on, the chords that open a run dialog or a terminal (alt+f2,
+ *     win+r, alt+space, ctrl+alt+t), and input that runs a line (as to a terminal) after an earlier
+ *     action of the same sequence may have moved the keyboard (`keyboardTargetUnknown`);
  *   - text that would run as a command and matches `sensitiveCommandPatterns`: the command of
  *     execute_command, the command line of launch_app, text typed with type_text (typed into a
  *     terminal, it runs), and every string in an external tool's arguments, nested ones too (up to
@@ -312,14 +316,19 @@ function hasControlCharacter(text: string): boolean {
   return false;
 }
 
+/** A hotkey's keys, normalised (control -> ctrl, cmd -> meta); null for any other tool. */
+function hotkeyKeys(toolName: string, args: Record<string, unknown>): string[] | null {
+  if (toolName !== 'hotkey' || !Array.isArray(args.keys)) return null;
+  return args.keys.filter((k): k is string => typeof k === 'string').map(normaliseKey);
+}
+
 /** Why this input to a terminal needs approval, or null: it sends a line, which runs, or pastes, which may. */
-function terminalReason(toolName: string, args: Record<string, unknown>, app: string): string | null {
+function terminalReason(toolName: string, args: Record<string, unknown>, keys: readonly string[] | null, app: string): string | null {
   const runs = `rule: runs a command in a terminal (${app})`;
   const pastes = `rule: pastes into a terminal (${app}), which may run what the clipboard holds`;
   if (toolName === 'type_text') return typeof args.text === 'string' && hasControlCharacter(args.text) ? runs : null;
   if (toolName === 'click') return args.button === 'middle' ? pastes : null;
-  if (toolName !== 'hotkey' || !Array.isArray(args.keys)) return null;
-  const keys = args.keys.filter((k): k is string => typeof k === 'string').map(normaliseKey);
+  if (!keys) return null;
   if (TERMINAL_ENTER.some((chord) => pressesChord(keys, chord))) return runs;
   return TERMINAL_PASTE.some((chord) => pressesChord(keys, chord)) ? pastes : null;
 }
@@ -380,17 +389,15 @@ export class SafetyPolicy {
     if (!isDevice && !input.trustedTool) reasons.push(`rule: external tool ${quote(toolName)} from a server not marked trusted`);
 
     if (toolName === 'execute_command' && this.config.confirmAllShellCommands) reasons.push('rule: shell command');
+    const keys = hotkeyKeys(toolName, args);
     const targetApp = (input.targetApp ?? '').trim();
     if (this.config.confirmAllShellCommands && isDevice && (isTerminalApp(targetApp) || input.keyboardTargetUnknown)) {
       const where = input.keyboardTargetUnknown ? 'a window an earlier action of this sequence may have opened' : targetApp;
-      const reason = terminalReason(toolName, args, where);
+      const reason = terminalReason(toolName, args, keys, where);
       if (reason) reasons.push(reason);
     }
-    if (this.config.confirmAllShellCommands && toolName === 'hotkey' && Array.isArray(args.keys)) {
-      const keys = args.keys.filter((k): k is string => typeof k === 'string').map(normaliseKey);
-      const opener = COMMAND_OPENERS.find((chord) => pressesChord(keys, chord));
-      if (opener) reasons.push(`rule: ${opener.reason} (${keys.join('+')})`);
-    }
+    const opener = this.config.confirmAllShellCommands && keys ? COMMAND_OPENERS.find((chord) => pressesChord(keys, chord)) : undefined;
+    if (opener && keys) reasons.push(`rule: ${opener.reason} (${keys.join('+')})`);
     if (toolName === 'launch_app' && typeof args.name === 'string') {
       const reason = launchReason(args.name, launchArgs(args.args), this.config.confirmAllShellCommands);
       if (reason) reasons.push(reason);
@@ -413,17 +420,8 @@ export class SafetyPolicy {
       }
     }
 
-    if (toolName === 'hotkey' && Array.isArray(args.keys)) {
-      const keys = args.keys.filter((k): k is string => typeof k === 'string').map(normaliseKey);
-      const mods = new Set(keys.filter((k) => MODIFIERS.has(k)));
-      const main = keys.filter((k) => !MODIFIERS.has(k));
-      for (const rule of CHORD_RULES) {
-        if (main.includes(rule.key) && rule.mods.every((m) => mods.has(m))) {
-          reasons.push(`rule: ${rule.reason} (${keys.join('+')})`);
-          break;
-        }
-      }
-    }
+    const chord = keys ? CHORD_RULES.find((rule) => pressesChord(keys, rule)) : undefined;
+    if (chord && keys) reasons.push(`rule: ${chord.reason} (${keys.join('+')})`);
     return reasons;
   }
 }

@@ -34,7 +34,6 @@ import { focusWindow, listWindows, windowBounds } from './windows';
 export const DEVICE_SERVER_NAME = 'deskhand-device';
 export const DEVICE_SERVER_VERSION = '0.1.0';
 
-export { ToolTimeoutError, withTimeout } from './queue';
 
 /** Failures are always worth a line; successes only when debugging. */
 export type Logger = (level: 'debug' | 'error', message: string) => void;

@@ -5,7 +5,7 @@ import { checkEnvironment, EXIT_NO_DISPLAY, parseDisplay } from '../../src-main/
 import { keyFromName, parseKeys, usLayoutKey } from '../../src-main/device/keys';
 import { deviceEnv, deviceLaunchSpec } from '../../src-main/device/launch';
 import { toRgb } from '../../src-main/device/screen';
-import { ToolTimeoutError, withTimeout } from '../../src-main/device/server';
+import { ToolTimeoutError, withTimeout } from '../../src-main/device/queue';
 import { toolTimeoutMs } from '../../src-main/device/timeouts';
 import { normaliseNewlines } from '../../src-main/device/typing';
 import { cardinals, decodeTextProperty, formatWindowId, parseWindowId } from '../../src-main/device/windows';
