@@ -1,5 +1,5 @@
-import { isToolName } from '../device/contract';
 import { randomUUID } from 'node:crypto';
+import { isToolName } from '../device/contract';
 import type { AuditDecision, AuditEntry, AuditOutcome } from './audit-store';
 import type { Command, CommandResult } from './command';
 import { normaliseKey, type SafetyDecision, type SafetyInput, type SafetyVerdict } from './safety-policy';
@@ -219,6 +219,11 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** Who serves a tool, for the audit: the device, or the external server its name starts with ("files.read"). */
+export function serverOf(toolName: string): string {
+  return isToolName(toolName) ? 'device' : (toolName.split('.')[0] ?? 'external');
+}
+
 /** What every audit row of a command says, whatever happened to it. */
 function auditBase(command: Command, actor: ActorContext, authorization: Authorization) {
   return {
@@ -228,7 +233,7 @@ function auditBase(command: Command, actor: ActorContext, authorization: Authori
     agent: actor.agent,
     tool: command.toolName,
     toolType: command.toolType,
-    server: isToolName(command.toolName) ? 'device' : (command.toolName.split('.')[0] ?? 'external'),
+    server: serverOf(command.toolName),
     args: command.parameters,
     reasons: [...authorization.reasons],
   };

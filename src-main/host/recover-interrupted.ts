@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditEntry } from '../commands/audit-store';
-import { isToolName } from '../device/contract';
+import { serverOf } from '../commands/command-gate';
 import type { InteractionStore } from '../memory/interaction-store';
 import type { SessionStore } from '../memory/session-store';
 
@@ -34,7 +34,7 @@ export function recoverInterrupted(
           agent: held.agent,
           tool: action.function,
           toolType: 'action',
-          server: isToolName(action.function) ? 'device' : (action.function.split('.')[0] ?? 'external'),
+          server: serverOf(action.function),
           args: action.args,
           decision: 'rejected',
           approvedBy: null,
