@@ -173,7 +173,21 @@ async function pasteOnly(text: string, signal?: AbortSignal): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, PASTE_SETTLE_MS));
 }
 
+/** The first control character no key types (line breaks and tabs are keys); a chord presses it: ctrl+u is U+0015. */
+function untypableControl(text: string): string | undefined {
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    if ((code < 0x20 && char !== '\n' && char !== '\t') || code === 0x7f) return char;
+  }
+  return undefined;
+}
+
 async function typeWith(method: Exclude<TypingMethod, 'paste'>, text: string, signal?: AbortSignal): Promise<void> {
+  const control = untypableControl(text);
+  if (control !== undefined) {
+    const code = `U+${(control.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+    throw new UntypableTextError(`the text holds the control character ${code}, which no key types: press it with hotkey instead`);
+  }
   if (method === 'xdotool') await xdotoolType(text, signal);
   else if (method === 'nut-us-layout') await usLayoutType(text, signal);
   else await nutType(text, signal);
