@@ -49,6 +49,8 @@ export class AppAgent extends BasicAgent {
   private needsFocus = true;
   /** The takeover count when the window was last focused. */
   private focusedAtTakeovers = 0;
+  /** The device's count of input refused for going to another application's window, at the last focus. */
+  private focusedAtKeyboardRefusals = 0;
 
   constructor(
     public window: WindowInfo,
@@ -88,13 +90,16 @@ export class AppAgent extends BasicAgent {
 
   /**
    * The first step of a sub-task brings the window to the front, so input lands in it; so does the
-   * first step after the user was involved (they may have clicked elsewhere). A focus the device
+   * first step after the user was involved (they may have clicked elsewhere), and the first after input
+   * the device refused because another application's window had the keyboard. A focus the device
    * refused because the mouse was taken defers the step, and it is tried again on resume; a focus that
    * failed otherwise fails the step: input must not go to whatever window is in front.
    */
   private async focusIfNeeded(runtime: AgentRuntime): Promise<void> {
     const takeovers = runtime.dispatcher.takeover.takeovers;
-    if (!runtime.tools.names.has('focus_window') || (!this.needsFocus && this.focusedAtTakeovers === takeovers)) return;
+    const keyboardRefusals = runtime.dispatcher.keyboardRefusals;
+    const moved = this.focusedAtTakeovers !== takeovers || this.focusedAtKeyboardRefusals !== keyboardRefusals;
+    if (!runtime.tools.names.has('focus_window') || (!this.needsFocus && !moved)) return;
     const actor = { sessionId: runtime.sessionId, agent: this.name, stepIdx: runtime.nextStepIndex() };
     let result;
     try {
@@ -110,6 +115,7 @@ export class AppAgent extends BasicAgent {
     }
     this.needsFocus = false;
     this.focusedAtTakeovers = takeovers;
+    this.focusedAtKeyboardRefusals = keyboardRefusals;
   }
 }
 

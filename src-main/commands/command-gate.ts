@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { isToolName } from '../device/contract';
+import { isToolName, sendsInput, type ExpectKeyboard } from '../device/contract';
 import type { AuditDecision, AuditEntry, AuditOutcome } from './audit-store';
 import type { Command, CommandResult } from './command';
-import { normaliseKey, type SafetyDecision, type SafetyInput, type SafetyVerdict } from './safety-policy';
+import { isTerminalApp, normaliseKey, type SafetyDecision, type SafetyInput, type SafetyVerdict } from './safety-policy';
 import type { Dispatcher } from './dispatcher';
 
 export interface SafetyEvaluator {
@@ -44,7 +44,20 @@ export interface Authorization {
   readonly contexts: readonly ActionContext[];
   readonly decision: SafetyDecision;
   readonly reasons: readonly string[];
+  /**
+   * Per command, the application its input was judged for, when the verdict depends on it: the device
+   * refuses the input if it would reach another application's window (EXPECT_KEYBOARD_META).
+   */
+  readonly keyboard: readonly (ExpectKeyboard | null)[];
 }
+
+interface Judgement {
+  decision: SafetyDecision;
+  reasons: string[];
+  keyboard: (ExpectKeyboard | null)[];
+}
+
+const RANK: Record<SafetyDecision, number> = { allow: 0, confirm: 1, deny: 2 };
 
 const issued = new WeakSet<Authorization>();
 
@@ -75,7 +88,13 @@ export class CommandGate {
     if (contexts.length !== commands.length) throw new Error(`${commands.length} command(s) but ${contexts.length} context(s) to judge them by`);
     const frozen = commands.map((command) => deepFreeze({ ...command, parameters: structuredClone(command.parameters) }));
     const verdict = this.judge(frozen, contexts);
-    const authorization: Authorization = Object.freeze({ commands: Object.freeze(frozen), contexts: Object.freeze([...contexts]), ...verdict });
+    const authorization: Authorization = Object.freeze({
+      commands: Object.freeze(frozen),
+      contexts: Object.freeze([...contexts]),
+      decision: verdict.decision,
+      reasons: Object.freeze(verdict.reasons),
+      keyboard: Object.freeze(verdict.keyboard.map((expected) => expected && Object.freeze(expected))),
+    });
     issued.add(authorization);
     return authorization;
   }
@@ -92,34 +111,59 @@ export class CommandGate {
       contexts: Object.freeze([{ controlText: '', modelStatus: 'CONTINUE', targetApp: '' }]),
       decision: 'allow' as const,
       reasons: Object.freeze(['the agent brings its window to the front before acting']),
+      keyboard: Object.freeze([null]),
     });
     issued.add(authorization);
     const [result] = await this.execute(authorization, actor, false, signal, { recheck: false });
     return result as CommandResult;
   }
 
-  private judge(commands: readonly Command[], contexts: readonly ActionContext[]): { decision: SafetyDecision; reasons: string[] } {
+  private judge(commands: readonly Command[], contexts: readonly ActionContext[]): Judgement {
     let decision: SafetyDecision = 'allow';
     const reasons: string[] = [];
+    const keyboard: (ExpectKeyboard | null)[] = [];
     let keyboardMayHaveMoved = false;
     commands.forEach((command, index) => {
       const context = contexts[index] as ActionContext;
-      const verdict = this.policy.evaluate({
-        toolName: command.toolName,
-        args: command.parameters,
-        controlText: context.controlText,
-        modelStatus: context.modelStatus,
-        targetApp: context.targetApp,
-        keyboardTargetUnknown: keyboardMayHaveMoved,
-        trustedTool: this.isTrusted(command.toolName),
-      });
+      const { verdict, expected } = this.judgeOne(command, context, keyboardMayHaveMoved);
+      keyboard.push(expected);
       // After this, the keyboard may be in another window than the agent's: a new one, or a run dialog.
       if (mayMoveKeyboard(command)) keyboardMayHaveMoved = true;
       for (const reason of verdict.reasons) if (!reasons.includes(reason)) reasons.push(reason);
-      if (verdict.decision === 'deny') decision = 'deny';
-      else if (verdict.decision === 'confirm' && decision === 'allow') decision = 'confirm';
+      if (RANK[verdict.decision] > RANK[decision]) decision = verdict.decision;
     });
-    return { decision, reasons };
+    return { decision, reasons, keyboard };
+  }
+
+  /**
+   * One command's verdict. Input judged for a window that is not a terminal would be judged more
+   * strictly in one (a line typed there runs): then the device is asked to check, right before the
+   * input, that it goes to that window's application, or the input is judged as if it could go
+   * anywhere when there is no application to check against.
+   */
+  private judgeOne(
+    command: Command,
+    context: ActionContext,
+    keyboardTargetUnknown: boolean,
+  ): { verdict: SafetyVerdict; expected: ExpectKeyboard | null } {
+    const input: SafetyInput = {
+      toolName: command.toolName,
+      args: command.parameters,
+      controlText: context.controlText,
+      modelStatus: context.modelStatus,
+      targetApp: context.targetApp,
+      keyboardTargetUnknown,
+      trustedTool: this.isTrusted(command.toolName),
+    };
+    const verdict = this.policy.evaluate(input);
+    if (keyboardTargetUnknown || !sendsInput(command.toolName, command.parameters) || isTerminalApp(context.targetApp)) {
+      return { verdict, expected: null };
+    }
+    const anywhere = this.policy.evaluate({ ...input, keyboardTargetUnknown: true });
+    const stricter = RANK[anywhere.decision] > RANK[verdict.decision] || anywhere.reasons.some((reason) => !verdict.reasons.includes(reason));
+    if (!stricter) return { verdict, expected: null };
+    const app = context.targetApp.trim();
+    return app ? { verdict, expected: { app } } : { verdict: anywhere, expected: null };
   }
 
   /**
@@ -158,7 +202,7 @@ export class CommandGate {
     }
     const results: CommandResult[] = [];
     let failed = false;
-    for (const command of authorization.commands) {
+    for (const [index, command] of authorization.commands.entries()) {
       const row = {
         ...auditBase(command, actor, authorization),
         decision: approvedByUser ? ('approved' as const) : ('allowed' as const),
@@ -171,7 +215,7 @@ export class CommandGate {
         this.audit.record({ ...row, status: result.status, result: null, error: result.error, durationMs: 0 });
       } else {
         const id = this.audit.begin(row);
-        result = await this.dispatcher.run(command, signal);
+        result = await this.dispatcher.run(command, signal, now.keyboard[index] ?? null);
         this.audit.finish(id, { status: result.status, result: result.result || null, error: result.error, durationMs: result.durationMs });
       }
       failed ||= result.status === 'failure';

@@ -3,11 +3,14 @@ import { z } from 'zod';
 import {
   ACTION_TOOLS,
   DESKTOP_BLIND_TOOLS,
+  EXPECT_KEYBOARD_META,
   EXPECT_POINTER_META,
+  keyboardElsewhereRefusalOf,
   leavesPointerAlone,
   pointerMovedRefusalOf,
   ScreenshotMeta,
   WindowInfo,
+  type ExpectKeyboard,
   type ToolName,
 } from '../device/contract';
 import type { Command, CommandResult } from './command';
@@ -46,6 +49,8 @@ export class Dispatcher {
   readonly takeover = new TakeoverGuard();
   /** The latest pointer position any device result reported, and when. */
   private lastPointer: { point: ScreenPoint; at: number } | null = null;
+  /** How many inputs the device refused because the keyboard was in another application's window. */
+  keyboardRefusals = 0;
 
   constructor(
     private readonly device: DeviceConnection,
@@ -53,7 +58,11 @@ export class Dispatcher {
     private readonly externals: ExternalServers | null = null,
   ) {}
 
-  async run(command: Command, signal?: AbortSignal): Promise<CommandResult> {
+  /**
+   * Runs one command. `keyboard`: the application the input was judged for; the device refuses the
+   * input if it would reach another (EXPECT_KEYBOARD_META).
+   */
+  async run(command: Command, signal?: AbortSignal, keyboard: ExpectKeyboard | null = null): Promise<CommandResult> {
     const started = performance.now();
     const elapsed = (): number => performance.now() - started;
     try {
@@ -69,12 +78,17 @@ export class Dispatcher {
       if (acts && this.takeover.paused) {
         return { status: 'failure', result: '', error: `not run: ${this.takeover.check(null).message}`, durationMs: elapsed() };
       }
-      const result = await this.device.callTool(tool, command.parameters, signal, acts ? this.expectPointerMeta() : undefined);
+      const meta = { ...(acts ? this.expectPointerMeta() : undefined), ...(keyboard ? { [EXPECT_KEYBOARD_META]: keyboard } : undefined) };
+      const result = await this.device.callTool(tool, command.parameters, signal, Object.keys(meta).length ? meta : undefined);
       const text = textOf(result);
       const moved = result.isError ? pointerMovedRefusalOf(result._meta) : null;
       if (moved) {
         const seen = this.takeover.check(this.noted(moved.pointer.screen));
         return { status: 'failure', result: '', error: `not run: ${seen.message || text}`, durationMs: elapsed() };
+      }
+      if (result.isError && keyboardElsewhereRefusalOf(result._meta)) {
+        this.keyboardRefusals++;
+        return { status: 'failure', result: '', error: text, durationMs: elapsed() };
       }
       if (result.isError) return { status: 'failure', result: '', error: text || 'the tool failed', durationMs: elapsed() };
       const pointer = this.noted(pointerFromResult(result.structuredContent));

@@ -63,8 +63,8 @@ export interface SafetyInput {
   targetApp?: string | null;
   /**
    * An earlier action of the same sequence may have given another window the keyboard (it opened an
-   * application, focused a window, or opened a run dialog): where this input goes is not known, so it
-   * is judged as if it went to a terminal.
+   * application, focused a window, or opened a run dialog), or the window has no known application:
+   * where this input goes is not known, so it is judged as if it went to a terminal.
    */
   keyboardTargetUnknown?: boolean;
 }
@@ -392,7 +392,11 @@ export class SafetyPolicy {
     const keys = hotkeyKeys(toolName, args);
     const targetApp = (input.targetApp ?? '').trim();
     if (this.config.confirmAllShellCommands && isDevice && (isTerminalApp(targetApp) || input.keyboardTargetUnknown)) {
-      const where = input.keyboardTargetUnknown ? 'a window an earlier action of this sequence may have opened' : targetApp;
+      const where = !input.keyboardTargetUnknown
+        ? targetApp
+        : targetApp
+          ? 'a window an earlier action of this sequence may have opened'
+          : 'a window whose application is not known';
       const reason = terminalReason(toolName, args, keys, where);
       if (reason) reasons.push(reason);
     }

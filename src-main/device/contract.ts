@@ -185,6 +185,68 @@ export function pointerMovedResult(tool: string, expected: ExpectPointer, pointe
   };
 }
 
+/**
+ * The keyboard check, made on the device right before input whose safety depends on where it goes (a
+ * line typed or Enter pressed runs in a terminal): the host puts the application the safety policy
+ * judged the input for in the call's `_meta` under this key, and the device refuses if the input would
+ * reach a window of another application. Typed text and keys go to the active window; a type_text
+ * with a point, and a middle click (a paste), go to the topmost window at the point. A click in an
+ * earlier step can raise another window over the agent's, so the window the agent was given is no
+ * proof of where the keys land.
+ */
+export const EXPECT_KEYBOARD_META = 'deskhand/expectKeyboard';
+export const ExpectKeyboard = z.object({ app: z.string().trim().min(1).max(200) }).strict();
+export type ExpectKeyboard = z.infer<typeof ExpectKeyboard>;
+
+/** Whether an action sends input whose target the keyboard check is about. */
+export function sendsInput(tool: string, args: Record<string, unknown>): boolean {
+  return tool === 'type_text' || tool === 'hotkey' || (tool === 'click' && args.button === 'middle');
+}
+
+/** The expected application in a call's `_meta`, or null when there is none; throws on anything malformed. */
+export function expectedKeyboardOf(meta: unknown): ExpectKeyboard | null {
+  const raw = meta && typeof meta === 'object' ? (meta as Record<string, unknown>)[EXPECT_KEYBOARD_META] : undefined;
+  if (raw === undefined) return null;
+  const parsed = ExpectKeyboard.safeParse(raw);
+  if (!parsed.success) throw new Error(`bad ${EXPECT_KEYBOARD_META} metadata: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+  return parsed.data;
+}
+
+/** Whether a window's application is the expected one (names compare without case). */
+export function sameApp(expected: string, app: string): boolean {
+  return app.trim() !== '' && app.trim().toLowerCase() === expected.trim().toLowerCase();
+}
+
+/**
+ * An action refused by the keyboard check says where the input would have gone in the result's `_meta`
+ * under this key: the window (null when no window has the keyboard, or it is Deskhand's own).
+ */
+export const KEYBOARD_ELSEWHERE_META = 'deskhand/keyboardElsewhere';
+export const KeyboardElsewhereRefusal = z.object({
+  expected: z.string(),
+  window: z.object({ title: z.string(), app: z.string() }).nullable(),
+});
+export type KeyboardElsewhereRefusal = z.infer<typeof KeyboardElsewhereRefusal>;
+
+/** The refusal in a tool result's `_meta`, or null when the result is not one. */
+export function keyboardElsewhereRefusalOf(resultMeta: unknown): KeyboardElsewhereRefusal | null {
+  const raw = resultMeta && typeof resultMeta === 'object' ? (resultMeta as Record<string, unknown>)[KEYBOARD_ELSEWHERE_META] : undefined;
+  const parsed = KeyboardElsewhereRefusal.safeParse(raw);
+  return parsed.success ? parsed.data : null;
+}
+
+/** The result of an action refused by the keyboard check: an error that says where the input would have gone. */
+export function keyboardElsewhereResult(tool: string, refusal: KeyboardElsewhereRefusal) {
+  const where = refusal.window
+    ? `"${refusal.window.title}" (${refusal.window.app || 'an unknown application'})`
+    : "no window the agent may use (none has the keyboard, or it is Deskhand's own)";
+  return {
+    content: [{ type: 'text' as const, text: `${tool} not run: the input would go to ${where}, not to ${refusal.expected}` }],
+    isError: true,
+    _meta: { [KEYBOARD_ELSEWHERE_META]: refusal },
+  };
+}
+
 /** One monitor (list_displays); bounds in logical screen coordinates. */
 export const DisplayInfo = z.object({
   index: z.number().int().nonnegative(),

@@ -8,13 +8,18 @@ import type { DeviceConfig } from './config';
 import {
   ACTION_TOOLS,
   CommandOutput,
+  expectedKeyboardOf,
   expectedPointerOf,
+  keyboardElsewhereResult,
   LaunchResult,
   PointerReport,
   pointerMoved,
   pointerMovedResult,
+  sameApp,
   ScreenshotMeta,
+  sendsInput,
   ToolArgs,
+  type ExpectKeyboard,
   type ExpectPointer,
   type ToolArgsOf,
   type ToolName,
@@ -29,7 +34,7 @@ import { captureScreenshot, screenSize } from './screen';
 import { runShellCommand } from './shell';
 import { DEFAULT_COMMAND_TIMEOUT_S, toolTimeoutMs } from './timeouts';
 import { typeText } from './typing';
-import { focusWindow, listWindows, windowBounds } from './windows';
+import { activeWindow, focusWindow, listWindows, windowAt, windowBounds, type DesktopWindow } from './windows';
 
 export const DEVICE_SERVER_NAME = 'deskhand-device';
 export const DEVICE_SERVER_VERSION = '0.1.0';
@@ -124,6 +129,23 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
     const report = await pointerReport().catch(() => null);
     return report && pointerMoved(expected, report.pointer.screen) ? pointerMovedResult(name, expected, report.pointer) : null;
   };
+  /**
+   * The keyboard check (EXPECT_KEYBOARD_META): a refusal unless the input would reach a window of the
+   * application the host judged it for. Unlike the pointer, a window that cannot be read stops the
+   * input: it is held because of where it might go.
+   */
+  const refusalIfKeyboardElsewhere = async (
+    name: ToolName,
+    args: Record<string, unknown>,
+    expected: ExpectKeyboard | null,
+  ): Promise<CallToolResult | null> => {
+    if (!expected) return null;
+    const at = typeof args.x === 'number' && typeof args.y === 'number' ? await toScreen(args.x, args.y) : null;
+    const target: DesktopWindow | null = at ? await windowAt(at) : await activeWindow();
+    if (target && !isProtected(target.pid) && sameApp(expected.app, target.app)) return null;
+    const window = target && !isProtected(target.pid) ? { title: target.title, app: target.app } : null;
+    return keyboardElsewhereResult(name, { expected: expected.app, window });
+  };
 
   function register<N extends ToolName>(
     name: N,
@@ -147,17 +169,24 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
         // The SDK has validated already; parsing again keeps the types honest at this boundary.
         const parsed = schema.safeParse(args);
         if (!parsed.success) return toolError(name, parsed.error.issues.map((i) => i.message).join('; '));
+        const data = parsed.data as ToolArgsOf<N>;
         let expected: ExpectPointer | null;
+        let keyboard: ExpectKeyboard | null;
         try {
           expected = ACTION_TOOLS.has(name) ? expectedPointerOf(extra._meta) : null;
+          keyboard = expectedKeyboardOf(extra._meta);
+          if (keyboard && !sendsInput(name, data)) throw new Error(`${name} sends no keyboard input to check`);
         } catch (error) {
           return toolError(name, error);
         }
         const started = performance.now();
         try {
           const result = await queue.run(
-            async (signal) => (await refusalIfPointerMoved(name, expected)) ?? withPointer(await run(parsed.data as ToolArgsOf<N>, signal)),
-            { timeoutMs: toolTimeoutMs(name, parsed.data as ToolArgsOf<N>), label: name, signal: extra.signal },
+            async (signal) =>
+              (await refusalIfPointerMoved(name, expected)) ??
+              (await refusalIfKeyboardElsewhere(name, data, keyboard)) ??
+              withPointer(await run(data, signal)),
+            { timeoutMs: toolTimeoutMs(name, data), label: name, signal: extra.signal },
           );
           log('debug', `${name} ok in ${Math.round(performance.now() - started)} ms`);
           return result;

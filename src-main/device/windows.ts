@@ -184,6 +184,21 @@ export async function listWindows(): Promise<DesktopWindow[]> {
   return windows.filter((w): w is DesktopWindow => w !== null);
 }
 
+/** The window that has the keyboard, or null when none does. */
+export async function activeWindow(): Promise<DesktopWindow | null> {
+  assertX11();
+  const x = await connection();
+  const { active } = await rootState(x);
+  return active === null ? null : describe(x, active, active);
+}
+
+/** The topmost shown window whose frame holds a screen point (where a click there goes), or null. */
+export async function windowAt(point: { x: number; y: number }): Promise<DesktopWindow | null> {
+  const contains = ({ bounds: b }: DesktopWindow): boolean =>
+    point.x >= b.x && point.x < b.x + b.width && point.y >= b.y && point.y < b.y + b.height;
+  return (await listWindows()).find((window) => !window.minimized && contains(window)) ?? null;
+}
+
 /** One window by id (as list_windows spells it, or decimal). */
 export async function getWindow(id: string): Promise<DesktopWindow> {
   assertX11();

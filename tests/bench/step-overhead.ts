@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { encodeRgb, rawImageOf, toRgb } from '../../src-main/device/screen';
+import { activeWindow, windowAt } from '../../src-main/device/windows';
 import { DeskhandConfig } from '../../src-main/host/config';
 import { createHost } from '../../src-main/host/create-host';
 import { startModelServer } from '../fixtures/model-server';
@@ -66,6 +67,24 @@ async function pngOfScreen(): Promise<{ bytes: number; width: number; height: nu
     note(`for comparison: ${setting} at ${grabbed.width}x${grabbed.height}: ${(other.length / 1024).toFixed(1)} KB = ${(other.length / png.length).toFixed(2)} of the PNG, in ${(performance.now() - started).toFixed(0)} ms`);
   }
   return { bytes: png.length, width: grabbed.width, height: grabbed.height };
+}
+
+/**
+ * The keyboard check the device makes before a line typed or Enter pressed for a window that is not a
+ * terminal: the active window, or the window at the point typed at. Timed here on the same desktop.
+ */
+async function keyboardCheckTimes(): Promise<{ active: number[]; atPoint: number[] }> {
+  const timed = async (check: () => Promise<unknown>): Promise<number[]> => {
+    for (let i = 0; i < 5; i++) await check();
+    const times: number[] = [];
+    for (let i = 0; i < GRABS; i++) {
+      const started = performance.now();
+      await check();
+      times.push(performance.now() - started);
+    }
+    return times;
+  };
+  return { active: await timed(activeWindow), atPoint: await timed(() => windowAt({ x: 300, y: 400 })) };
 }
 
 /** The screenshots in a model request (data URLs), decoded. */
@@ -164,6 +183,7 @@ async function main(): Promise<void> {
     if (!windowShot) throw new Error('the AppAgent request carried no screenshot');
     const windowMeta = await sharp(windowShot).metadata();
     const windowPng = await png9(windowShot);
+    const keyboardCheck = await keyboardCheckTimes();
 
     emit([
       info('Bare screen.grab() of 1280x800, p50', grab, 'ms'),
@@ -182,6 +202,8 @@ async function main(): Promise<void> {
       goal('Image bytes sent / lossless PNG of the same frame', sent.length / png.bytes, 'ratio', '<=', 0.2),
       info(`AppAgent window image sent (${windowMeta.format} ${windowMeta.width}x${windowMeta.height})`, windowShot.length / 1024, 'KB'),
       info('AppAgent window image sent / lossless PNG of it (level 9)', windowShot.length / windowPng.length, 'ratio'),
+      info('Keyboard check before a line typed: the active window, p50', median(keyboardCheck.active), 'ms'),
+      info('Keyboard check before typing at a point: the window there, p50', median(keyboardCheck.atPoint), 'ms'),
     ]);
   } finally {
     await host.close();

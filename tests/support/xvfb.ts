@@ -231,6 +231,8 @@ export interface XtermOptions {
   /** Extra environment for the shell inside. */
   env?: NodeJS.ProcessEnv;
   title?: string;
+  /** xterm -name: the instance name, which the window's WM_CLASS (its application) then says. */
+  name?: string;
 }
 
 /**
@@ -239,6 +241,7 @@ export interface XtermOptions {
  */
 export function startXterm(x: XDisplay, options: XtermOptions = {}): Promise<XProgram> {
   const args = options.maximized ? ['-maximized'] : ['-geometry', options.geometry ?? '100x30+0+0'];
+  if (options.name) args.push('-name', options.name);
   args.push('-title', options.title ?? 'deskhand-xterm', '-e', 'bash', '--norc', '--noprofile', '-i');
   return startXProgram(x, 'xterm', args, {
     cwd: options.cwd,
@@ -254,9 +257,10 @@ export interface DeviceHandle {
   /** The device client's process id. */
   pid: number;
   stderr: () => string;
-  call(name: string, args?: Record<string, unknown>, options?: { timeout?: number }): Promise<CallToolResult>;
+  /** `meta` goes in the request's MCP `_meta`, as the host's checks do. */
+  call(name: string, args?: Record<string, unknown>, options?: { timeout?: number; meta?: Record<string, unknown> }): Promise<CallToolResult>;
   /** Like call, but throws with the tool's message and the device log when the tool failed. */
-  callOk(name: string, args?: Record<string, unknown>, options?: { timeout?: number }): Promise<CallToolResult>;
+  callOk(name: string, args?: Record<string, unknown>, options?: { timeout?: number; meta?: Record<string, unknown> }): Promise<CallToolResult>;
   close(): Promise<void>;
 }
 
@@ -275,8 +279,16 @@ export async function startDevice(x: XDisplay, options: DeviceOptions = {}): Pro
   await client.connect(transport);
   const pid = transport.pid;
   if (pid === null) throw new Error('the device client has no pid');
-  const call = async (name: string, args: Record<string, unknown> = {}, opts: { timeout?: number } = {}): Promise<CallToolResult> =>
-    (await client.callTool({ name, arguments: args }, undefined, opts.timeout ? { timeout: opts.timeout } : {})) as CallToolResult;
+  const call = async (
+    name: string,
+    args: Record<string, unknown> = {},
+    opts: { timeout?: number; meta?: Record<string, unknown> } = {},
+  ): Promise<CallToolResult> =>
+    (await client.callTool(
+      { name, arguments: args, ...(opts.meta ? { _meta: opts.meta } : {}) },
+      undefined,
+      opts.timeout ? { timeout: opts.timeout } : {},
+    )) as CallToolResult;
   return {
     client,
     pid,

@@ -5,16 +5,17 @@ import { ApprovalRequiredError, CommandGate, TakeoverError, type ActionContext }
 import type { Dispatcher } from '../../src-main/commands/dispatcher';
 import { SafetyPolicy } from '../../src-main/commands/safety-policy';
 import { TakeoverGuard } from '../../src-main/commands/takeover';
+import type { ExpectKeyboard } from '../../src-main/device/contract';
 import { SafetyConfig } from '../../src-main/host/config';
 
 /** The device side of the gate: records what would have run. */
 function fakeDispatcher() {
-  const ran: Array<{ tool: string; args: Record<string, unknown> }> = [];
+  const ran: Array<{ tool: string; args: Record<string, unknown>; keyboard?: ExpectKeyboard }> = [];
   const takeover = new TakeoverGuard();
   const dispatcher = {
     takeover,
-    async run(command: Command): Promise<CommandResult> {
-      ran.push({ tool: command.toolName, args: structuredClone(command.parameters) });
+    async run(command: Command, _signal?: AbortSignal, keyboard: ExpectKeyboard | null = null): Promise<CommandResult> {
+      ran.push({ tool: command.toolName, args: structuredClone(command.parameters), ...(keyboard ? { keyboard } : {}) });
       return { status: 'success', result: `${command.toolName} done`, error: null, durationMs: 1 };
     },
     skipped(): CommandResult {
@@ -79,6 +80,49 @@ describe('the command gate', () => {
     // A chord within the editor (Ctrl+A) moves nothing; text without a line break runs nothing.
     expect(gate.authorize([command('hotkey', { keys: ['ctrl', 'a'] }), line], [inEditor, inEditor]).decision).toBe('allow');
     expect(gate.authorize([command('launch_app', { name: 'xterm' }), command('type_text', { text: 'hello' })], [inEditor, inEditor]).decision).toBe('allow');
+  });
+
+  it('asks the device to check where input goes exactly when the verdict depends on it', async () => {
+    const { gate, ran } = setup();
+    const editor = context({ targetApp: 'mousepad' });
+    const checked = (tool: string, args: Record<string, unknown>, where = editor) => gate.authorize([command(tool, args)], [where]);
+    // A line, Enter or a paste is harmless in an editor and runs in a terminal: the device checks the window.
+    for (const [tool, args] of [['type_text', { text: 'ls\n' }], ['hotkey', { keys: ['enter'] }], ['click', { x: 1, y: 1, button: 'middle' }]] as const) {
+      expect(checked(tool, args), tool).toMatchObject({ decision: 'allow', keyboard: [{ app: 'mousepad' }] });
+    }
+    // Input that is judged the same anywhere needs no check.
+    for (const [tool, args] of [['type_text', { text: 'hello' }], ['hotkey', { keys: ['ctrl', 'a'] }], ['click', { x: 1, y: 1 }], ['wait', { seconds: 0 }]] as const) {
+      expect(checked(tool, args).keyboard, tool).toEqual([null]);
+    }
+    // Judged for a terminal already: held, and nothing left to check.
+    expect(checked('type_text', { text: 'ls\n' }, context({ targetApp: 'xterm' }))).toMatchObject({ decision: 'confirm', keyboard: [null] });
+    // The model's CONFIRM holds it; the user approves a line for the editor, so the device still checks.
+    expect(checked('type_text', { text: 'ls\n' }, context({ targetApp: 'mousepad', modelStatus: 'CONFIRM' }))).toMatchObject({
+      decision: 'confirm',
+      reasons: ['the model asked for confirmation'],
+      keyboard: [{ app: 'mousepad' }],
+    });
+    // No application to check against: judged as if it went to a terminal.
+    expect(checked('type_text', { text: 'ls\n' }, context())).toMatchObject({
+      decision: 'confirm',
+      reasons: ['rule: runs a command in a terminal (a window whose application is not known)'],
+      keyboard: [null],
+    });
+    // After an action that may have moved the keyboard, the line is judged as going anywhere instead.
+    const sequence = gate.authorize([command('launch_app', { name: 'xterm' }), command('type_text', { text: 'ls\n' })], [editor, editor]);
+    expect(sequence).toMatchObject({ decision: 'confirm', keyboard: [null, null] });
+
+    await gate.execute(checked('type_text', { text: 'ls\n' }), actor, false);
+    expect(ran.at(-1)).toEqual({ tool: 'type_text', args: { text: 'ls\n' }, keyboard: { app: 'mousepad' } });
+    expect(Object.isFrozen(checked('hotkey', { keys: ['enter'] }).keyboard[0])).toBe(true);
+  });
+
+  it('asks for no check when shell commands need no approval: the line is allowed anywhere', () => {
+    const { gate } = setup({ confirmAllShellCommands: false });
+    expect(gate.authorize([command('type_text', { text: 'ls\n' })], [context({ targetApp: 'mousepad' })])).toMatchObject({
+      decision: 'allow',
+      keyboard: [null],
+    });
   });
 
   it('holds the chords that open a run dialog or a terminal', () => {
