@@ -60,6 +60,24 @@ export function isToolName(name: string): name is ToolName {
   return Object.hasOwn(ToolArgs, name);
 }
 
+/** The argument pairs that name a point on the last screenshot (click, drag's two ends, ...). */
+export const POINT_ARGS: ReadonlyArray<readonly [string, string]> = [
+  ['x', 'y'],
+  ['from_x', 'from_y'],
+  ['to_x', 'to_y'],
+];
+
+/** The points an action's arguments name, in screenshot pixels. */
+export function pointsOf(args: Record<string, unknown>): Array<{ x: number; y: number }> {
+  const points: Array<{ x: number; y: number }> = [];
+  for (const [xKey, yKey] of POINT_ARGS) {
+    const x = args[xKey];
+    const y = args[yKey];
+    if (typeof x === 'number' && typeof y === 'number') points.push({ x, y });
+  }
+  return points;
+}
+
 /** Tools that change the desktop; everything else only looks. */
 export const ACTION_TOOLS: ReadonlySet<ToolName> = new Set([
   'click',

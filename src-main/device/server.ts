@@ -15,6 +15,7 @@ import {
   PointerReport,
   pointerMoved,
   pointerMovedResult,
+  pointsOf,
   sameApp,
   ScreenshotMeta,
   sendsInput,
@@ -147,6 +148,22 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
     return keyboardElsewhereResult(name, { expected: expected.app, window });
   };
 
+  /**
+   * Deskhand's own windows are out of reach of the pointer too: an action at a point on one (its window
+   * overlapping the agent's, say) is refused before anything moves. Only when there is a window to
+   * protect (the desktop app passes --protect-pid), since it lists the windows once per action.
+   */
+  const refusalIfOnDeskhand = async (name: ToolName, args: Record<string, unknown>): Promise<CallToolResult | null> => {
+    if (config.protectPid === undefined || !ACTION_TOOLS.has(name)) return null;
+    for (const point of pointsOf(args)) {
+      const target = await windowAt(await toScreen(point.x, point.y));
+      if (target && isProtected(target.pid)) {
+        return toolError(name, `(${point.x}, ${point.y}) is on Deskhand's own window: the agent does not act on it`);
+      }
+    }
+    return null;
+  };
+
   function register<N extends ToolName>(
     name: N,
     annotations: ToolAnnotations,
@@ -184,6 +201,7 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
           const result = await queue.run(
             async (signal) =>
               (await refusalIfPointerMoved(name, expected)) ??
+              (await refusalIfOnDeskhand(name, data)) ??
               (await refusalIfKeyboardElsewhere(name, data, keyboard)) ??
               withPointer(await run(data, signal)),
             { timeoutMs: toolTimeoutMs(name, data), label: name, signal: extra.signal },

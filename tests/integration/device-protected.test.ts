@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevice, startXterm, startXvfb, type DeviceHandle, type XDisplay, type XProgram } from '../support/xvfb';
+import { startDevice, startXterm, startXvfb, textOf, type DeviceHandle, type XDisplay, type XProgram } from '../support/xvfb';
 
 /**
  * Deskhand's own windows are out of the agent's reach: the device client started with --protect-pid
@@ -42,5 +42,29 @@ describe('the device client keeps away from Deskhand\'s own windows (Xvfb + open
     const listed = await device.callOk('list_windows');
     const windows = (listed.structuredContent as { windows: Array<{ id: string; active?: boolean }> }).windows;
     expect(windows.find((window) => window.id === other.windowId)?.active).toBe(true);
+  });
+
+  it('refuses an action at a point on its own window before the pointer moves, and acts elsewhere', async () => {
+    await device.callOk('focus_window', { id: other.windowId });
+    await device.callOk('screenshot'); // coordinates: pixels of this whole-screen screenshot
+    await device.callOk('move', { x: 700, y: 500 });
+    const before = textOf(await device.callOk('pointer'));
+    const onOwn = { x: 20, y: 20 }; // inside the 40x10 xterm at the top left
+    for (const [tool, args] of [
+      ['click', onOwn],
+      ['type_text', { text: 'x', ...onOwn }],
+      ['drag', { from_x: 700, from_y: 500, to_x: onOwn.x, to_y: onOwn.y }],
+      ['scroll', { ...onOwn, direction: 'down' }],
+    ] as const) {
+      const refused = await device.call(tool, args);
+      expect(refused.isError, tool).toBe(true);
+      expect(textOf(refused), tool).toBe(`${tool} failed: (20, 20) is on Deskhand's own window: the agent does not act on it`);
+    }
+    expect(textOf(await device.callOk('pointer'))).toBe(before);
+    const listed = await device.callOk('list_windows');
+    const windows = (listed.structuredContent as { windows: Array<{ id: string; active?: boolean }> }).windows;
+    expect(windows.find((window) => window.id === other.windowId)?.active).toBe(true);
+    // The agent's own window takes the click.
+    await device.callOk('click', { x: 600, y: 400 });
   });
 });

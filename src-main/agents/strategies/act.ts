@@ -3,6 +3,7 @@ import type { Command } from '../../commands/command';
 import { validateAction } from '../../commands/validate-action';
 import type { AppAgentReply } from '../../llm/reply-schemas';
 import { annotateScreenshot, type AnnotatableMime } from '../../device/annotate';
+import { POINT_ARGS, pointsOf } from '../../device/contract';
 import { describeAction, type ActionView } from '../../protocol';
 import type { Strategy } from '../processor/processor';
 import type { StepContext } from '../processor/step-context';
@@ -11,12 +12,6 @@ import { runtimeOf } from './observe';
 
 /** Statuses whose action runs (or is held for approval); the others carry no action. */
 const ACTING = new Set(['CONTINUE', 'CONFIRM']);
-
-const POINT_ARGS: Array<[string, string]> = [
-  ['x', 'y'],
-  ['from_x', 'from_y'],
-  ['to_x', 'to_y'],
-];
 
 /** A model speaking 0..1000 coordinates: scale them to the screenshot it saw. */
 function fromNormalized(args: Record<string, unknown>, image: Observation): Record<string, unknown> {
@@ -33,10 +28,7 @@ function fromNormalized(args: Record<string, unknown>, image: Observation): Reco
 /** Coordinates must fall on the image the model was shown; anything else is a mistake, not a click. */
 function checkInsideImage(command: Command, image: Observation | null): string | null {
   if (!image) return null;
-  for (const [xKey, yKey] of POINT_ARGS) {
-    const x = command.parameters[xKey];
-    const y = command.parameters[yKey];
-    if (typeof x !== 'number' || typeof y !== 'number') continue;
+  for (const { x, y } of pointsOf(command.parameters)) {
     if (x < 0 || y < 0 || x >= image.width || y >= image.height) {
       return `${command.toolName} at (${x}, ${y}) is outside the ${image.width}x${image.height} screenshot`;
     }
@@ -174,7 +166,7 @@ export const executeStrategy: Strategy = {
 
 /** Actions whose place on the screen is worth drawing. */
 function pointsAtTheScreen(action: ActionView): boolean {
-  return POINT_ARGS.some(([xKey, yKey]) => typeof action.args[xKey] === 'number' && typeof action.args[yKey] === 'number');
+  return pointsOf(action.args).length > 0;
 }
 
 /**
