@@ -1,3 +1,4 @@
+import { compilePattern } from '../common/patterns';
 import { isToolName } from '../device/contract';
 import { splitArgs } from '../device/split-args';
 import type { SafetyConfig } from '../host/config';
@@ -181,15 +182,10 @@ interface CompiledPattern {
 function compile(patterns: readonly string[], setting: string): CompiledPattern[] {
   return patterns.map((source, index) => {
     try {
-      return { source, regex: new RegExp(source, 'iu') };
-    } catch (unicodeError) {
-      // Patterns written for the non-Unicode dialect (e.g. "\-" or "\ ") are still fine there.
-      try {
-        return { source, regex: new RegExp(source, 'i') };
-      } catch {
-        const why = unicodeError instanceof Error ? unicodeError.message : String(unicodeError);
-        throw new SafetyConfigError(`safety.${setting}[${index}] is not a valid regular expression: ${JSON.stringify(source)} (${why})`);
-      }
+      return { source, regex: compilePattern(source) };
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      throw new SafetyConfigError(`safety.${setting}[${index}] is not a valid regular expression: ${JSON.stringify(source)} (${why})`);
     }
   });
 }

@@ -24,6 +24,8 @@ export interface DeviceLaunchOptions {
   config?: Partial<DeviceConfig>;
   /** Base environment (default process.env); DISPLAY etc. come from here. */
   env?: NodeJS.ProcessEnv;
+  /** More variables to keep from the device client besides those named like secrets. */
+  secretNames?: ReadonlySet<string>;
   /** Node-compatible runtime (default process.execPath; Electron is switched to Node mode). */
   execPath?: string;
 }
@@ -50,17 +52,20 @@ export function isSecretEnv(name: string, value: string): boolean {
   return isSecretEnvName(name) || CREDENTIAL_URL.test(value);
 }
 
-/** `base` without the variables isSecretEnv matches (and without unset ones). */
-export function deviceEnv(base: NodeJS.ProcessEnv): Record<string, string> {
+/**
+ * `base` without the variables isSecretEnv matches, those named in `secretNames` (an MCP server's token
+ * variable, whatever it is called), and unset ones.
+ */
+export function deviceEnv(base: NodeJS.ProcessEnv, secretNames: ReadonlySet<string> = new Set()): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(base)) {
-    if (value !== undefined && !isSecretEnv(name, value)) env[name] = value;
+    if (value !== undefined && !isSecretEnv(name, value) && !secretNames.has(name)) env[name] = value;
   }
   return env;
 }
 
 export function deviceLaunchSpec(options: DeviceLaunchOptions): DeviceLaunchSpec {
-  const env = deviceEnv(options.env ?? process.env);
+  const env = deviceEnv(options.env ?? process.env, options.secretNames);
   const command = options.execPath ?? process.execPath;
   const flags = deviceArgs(options.config ?? {});
   if (process.versions.electron && command === process.execPath) env.ELECTRON_RUN_AS_NODE = '1';

@@ -33,6 +33,7 @@ import {
 } from 'electron';
 import { deviceArgs } from '../device/config';
 import { deviceEnv } from '../device/launch';
+import { tokenVariables } from '../host/config';
 import { createHost, type Host, type HostOptions } from '../host/create-host';
 import { appRoot, rendererDir } from '../host/paths';
 import { createSecretStore } from '../host/secrets';
@@ -159,7 +160,7 @@ export async function startShell(options: ShellOptions): Promise<void> {
           // Deskhand's own windows belong to this process: the agent neither lists nor focuses them.
           protectPid: process.pid,
         }),
-        env: deviceEnv(process.env),
+        env: deviceEnv(process.env, tokenVariables(config)),
         cwd: homedir(),
       }),
   };

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { compilePattern } from '../common/patterns';
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
 /** One model endpoint. The API key is not here: it lives in the secret store or the environment. */
 export const ModelProfile = z.object({
-  baseUrl: z.url({ error: 'the model endpoint must be a URL, e.g. http://127.0.0.1:11434/v1' }),
+  baseUrl: z.url({ protocol: /^https?$/, error: 'the model endpoint must be an http(s) URL, e.g. http://127.0.0.1:11434/v1' }),
   model: z.string().min(1, 'name a model'),
   /** Ask the endpoint for a JSON object (response_format); off for endpoints that refuse it. */
   jsonMode: z.boolean().default(false),
@@ -16,11 +17,20 @@ export const ModelProfile = z.object({
 });
 export type ModelProfile = z.infer<typeof ModelProfile>;
 
-/** A model profile with its key, ready for the model client. */
-export type ModelConfig = ModelProfile & { apiKey: string };
-
 export const ConfirmationMode = z.enum(['always', 'sensitive', 'never']);
 export type ConfirmationMode = z.infer<typeof ConfirmationMode>;
+
+/** A regular expression the safety policy runs; one that does not parse is refused here, not at the next start. */
+const CommandPattern = z
+  .string()
+  .max(1_000)
+  .superRefine((source, ctx) => {
+    try {
+      compilePattern(source);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `not a valid regular expression (${error instanceof Error ? error.message : String(error)})` });
+    }
+  });
 
 export const SafetyConfig = z.object({
   /** always: every action waits for approval; sensitive: only risky ones; never: none (the deny list still holds). */
@@ -29,7 +39,7 @@ export const SafetyConfig = z.object({
   confirmAllShellCommands: z.boolean().default(true),
   /** Regular expressions (case-insensitive) for shell commands that need approval. */
   sensitiveCommandPatterns: z
-    .array(z.string())
+    .array(CommandPattern)
     .default([
       String.raw`\brm\s+(-[a-z]*[rf]|--recursive|--force)`,
       String.raw`\b(del|erase|rmdir|rd)\b`,
@@ -48,7 +58,7 @@ export const SafetyConfig = z.object({
     .default(['Send', 'Delete', 'Remove', 'Pay', 'Buy', 'Purchase', 'Order', 'Submit', 'Install', 'Uninstall', 'Format']),
   /** Shell command patterns that never run, approval or not. */
   denyCommandPatterns: z
-    .array(z.string())
+    .array(CommandPattern)
     .default([String.raw`\brm\s+-[a-z]*r[a-z]*f?[a-z]*\s+(/|~|\$HOME)\s*($|[;&|])`, String.raw`:\(\)\s*\{\s*:\|:&\s*\};:`]),
 });
 export type SafetyConfig = z.infer<typeof SafetyConfig>;
@@ -124,9 +134,25 @@ export const DeskhandConfig = z.object({
     })
     .prefault({}),
   safety: SafetyConfig.prefault({}),
-  mcpServers: z.array(ExternalMcpServer).default([]),
+  mcpServers: z
+    .array(ExternalMcpServer)
+    .default([])
+    .superRefine((servers, ctx) => {
+      const seen = new Set<string>();
+      servers.forEach((server, index) => {
+        if (seen.has(server.name)) {
+          ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `another server is already named '${server.name}'` });
+        }
+        seen.add(server.name);
+      });
+    }),
 });
 export type DeskhandConfig = z.infer<typeof DeskhandConfig>;
+
+/** The environment variables that hold MCP servers' tokens: secrets, whatever they are called. */
+export function tokenVariables(config: Pick<DeskhandConfig, 'mcpServers'>): Set<string> {
+  return new Set(config.mcpServers.flatMap((server) => (server.transport === 'http' && server.tokenSecret ? [server.tokenSecret] : [])));
+}
 export type DeskhandConfigInput = z.input<typeof DeskhandConfig>;
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
@@ -137,9 +163,31 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
   return value;
 }
 
+const YES = new Set(['1', 'true', 'yes', 'on']);
+const NO = new Set(['0', 'false', 'no', 'off']);
+
+function flagFromEnv(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return undefined;
+  if (YES.has(raw)) return true;
+  if (NO.has(raw)) return false;
+  throw new Error(`${name} must be 1 or 0 (true or false), got '${env[name]}'`);
+}
+
+/** The environment variable behind each setting configFromEnv fills, for its errors. */
+const ENV_OF_PATH: Record<string, string> = {
+  'models.host.baseUrl': 'OPENAI_BASE_URL',
+  'models.host.model': 'DESKHAND_MODEL',
+  'models.host.timeoutMs': 'DESKHAND_MODEL_TIMEOUT_MS',
+  'models.host.jsonMode': 'DESKHAND_JSON_MODE',
+  'limits.maxStepsPerRound': 'DESKHAND_MAX_STEPS',
+  'safety.confirmation': 'DESKHAND_CONFIRM',
+};
+
 /**
  * The settings that come from the environment (DESIGN.md section 8): OPENAI_BASE_URL and
  * DESKHAND_MODEL make the host model profile; the key (OPENAI_API_KEY) is read by the secret store.
+ * A bad value is an error naming its variable.
  */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): DeskhandConfig {
   const baseUrl = env.OPENAI_BASE_URL?.trim() || undefined;
@@ -149,18 +197,20 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): DeskhandCon
       ? {
           baseUrl: baseUrl ?? DEFAULT_BASE_URL,
           model: env.DESKHAND_MODEL?.trim() || 'gpt-4o',
-          jsonMode: env.DESKHAND_JSON_MODE === '1',
+          jsonMode: flagFromEnv(env, 'DESKHAND_JSON_MODE'),
           timeoutMs: intFromEnv(env, 'DESKHAND_MODEL_TIMEOUT_MS'),
         }
       : null;
   const parsed = DeskhandConfig.safeParse({
     models: { host },
     limits: { maxStepsPerRound: intFromEnv(env, 'DESKHAND_MAX_STEPS') },
-    safety: env.DESKHAND_CONFIRM ? { confirmation: env.DESKHAND_CONFIRM } : undefined,
+    safety: env.DESKHAND_CONFIRM ? { confirmation: env.DESKHAND_CONFIRM.trim().toLowerCase() } : undefined,
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(`invalid configuration at ${issue?.path.join('.')}: ${issue?.message}`);
+    const path = issue?.path.join('.') ?? '';
+    const variable = ENV_OF_PATH[path];
+    throw new Error(variable ? `${variable} is not valid: ${issue?.message}` : `invalid configuration at ${path}: ${issue?.message}`);
   }
   return parsed.data;
 }

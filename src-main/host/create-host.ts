@@ -8,6 +8,7 @@ import { DeviceConnection, type DeviceTransportFactory } from '../commands/devic
 import { Dispatcher } from '../commands/dispatcher';
 import { ExternalServers } from '../commands/external-servers';
 import { SafetyPolicy } from '../commands/safety-policy';
+import { logError, scrubLogsWith } from '../common/log';
 import { SecretScrubber } from '../common/scrub';
 import { deviceLaunchSpec, isSecretEnv, type DeviceLaunchSpec } from '../device/launch';
 import { ModelClient } from '../llm/model-client';
@@ -21,7 +22,7 @@ import { LocalDocsRetriever } from '../prompter/retrieved-docs';
 import { renderToolDocs } from '../prompter/tool-docs';
 import { InteractionBroker, type AutoResponder } from '../session/interaction-broker';
 import { SessionService, type SettingsHandler } from '../session/session-service';
-import { apiKeyFromEnv, NO_MODEL_MESSAGE, type DeskhandConfig, type ModelProfile } from './config';
+import { apiKeyFromEnv, NO_MODEL_MESSAGE, tokenVariables, type DeskhandConfig, type ModelProfile } from './config';
 import { lockDataDir } from './data-dir-lock';
 import { appRoot, promptsDir, runningFromBuild } from './paths';
 import { ProtocolEndpoint } from './protocol-endpoint';
@@ -73,22 +74,30 @@ export function createHost(options: HostOptions): Host {
   // Checked now, so a broken prompt file or safety rule stops start-up with a clear message.
   const prompts = loadPromptLibrary(promptsDir());
   const policy = new SafetyPolicy(config.safety);
-  const apiKey = options.apiKey ?? (() => apiKeyFromEnv(options.env));
+  // OPENAI_API_KEY is the host profile's key (the secret store reads it the same way).
+  const apiKey = options.apiKey ?? ((profile: string) => (profile === 'host' ? apiKeyFromEnv(options.env) : null));
   const env = options.env ?? process.env;
+  // The variables holding MCP servers' tokens are secrets whatever they are called (tokenSecret: "GITHUB_MCP").
+  const tokenNames = tokenVariables(config);
+  const getSecret = options.getSecret ?? ((name: string) => env[name] ?? null);
+  const tokensFetched = new Set<string>();
   // Keys and tokens never reach the database, events, exports or prompts, even when a command prints them.
   const scrubber = new SecretScrubber(() => [
     apiKey('host'),
     apiKey('app'),
+    ...tokensFetched,
     ...Object.entries(env)
-      .filter(([name, value]) => value !== undefined && isSecretEnv(name, value))
+      .filter(([name, value]) => value !== undefined && (isSecretEnv(name, value) || tokenNames.has(name)))
       .map(([, value]) => value),
   ]);
   const scrub: Scrub = (value) => scrubber.deep(value);
   const unlock = lockDataDir(dataDir);
+  const stopScrubbingLogs = scrubLogsWith((text) => scrubber.text(text));
   let db: Db;
   try {
     db = openDatabase(join(dataDir, 'deskhand.sqlite'), { nativeBinding: options.sqliteNativeBinding });
   } catch (error) {
+    stopScrubbingLogs();
     unlock();
     throw error;
   }
@@ -106,7 +115,8 @@ export function createHost(options: HostOptions): Host {
       deviceLaunchSpec({
         root: appRoot(),
         mode: runningFromBuild() ? 'built' : 'source',
-        env: options.env ?? process.env,
+        env,
+        secretNames: tokenNames,
         config: {
           format: config.device.screenshotFormat,
           quality: config.device.screenshotQuality,
@@ -115,14 +125,18 @@ export function createHost(options: HostOptions): Host {
       }),
     createTransport: options.deviceTransport,
     defaultTimeoutMs: config.device.toolTimeoutMs,
-    onLog: (line) => console.error(`[device] ${line}`),
+    onLog: (line) => logError(`[device] ${line}`),
   });
   const externals = config.mcpServers.length
     ? new ExternalServers({
         servers: config.mcpServers,
-        getSecret: options.getSecret ?? ((name) => (options.env ?? process.env)[name] ?? null),
-        env: options.env ?? process.env,
-        onLog: (server, line) => console.error(`[mcp:${server}] ${line}`),
+        async getSecret(name) {
+          const token = await getSecret(name);
+          if (token) tokensFetched.add(token);
+          return token;
+        },
+        env,
+        onLog: (server, line) => logError(`[mcp:${server}] ${line}`),
       })
     : null;
   const dispatcher = new Dispatcher(device, externals);
@@ -142,7 +156,7 @@ export function createHost(options: HostOptions): Host {
       gate.setPolicy(new SafetyPolicy(next.safety));
       config = next;
     } catch (error) {
-      console.error(`[deskhand] the new settings were not applied: ${(error as Error).message}`);
+      logError(`[deskhand] the new settings were not applied: ${(error as Error).message}`);
     }
   });
 
@@ -175,7 +189,8 @@ export function createHost(options: HostOptions): Host {
       const app = config.models.app;
       return {
         host: client(host, apiKey('host')),
-        app: app ? client(app, apiKey('app') ?? apiKey('host')) : client(host, apiKey('host')),
+        // The host's key goes only where the host's does: a key is not sent to another endpoint.
+        app: app ? client(app, apiKey('app') ?? (sameOrigin(app.baseUrl, host.baseUrl) ? apiKey('host') : null)) : client(host, apiKey('host')),
       };
     },
     async tools() {
@@ -198,7 +213,16 @@ export function createHost(options: HostOptions): Host {
       await externals?.close();
       await device.close();
       db.close();
+      stopScrubbingLogs();
       unlock();
     },
   };
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
 }

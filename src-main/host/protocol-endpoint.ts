@@ -1,5 +1,6 @@
 import { HostCommand, type HostMessage, type ReplyErrorMessage } from '../protocol';
 import { CommandError, type SessionService } from '../session/session-service';
+import { logError } from '../common/log';
 
 /** The longest protocol message accepted; a request of 20,000 characters fits many times over. */
 export const MAX_MESSAGE_BYTES = 256 * 1024;
@@ -49,7 +50,7 @@ export class ProtocolEndpoint {
       return { type: 'reply', id: parsed.data.id, ok: true, result };
     } catch (error) {
       if (error instanceof CommandError) return errorReply(parsed.data.id, error.code, error.message);
-      console.error('[deskhand] command failed:', error);
+      logError('[deskhand] command failed:', error);
       return errorReply(parsed.data.id, 'internal', `the host could not do that: ${(error as Error).message}`);
     }
   }

@@ -170,11 +170,6 @@ export class SettingsStore {
     return this.current;
   }
 
-  /** What the user changed (the file's content). */
-  overridesSaved(): Json {
-    return structuredClone(this.overrides);
-  }
-
   /**
    * The key for a model profile (a saved key, else the environment's), for `HostOptions.apiKey`. Read
    * at `open` and after every change made through `applySettings`.

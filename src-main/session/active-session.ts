@@ -16,6 +16,7 @@ import type { HostEvent, SessionStatus, SessionView, StepView } from '../protoco
 import { SessionForms } from './form-service';
 import type { InteractionBroker } from './interaction-broker';
 import { PauseGate } from './pause-gate';
+import { logError } from '../common/log';
 
 export interface RunOutcome {
   status: SessionStatus;
@@ -87,7 +88,7 @@ export class ActiveSession {
     this.current = this.runRound(round, request, abort.signal, models, options.resumed ?? false)
       .catch((error: unknown): RunOutcome => {
         if (error instanceof StepAborted || abort.signal.aborted) return STOPPED;
-        console.error('[deskhand] the round failed:', error);
+        logError('[deskhand] the round failed:', error);
         return { status: 'error', result: `internal error: ${(error as Error).message}` };
       })
       .then((outcome) => this.endRound(round, outcome))

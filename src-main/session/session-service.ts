@@ -20,6 +20,7 @@ import {
 import { ActiveSession, type RunOutcome, type SessionDeps } from './active-session';
 import { CommandError } from './command-error';
 import type { InteractionBroker } from './interaction-broker';
+import { logError } from '../common/log';
 
 export { CommandError };
 
@@ -87,7 +88,7 @@ export class SessionService {
         listener(event);
       } catch (error) {
         // A broken UI connection must not stop the run; it is reported, not hidden.
-        console.error('[deskhand] an event listener failed:', error);
+        logError('[deskhand] an event listener failed:', error);
       }
     }
   }

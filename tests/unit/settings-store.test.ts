@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SettingsView } from '../../src-main/protocol';
+import { configFromEnv } from '../../src-main/host/config';
 import { createSecretStore, type Encryptor } from '../../src-main/host/secrets';
 import { deepMerge, overridesOf, SETTINGS_FILE_NAME, SettingsStore } from '../../src-main/host/settings-store';
 
@@ -70,12 +71,42 @@ describe('SettingsStore', () => {
     if (result.ok) return;
     expect(result.errors).toEqual(
       expect.arrayContaining([
-        { path: 'models.host.baseUrl', message: 'the model endpoint must be a URL, e.g. http://127.0.0.1:11434/v1' },
+        { path: 'models.host.baseUrl', message: 'the model endpoint must be an http(s) URL, e.g. http://127.0.0.1:11434/v1' },
         expect.objectContaining({ path: 'limits.maxStepsPerRound' }),
       ]),
     );
     expect(existsSync(join(dir, SETTINGS_FILE_NAME))).toBe(false);
     expect(store.config().models.host).toBeNull();
+  });
+
+  it('refuses a confirmation pattern that is no regular expression when it is saved, and keeps the old rules', async () => {
+    const { store } = open();
+    const before = store.config().safety.sensitiveCommandPatterns;
+    const result = await store.applySettings({ safety: { sensitiveCommandPatterns: [...before, 'rm (-rf'] } });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors).toEqual([
+      { path: `safety.sensitiveCommandPatterns.${before.length}`, message: expect.stringMatching(/^not a valid regular expression \(.*Unterminated group/) },
+    ]);
+    expect(store.config().safety.sensitiveCommandPatterns).toEqual(before);
+    expect(existsSync(join(dir, SETTINGS_FILE_NAME))).toBe(false);
+    // A pattern only the older dialect reads ("\-") is still a pattern.
+    expect((await store.applySettings({ safety: { denyCommandPatterns: [String.raw`\bshred\s+\-u`] } })).ok).toBe(true);
+  });
+
+  it('sets aside a saved file with a broken pattern instead of failing to start', () => {
+    writeFileSync(join(dir, SETTINGS_FILE_NAME), JSON.stringify({ safety: { denyCommandPatterns: ['(['] } }));
+    const { store, warnings } = open();
+    expect(store.config().safety.denyCommandPatterns.length).toBeGreaterThan(0);
+    expect(warnings[0]).toMatch(/safety\.denyCommandPatterns\.0: not a valid regular expression/);
+    expect(existsSync(join(dir, `${SETTINGS_FILE_NAME}.bad`))).toBe(true);
+  });
+
+  it('refuses two MCP servers with the same name', async () => {
+    const { store } = open();
+    const server = { name: 'files', transport: 'stdio', command: 'files-mcp' };
+    const result = await store.applySettings({ mcpServers: [server, { ...server, command: 'other' }] });
+    expect(result).toEqual({ ok: false, errors: [{ path: 'mcpServers.1.name', message: "another server is already named 'files'" }] });
   });
 
   it('never writes an API key into the settings file, even when sent among the values', async () => {
@@ -173,6 +204,22 @@ describe('host hooks', () => {
       message: expect.stringMatching(/^limits\.maxStepsPerRound: /),
     });
     expect(store.apiKey('host')).toBeNull();
+  });
+});
+
+describe('configuration from the environment', () => {
+  it('names the variable whose value is wrong', () => {
+    expect(() => configFromEnv({ OPENAI_API_KEY: 'k', DESKHAND_CONFIRM: 'sometimes' })).toThrow(/^DESKHAND_CONFIRM is not valid: /);
+    expect(() => configFromEnv({ OPENAI_BASE_URL: 'localhost:11434/v1' })).toThrow(/^OPENAI_BASE_URL is not valid: the model endpoint must be an http\(s\) URL/);
+    expect(() => configFromEnv({ OPENAI_BASE_URL: 'ftp://models.example/v1' })).toThrow(/^OPENAI_BASE_URL is not valid/);
+    expect(() => configFromEnv({ OPENAI_API_KEY: 'k', DESKHAND_JSON_MODE: 'maybe' })).toThrow("DESKHAND_JSON_MODE must be 1 or 0 (true or false), got 'maybe'");
+  });
+
+  it('reads yes/no flags and a confirmation mode in any case', () => {
+    const config = configFromEnv({ OPENAI_API_KEY: 'k', DESKHAND_JSON_MODE: 'true', DESKHAND_CONFIRM: 'Always' });
+    expect(config.models.host?.jsonMode).toBe(true);
+    expect(config.safety.confirmation).toBe('always');
+    expect(configFromEnv({ OPENAI_API_KEY: 'k', DESKHAND_JSON_MODE: 'off' }).models.host?.jsonMode).toBe(false);
   });
 });
 

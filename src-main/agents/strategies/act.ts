@@ -9,6 +9,7 @@ import type { Strategy } from '../processor/processor';
 import type { StepContext } from '../processor/step-context';
 import { K, trackWrite, type ActionPlan, type Observation, type StepOutcome } from '../step-keys';
 import { runtimeOf } from './observe';
+import { logError } from '../../common/log';
 
 /** Statuses whose action runs (or is held for approval); the others carry no action. */
 const ACTING = new Set(['CONTINUE', 'CONFIRM']);
@@ -197,12 +198,12 @@ export const annotateStrategy: Strategy = {
         ctx,
         written.catch((error: Error) => {
           ctx.set(K.annotated, null);
-          console.error(`[agent] could not save the annotated screenshot: ${error.message}`);
+          logError(`[agent] could not save the annotated screenshot: ${error.message}`);
         }),
       );
       ctx.set(K.annotated, stored);
     } catch (error) {
-      console.error(`[agent] could not draw the action on the screenshot: ${(error as Error).message}`);
+      logError(`[agent] could not draw the action on the screenshot: ${(error as Error).message}`);
     }
   },
 };
