@@ -1,12 +1,15 @@
 import { NO_MODEL_MESSAGE } from '../host/config';
 import { createHost } from '../host/create-host';
 import { openSettings } from '../host/open-settings';
+import { keychainSecretNames } from '../host/secrets';
+import { MODEL_PROFILES } from '../host/settings-store';
 import { defaultDataDir } from '../host/paths';
 import type { SessionStatus } from '../protocol';
 import { parseCliArgs, USAGE, type CliRun } from './args';
 import { cliResponder } from './responder';
 
-const EXIT_CODES: Partial<Record<SessionStatus, number>> = { finished: 0, failed: 1 };
+/** finished 0, failed 1, stopped with Ctrl+C 130 (as a shell reports an interrupted command), else 2. */
+const EXIT_CODES: Partial<Record<SessionStatus, number>> = { finished: 0, failed: 1, stopped: 130 };
 
 function line(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
@@ -25,6 +28,14 @@ async function main(argv: string[]): Promise<number> {
   const config = settings.config();
   if (!config.models.host) {
     console.error(`deskhand: ${NO_MODEL_MESSAGE}`);
+    return 2;
+  }
+  const unreadable = MODEL_PROFILES.filter((profile) => settings.apiKey(profile) === null && keychainSecretNames(dataDir).includes(profile));
+  if (unreadable.length > 0) {
+    console.error(
+      `deskhand: the API key saved in the desktop app's Settings (${unreadable.join(', ')}) is encrypted with the system ` +
+        'keychain, which only the desktop app can read: set OPENAI_API_KEY for the CLI.',
+    );
     return 2;
   }
   const host = createHost({ dataDir, config, apiKey: (profile) => settings.apiKey(profile), autoResponder: cliResponder(run) });

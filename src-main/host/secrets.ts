@@ -138,6 +138,20 @@ type SecretsFile = z.infer<typeof SecretsFile>;
 export const SECRETS_FILE_NAME = 'secrets.json';
 
 /**
+ * The names of the keys the desktop app saved in the data folder (encrypted with the system keychain,
+ * which only it can read); none when there is no such file or it cannot be read. For entry points that
+ * cannot decrypt them (the CLI), to say why a key is missing.
+ */
+export function keychainSecretNames(dataDir: string): string[] {
+  try {
+    const parsed = SecretsFile.safeParse(JSON.parse(readFileSync(join(dataDir, SECRETS_FILE_NAME), 'utf8')));
+    return parsed.success ? Object.keys(parsed.data.secrets) : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
  * Secrets encrypted by an `Encryptor`, one JSON file of ciphertexts (mode 0600, replaced atomically).
  * A damaged file is kept aside as `.bad` and treated as empty, so the user can enter the key again.
  */

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,14 +22,18 @@ interface CliResult {
   stderr: string;
 }
 
-function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+/** `whileRunning` sees the output so far and the process as it grows (to interrupt it, say). */
+function runCli(args: string[], env: NodeJS.ProcessEnv, whileRunning?: (stdout: string, child: ChildProcess) => void): Promise<CliResult> {
   const child = spawn(process.execPath, ['--import', 'tsx', resolve('src-main/cli/main.ts'), ...args], {
     env: { ...x.env, DESKHAND_DATA_DIR: mkdtempSync(join(tmpdir(), 'deskhand-cli-')), OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    whileRunning?.(stdout, child);
+  });
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((done) =>
     child.once('exit', (code) =>
@@ -95,6 +99,39 @@ describe('npx deskhand run', () => {
       ['run', '--mode', 'shell', '--answer', '/tmp', 'list a folder'],
     );
     expect(result.code).toBe(0);
+  });
+
+  it('says a key saved in the desktop app cannot be read here, instead of failing three times with 401', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'deskhand-cli-keychain-'));
+    writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ models: { host: { baseUrl: 'https://models.example/v1', model: 'm' } } }));
+    writeFileSync(join(dataDir, 'secrets.json'), JSON.stringify({ version: 1, secrets: { host: { ciphertext: 'AAAA', protected: true } } }));
+    const result = await runCli(['run', 'hello'], { DESKHAND_DATA_DIR: dataDir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/the API key saved in the desktop app's Settings \(host\) is encrypted with the system keychain.*set OPENAI_API_KEY/);
+    expect(result.events).toEqual([]);
+  });
+
+  it('Ctrl+C stops the run: the command under way is ended and the CLI exits 130', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'deskhand-cli-out-')), 'out.txt');
+    const model = await startModelServer({ name: 'interrupted', steps: [shell(`sleep 20; echo late > ${out}`)] });
+    let interrupted = false;
+    try {
+      const started = Date.now();
+      const result = await runCli(['run', '--mode', 'shell', '--approve', 'take a while'], { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'scripted' }, (stdout, child) => {
+        // The approved command has started: its audit row is written, and the CLI shows the step running.
+        if (!interrupted && stdout.includes('sleep 20') && stdout.includes('"approved"')) {
+          interrupted = true;
+          setTimeout(() => child.kill('SIGINT'), 300);
+        }
+      });
+      expect(interrupted).toBe(true);
+      expect(result.code).toBe(130);
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(result.events.at(-1)).toMatchObject({ kind: 'session.ended', status: 'stopped' });
+      expect(existsSync(out)).toBe(false);
+    } finally {
+      await model.close();
+    }
   });
 
   it('exits 2 when the run ends in ERROR', async () => {
