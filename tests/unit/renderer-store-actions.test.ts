@@ -1,7 +1,9 @@
 // The store's actions against a scripted bridge: which session a command goes to, and which reply wins.
 import { describe, expect, it } from 'vitest';
-import { SessionView, type HostCommandType, type SessionDetail, type SessionViewInput } from '../../src-main/protocol';
+import { Interaction, SessionView, type HostCommandType, type HostEvent, type SessionDetail, type SessionViewInput } from '../../src-main/protocol';
+import { HostCommandError } from '../../src-renderer/src/bridge/errors';
 import type { Bridge, BridgeConnection, CommandInput } from '../../src-renderer/src/bridge/types';
+import { waitingElsewhere } from '../../src-renderer/src/store/state';
 import { createDeskhandStore } from '../../src-renderer/src/store/store';
 
 function session(id: string, overrides: Partial<SessionViewInput> = {}): SessionView {
@@ -19,25 +21,33 @@ function session(id: string, overrides: Partial<SessionViewInput> = {}): Session
   });
 }
 
-function detail(view: SessionView): SessionDetail {
-  return { session: view, rounds: [], steps: [], interactions: [], forms: [] };
+function detail(view: SessionView, interactions: Interaction[] = []): SessionDetail {
+  return { session: view, rounds: [], steps: [], interactions, forms: [] };
 }
+
+const question = (id: string, sessionId: string): Interaction =>
+  Interaction.parse({ kind: 'questions', id, sessionId, agent: 'HostAgent', questions: ['Which folder?'] });
 
 interface Sent {
   command: CommandInput<HostCommandType>;
   reply(result: unknown): void;
+  fail(error: Error): void;
 }
 
-/** A bridge whose replies the test gives, one command at a time, in any order. */
-function scriptedBridge(): { bridge: Bridge; sent: Sent[]; connect(state: BridgeConnection): void } {
+/** A bridge whose replies (and events) the test gives, one command at a time, in any order. */
+function scriptedBridge(): { bridge: Bridge; sent: Sent[]; connect(state: BridgeConnection): void; emit(event: HostEvent): void } {
   const sent: Sent[] = [];
   let onConnection: (state: BridgeConnection) => void = () => undefined;
+  let onEvent: (event: HostEvent) => void = () => undefined;
   const bridge: Bridge = {
     send: (command) =>
-      new Promise((resolve) => {
-        sent.push({ command: command as CommandInput<HostCommandType>, reply: (result) => resolve(result as never) });
+      new Promise((resolve, reject) => {
+        sent.push({ command: command as CommandInput<HostCommandType>, reply: (result) => resolve(result as never), fail: reject });
       }),
-    onEvent: () => () => undefined,
+    onEvent: (listener) => {
+      onEvent = listener;
+      return () => undefined;
+    },
     onConnection: (listener) => {
       onConnection = listener;
       return () => undefined;
@@ -45,7 +55,7 @@ function scriptedBridge(): { bridge: Bridge; sent: Sent[]; connect(state: Bridge
     onError: () => () => undefined,
     screenshotUrl: () => '',
   };
-  return { bridge, sent, connect: (state) => onConnection(state) };
+  return { bridge, sent, connect: (state) => onConnection(state), emit: (event) => onEvent(event) };
 }
 
 const flush = (): Promise<void> => new Promise((done) => setTimeout(done, 0));
@@ -147,5 +157,78 @@ describe('renderer store actions: opening sessions out of order', () => {
     opens[0]?.reply(detail(session('b')));
     await openingB;
     expect(store.getState().currentSessionId).toBe('b');
+  });
+});
+
+describe('renderer store actions: other sessions waiting, after a reconnect', () => {
+  /** The first command of `type` (for `sessionId`) not replied to yet by this helper. */
+  const take = (sent: Sent[], type: HostCommandType, sessionId?: string): Sent | undefined => {
+    const at = sent.findIndex(
+      (entry) => entry.command.type === type && (sessionId === undefined || ('sessionId' in entry.command && entry.command.sessionId === sessionId)),
+    );
+    return at === -1 ? undefined : sent.splice(at, 1)[0];
+  };
+
+  it('drops the alert of a session that ended, or whose question was answered elsewhere, while away', async () => {
+    const { bridge, sent, connect } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    const shown = session('a');
+    store.setState({
+      sessions: [shown, session('b', { status: 'waiting' }), session('c', { status: 'waiting' })],
+      currentSessionId: 'a',
+      interactions: [question('qb', 'b'), question('qc', 'c')],
+    });
+    expect(waitingElsewhere(store.getState()).map((waiting) => waiting.sessionId)).toEqual(['b', 'c']);
+
+    connect('connected');
+    await flush();
+    // While away, b ended and c's question was answered in another window: c runs on.
+    take(sent, 'session.list')?.reply({ sessions: [shown, session('b', { status: 'finished' }), session('c', { status: 'running' })] });
+    take(sent, 'session.open', 'a')?.reply(detail(shown));
+    await flush();
+    take(sent, 'session.open', 'b')?.reply(detail(session('b', { status: 'finished' })));
+    take(sent, 'session.open', 'c')?.reply(detail(session('c', { status: 'running' })));
+    await flush();
+
+    expect(waitingElsewhere(store.getState())).toEqual([]);
+    expect(store.getState().interactions).toEqual([]);
+  });
+
+  it('shows the alert of a session that began to wait while away, and keeps a question that came after the check', async () => {
+    const { bridge, sent, connect, emit } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    const shown = session('a');
+    store.setState({ sessions: [shown, session('d', { status: 'running' })], currentSessionId: 'a' });
+
+    connect('connected');
+    await flush();
+    take(sent, 'session.list')?.reply({ sessions: [shown, session('d', { status: 'waiting' })] });
+    take(sent, 'session.open', 'a')?.reply(detail(shown));
+    await flush();
+    const check = take(sent, 'session.open', 'd');
+    emit({ kind: 'interaction.requested', interaction: question('q2', 'd') });
+    await flush();
+    check?.reply(detail(session('d', { status: 'waiting' }), [question('q1', 'd')]));
+    await flush();
+
+    expect(store.getState().interactions.map((interaction) => interaction.id)).toEqual(['q1', 'q2']);
+    expect(waitingElsewhere(store.getState())).toEqual([{ sessionId: 'd', title: 'Session d', count: 2 }]);
+  });
+
+  it('a session deleted while away waits for nothing', async () => {
+    const { bridge, sent, connect } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    store.setState({ sessions: [session('e', { status: 'waiting' })], interactions: [question('qe', 'e')] });
+
+    connect('connected');
+    await flush();
+    take(sent, 'session.list')?.reply({ sessions: [] });
+    await flush();
+    const check = take(sent, 'session.open', 'e');
+    expect(check).toBeDefined();
+    check?.fail(new HostCommandError('no such session', 'not_found'));
+    await flush();
+
+    expect(store.getState().interactions).toEqual([]);
   });
 });

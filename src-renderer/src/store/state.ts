@@ -455,6 +455,34 @@ export function waitingElsewhere(state: Pick<DeskhandState, 'interactions' | 'se
 }
 
 /**
+ * Sessions other than the one on screen whose questions and approvals only the host knows for sure
+ * after a reconnect (events sent while we were away are lost): those we have some of, and those listed
+ * as waiting or paused (a run paused while it asked does not say `waiting`).
+ */
+export function sessionsToRecheck(state: Pick<DeskhandState, 'interactions' | 'sessions' | 'currentSessionId'>): string[] {
+  const ids = new Set(state.interactions.map((interaction) => interaction.sessionId));
+  for (const session of state.sessions) {
+    if (session.status === 'waiting' || session.status === 'paused') ids.add(session.id);
+  }
+  ids.delete(state.currentSessionId ?? '');
+  return [...ids];
+}
+
+/**
+ * What the host says a session waits for (its `session.open` snapshot) replaces what we had of it,
+ * without opening it. `known`: the interactions we had when the snapshot was asked for; one that came
+ * since is newer than the snapshot, and stays.
+ */
+export function applyWaits(state: DeskhandState, sessionId: string, waiting: readonly Interaction[], known: ReadonlySet<string>): DeskhandState {
+  const fromHost = new Set(waiting.map((interaction) => interaction.id));
+  const others = state.interactions.filter((interaction) => interaction.sessionId !== sessionId);
+  const newer = state.interactions.filter(
+    (interaction) => interaction.sessionId === sessionId && !known.has(interaction.id) && !fromHost.has(interaction.id),
+  );
+  return { ...state, interactions: [...others, ...waiting, ...newer] };
+}
+
+/**
  * The session Stop, Pause and Resume act on: the one on screen if it runs (or is paused), else the one
  * the host runs (it runs one at a time; the store learns it from the sessions' statuses), else the one
  * on screen.

@@ -1,5 +1,6 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { CommandResult, HostEvent, StepDetail } from '../../../src-main/protocol';
+import { HostCommandError } from '../bridge/errors';
 import type { Bridge } from '../bridge/types';
 import {
   applyBlackboard,
@@ -9,9 +10,11 @@ import {
   applySessionDetail,
   applySessionList,
   applyStartedSession,
+  applyWaits,
   currentSession,
   initialState,
   requestMode,
+  sessionsToRecheck,
   showError,
   stopTarget,
   upsertSession,
@@ -31,6 +34,8 @@ export interface DeskhandActions {
   openSession(sessionId: string): Promise<void>;
   /** Lists sessions; with `query`, only those matching it (the host searches). */
   refreshSessions(query?: string): Promise<void>;
+  /** Asks the host what the sessions not on screen wait for (see `sessionsToRecheck`); for after a reconnect. */
+  refreshWaits(): Promise<void>;
   /** Clears the screen for a new request; past sessions stay in the sidebar. */
   newSession(): void;
   deleteSession(sessionId: string): Promise<boolean>;
@@ -215,6 +220,24 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
         }
       },
 
+      async refreshWaits() {
+        await Promise.all(
+          sessionsToRecheck(get()).map(async (sessionId) => {
+            const known = new Set(get().interactions.map((interaction) => interaction.id));
+            try {
+              const detail = await bridge.send({ type: 'session.open', sessionId });
+              set((state) => applyWaits(state, sessionId, detail.interactions, known));
+            } catch (error) {
+              // Deleted while we were away: it waits for nothing. Otherwise (the connection dropped
+              // again) what we had stays, and the next connect asks again.
+              if (error instanceof HostCommandError && error.code === 'not_found') {
+                set((state) => applyWaits(state, sessionId, [], known));
+              }
+            }
+          }),
+        );
+      },
+
       newSession() {
         requestScreen(null);
         set({ currentSessionId: null, steps: [], statusDetail: '', blackboard: null });
@@ -307,8 +330,9 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
     if (connection !== 'connected') return;
     // After a (re)connect, anything sent while we were away is only in the host's store. A session
     // the user asked for whose reply did not come yet is the one to show, not the one it replaces.
+    // Other sessions' waits are asked for once the list has said which sessions wait now.
     const { refreshSessions, openSession, currentSessionId } = store.getState();
-    void refreshSessions();
+    void refreshSessions().then(() => store.getState().refreshWaits());
     const wanted = screenRequest.sessionId ?? currentSessionId;
     if (wanted !== null) void openSession(wanted);
   });
