@@ -134,6 +134,50 @@ describe('agent forms in the browser UI (fake host)', () => {
     expect(ui.problems).toEqual([]);
   });
 
+  it('keeps a checkbox tick when the agent’s update lands before JSONForms passes the tick on', async () => {
+    // JSONForms calls onChange 10 ms after a click. To land an update in that window every time, this
+    // page can hold the host's messages about a form until the next click, and deliver them right after it.
+    const initScript = `
+      window.__held = [];
+      window.__holdFormId = null;
+      const Native = window.WebSocket;
+      window.WebSocket = class extends Native {
+        addEventListener(type, listener, options) {
+          if (type !== 'message') return super.addEventListener(type, listener, options);
+          return super.addEventListener(type, (event) => {
+            const hold = window.__holdFormId !== null && typeof event.data === 'string' && event.data.includes('"formId":"' + window.__holdFormId + '"');
+            if (hold) window.__held.push(() => listener(event));
+            else listener(event);
+          }, options);
+        }
+      };
+      document.addEventListener('click', () => setTimeout(() => window.__held.splice(0).forEach((deliver) => deliver()), 0), true);
+    `;
+    const late = await openUi(browser, host, { initScript });
+    try {
+      const { page } = late;
+      await page.getByRole('link', { name: /book a hotel in Lisbon/ }).click();
+      const schema = { title: 'Late room', type: 'object', properties: { nights: { type: 'integer', title: 'Nights' }, breakfast: { type: 'boolean', title: 'Breakfast' } } };
+      const room = { formId: 'late', sessionId, agent: 'AppAgent', schema, uischema: null, state: 'open' as const };
+      host.upsertForm({ ...room, data: { nights: 1 } });
+      const card = page.getByRole('region', { name: 'Late room' });
+      const checkbox = card.getByRole('checkbox', { name: 'Breakfast' });
+      await checkbox.waitFor();
+
+      await page.evaluate('window.__holdFormId = "late"');
+      host.upsertForm({ ...room, data: { nights: 2 } });
+      await expect.poll(() => page.evaluate('window.__held.length')).toBe(1);
+      await checkbox.click();
+      await expect.poll(() => card.getByRole('spinbutton', { name: 'Nights' }).inputValue()).toBe('2');
+      const breakfast = await host.waitForCommand('form.event', (command) => command.formId === 'late' && command.path === 'breakfast');
+      expect(breakfast.value).toBe(true);
+      expect(await checkbox.isChecked()).toBe(true);
+      expect(late.problems).toEqual([]);
+    } finally {
+      await late.close();
+    }
+  });
+
   it('shows a clear message instead of a form whose spec is invalid', async () => {
     const { page } = ui;
     const base = { sessionId, agent: 'AppAgent', data: {}, state: 'open' as const };

@@ -1,6 +1,8 @@
+import { Actions, coreReducer, initState, type CoreActions, type JsonFormsCore } from '@jsonforms/core';
 import { describe, expect, it } from 'vitest';
 import { MAX_FORM_SPEC_BYTES } from '../../src-main/protocol';
 import { LocalEdits, valueChanges } from '../../src-renderer/src/forms/changes';
+import { AgentFormData } from '../../src-renderer/src/forms/form-data';
 import { checkFormSpec } from '../../src-renderer/src/forms/form-spec';
 import { safeLinkUrl } from '../../src-renderer/src/forms/links';
 import { answerKey, answersInOrder, questionsForm } from '../../src-renderer/src/forms/questions';
@@ -269,5 +271,58 @@ describe('agent form edits not yet in the host data', () => {
     edits.edit('city', 'Lisbon');
     edits.clear();
     expect(edits.merge({ city: 'Porto' })).toEqual({ city: 'Porto' });
+  });
+});
+
+describe('agent form data between the host and JSONForms', () => {
+  const schema = { type: 'object', properties: { nights: { type: 'integer' }, breakfast: { type: 'boolean' } } };
+
+  /** JSONForms' own state as its provider keeps it, every action going through the form's middleware. */
+  function jsonForms(formData: AgentFormData, data: Record<string, unknown>) {
+    let core: JsonFormsCore = initState;
+    const dispatch = (action: CoreActions): void => {
+      core = formData.middleware(core, action, coreReducer);
+    };
+    dispatch(Actions.init(data, schema, undefined, createFormsAjv()));
+    return { dispatch, data: () => core.data as Record<string, unknown> };
+  }
+
+  it('keeps a box ticked just before the agent’s update, which waits for JSONForms to pass the tick on', () => {
+    const formData = new AgentFormData({ nights: 1 });
+    const form = jsonForms(formData, { nights: 1 });
+    // The click: JSONForms changes its state at once, and calls onChange 10 ms later.
+    form.dispatch(Actions.update('breakfast', () => true));
+    // The agent's update lands in those 10 ms. Its new copy of the schema reaches JSONForms with the
+    // data prop, which has no tick yet; its data, given to JSONForms now, would have none either.
+    form.dispatch(Actions.updateCore({ nights: 1 }, { ...schema }));
+    expect(form.data()).toEqual({ nights: 1, breakfast: true });
+    expect(formData.fromHost({ nights: 2 })).toBeNull();
+    const { changes, show } = formData.fromForm(form.data(), true);
+    expect(changes).toEqual([{ path: 'breakfast', value: true }]);
+    expect(show).toEqual({ nights: 2, breakfast: true });
+    expect(formData.edits.takePending()).toEqual([{ path: 'breakfast', value: true }]);
+    // Passed on: the data given to JSONForms is the truth again.
+    form.dispatch(Actions.updateCore({ nights: 2, breakfast: true }, schema));
+    expect(form.data()).toEqual({ nights: 2, breakfast: true });
+  });
+
+  it('shows the agent’s update at once when JSONForms holds nothing, and ignores an echo of what is shown', () => {
+    const formData = new AgentFormData({ nights: 1 });
+    const form = jsonForms(formData, { nights: 1 });
+    form.dispatch(Actions.update('breakfast', () => true));
+    expect(formData.fromForm(form.data(), true).show).toBeNull();
+    // Not sent yet: the edit stays on top of the agent's data.
+    expect(formData.fromHost({ nights: 2 })).toEqual({ nights: 2, breakfast: true });
+    expect(formData.fromHost({ nights: 2 })).toBeNull();
+    expect(formData.fromHost({ nights: 1 })).toEqual({ nights: 1, breakfast: true });
+  });
+
+  it('a closed form takes no edits, and still shows the host’s data that waited', () => {
+    const formData = new AgentFormData({ nights: 1 });
+    const form = jsonForms(formData, { nights: 1 });
+    form.dispatch(Actions.update('breakfast', () => true));
+    expect(formData.fromHost({ nights: 3 })).toBeNull();
+    expect(formData.fromForm(form.data(), false)).toEqual({ changes: [], show: { nights: 3 } });
+    expect(formData.edits.takePending()).toEqual([]);
   });
 });

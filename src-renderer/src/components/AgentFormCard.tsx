@@ -4,7 +4,7 @@ import { Alert, AlertTitle, Box, Card, CardContent, Chip, Typography } from '@mu
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FormView } from '../../../src-main/protocol';
 import { AgentFormContext, type AgentFormActions } from '../forms/AgentFormContext';
-import { LocalEdits, valueChanges } from '../forms/changes';
+import { AgentFormData } from '../forms/form-data';
 import { checkFormSpec } from '../forms/form-spec';
 import { formCells, formRenderers } from '../forms/renderers';
 import { createFormsAjv } from '../forms/safe-ajv';
@@ -35,52 +35,42 @@ export function AgentFormCard({ form }: { form: FormView }) {
   const [data, setData] = useState<Record<string, unknown>>(form.data);
   /** Problems show once the user has changed something, not on a form they have not touched yet. */
   const [touched, setTouched] = useState(false);
-  /** The data as the form last showed it: what we compare edits against. */
-  const known = useRef<unknown>(form.data);
-  const hostData = useRef(JSON.stringify(form.data));
-  const edits = useRef(new LocalEdits());
+  const [formData] = useState(() => new AgentFormData(form.data));
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const { onInputCapture, changed, settle } = useSettledInput();
 
   const flush = useCallback(() => {
     if (timer.current !== null) clearTimeout(timer.current);
     timer.current = null;
-    for (const change of edits.current.takePending()) {
-      void sendFormEvent(form.formId, change.path, change.value, null).then(() => edits.current.settled(change));
+    for (const change of formData.edits.takePending()) {
+      void sendFormEvent(form.formId, change.path, change.value, null).then(() => formData.edits.settled(change));
     }
-  }, [form.formId, sendFormEvent]);
+  }, [form.formId, formData, sendFormEvent]);
 
   // The agent changed the data (UPDATE_FORM), or the host echoes an edit: that data, with the edits it
   // does not show yet on top, is what the form shows. An echo of what is already shown changes nothing.
   useEffect(() => {
-    const incoming = JSON.stringify(form.data);
-    if (incoming === hostData.current) return;
-    hostData.current = incoming;
-    const merged = edits.current.merge(form.data);
-    if (JSON.stringify(merged) === JSON.stringify(known.current)) return;
-    known.current = merged;
-    setData(merged);
-  }, [form.data]);
+    const shown = formData.fromHost(form.data);
+    if (shown) setData(shown);
+  }, [form.data, formData]);
 
   // A closed form takes no more edits; unsent ones are moot. Leaving (unmount) sends what is pending.
   useEffect(() => {
     if (closed) {
       if (timer.current !== null) clearTimeout(timer.current);
-      edits.current.clear();
+      formData.edits.clear();
     }
-  }, [closed]);
+  }, [closed, formData]);
   useEffect(() => flush, [flush]);
 
   const onChange = (next: Record<string, unknown>): void => {
     setData(next);
-    if (closed) return;
-    const changes = valueChanges(known.current, next);
-    known.current = next;
+    const { changes, show } = formData.fromForm(next, !closed);
+    if (show) setData(show);
     // The host echoing data back is no keystroke arriving: only the user's own edits settle the input.
     if (changes.length === 0) return;
     changed();
     setTouched(true);
-    for (const change of changes) edits.current.edit(change.path, change.value);
     if (timer.current !== null) clearTimeout(timer.current);
     timer.current = setTimeout(flush, FORM_VALUE_DEBOUNCE_MS);
   };
@@ -127,6 +117,7 @@ export function AgentFormCard({ form }: { form: FormView }) {
               ajv={ajv}
               readonly={closed}
               validationMode={touched ? 'ValidateAndShow' : 'ValidateAndHide'}
+              middleware={formData.middleware}
               onChange={({ data: next }) => onChange((next ?? {}) as Record<string, unknown>)}
             />
           </AgentFormContext.Provider>
