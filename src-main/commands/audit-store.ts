@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { SafetyDecision } from './safety-policy';
+import { REDACTED_SECRET, redactText } from '../common/scrub';
 
 /**
  * The audit trail (DESIGN.md section 3, Level 3): every command sent to the device client or an
@@ -63,7 +64,7 @@ export interface AuditRecord extends Required<Omit<AuditEntry, 'reasons'>> {
   reasons: string[];
 }
 
-export const REDACTED = '[redacted]';
+export const REDACTED = REDACTED_SECRET;
 /** Longest result or error text kept per row. */
 export const MAX_AUDIT_TEXT = 16 * 1024;
 
@@ -97,20 +98,6 @@ export function isSecretKey(name: string): boolean {
     .split(/[^a-z0-9]+/)
     .filter(Boolean);
   return words.some((word) => SECRET_WORDS.has(word)) || SECRET_WORDS.has(words.join(''));
-}
-
-const INLINE_SECRETS: [RegExp, string][] = [
-  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g, `$1 ${REDACTED}`],
-  [/\bsk-[A-Za-z0-9_-]{16,}/g, REDACTED],
-  [/\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})\b/g, REDACTED],
-  [/\b([A-Za-z0-9_]*(?:api[_-]?key|token|secret|password|passwd)[A-Za-z0-9_]*)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s&;]+)/gi, `$1$2${REDACTED}`],
-];
-
-/** Masks secrets inside free text: bearer tokens, well-known key formats, `password=...` pairs. */
-export function redactText(text: string): string {
-  let out = text;
-  for (const [pattern, replacement] of INLINE_SECRETS) out = out.replace(pattern, replacement);
-  return out;
 }
 
 /** A deep copy of `value` with secret-named keys replaced by "[redacted]" and inline secrets masked. */

@@ -43,3 +43,17 @@ export class SecretScrubber {
     return walk(value) as T;
   }
 }
+
+const INLINE_SECRETS: [RegExp, string][] = [
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g, `$1 ${REDACTED_SECRET}`],
+  [/\bsk-[A-Za-z0-9_-]{16,}/g, REDACTED_SECRET],
+  [/\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})\b/g, REDACTED_SECRET],
+  [/\b([A-Za-z0-9_]*(?:api[_-]?key|token|secret|password|passwd)[A-Za-z0-9_]*)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s&;]+)/gi, `$1$2${REDACTED_SECRET}`],
+];
+
+/** Masks secrets inside free text: bearer tokens, well-known key formats, `password=...` pairs. */
+export function redactText(text: string): string {
+  let out = text;
+  for (const [pattern, replacement] of INLINE_SECRETS) out = out.replace(pattern, replacement);
+  return out;
+}

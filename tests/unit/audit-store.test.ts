@@ -8,10 +8,10 @@ import {
   isSecretKey,
   MAX_AUDIT_TEXT,
   redactSecrets,
-  redactText,
   UNFINISHED_AT_CRASH,
   type AuditEntry,
 } from '../../src-main/commands/audit-store';
+import { redactText } from '../../src-main/common/scrub';
 import Database from 'better-sqlite3';
 import { openDatabase, type Db } from '../../src-main/memory/database';
 import { MIGRATIONS } from '../../src-main/memory/migrations';

@@ -10,11 +10,19 @@ afterEach(async () => {
   server = null;
 });
 
-async function clientFor(scenario: Scenario, options: { maxRetries?: number; timeoutMs?: number } = {}) {
+interface ClientOptions {
+  maxRetries?: number;
+  timeoutMs?: number;
+  apiKey?: string;
+  /** The base URL the client is given, from the server's. */
+  baseUrl?: (serverUrl: string) => string;
+}
+
+async function clientFor(scenario: Scenario, options: ClientOptions = {}) {
   server = await startModelServer(scenario);
   return new ModelClient({
-    baseUrl: server.baseUrl,
-    apiKey: 'k',
+    baseUrl: options.baseUrl?.(server.baseUrl) ?? server.baseUrl,
+    apiKey: options.apiKey ?? 'k',
     model: 'm',
     jsonMode: false,
     maxRetries: options.maxRetries ?? 2,
@@ -23,6 +31,15 @@ async function clientFor(scenario: Scenario, options: { maxRetries?: number; tim
 }
 
 const ask = [{ role: 'user' as const, content: 'hi' }];
+
+async function failure(pending: Promise<unknown>): Promise<string> {
+  try {
+    await pending;
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('expected the request to fail');
+}
 
 describe('ModelClient', () => {
   it('retries a 429 after its Retry-After, and a 500, then succeeds', async () => {
@@ -57,6 +74,99 @@ describe('ModelClient', () => {
     abort.abort();
     await expect(pending).rejects.toThrow(/abort/i);
     expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it.each([
+    { name: 'an empty JSON object', step: { status: 200, body: {} } },
+    {
+      name: 'a web page',
+      step: { status: 200, headers: { 'content-type': 'text/html' }, body: '<!doctype html><html><body>Welcome to nginx!</body></html>' },
+    },
+  ])('fails at once, pointing at the base URL, when a 200 reply is $name', async ({ step }) => {
+    const client = await clientFor({ name: 'not a completion', steps: [step, step, step] }, { maxRetries: 2 });
+    const message = await failure(client.complete(ask));
+    expect(message).toMatch(/failed: the reply is not an OpenAI-compatible chat completion; check the base URL \(it usually ends in \/v1\)/);
+    expect(message).not.toMatch(/Cannot read properties/);
+    expect(server?.requests).toHaveLength(1);
+  });
+
+  it('says an HTTP status once', async () => {
+    const client = await clientFor({ name: '401', steps: [{ status: 401, body: { error: { message: 'Incorrect API key provided.' } } }] });
+    const message = await failure(client.complete(ask));
+    expect(message).toMatch(/ failed: HTTP 401: Incorrect API key provided\.$/);
+  });
+
+  it('names the deepest cause of a connection failure', async () => {
+    const client = await clientFor({ name: 'closed', steps: [] }, { maxRetries: 0 });
+    await server?.close();
+    const message = await failure(client.complete(ask));
+    expect(message).toMatch(/failed: Connection error\. \(connect ECONNREFUSED 127\.0\.0\.1:\d+\)$/);
+  });
+
+  it('keeps the API key out of its errors, even when the endpoint quotes it', async () => {
+    const apiKey = 'deskhand-unit-key-0123456789';
+    const client = await clientFor({ name: 'echo', steps: [{ status: 401, body: { error: { message: `Incorrect API key provided: ${apiKey}.` } } }] }, { apiKey });
+    const message = await failure(client.complete(ask));
+    expect(message).toMatch(/HTTP 401: Incorrect API key provided: \[redacted\]\./);
+    expect(message).not.toContain(apiKey);
+  });
+
+  it("keeps the base URL's password out of its errors", async () => {
+    const password = 'hunter2-base-url-password';
+    const client = await clientFor({ name: 'credentials', steps: [] }, { maxRetries: 0, baseUrl: (url) => url.replace('//', `//deskhand:${password}@`) });
+    const message = await failure(client.complete(ask));
+    // fetch refuses a URL with credentials, quoting it whole.
+    expect(message).toMatch(/^the model endpoint http:\/\/\[redacted\]@127\.0\.0\.1:\d+\/v1 failed: Connection error\. \(Request cannot be constructed/);
+    expect(message).not.toContain(password);
+  });
+});
+
+describe('ModelClient and a model that accepts only its default temperature', () => {
+  const bodies = () => server?.requests.map((request) => request.body.temperature ?? 'none');
+
+  it('asks again at once without a temperature, outside the retry budget, and leaves it out from then on', async () => {
+    const client = await clientFor(
+      { name: 'reasoning model', unsupportedParams: ['temperature'], steps: [{ status: 503 }, { content: 'first' }, { content: 'second' }] },
+      { maxRetries: 1 },
+    );
+    expect((await client.complete(ask)).text).toBe('first');
+    expect(bodies()).toEqual([0, 'none', 'none']);
+    expect((await client.complete(ask)).text).toBe('second');
+    expect(bodies()).toEqual([0, 'none', 'none', 'none']);
+    server?.assertDone();
+  });
+
+  it('drops the temperature once: a second refusal is the error', async () => {
+    const refusal = {
+      status: 400,
+      body: {
+        error: {
+          message: "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.",
+          type: 'invalid_request_error',
+          param: 'temperature',
+          code: 'unsupported_value',
+        },
+      },
+    };
+    const client = await clientFor({ name: 'refuses twice', steps: [refusal, refusal, { content: 'never' }] }, { maxRetries: 2 });
+    expect(await failure(client.complete(ask))).toMatch(/HTTP 400: Unsupported value: 'temperature'/);
+    expect(bodies()).toEqual([0, 'none']);
+  });
+
+  it('aborts the request sent without a temperature when stopped', async () => {
+    const client = await clientFor({ name: 'reasoning model hangs', unsupportedParams: ['temperature'], steps: [{ hang: true }] }, { maxRetries: 0 });
+    const abort = new AbortController();
+    const pending = client.complete(ask, abort.signal);
+    const deadline = Date.now() + 5_000;
+    while (server?.inFlight() === 0 || server?.requests.length !== 2) {
+      if (Date.now() > deadline) throw new Error('the request without a temperature never went out');
+      await new Promise((done) => setTimeout(done, 10));
+    }
+    const started = performance.now();
+    abort.abort();
+    await expect(pending).rejects.toThrow(/abort/i);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(bodies()).toEqual([0, 'none']);
   });
 });
 

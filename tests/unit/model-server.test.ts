@@ -163,6 +163,21 @@ describe('scripted model server', () => {
     expect(server.failures).toEqual([]);
   });
 
+  it('refuses an unsupported parameter with OpenAI\'s 400, without consuming a step', async () => {
+    server = await startModelServer({ name: 'reasoning model', unsupportedParams: ['temperature'], steps: [{ content: 'answered' }] });
+    const client = new OpenAI({ baseURL: server.baseUrl, apiKey: 'test', maxRetries: 0 });
+    const err = await caught(client.chat.completions.create({ model: 'm', messages: USER, temperature: 0 }));
+    expect(err).toBeInstanceOf(APIError);
+    expect((err as APIError).status).toBe(400);
+    expect((err as APIError).param).toBe('temperature');
+    expect((err as APIError).message).toContain("'temperature' is not supported");
+
+    const completion = await client.chat.completions.create({ model: 'm', messages: USER });
+    expect(completion.choices[0]?.message.content).toBe('answered');
+    expect(server.requests.map((r) => r.step)).toEqual([null, 0]);
+    server.assertDone();
+  });
+
   it('answers 500 "scenario exhausted" and records a failure when the script runs out', async () => {
     const { server, client } = await start([{ content: 'only one' }]);
     await client.chat.completions.create({ model: 'm', messages: USER });
