@@ -14,13 +14,14 @@ import { noScreenshotStrategy, screenshotStrategy, windowsStrategy } from './str
 import { appPromptStrategy, hostPromptStrategy, shellPromptStrategy } from './strategies/prompts';
 import { formStrategy, saveScreenshotStrategy } from './strategies/remember';
 import type { StepContext } from './processor/step-context';
+import { logError } from '../common/log';
 
 const INPUTS = ['runtime', 'agent'];
 
 function middleware(): Middleware[] {
   return [
     timingMiddleware,
-    loggingMiddleware((line) => console.error(`[agent] ${line}`)),
+    loggingMiddleware((line) => logError(`[agent] ${line}`)),
     errorMiddleware((error) => error instanceof StepAborted || error instanceof StepDeferred),
   ];
 }
@@ -59,8 +60,8 @@ export class AppAgent extends BasicAgent {
     super('AppAgent', window.title || window.app, agentStates('AppAgent', host === null), host);
   }
 
-  override assign(subtask: string): void {
-    super.assign(subtask);
+  override assign(subtask: string, notes: readonly string[] = []): void {
+    super.assign(subtask, notes);
     this.needsFocus = true;
   }
 
@@ -191,6 +192,7 @@ export class HostAgent extends BasicAgent {
     INPUTS,
   );
   private pendingSubtask = '';
+  private pendingNotes: readonly string[] = [];
 
   constructor() {
     super('HostAgent', null, agentStates('HostAgent', true), null);
@@ -208,6 +210,7 @@ export class HostAgent extends BasicAgent {
     this.handoff = ctx.maybe<HandoffTarget | null>(HANDOFF) ?? null;
     const reply = ctx.maybe<HostAgentReply>(K.reply);
     this.pendingSubtask = reply?.['Current Sub-Task'] ?? '';
+    this.pendingNotes = reply?.Message ?? [];
     const windows = ctx.maybe<WindowInfo[]>(K.windows);
     if (windows) this.registry.keepOnly(new Set(windows.map((window) => window.id)));
   }
@@ -217,7 +220,7 @@ export class HostAgent extends BasicAgent {
     this.handoff = null;
     if (!target || this.status !== 'CONTINUE') return null;
     const agent = this.registry.forTarget(target);
-    agent.assign(this.pendingSubtask);
+    agent.assign(this.pendingSubtask, this.pendingNotes);
     return agent;
   }
 }

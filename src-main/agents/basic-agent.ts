@@ -56,6 +56,8 @@ export abstract class BasicAgent {
   /** This agent's committed steps, oldest first. */
   readonly history: StepView[] = [];
   subtask: string | null = null;
+  /** The host's notes that came with the sub-task (its reply's Message). */
+  notes: readonly string[] = [];
   /** The last words the agent had for the user (Comment), e.g. a sub-task's result. */
   lastComment = '';
   protected consecutiveErrors = 0;
@@ -100,9 +102,10 @@ export abstract class BasicAgent {
     return null;
   }
 
-  /** Gives the agent a new sub-task (from the host). */
-  assign(subtask: string): void {
+  /** Gives the agent a new sub-task (from the host), with the host's notes for it. */
+  assign(subtask: string, notes: readonly string[] = []): void {
     this.subtask = subtask;
+    this.notes = notes;
     this.status = 'CONTINUE';
     this.consecutiveErrors = 0;
     this.lastComment = '';

@@ -10,6 +10,26 @@ export function asData(text: string, max = 600): string {
   return cut.replace(/</g, '‹');
 }
 
+/** A cut that would leave at most this much of a first line moves on to the next line. */
+const PARTIAL_LINE_CHARS = 200;
+
+/**
+ * Tool output as data with its lines kept: the last `max` characters (a long output's end is where the
+ * result or the error usually is), after a note of how much was left out before it; '<' replaced as in
+ * asData.
+ */
+export function dataTail(text: string, max: number): string {
+  const whole = text.replace(/\r\n?/g, '\n').replace(/\n+$/, '');
+  let start = Math.max(0, whole.length - max);
+  if (start > 0) {
+    const lineStart = whole.indexOf('\n', start) + 1;
+    if (lineStart > 0 && lineStart - start <= PARTIAL_LINE_CHARS) start = lineStart;
+    else if (/[\uDC00-\uDFFF]/.test(whole[start] ?? '')) start++;
+  }
+  const kept = start > 0 ? `(${start} of ${whole.length} characters left out before this)\n${whole.slice(start)}` : whole;
+  return kept.replace(/</g, '‹');
+}
+
 /** The user's own words keep their lines, but cannot close the <data> block they sit in. */
 export function userText(text: string): string {
   return text.replace(/<\/?data\b/gi, (tag) => tag.replace('<', '‹'));

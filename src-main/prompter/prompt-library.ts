@@ -14,12 +14,12 @@ export const APP_PLACEHOLDERS = {
   system: ['tools', 'examples'],
   system_as: ['tools', 'examples'],
   system_nonvisual: ['tools', 'examples'],
-  user: ['request', 'subtask', 'target', 'history', 'blackboard', 'documents', 'feedback', 'screen'],
+  user: ['request', 'subtask', 'target', 'notes', 'history', 'blackboard', 'documents', 'feedback', 'screen'],
 } as const;
 
 export const SHELL_PLACEHOLDERS = {
   system: ['shell', 'tools', 'examples'],
-  user: ['request', 'subtask', 'history', 'blackboard', 'feedback'],
+  user: ['request', 'subtask', 'notes', 'history', 'blackboard', 'feedback'],
 } as const;
 
 type Templates<P> = { [K in keyof P]: PromptTemplate };

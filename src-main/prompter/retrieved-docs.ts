@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
+import { logError } from '../common/log';
 
 export interface RetrievedDoc {
   source: string;
@@ -32,14 +33,23 @@ export class LocalDocsRetriever implements DocsRetriever {
       return;
     }
     for (const name of names.sort()) {
-      const path = join(folder, name);
       if (!['.md', '.txt'].includes(extname(name).toLowerCase())) continue;
-      const info = statSync(path);
-      if (!info.isFile() || info.size > MAX_FILE_BYTES) continue;
-      for (const paragraph of readFileSync(path, 'utf8').split(/\n\s*\n/)) {
-        const text = paragraph.trim();
-        if (text) this.paragraphs.push({ source: name, text, words: new Set(words(text)) });
+      const path = join(folder, name);
+      // One unreadable file (a broken link, no permission) costs only itself, never the start-up.
+      try {
+        this.add(name, path);
+      } catch (error) {
+        logError(`[deskhand] skipped the document ${path}: ${error instanceof Error ? error.message : String(error)}`);
       }
+    }
+  }
+
+  private add(name: string, path: string): void {
+    const info = statSync(path);
+    if (!info.isFile() || info.size > MAX_FILE_BYTES) return;
+    for (const paragraph of readFileSync(path, 'utf8').split(/\n\s*\n/)) {
+      const text = paragraph.trim();
+      if (text) this.paragraphs.push({ source: name, text, words: new Set(words(text)) });
     }
   }
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -61,6 +61,38 @@ describe('HostAgent with an AppAgent and the ShellAgent', () => {
     harness.model.assertDone();
     const board = await harness.host.endpoint.handle({ type: 'blackboard.get', id: 'b', sessionId });
     expect(board).toMatchObject({ ok: true, result: { requests: ['title the note, then save the date'], screenshots: [{ reason: 'the editor with the title' }] } });
+  });
+
+  it("hands the HostAgent's notes (Message) with the sub-task, and only with it", async () => {
+    harness = await startHostHarness(
+      {
+        name: 'notes',
+        steps: [
+          hostTo('0x200002', 'type the invoice number', { Message: ['the invoice number is 4711'] }),
+          {
+            ...app({ Function: '', Status: 'FINISH', Comment: 'typed' }),
+            expect: { contains: ['## Notes from the HostAgent\n<data name="notes">\n- the invoice number is 4711\n</data>'] },
+          },
+          hostTo('ShellAgent', 'list the rows', { Message: ['the rows come from seq', 'there are 40 of them'] }),
+          {
+            ...shell(`seq 1 40 | sed 's/^/row /'; echo 'sed: a warning' >&2`),
+            expect: { contains: ['<data name="notes">\n- the rows come from seq\n- there are 40 of them\n</data>'], notContains: ['4711'] },
+          },
+          // The whole output of the last command, stdout and then stderr, reaches the next step.
+          {
+            ...app({ Function: '', Status: 'FINISH', Comment: '40 rows' }),
+            expect: { contains: ["-> ok, exit code 0\nstdout:\nrow 1\nrow 2\n", '\nrow 40\nstderr:\nsed: a warning\n'] },
+          },
+          hostTo('ShellAgent', 'count the rows'),
+          { ...app({ Function: '', Status: 'FINISH', Comment: '40' }), expect: { notContains: ['Notes from the HostAgent', 'the rows come from seq'] } },
+          hostFinish(),
+        ],
+      },
+      { config: { safety: { confirmation: 'never' } } },
+    );
+    const { outcome } = await runRequest(harness.host, 'type the invoice number, then list the rows');
+    expect(outcome).toEqual({ status: 'finished', result: 'done' });
+    harness.model.assertDone();
   });
 
   it('refuses a window id that is not listed, and a ControlText that names nothing', async () => {
@@ -261,6 +293,16 @@ describe('rounds and history', () => {
     mkdirSync(join(dataDir, 'docs'));
     writeFileSync(join(dataDir, 'docs', 'expenses.md'), 'Expense reports go to finance@example.com before Friday.\n\nUnrelated paragraph about lunch.');
     harness = await startHostHarness({ name: 'docs', steps: [{ ...hostFinish(), expect: { contains: ['finance@example.com'], notContains: ['about lunch'] } }] }, { dataDir });
+    await runRequest(harness.host, 'where do expense reports go');
+    harness.model.assertDone();
+  });
+
+  it('starts when a file in docs/ cannot be read (a broken link), and uses the others', async () => {
+    const dataDir = workDir();
+    mkdirSync(join(dataDir, 'docs'));
+    writeFileSync(join(dataDir, 'docs', 'expenses.md'), 'Expense reports go to finance@example.com before Friday.');
+    symlinkSync(join(dataDir, 'docs', 'gone.md'), join(dataDir, 'docs', 'notes.md'));
+    harness = await startHostHarness({ name: 'broken doc', steps: [{ ...hostFinish(), expect: { contains: ['finance@example.com'] } }] }, { dataDir });
     await runRequest(harness.host, 'where do expense reports go');
     harness.model.assertDone();
   });

@@ -1,4 +1,5 @@
-import { asData, buildMessages, promptTextOf, userText } from '../../prompter/messages';
+import { CommandOutput } from '../../device/contract';
+import { asData, buildMessages, dataTail, promptTextOf, userText } from '../../prompter/messages';
 import { renderDocs } from '../../prompter/retrieved-docs';
 import type { StepView } from '../../protocol';
 import type { Strategy } from '../processor/processor';
@@ -13,20 +14,76 @@ export interface PromptingAgent {
   readonly name: string;
   readonly target: string | null;
   readonly subtask: string | null;
+  /** The HostAgent's notes for the sub-task (its reply's Message), e.g. values found earlier. */
+  readonly notes: readonly string[];
   readonly history: readonly StepView[];
 }
 
-function historyLine(step: StepView): string {
-  const outcome = step.error ? `failed: ${asData(step.error, 300)}` : step.result ? `ok: ${asData(step.result, 300)}` : 'ok';
-  const action = asData(step.actionText, 200);
-  return `Step ${step.index + 1} [${step.status}] ${action} -> ${outcome}`;
+/** Characters an older step's result shows, on one line. */
+const OLDER_RESULT_CHARS = 300;
+/** Characters the latest step's output shows, per stream (stdout, stderr) for a command: its tail. */
+export const LATEST_OUTPUT_CHARS = 4_000;
+
+/** A step's result (or error) that is execute_command's report, or null for any other text. */
+function commandOutputOf(text: string | null): CommandOutput | null {
+  if (!text?.startsWith('{')) return null;
+  try {
+    const parsed = CommandOutput.safeParse(JSON.parse(text) as unknown);
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 
-/** The last `recent` steps of an agent, with a count of those left out so the prompt stays bounded. */
+function exitOf(output: CommandOutput): string {
+  return output.timed_out ? 'timed out' : output.exit_code === null ? 'no exit code' : `exit code ${output.exit_code}`;
+}
+
+function stepHead(step: StepView): string {
+  return `Step ${step.index + 1} [${step.status}] ${asData(step.actionText, 200)} ->`;
+}
+
+function historyLine(step: StepView): string {
+  const output = commandOutputOf(step.error ?? step.result);
+  if (output) {
+    const streams = [
+      ...(output.stdout.trim() ? [`stdout: ${asData(output.stdout, 200)}`] : []),
+      ...(output.stderr.trim() ? [`stderr: ${asData(output.stderr, 100)}`] : []),
+    ];
+    return `${stepHead(step)} ${step.error ? 'failed' : 'ok'}, ${[exitOf(output), ...streams].join('; ')}`;
+  }
+  const outcome = step.error ? `failed: ${asData(step.error, OLDER_RESULT_CHARS)}` : step.result ? `ok: ${asData(step.result, OLDER_RESULT_CHARS)}` : 'ok';
+  return `${stepHead(step)} ${outcome}`;
+}
+
+function streamBlock(name: string, text: string): string {
+  return text.trim() ? `${name}:\n${dataTail(text, LATEST_OUTPUT_CHARS)}` : `${name}: (empty)`;
+}
+
+/**
+ * The latest step, whose output the next decision rests on, gets a larger budget of its own, lines
+ * kept: a command's stdout and stderr each, or a long result. An error is shown by the feedback.
+ */
+function latestStep(step: StepView): string {
+  const output = commandOutputOf(step.error ?? step.result);
+  if (output) {
+    return [`${stepHead(step)} ${step.error ? 'failed' : 'ok'}, ${exitOf(output)}`, streamBlock('stdout', output.stdout), streamBlock('stderr', output.stderr)].join('\n');
+  }
+  if (!step.error && step.result && step.result.length > OLDER_RESULT_CHARS) return `${stepHead(step)} ok:\n${dataTail(step.result, LATEST_OUTPUT_CHARS)}`;
+  return historyLine(step);
+}
+
+/**
+ * The last `recent` steps of an agent, with a count of those left out so the prompt stays bounded: the
+ * latest in full (within LATEST_OUTPUT_CHARS), the others on one short line each.
+ */
 export function renderHistory(history: readonly StepView[], recent: number): string {
   const shown = recent > 0 ? history.slice(-recent) : [];
   const omitted = history.length - shown.length;
-  const lines = [...(omitted > 0 ? [`(${omitted} earlier step${omitted === 1 ? '' : 's'} not shown)`] : []), ...shown.map(historyLine)];
+  const lines = [
+    ...(omitted > 0 ? [`(${omitted} earlier step${omitted === 1 ? '' : 's'} not shown)`] : []),
+    ...shown.map((step, i) => (i === shown.length - 1 ? latestStep(step) : historyLine(step))),
+  ];
   return lines.length ? lines.join('\n') : '(none yet)';
 }
 
@@ -34,7 +91,12 @@ export function renderHistory(history: readonly StepView[], recent: number): str
 export function renderFeedback(history: readonly StepView[]): string {
   const last = history.at(-1);
   if (!last) return '';
-  if (last.error) return `\nYour last step failed: <data name="error">${asData(last.error, 500)}</data>\nCorrect the reply or choose another action.\n`;
+  if (last.error) {
+    const output = commandOutputOf(last.error);
+    // A command's output is in the history already.
+    const error = output ? `the command ${exitOf(output)}` : `<data name="error">${asData(last.error, 500)}</data>`;
+    return `\nYour last step failed: ${error}\nCorrect the reply or choose another action.\n`;
+  }
   if (!last.action) return '';
   const key = JSON.stringify(last.action);
   let repeats = 0;
@@ -44,8 +106,11 @@ export function renderFeedback(history: readonly StepView[]): string {
     : '';
 }
 
-/** The blackboard as data, without the steps the asking agent's own history already shows. */
-function blackboardPart(runtime: AgentRuntime, agent: PromptingAgent): { text: string; images: Array<{ dataUrl: string }> } {
+/**
+ * The blackboard as data, without the steps the asking agent's own history already shows. Saved
+ * screenshots are listed by their reason, not attached: each step sends one image, its own screenshot.
+ */
+function blackboardPart(runtime: AgentRuntime, agent: PromptingAgent): string {
   const ownSteps = new Set(agent.history.map((step) => step.index + 1));
   const prompt = runtime.blackboard.toPrompt({
     budgetChars: runtime.config.prompt.blackboardBudgetChars,
@@ -53,7 +118,27 @@ function blackboardPart(runtime: AgentRuntime, agent: PromptingAgent): { text: s
     maxImages: 0,
     skipTrajectory: (item) => ownSteps.has(item.get('Step') as number),
   });
-  return { text: prompt.text ? `<data name="blackboard">\n${prompt.text}\n</data>` : '', images: [] };
+  return prompt.text ? `<data name="blackboard">\n${prompt.text}\n</data>` : '';
+}
+
+/** A note, and all of a sub-task's notes together, may take this many characters. */
+const NOTE_CHARS = 500;
+export const NOTES_CHARS = 1_500;
+
+/** The HostAgent's notes for the sub-task, as data, within NOTES_CHARS; '' when there are none. */
+export function renderNotes(notes: readonly string[]): string {
+  const given = notes.filter((note) => note.trim());
+  const lines: string[] = [];
+  let left = NOTES_CHARS;
+  for (const note of given) {
+    const line = `- ${asData(note, NOTE_CHARS)}`;
+    if (line.length + 1 > left) break;
+    lines.push(line);
+    left -= line.length + 1;
+  }
+  const omitted = given.length - lines.length;
+  if (omitted) lines.push(`(${omitted} more note${omitted === 1 ? '' : 's'} left out)`);
+  return lines.length ? `\n## Notes from the HostAgent\n<data name="notes">\n${lines.join('\n')}\n</data>` : '';
 }
 
 function screenPart(runtime: AgentRuntime, image: Observation | null): { text: string; images: Array<{ dataUrl: string }> } {
@@ -80,18 +165,18 @@ export const appPromptStrategy: Strategy = {
     const systemTemplate = !runtime.config.agent.visual ? app.system_nonvisual : runtime.config.agent.actionSequence ? app.system_as : app.system;
     const system = systemTemplate.render({ tools: runtime.tools.docs, examples: examples.app });
     const screen = screenPart(runtime, ctx.get<Observation | null>(K.screenshot));
-    const board = blackboardPart(runtime, agent);
     const user = app.user.render({
       request: userText(runtime.request),
       subtask: userText(agent.subtask ?? runtime.request),
       target: agent.target ? `You work in the window <data name="window">${asData(agent.target, 200)}</data>.` : '',
+      notes: renderNotes(agent.notes),
       history: renderHistory(agent.history, runtime.config.prompt.recentSteps),
-      blackboard: board.text,
+      blackboard: blackboardPart(runtime, agent),
       documents: renderDocs(runtime.docs.retrieve(agent.subtask ?? runtime.request, 2)),
       feedback: renderFeedback(agent.history),
       screen: screen.text,
     });
-    finish(ctx, buildMessages(system, user, [...screen.images, ...board.images]));
+    finish(ctx, buildMessages(system, user, screen.images));
   },
 };
 
@@ -114,8 +199,9 @@ export const shellPromptStrategy: Strategy = {
     const user = shell.user.render({
       request: userText(runtime.request),
       subtask: userText(agent.subtask ?? runtime.request),
+      notes: renderNotes(agent.notes),
       history: renderHistory(agent.history, runtime.config.prompt.recentSteps),
-      blackboard: blackboardPart(runtime, agent).text,
+      blackboard: blackboardPart(runtime, agent),
       feedback: renderFeedback(agent.history),
     });
     finish(ctx, buildMessages(system, user, []));
@@ -148,17 +234,16 @@ export const hostPromptStrategy: Strategy = {
     const system = (runtime.config.agent.visual ? host.system : host.system_nonvisual).render({ examples: examples.host });
     const windows = ctx.get<WindowInfo[]>(K.windows);
     const screen = screenPart(runtime, ctx.get<Observation | null>(K.screenshot));
-    const board = blackboardPart(runtime, agent);
     const user = host.user.render({
       request: userText(runtime.request),
       windows: windows.length ? windows.map(windowLine).join('\n') : '(no windows are open)',
       agents: '- ShellAgent: runs shell commands (files, programs, system information); no window needed.',
       subtasks: runtime.subtasks.length ? runtime.subtasks.map(subtaskLine).join('\n') : '(none yet)',
-      blackboard: board.text,
+      blackboard: blackboardPart(runtime, agent),
       documents: renderDocs(runtime.docs.retrieve(runtime.request, 2)),
       feedback: renderFeedback(agent.history),
       screen: screen.text,
     });
-    finish(ctx, buildMessages(system, user, [...screen.images, ...board.images]));
+    finish(ctx, buildMessages(system, user, screen.images));
   },
 };
