@@ -5,7 +5,10 @@ const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
 /** One model endpoint. The API key is not here: it lives in the secret store or the environment. */
 export const ModelProfile = z.object({
-  baseUrl: z.url({ protocol: /^https?$/, error: 'the model endpoint must be an http(s) URL, e.g. http://127.0.0.1:11434/v1' }),
+  baseUrl: z
+    .url({ protocol: /^https?$/, error: 'the model endpoint must be an http(s) URL, e.g. http://127.0.0.1:11434/v1' })
+    // fetch refuses a URL with credentials; the key has its own place, which keeps it out of logs and the database.
+    .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/i.test(url), 'the model endpoint URL cannot carry a user name or password: give the key as OPENAI_API_KEY or in Settings'),
   model: z.string().min(1, 'name a model'),
   /** Ask the endpoint for a JSON object (response_format); off for endpoints that refuse it. */
   jsonMode: z.boolean().default(false),

@@ -160,11 +160,22 @@ export function createHost(options: HostOptions): Host {
     }
   });
 
-  const client = (profile: ModelProfile, key: string | null): ModelWithPrices => ({
-    client: new ModelClient({ ...profile, apiKey: key ?? 'not-needed', scrub }),
-    inputPricePerMTok: profile.inputPricePerMTok,
-    outputPricePerMTok: profile.outputPricePerMTok,
-  });
+  // One client per profile and key, kept across rounds: it remembers what its endpoint refused (temperature).
+  const clients = new Map<string, ModelWithPrices>();
+  const client = (profile: ModelProfile, key: string | null): ModelWithPrices => {
+    const id = JSON.stringify([profile, key]);
+    let made = clients.get(id);
+    if (!made) {
+      if (clients.size >= 8) clients.clear(); // settings changed many times: drop the old ones
+      made = {
+        client: new ModelClient({ ...profile, apiKey: key ?? 'not-needed', scrub }),
+        inputPricePerMTok: profile.inputPricePerMTok,
+        outputPricePerMTok: profile.outputPricePerMTok,
+      };
+      clients.set(id, made);
+    }
+    return made;
+  };
 
   // The broker's events go out through the session service, built just below (the closure runs later).
   const broker = new InteractionBroker(interactions, (event) => sessions.emit(event), options.autoResponder ?? null);

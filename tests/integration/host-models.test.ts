@@ -6,11 +6,11 @@ import { deviceLaunchSpec } from '../../src-main/device/launch';
 import { DeskhandConfig, tokenVariables, type DeskhandConfigInput } from '../../src-main/host/config';
 import { createHost, type Host } from '../../src-main/host/create-host';
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
-import { fakeDeviceLaunch, replies, runRequest } from '../support/host-harness';
+import { fakeDeviceLaunch, followUp, replies, runRequest, startHostHarness } from '../support/host-harness';
 
 /**
- * Where keys and tokens go: the host's API key only to the host's endpoint, an MCP server's token
- * variable treated as a secret whatever it is called.
+ * The host's model clients and secrets: the host's API key goes only to the host's endpoint, an MCP
+ * server's token variable is a secret whatever it is called, and a client lives across rounds.
  */
 
 const KEY = 'sk-host-key-0123456789abcdef';
@@ -69,5 +69,21 @@ describe('API keys and tokens', () => {
     expect(JSON.stringify(deskhand.store.steps(sessionId))).not.toContain(token);
     expect(model.requests[0]?.text).toContain('use [redacted] for the repository');
     expect(logged.mock.calls.flat().join('\n')).not.toContain(token);
+  });
+});
+
+describe('model clients', () => {
+  it('keep what an endpoint refused across rounds: a model without temperature is refused once per session, not per round', async () => {
+    const finish = (comment: string) => replies.app({ Function: '', Status: 'FINISH', Comment: comment });
+    const harness = await startHostHarness({ name: 'no temperature', unsupportedParams: ['temperature'], steps: [finish('one'), finish('two')] });
+    cleanup.push(() => harness.close());
+    const { sessionId, outcome } = await runRequest(harness.host, 'first', 'shell');
+    expect(outcome).toEqual({ status: 'finished', result: 'one' });
+    expect((await followUp(harness.host, sessionId, 'second')).outcome).toEqual({ status: 'finished', result: 'two' });
+    expect(harness.model.requests.map((request) => [request.step, 'temperature' in request.body])).toEqual([
+      [null, true],
+      [0, false],
+      [1, false],
+    ]);
   });
 });

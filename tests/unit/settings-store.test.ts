@@ -212,6 +212,9 @@ describe('configuration from the environment', () => {
     expect(() => configFromEnv({ OPENAI_API_KEY: 'k', DESKHAND_CONFIRM: 'sometimes' })).toThrow(/^DESKHAND_CONFIRM is not valid: /);
     expect(() => configFromEnv({ OPENAI_BASE_URL: 'localhost:11434/v1' })).toThrow(/^OPENAI_BASE_URL is not valid: the model endpoint must be an http\(s\) URL/);
     expect(() => configFromEnv({ OPENAI_BASE_URL: 'ftp://models.example/v1' })).toThrow(/^OPENAI_BASE_URL is not valid/);
+    expect(() => configFromEnv({ OPENAI_BASE_URL: 'https://me:pw@proxy.example/v1' })).toThrow(
+      'OPENAI_BASE_URL is not valid: the model endpoint URL cannot carry a user name or password: give the key as OPENAI_API_KEY or in Settings',
+    );
     expect(() => configFromEnv({ OPENAI_API_KEY: 'k', DESKHAND_JSON_MODE: 'maybe' })).toThrow("DESKHAND_JSON_MODE must be 1 or 0 (true or false), got 'maybe'");
   });
 
