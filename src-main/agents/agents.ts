@@ -37,7 +37,7 @@ export class AppAgent extends BasicAgent {
       modelStrategy(AppAgentReply, (models) => models.app),
       formStrategy,
       new ComposedStrategy('act', 'ACTION_EXECUTION', [
-        actionPlanStrategy({ sequences: sequencesAllowed, targetApp: () => this.window.app }),
+        actionPlanStrategy({ sequences: sequencesAllowed, target: () => ({ app: this.window.app, window: this.window.id }) }),
         safetyGateStrategy,
         annotateStrategy,
         executeStrategy,

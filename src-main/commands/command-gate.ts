@@ -32,6 +32,8 @@ export interface ActionContext {
   modelStatus: string;
   /** The application of the window the action goes to ('' when none or unknown). */
   targetApp: string;
+  /** That window's id (as list_windows gives it), when there is one: the device recognises its program by it. */
+  targetWindow?: string;
 }
 
 /**
@@ -163,7 +165,8 @@ export class CommandGate {
     const stricter = RANK[anywhere.decision] > RANK[verdict.decision] || anywhere.reasons.some((reason) => !verdict.reasons.includes(reason));
     if (!stricter) return { verdict, expected: null };
     const app = context.targetApp.trim();
-    return app ? { verdict, expected: { app } } : { verdict: anywhere, expected: null };
+    if (!app) return { verdict: anywhere, expected: null };
+    return { verdict, expected: context.targetWindow ? { app, window: context.targetWindow } : { app } };
   }
 
   /**

@@ -78,6 +78,13 @@ export function pointsOf(args: Record<string, unknown>): Array<{ x: number; y: n
   return points;
 }
 
+/**
+ * Tools the host calls itself and the models never do: the host takes the screenshots, lists the
+ * windows and focuses the agent's window. A model calling screenshot in an action sequence would also
+ * change what later coordinates mean.
+ */
+export const HOST_ONLY_TOOLS: ReadonlySet<ToolName> = new Set(['screenshot', 'list_windows', 'list_displays', 'pointer', 'focus_window']);
+
 /** Tools that change the desktop; everything else only looks. */
 export const ACTION_TOOLS: ReadonlySet<ToolName> = new Set([
   'click',
@@ -205,15 +212,22 @@ export function pointerMovedResult(tool: string, expected: ExpectPointer, pointe
 
 /**
  * The keyboard check, made on the device right before input whose safety depends on where it goes (a
- * line typed or Enter pressed runs in a terminal): the host puts the application the safety policy
- * judged the input for in the call's `_meta` under this key, and the device refuses if the input would
- * reach a window of another application. Typed text and keys go to the active window; a type_text
- * with a point, and a middle click (a paste), go to the topmost window at the point. A click in an
- * earlier step can raise another window over the agent's, so the window the agent was given is no
- * proof of where the keys land.
+ * line typed or Enter pressed runs in a terminal): the host puts the window the safety policy judged
+ * the input for (its id, and its application) in the call's `_meta` under this key, and the device
+ * refuses if the input would reach another program's window. Typed text and keys go to the active
+ * window; a type_text with a point, and a middle click (a paste), go to the topmost window at the point
+ * (and, after that click, to the active window). Typing is checked again before every piece, so a
+ * window that takes the focus part-way stops it. A click in an earlier step can raise another window
+ * over the agent's, so the window the agent was given is no proof of where the keys land.
+ *
+ * The same program is recognised by its process (_NET_WM_PID: its dialogs, its other windows), or by
+ * the application name when a window does not say its process; not by the name alone, which any
+ * program can choose (xterm -name) and some share (every Java window is "sun-awt-X11-XFramePeer").
  */
 export const EXPECT_KEYBOARD_META = 'deskhand/expectKeyboard';
-export const ExpectKeyboard = z.object({ app: z.string().trim().min(1).max(200) }).strict();
+export const ExpectKeyboard = z
+  .object({ app: z.string().trim().min(1).max(200), window: z.string().trim().min(1).max(40).optional() })
+  .strict();
 export type ExpectKeyboard = z.infer<typeof ExpectKeyboard>;
 
 /** Whether an action sends input whose target the keyboard check is about. */
@@ -243,6 +257,8 @@ export const KEYBOARD_ELSEWHERE_META = 'deskhand/keyboardElsewhere';
 export const KeyboardElsewhereRefusal = z.object({
   expected: z.string(),
   window: z.object({ title: z.string(), app: z.string() }).nullable(),
+  /** Characters already typed when the focus moved part-way (0: none). */
+  typed: z.number().int().nonnegative().default(0),
 });
 export type KeyboardElsewhereRefusal = z.infer<typeof KeyboardElsewhereRefusal>;
 
@@ -258,8 +274,12 @@ export function keyboardElsewhereResult(tool: string, refusal: KeyboardElsewhere
   const where = refusal.window
     ? `"${refusal.window.title}" (${refusal.window.app || 'an unknown application'})`
     : "no window the agent may use (none has the keyboard, or it is Deskhand's own)";
+  const text =
+    refusal.typed > 0
+      ? `${tool} stopped after ${refusal.typed} characters: the rest would have gone to ${where}, not to ${refusal.expected}`
+      : `${tool} not run: the input would go to ${where}, not to ${refusal.expected}`;
   return {
-    content: [{ type: 'text' as const, text: `${tool} not run: the input would go to ${where}, not to ${refusal.expected}` }],
+    content: [{ type: 'text' as const, text }],
     isError: true,
     _meta: { [KEYBOARD_ELSEWHERE_META]: refusal },
   };

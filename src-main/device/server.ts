@@ -16,7 +16,6 @@ import {
   pointerMoved,
   pointerMovedResult,
   pointsOf,
-  sameApp,
   ScreenshotMeta,
   sendsInput,
   ToolArgs,
@@ -26,6 +25,7 @@ import {
   type ToolName,
 } from './contract';
 import { identityGeometry, imageToScreen, screenToImage, type Point, type ScreenshotGeometry } from './coords';
+import { KeyboardCheck, KeyboardElsewhereError } from './keyboard-check';
 import { listDisplays, pickDisplay } from './displays';
 import { click, drag, moveTo, pointerPosition, pressChord, scroll } from './input';
 import { parseKeys } from './keys';
@@ -35,7 +35,7 @@ import { captureScreenshot, screenSize } from './screen';
 import { runShellCommand } from './shell';
 import { DEFAULT_COMMAND_TIMEOUT_S, toolTimeoutMs } from './timeouts';
 import { typeText } from './typing';
-import { activeWindow, focusWindow, listWindows, windowAt, windowBounds, type DesktopWindow } from './windows';
+import { focusWindow, getWindow, listWindows, windowAt, windowBounds } from './windows';
 
 export const DEVICE_SERVER_NAME = 'deskhand-device';
 export const DEVICE_SERVER_VERSION = '0.1.0';
@@ -131,22 +131,15 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
     return report && pointerMoved(expected, report.pointer.screen) ? pointerMovedResult(name, expected, report.pointer) : null;
   };
   /**
-   * The keyboard check (EXPECT_KEYBOARD_META): a refusal unless the input would reach a window of the
-   * application the host judged it for. Unlike the pointer, a window that cannot be read stops the
-   * input: it is held because of where it might go.
+   * The keyboard check (EXPECT_KEYBOARD_META) before anything is sent: where the input goes (the window
+   * at its point, else the active one) must belong to the program the host judged it for. Unlike the
+   * pointer, a window that cannot be read stops the input: it is held because of where it might go.
+   * type_text checks again before every piece it types (see its handler).
    */
-  const refusalIfKeyboardElsewhere = async (
-    name: ToolName,
-    args: Record<string, unknown>,
-    expected: ExpectKeyboard | null,
-  ): Promise<CallToolResult | null> => {
-    if (!expected) return null;
-    const at = typeof args.x === 'number' && typeof args.y === 'number' ? await toScreen(args.x, args.y) : null;
-    const target: DesktopWindow | null = at ? await windowAt(at) : await activeWindow();
-    if (target && !isProtected(target.pid) && sameApp(expected.app, target.app)) return null;
-    const window = target && !isProtected(target.pid) ? { title: target.title, app: target.app } : null;
-    return keyboardElsewhereResult(name, { expected: expected.app, window });
-  };
+  const keyboardCheckFor = (expected: ExpectKeyboard | null): KeyboardCheck | null =>
+    expected ? new KeyboardCheck(expected, isProtected) : null;
+  const pointOf = async (args: Record<string, unknown>): Promise<Point | null> =>
+    typeof args.x === 'number' && typeof args.y === 'number' ? toScreen(args.x, args.y) : null;
 
   /**
    * Deskhand's own windows are out of reach of the pointer too: an action at a point on one (its window
@@ -167,7 +160,7 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
   function register<N extends ToolName>(
     name: N,
     annotations: ToolAnnotations,
-    run: (args: ToolArgsOf<N>, signal: AbortSignal) => Promise<CallToolResult>,
+    run: (args: ToolArgsOf<N>, signal: AbortSignal, keyboard: KeyboardCheck | null) => Promise<CallToolResult>,
     outputSchema?: z.ZodObject,
   ): void {
     const schema = ToolArgs[name];
@@ -188,27 +181,30 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
         if (!parsed.success) return toolError(name, parsed.error.issues.map((i) => i.message).join('; '));
         const data = parsed.data as ToolArgsOf<N>;
         let expected: ExpectPointer | null;
-        let keyboard: ExpectKeyboard | null;
+        let keyboard: KeyboardCheck | null;
         try {
           expected = ACTION_TOOLS.has(name) ? expectedPointerOf(extra._meta) : null;
-          keyboard = expectedKeyboardOf(extra._meta);
-          if (keyboard && !sendsInput(name, data)) throw new Error(`${name} sends no keyboard input to check`);
+          const expectedKeyboard = expectedKeyboardOf(extra._meta);
+          if (expectedKeyboard && !sendsInput(name, data)) throw new Error(`${name} sends no keyboard input to check`);
+          keyboard = keyboardCheckFor(expectedKeyboard);
         } catch (error) {
           return toolError(name, error);
         }
         const started = performance.now();
         try {
           const result = await queue.run(
-            async (signal) =>
-              (await refusalIfPointerMoved(name, expected)) ??
-              (await refusalIfOnDeskhand(name, data)) ??
-              (await refusalIfKeyboardElsewhere(name, data, keyboard)) ??
-              withPointer(await run(data, signal)),
+            async (signal) => {
+              const refused = (await refusalIfPointerMoved(name, expected)) ?? (await refusalIfOnDeskhand(name, data));
+              if (refused) return refused;
+              await keyboard?.ensure(await pointOf(data));
+              return withPointer(await run(data, signal, keyboard));
+            },
             { timeoutMs: toolTimeoutMs(name, data), label: name, signal: extra.signal },
           );
           log('debug', `${name} ok in ${Math.round(performance.now() - started)} ms`);
           return result;
         } catch (error) {
+          if (error instanceof KeyboardElsewhereError) return keyboardElsewhereResult(name, error.refusal);
           log('error', `${name} failed: ${error instanceof Error ? error.message : String(error)}`);
           return toolError(name, error);
         }
@@ -228,6 +224,9 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
     LOOKS,
     async ({ window_id, display }) => {
       if (window_id !== undefined && display !== undefined) throw new Error('give window_id or display, not both');
+      if (window_id !== undefined && config.protectPid !== undefined && isProtected((await getWindow(window_id)).pid)) {
+        throw new Error(`window ${window_id} is Deskhand's own: the agent does not look at it`);
+      }
       const region = window_id
         ? await windowBounds(window_id)
         : display !== undefined
@@ -290,11 +289,15 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
   register(
     'type_text',
     ACTS,
-    async ({ text: t, x, y, method: mode }, signal) => {
+    async ({ text: t, x, y, method: mode }, signal, keyboard) => {
       if ((x === undefined) !== (y === undefined)) throw new Error('give both x and y, or neither');
-      if (x !== undefined && y !== undefined) await click(await toScreen(x, y), 'left', false, signal);
+      if (x !== undefined && y !== undefined) {
+        await click(await toScreen(x, y), 'left', false, signal);
+        // The click is meant to give that window the keyboard; the keys go wherever it went.
+        await keyboard?.settle(signal);
+      }
       throwIfAborted(signal);
-      const method = await typeText(t, mode, signal);
+      const method = await typeText(t, mode, signal, keyboard ? (sent) => keyboard.ensure(null, sent) : undefined);
       const where = x !== undefined ? ` at (${x}, ${y})` : '';
       const how = method === 'paste' ? 'pasted' : 'typed';
       return text(`${how} ${[...t].length} characters${where}`, { method });

@@ -22,11 +22,19 @@ import { chunkBySlots, missingChars, openKeymapSession } from './xkeymap';
  *
  * Stop: text is typed in pieces of TYPING_PIECE_CHARS with a check of the call's signal between them,
  * so a cancelled call stops within one piece. The typing program is not killed mid-piece: a key it has
- * pressed but not yet released (Shift, say) would stay down for the whole desktop.
+ * pressed but not yet released (Shift, say) would stay down for the whole desktop. The same checkpoint
+ * runs the caller's `beforeKeys` (the keyboard check: is the focus still where the input was judged
+ * for?), and before the key that pastes.
  */
 
 export type TypingMethod = 'xdotool' | 'nut-us-layout' | 'nut' | 'paste';
 export type TypingMode = 'auto' | 'type' | 'paste';
+
+/**
+ * Runs before each piece of input is sent, with how many characters went before it; throws to stop the
+ * input there.
+ */
+export type BeforeKeys = (sent: number) => Promise<void>;
 
 /** Above this many characters, auto mode pastes when a clipboard is available. */
 export const PASTE_THRESHOLD_CHARS = 1_000;
@@ -61,15 +69,17 @@ export function typingPieces(text: string, size = TYPING_PIECE_CHARS): string[] 
   return pieces;
 }
 
-async function xdotoolType(text: string, signal?: AbortSignal): Promise<void> {
+async function xdotoolType(text: string, before: BeforeKeys): Promise<void> {
   const env = xdotoolEnv();
+  let sent = 0;
   const type = async (chunk: string): Promise<void> => {
     for (const piece of typingPieces(chunk)) {
-      throwIfAborted(signal);
+      await before(sent);
       await runFile('xdotool', ['type', '--clearmodifiers', '--delay', String(TYPING_DELAY_MS), '--', piece], {
         env,
         timeoutMs: typingBudgetMs(piece),
       });
+      sent += [...piece].length;
     }
   };
 
@@ -95,7 +105,7 @@ async function xdotoolType(text: string, signal?: AbortSignal): Promise<void> {
 }
 
 /** X11 without xdotool: one key at a time with explicit Shift, correct for US layouts only. */
-async function usLayoutType(text: string, signal?: AbortSignal): Promise<void> {
+async function usLayoutType(text: string, before: BeforeKeys, signal?: AbortSignal): Promise<void> {
   const chars = [...text];
   const untypable = [...new Set(chars.filter((c) => usLayoutKey(c) === undefined))];
   if (untypable.length > 0) {
@@ -103,21 +113,28 @@ async function usLayoutType(text: string, signal?: AbortSignal): Promise<void> {
       `cannot type ${untypable.map((c) => JSON.stringify(c)).join(', ')} without xdotool; install it (apt install xdotool)`,
     );
   }
-  for (const char of chars) {
+  for (const [index, char] of chars.entries()) {
+    if (index % TYPING_PIECE_CHARS === 0) await before(index);
     throwIfAborted(signal);
     const mapped = usLayoutKey(char);
     if (mapped) await tapKey(mapped.key, mapped.shift);
   }
 }
 
-async function nutType(text: string, signal?: AbortSignal): Promise<void> {
+async function nutType(text: string, before: BeforeKeys, signal?: AbortSignal): Promise<void> {
   const lines = text.split('\n');
+  let sent = 0;
   for (let i = 0; i < lines.length; i++) {
     for (const piece of typingPieces(lines[i] ?? '')) {
-      throwIfAborted(signal);
+      await before(sent);
       await typeWithNut(piece);
+      sent += [...piece].length;
     }
-    if (i < lines.length - 1) await pressChord([Key.Enter], signal);
+    if (i < lines.length - 1) {
+      await before(sent);
+      await pressChord([Key.Enter], signal);
+      sent += 1;
+    }
   }
 }
 
@@ -148,26 +165,37 @@ async function focusedAppPastesPrimary(): Promise<boolean> {
  * than pasted: shells with bracketed paste (bash 5.1 and later, zsh) hold pasted newlines in the
  * command line, and only a key press runs it, as typing the text would have.
  */
-export async function pasteText(raw: string, signal?: AbortSignal): Promise<void> {
+export async function pasteText(raw: string, signal?: AbortSignal, beforeKeys?: BeforeKeys): Promise<void> {
+  const before = checkpoint(signal, beforeKeys);
   const enter = raw.endsWith('\n');
   const text = enter ? raw.slice(0, -1) : raw;
-  if (text.length > 0) await pasteOnly(text, signal);
-  throwIfAborted(signal);
-  if (enter) await pressChord([Key.Enter]);
+  if (text.length > 0) await pasteOnly(text, before);
+  if (enter) {
+    await before([...text].length);
+    await pressChord([Key.Enter]);
+  }
 }
 
-async function pasteOnly(text: string, signal?: AbortSignal): Promise<void> {
+/** Stop, then the caller's check, before each piece of input. */
+function checkpoint(signal: AbortSignal | undefined, beforeKeys: BeforeKeys | undefined): BeforeKeys {
+  return async (sent) => {
+    throwIfAborted(signal);
+    await beforeKeys?.(sent);
+  };
+}
+
+async function pasteOnly(text: string, before: BeforeKeys): Promise<void> {
   if (process.platform === 'linux') {
     const tool = await findClipboardTool();
     if (!tool) {
       throw new Error('cannot paste: no clipboard tool (install xclip or xsel, e.g. apt install xclip)');
     }
     await setSelections(tool, text, (await focusedAppPastesPrimary()) ? ['clipboard', 'primary'] : ['clipboard']);
-    throwIfAborted(signal);
+    await before(0);
     await pressChord([Key.LeftShift, Key.Insert]);
   } else {
     await clipboard.setContent(text);
-    throwIfAborted(signal);
+    await before(0);
     await pressChord([process.platform === 'darwin' ? Key.LeftSuper : Key.LeftControl, Key.V]);
   }
   await new Promise((resolve) => setTimeout(resolve, PASTE_SETTLE_MS));
@@ -182,38 +210,39 @@ function untypableControl(text: string): string | undefined {
   return undefined;
 }
 
-async function typeWith(method: Exclude<TypingMethod, 'paste'>, text: string, signal?: AbortSignal): Promise<void> {
+async function typeWith(method: Exclude<TypingMethod, 'paste'>, text: string, before: BeforeKeys, signal?: AbortSignal): Promise<void> {
   const control = untypableControl(text);
   if (control !== undefined) {
     const code = `U+${(control.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
     throw new UntypableTextError(`the text holds the control character ${code}, which no key types: press it with hotkey instead`);
   }
-  if (method === 'xdotool') await xdotoolType(text, signal);
-  else if (method === 'nut-us-layout') await usLayoutType(text, signal);
-  else await nutType(text, signal);
+  if (method === 'xdotool') await xdotoolType(text, before);
+  else if (method === 'nut-us-layout') await usLayoutType(text, before, signal);
+  else await nutType(text, before, signal);
 }
 
 /**
  * Types (or pastes) `raw` into the focused control and says which way it went. Rejects with the
- * signal's reason once it is aborted, leaving the rest of the text untyped.
+ * signal's reason once it is aborted, or with what `beforeKeys` throws, leaving the rest of the text
+ * untyped.
  */
-export async function typeText(raw: string, mode: TypingMode = 'auto', signal?: AbortSignal): Promise<TypingMethod> {
+export async function typeText(raw: string, mode: TypingMode = 'auto', signal?: AbortSignal, beforeKeys?: BeforeKeys): Promise<TypingMethod> {
   const text = normaliseNewlines(raw);
   if (mode === 'paste') {
-    await pasteText(text, signal);
+    await pasteText(text, signal, beforeKeys);
     return 'paste';
   }
   if (mode === 'auto' && [...text].length > PASTE_THRESHOLD_CHARS && (await canPaste())) {
-    await pasteText(text, signal);
+    await pasteText(text, signal, beforeKeys);
     return 'paste';
   }
   const method = await chooseTypingMethod();
   try {
-    await typeWith(method, text, signal);
+    await typeWith(method, text, checkpoint(signal, beforeKeys), signal);
   } catch (error) {
     // Nothing was typed yet when the text is refused up front, so pasting instead types nothing twice.
     if (mode === 'auto' && error instanceof UntypableTextError && (await canPaste())) {
-      await pasteText(text, signal);
+      await pasteText(text, signal, beforeKeys);
       return 'paste';
     }
     throw error;

@@ -10,6 +10,7 @@ import { ExternalServers } from '../commands/external-servers';
 import { SafetyPolicy } from '../commands/safety-policy';
 import { logError, scrubLogsWith } from '../common/log';
 import { SecretScrubber } from '../common/scrub';
+import { HOST_ONLY_TOOLS } from '../device/contract';
 import { deviceLaunchSpec, isSecretEnv, type DeviceLaunchSpec } from '../device/launch';
 import { ModelClient } from '../llm/model-client';
 import { BlackboardStore } from '../memory/blackboard-store';
@@ -62,9 +63,6 @@ export interface Host {
   deviceStatus(): { pid: number | null; restarts: number };
   close(): Promise<void>;
 }
-
-/** Tools the models never call directly (the host takes screenshots and lists windows itself). */
-const HIDDEN_TOOLS = new Set(['screenshot', 'list_windows', 'list_displays', 'pointer', 'focus_window']);
 
 /** The composition root: the one place that builds the host core from its parts. */
 export function createHost(options: HostOptions): Host {
@@ -206,7 +204,7 @@ export function createHost(options: HostOptions): Host {
     },
     async tools() {
       const tools: Tool[] = [...(await device.tools()), ...((await externals?.tools()) ?? [])];
-      return { names: new Set(tools.map((tool) => tool.name)), docs: renderToolDocs(tools, HIDDEN_TOOLS) };
+      return { names: new Set(tools.map((tool) => tool.name)), docs: renderToolDocs(tools, HOST_ONLY_TOOLS) };
     },
   });
 

@@ -70,7 +70,7 @@ describe('the device refuses keyboard input that would reach another application
     const refused = await device.call('type_text', { text: 'touch typed-here\n' }, expect_('notes'));
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toBe('type_text not run: the input would go to "terminal-window" (xterm), not to notes');
-    expect(refused._meta?.[KEYBOARD_ELSEWHERE_META]).toEqual({ expected: 'notes', window: { title: 'terminal-window', app: 'xterm' } });
+    expect(refused._meta?.[KEYBOARD_ELSEWHERE_META]).toEqual({ expected: 'notes', window: { title: 'terminal-window', app: 'xterm' }, typed: 0 });
 
     // The terminal was live all along: the same line judged for it runs there.
     await device.callOk('type_text', { text: 'touch allowed-here\n' }, expect_('XTerm'));
@@ -111,6 +111,46 @@ describe('the device refuses keyboard input that would reach another application
     const refused = await device.call('click', { ...onTerm, button: 'middle' }, expect_('notes'));
     expect(textOf(refused)).toMatch(/^click not run: the input would go to "terminal-window"/);
     expect(textOf(await device.callOk('pointer'))).toBe(textOf(before)); // the pointer never went there
+  });
+
+  it('stops typing at the next piece when another program\'s window takes the keyboard part-way', async () => {
+    await device.callOk('focus_window', { id: notes.windowId });
+    // A comment line for the notes shell, long enough to take a while, then a line that must not run.
+    const text = `#${'a'.repeat(200)}\ntouch escaped\n`;
+    const typing = device.call('type_text', { text, method: 'type' }, expect_('notes'));
+    await new Promise((done) => setTimeout(done, 300));
+    await execFileP('xdotool', ['windowactivate', '--sync', String(parseInt(term.windowId, 16))], { env: x.env });
+    const stopped = await typing;
+    expect(stopped.isError).toBe(true);
+    expect(textOf(stopped)).toMatch(/^type_text stopped after \d+ characters: the rest would have gone to "terminal-window" \(xterm\), not to notes$/);
+    const typed = (stopped._meta?.[KEYBOARD_ELSEWHERE_META] as { typed: number }).typed;
+    expect(typed).toBeGreaterThan(0);
+    expect(typed).toBeLessThan(text.length - 'touch escaped\n'.length);
+    await device.callOk('hotkey', { keys: ['ctrl', 'u'] }); // the terminal may hold a piece typed before the check saw it
+    await device.callOk('type_text', { text: 'touch after-stop\n' }, expect_('xterm'));
+    await eventually('the next line', 5_000, async () => existsSync(join(termDir, 'after-stop')) || undefined);
+    expect(existsSync(join(termDir, 'escaped'))).toBe(false);
+    // The notes shell holds the unfinished comment line: clear it for the tests after this one.
+    await device.callOk('focus_window', { id: notes.windowId });
+    await device.callOk('hotkey', { keys: ['ctrl', 'u'] });
+  });
+
+  it('tells programs apart by process, not by the name a window gives itself', async () => {
+    // A second window calling itself "notes", from another process.
+    const impostor = await startXterm(x, { geometry: '40x10+200+150', title: 'impostor-window', name: 'notes', cwd: termDir });
+    try {
+      await device.callOk('focus_window', { id: impostor.windowId });
+      const expected = { meta: { [EXPECT_KEYBOARD_META]: { app: 'notes', window: notes.windowId } } };
+      const refused = await device.call('type_text', { text: 'touch by-impostor\n' }, expected);
+      expect(textOf(refused)).toBe('type_text not run: the input would go to "impostor-window" (notes), not to notes');
+      // The agent's own window passes, as does the name alone when the host names no window.
+      await device.callOk('focus_window', { id: notes.windowId });
+      await device.callOk('type_text', { text: 'touch by-notes\n' }, expected);
+      await eventually('the line typed into notes', 5_000, async () => existsSync(join(notesDir, 'by-notes')) || undefined);
+      expect(existsSync(join(termDir, 'by-impostor'))).toBe(false);
+    } finally {
+      await impostor.stop();
+    }
   });
 
   it('says a control character in typed text needs a hotkey, and types none of the text', async () => {
@@ -161,7 +201,7 @@ describe('the keyboard check never accepts Deskhand\'s own window (Xvfb + openbo
     expect(Number(stdout.trim())).toBe(parseInt(own.windowId, 16));
     const refused = await device.call('type_text', { text: 'touch into-deskhand\n' }, { meta: { [EXPECT_KEYBOARD_META]: { app: 'xterm' } } });
     expect(refused.isError).toBe(true);
-    expect(refused._meta?.[KEYBOARD_ELSEWHERE_META]).toEqual({ expected: 'xterm', window: null });
+    expect(refused._meta?.[KEYBOARD_ELSEWHERE_META]).toEqual({ expected: 'xterm', window: null, typed: 0 });
     expect(textOf(refused)).toMatch(/no window the agent may use/);
     await new Promise((done) => setTimeout(done, 500));
     expect(existsSync(join(dir, 'into-deskhand'))).toBe(false);

@@ -44,6 +44,12 @@ describe('the device client keeps away from Deskhand\'s own windows (Xvfb + open
     expect(windows.find((window) => window.id === other.windowId)?.active).toBe(true);
   });
 
+  it('refuses a screenshot of its own window', async () => {
+    const refused = await device.call('screenshot', { window_id: own.windowId });
+    expect(textOf(refused)).toBe(`screenshot failed: window ${own.windowId} is Deskhand's own: the agent does not look at it`);
+    await device.callOk('screenshot', { window_id: other.windowId });
+  });
+
   it('refuses an action at a point on its own window before the pointer moves, and acts elsewhere', async () => {
     await device.callOk('focus_window', { id: other.windowId });
     await device.callOk('screenshot'); // coordinates: pixels of this whole-screen screenshot

@@ -155,6 +155,24 @@ describe('a session through the host core', () => {
     expect(harness.deviceActions().filter((action) => action.tool !== 'focus_window')).toEqual([]);
   });
 
+  it('does not let the model call the tools the host keeps to itself: a screenshot inside a sequence would move later clicks', async () => {
+    const sneaky = app({
+      Function: '',
+      Actions: [
+        { Function: 'screenshot', Args: {} },
+        { Function: 'click', Args: { x: 5, y: 5 } },
+      ],
+      Status: 'CONTINUE',
+    });
+    const done = app({ Function: '', Status: 'FINISH', Comment: 'gave up' });
+    harness = await startHostHarness({ name: 'host-only tools', steps: [hostTo('xterm', 'look'), sneaky, done, host({ Status: 'FINISH', Comment: 'done' })] });
+    const { steps } = await runRequest(harness.host, 'look around');
+    const refused = steps.find((step) => step.agent === 'AppAgent' && step.status === 'ERROR');
+    expect(refused?.error).toMatch(/^action 1: unknown tool 'screenshot'; available tools: /);
+    expect(refused?.error).not.toMatch(/available tools: .*\b(screenshot|list_windows|focus_window|pointer|list_displays)\b/);
+    expect(harness.deviceActions().filter((action) => action.tool !== 'focus_window')).toEqual([]);
+  });
+
   it('ends at the step limit', async () => {
     const wait = app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' });
     harness = await startHostHarness(

@@ -112,6 +112,10 @@ describe('the command gate', () => {
     const sequence = gate.authorize([command('launch_app', { name: 'xterm' }), command('type_text', { text: 'ls\n' })], [editor, editor]);
     expect(sequence).toMatchObject({ decision: 'confirm', keyboard: [null, null] });
 
+    // With the window's id, the device recognises the agent's own program by its process.
+    expect(checked('hotkey', { keys: ['enter'] }, context({ targetApp: 'mousepad', targetWindow: '0x00400001' })).keyboard).toEqual([
+      { app: 'mousepad', window: '0x00400001' },
+    ]);
     await gate.execute(checked('type_text', { text: 'ls\n' }), actor, false);
     expect(ran.at(-1)).toEqual({ tool: 'type_text', args: { text: 'ls\n' }, keyboard: { app: 'mousepad' } });
     expect(Object.isFrozen(checked('hotkey', { keys: ['enter'] }).keyboard[0])).toBe(true);

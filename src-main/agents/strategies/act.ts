@@ -3,7 +3,7 @@ import type { Command } from '../../commands/command';
 import { validateAction } from '../../commands/validate-action';
 import type { AppAgentReply } from '../../llm/reply-schemas';
 import { annotateScreenshot, type AnnotatableMime } from '../../device/annotate';
-import { POINT_ARGS, pointsOf } from '../../device/contract';
+import { HOST_ONLY_TOOLS, POINT_ARGS, pointsOf, type ToolName } from '../../device/contract';
 import { describeAction, type ActionView } from '../../protocol';
 import type { Strategy } from '../processor/processor';
 import type { StepContext } from '../processor/step-context';
@@ -52,8 +52,8 @@ export function actionPlanStrategy(options: {
   sequences: (ctx: StepContext) => boolean;
   /** Limits the agent to some tools (the ShellAgent: execute_command); all the device offers by default. */
   tools?: readonly string[];
-  /** The application of the window the actions go to (an AppAgent's), for the safety policy. */
-  targetApp?: () => string;
+  /** The window the actions go to (an AppAgent's): its application for the safety policy, its id for the device's keyboard check. */
+  target?: () => { app: string; window: string };
 }): Strategy {
   return {
     name: 'plan-action',
@@ -79,10 +79,11 @@ export function actionPlanStrategy(options: {
             }))
           : [{ fn: reply.Function, args: reply.Args, control: reply.ControlText, status: reply.Status }];
       if (!wanted[0]?.fn) throw new Error(`Status ${reply.Status} needs an action, but Function is empty`);
-      const available = options.tools ? new Set(options.tools.filter((name) => runtime.tools.names.has(name))) : runtime.tools.names;
+      const offered = [...runtime.tools.names].filter((name) => !HOST_ONLY_TOOLS.has(name as ToolName));
+      const available = new Set(options.tools ? offered.filter((name) => options.tools?.includes(name)) : offered);
       const commands: Command[] = [];
       const contexts: ActionContext[] = [];
-      const targetApp = options.targetApp?.() ?? '';
+      const target = options.target?.() ?? { app: '', window: '' };
       const words: string[] = [];
       for (const [index, step] of wanted.entries()) {
         const args = runtime.config.agent.normalizedCoordinates && image ? fromNormalized(step.args, image) : step.args;
@@ -92,7 +93,7 @@ export function actionPlanStrategy(options: {
         const outside = checkInsideImage(validated.command, image);
         if (outside) throw new Error(`${where}${outside}`);
         commands.push(validated.command);
-        contexts.push({ controlText: step.control, modelStatus: step.status, targetApp });
+        contexts.push({ controlText: step.control, modelStatus: step.status, targetApp: target.app, ...(target.window ? { targetWindow: target.window } : {}) });
         words.push(describeAction({ function: step.fn, args }, step.control || undefined));
       }
       const first = commands[0] as Command;
