@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
 import type { LaunchResult, WindowInfo } from './contract';
 import { hasCommand } from './exec';
-import { childEnv } from './shell';
+import { childEnv, loginChildEnv } from './shell';
 import { splitArgs } from './split-args';
 import { LAUNCH_WINDOW_WAIT_MS } from './timeouts';
 import { getWindow, windowIds, type DesktopWindow } from './windows';
@@ -17,7 +17,9 @@ import { getWindow, windowIds, type DesktopWindow } from './windows';
  * ("org.xfce.mousepad"), the id's last part ("mousepad"), its Name ("Mousepad") or GenericName
  * ("Text Editor"), case-insensitively; the entry's Exec line is run with the arguments in place of its
  * %f/%u field codes. Programs start detached (their own session, no pipes to us) and outlive the device
- * client; they get the device's environment without secrets.
+ * client. On Linux and macOS they are found and started with execute_command's environment (the
+ * device's without secrets, plus the login shell's PATH and variables), so a program in ~/.local/bin
+ * that a command can run can be launched too.
  *
  * The new window is the first top-level window that was not there before the launch (single-instance
  * programs such as Mousepad open it from the already running process, so any new window counts, those
@@ -73,26 +75,61 @@ export function parseDesktopEntry(text: string, id: string, path: string): Deskt
 }
 
 /**
- * Exec line -> argv (Desktop Entry spec: double quotes with backslash escapes, field codes). %f %F %u
- * %U are replaced by `args` (the first one found; without one the args are appended), the other field
- * codes are dropped, and %% is a percent sign.
+ * Exec line -> argv (Desktop Entry spec: double quotes with backslash escapes, field codes). The first
+ * file code (%f %F %u %U) gets `args`: as a word of its own it is replaced by all of them, inside a word
+ * by the first one, the others following as words of their own; without args it is removed, and so is
+ * any later file code. Without a file code the args are appended.
  */
 export function execToArgv(exec: string, args: readonly string[] = []): string[] {
   // The spec's escaping inside quotes is a subset of the shell's, so splitArgs reads it right.
   const words = splitArgs(exec);
   const argv: string[] = [];
-  let placed = false;
+  let pending: readonly string[] | null = args;
+  const takeFiles = (): readonly string[] => {
+    const files = pending ?? [];
+    pending = null;
+    return files;
+  };
   for (const word of words) {
     if (/^%[fFuU]$/.test(word)) {
-      if (!placed) argv.push(...args);
-      placed = true;
+      argv.push(...takeFiles());
       continue;
     }
-    if (/^%[dDnNvmikc]$/.test(word)) continue;
-    argv.push(word.replace(/%%/g, '%').replace(/%[a-zA-Z]/g, ''));
+    let others: readonly string[] = [];
+    const text = expandFieldCodes(word, () => {
+      const [first = '', ...rest] = takeFiles();
+      others = rest;
+      return first;
+    });
+    // A word that was nothing but field codes (%i, a deprecated %d, %f without files) goes with them.
+    if (text !== '' || !/^(%[a-zA-Z])+$/.test(word)) argv.push(text);
+    argv.push(...others);
   }
-  if (!placed) argv.push(...args);
+  argv.push(...takeFiles());
   return argv.filter((word, i) => i > 0 || word !== '');
+}
+
+/**
+ * One Exec word's field codes, read left to right in one pass, so the "%f" that "%%f" leaves is text:
+ * %% is a percent sign, a file code is replaced by `file()`, any other letter code is removed (the
+ * deprecated %d %D %n %N %v %m, and %i %c %k, which need entry data this reader does not keep). A %
+ * before anything else is kept as it is.
+ */
+function expandFieldCodes(word: string, file: () => string): string {
+  let out = '';
+  for (let i = 0; i < word.length; i++) {
+    const char = word.charAt(i);
+    const code = word.charAt(i + 1);
+    if (char !== '%' || code === '') {
+      out += char;
+      continue;
+    }
+    i++;
+    if (code === '%') out += '%';
+    else if ('fFuU'.includes(code)) out += file();
+    else if (!/[a-zA-Z]/.test(code)) out += char + code;
+  }
+  return out;
 }
 
 /** XDG application directories, most specific first. */
@@ -165,8 +202,8 @@ function splitArgsSafe(line: string): string[] {
   }
 }
 
-/** Resolves what launch_app runs: argv with the program first. */
-export async function resolveLaunch(name: string, args: readonly string[]): Promise<string[]> {
+/** Resolves what launch_app runs: argv with the program first; programs are looked for on env.PATH. */
+export async function resolveLaunch(name: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
   const trimmed = name.trim();
   if (trimmed.includes('/')) {
     const path = isAbsolute(trimmed) ? trimmed : join(homedir(), trimmed.replace(/^~\//, ''));
@@ -176,17 +213,17 @@ export async function resolveLaunch(name: string, args: readonly string[]): Prom
       });
       const entry = parseDesktopEntry(text, basename(path, '.desktop'), path);
       if (!entry) throw new AppNotFoundError(`${path} has no Exec line`);
-      return withTerminal(entry, execToArgv(entry.exec, args));
+      return withTerminal(entry, execToArgv(entry.exec, args), env);
     }
     const info = await stat(path).catch(() => null);
     if (!info?.isFile()) throw new AppNotFoundError(`${path} does not exist`);
     return [path, ...args];
   }
-  if (/^[\w.+-]+$/.test(trimmed) && (await hasCommand(trimmed))) return [trimmed, ...args];
+  if (/^[\w.+-]+$/.test(trimmed) && (await hasCommand(trimmed, env.PATH))) return [trimmed, ...args];
 
-  const entries = await loadDesktopEntries(applicationDirs());
+  const entries = await loadDesktopEntries(applicationDirs(env));
   const entry = findDesktopEntry(entries, trimmed);
-  if (entry) return withTerminal(entry, execToArgv(entry.exec, args));
+  if (entry) return withTerminal(entry, execToArgv(entry.exec, args), env);
   const known = entries
     .filter((e) => e.listed)
     .map((e) => e.name)
@@ -197,9 +234,9 @@ export async function resolveLaunch(name: string, args: readonly string[]): Prom
   );
 }
 
-async function withTerminal(entry: DesktopEntry, argv: string[]): Promise<string[]> {
+async function withTerminal(entry: DesktopEntry, argv: string[], env: NodeJS.ProcessEnv): Promise<string[]> {
   if (!entry.terminal) return argv;
-  const terminal = (await hasCommand('x-terminal-emulator')) ? 'x-terminal-emulator' : 'xterm';
+  const terminal = (await hasCommand('x-terminal-emulator', env.PATH)) ? 'x-terminal-emulator' : 'xterm';
   return [terminal, '-e', ...argv];
 }
 
@@ -218,12 +255,18 @@ function publicWindow(window: DesktopWindow): WindowInfo {
   return { id: window.id, title: window.title, app: window.app, bounds: window.bounds };
 }
 
-/** Starts a detached process; resolves once it has started (or rejects when it could not). */
-function startDetached(argv: readonly string[]): Promise<{ pid: number | null; exited: () => number | null | undefined }> {
+/**
+ * Starts a detached process; resolves once it has started (or rejects when it could not). spawn looks
+ * the program up on env.PATH.
+ */
+function startDetached(
+  argv: readonly string[],
+  env: Record<string, string>,
+): Promise<{ pid: number | null; exited: () => number | null | undefined }> {
   return new Promise((resolve, reject) => {
     const [file, ...rest] = argv;
     if (!file) return reject(new AppNotFoundError('nothing to launch'));
-    const child = spawn(file, rest, { detached: true, stdio: 'ignore', env: childEnv(), cwd: homedir() });
+    const child = spawn(file, rest, { detached: true, stdio: 'ignore', env, cwd: homedir() });
     let exitCode: number | null | undefined;
     child.once('exit', (code, signal) => {
       exitCode = code ?? (signal ? -1 : null);
@@ -239,10 +282,13 @@ function startDetached(argv: readonly string[]): Promise<{ pid: number | null; e
 }
 
 async function launchX11(name: string, args: readonly string[], options: LaunchOptions): Promise<LaunchResult> {
-  const argv = await resolveLaunch(name, args);
-  const before = new Set((await windowIds()).ids);
-  const started = await startDetached(argv);
+  // Counted from the call: the first launch may wait seconds for the login probe, and launch_app's
+  // tool timeout leaves no room for that on top of the whole window wait.
   const deadline = Date.now() + (options.windowWaitMs ?? LAUNCH_WINDOW_WAIT_MS);
+  const env = await loginChildEnv(process.env, options.signal);
+  const argv = await resolveLaunch(name, args, env);
+  const before = new Set((await windowIds()).ids);
+  const started = await startDetached(argv, env);
   let exitedAt: number | undefined;
   for (;;) {
     if (options.signal?.aborted) throw new Error('cancelled while waiting for the window');
@@ -282,15 +328,16 @@ export function powerShellQuote(text: string): string {
 export async function launchApp(name: string, args: readonly string[], options: LaunchOptions = {}): Promise<LaunchResult> {
   if (process.platform === 'linux' && process.env.DISPLAY) return launchX11(name, args, options);
   if (process.platform === 'darwin') {
-    const argv = (await hasCommand(name)) ? [name, ...args] : ['open', '-n', '-a', name, ...(args.length ? ['--args', ...args] : [])];
-    const started = await startDetached(argv);
+    const env = await loginChildEnv(process.env, options.signal);
+    const argv = (await hasCommand(name, env.PATH)) ? [name, ...args] : ['open', '-n', '-a', name, ...(args.length ? ['--args', ...args] : [])];
+    const started = await startDetached(argv, env);
     return { pid: started.pid, command: argv, window: null };
   }
   if (process.platform === 'win32') {
     const quote = powerShellQuote;
     const list = args.length ? ` -ArgumentList @(${args.map(quote).join(',')})` : '';
     const argv = ['powershell.exe', '-NoProfile', '-NonInteractive', '-Command', `Start-Process -FilePath ${quote(name)}${list}`];
-    const started = await startDetached(argv);
+    const started = await startDetached(argv, childEnv());
     return { pid: started.pid, command: argv, window: null };
   }
   throw new Error(`launching applications is not supported on this platform (${process.platform})`);

@@ -57,16 +57,28 @@ async function bundledXsel(): Promise<string | null> {
 
 let cached: Promise<ClipboardTool | null> | null = null;
 
-/** The first of xclip, xsel, bundled xsel that exists; null when none does (or not on X11). */
+/**
+ * The first of xclip, xsel, bundled xsel that exists; null when none does (or not on X11). A tool found
+ * is kept for the process's life; none found is looked for again on the next call, so a paste works as
+ * soon as the agent has installed xclip.
+ */
 export function findClipboardTool(): Promise<ClipboardTool | null> {
-  cached ??= (async () => {
-    if (process.platform !== 'linux' || !process.env.DISPLAY) return null;
-    if (await hasCommand('xclip')) return { kind: 'xclip', path: 'xclip' };
-    if (await hasCommand('xsel')) return { kind: 'xsel', path: 'xsel' };
-    const bundled = await bundledXsel();
-    return bundled ? { kind: 'xsel', path: bundled } : null;
-  })();
-  return cached;
+  if (cached) return cached;
+  const lookup = lookForClipboardTool();
+  cached = lookup;
+  const forget = (): void => {
+    if (cached === lookup) cached = null;
+  };
+  void lookup.then((tool) => (tool ? undefined : forget()), forget);
+  return lookup;
+}
+
+async function lookForClipboardTool(): Promise<ClipboardTool | null> {
+  if (process.platform !== 'linux' || !process.env.DISPLAY) return null;
+  if (await hasCommand('xclip')) return { kind: 'xclip', path: 'xclip' };
+  if (await hasCommand('xsel')) return { kind: 'xsel', path: 'xsel' };
+  const bundled = await bundledXsel();
+  return bundled ? { kind: 'xsel', path: bundled } : null;
 }
 
 function utf8Env(): NodeJS.ProcessEnv {

@@ -36,23 +36,24 @@ export function runFile(command: string, args: readonly string[], options: RunOp
   });
 }
 
-const found = new Map<string, boolean>();
+const found = new Set<string>();
 
-/** Whether a program is on PATH (cached for the life of the process). */
-export async function hasCommand(command: string): Promise<boolean> {
-  const cached = found.get(command);
-  if (cached !== undefined) return cached;
-  const dirs = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
-  let ok = false;
-  for (const dir of dirs) {
+/**
+ * Whether a program is on `path` (default the device's PATH). Only a program found is remembered: one
+ * missing is looked for again next time, as the agent may have installed it meanwhile (a miss costs a
+ * few access() calls).
+ */
+export async function hasCommand(command: string, path = process.env.PATH ?? ''): Promise<boolean> {
+  const key = `${path}\0${command}`;
+  if (found.has(key)) return true;
+  for (const dir of path.split(delimiter).filter(Boolean)) {
     try {
       await access(join(dir, command), constants.X_OK);
-      ok = true;
-      break;
+      found.add(key);
+      return true;
     } catch {
       // keep looking
     }
   }
-  found.set(command, ok);
-  return ok;
+  return false;
 }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
@@ -211,6 +212,15 @@ export function parseEnv0(output: string): Record<string, string> {
 }
 
 /**
+ * The login probe's output: whatever the profile printed (a banner, a fortune), the marker line, then
+ * `env -0`'s output. Only what follows the marker is the environment; {} when the marker never came.
+ */
+export function parseProbeOutput(output: string, marker: string): Record<string, string> {
+  const at = output.indexOf(`${marker}\n`);
+  return at < 0 ? {} : parseEnv0(output.slice(at + marker.length + 1));
+}
+
+/**
  * The environment a login shell sets up (`SHELL -lc 'env -0'`), once per base HOME and PATH; {} (so
  * commands get the plain environment) when the profile fails, prints more than LOGIN_PROBE_MAX_BYTES
  * or takes longer than `timeoutMs`. A slow probe gets SIGTERM first, so profile scripts can release
@@ -233,7 +243,10 @@ export function loginEnvironment(
 
 function probeLoginEnvironment(shell: string, base: NodeJS.ProcessEnv, timeoutMs: number): Promise<Record<string, string>> {
   return new Promise((resolvePromise) => {
-    const child = spawn(shell, ['-lc', 'env -0'], { env: childEnv(base), stdio: ['ignore', 'pipe', 'ignore'], detached: true });
+    // A profile may print to stdout too; the marker says where env's output starts.
+    const marker = `deskhand-env-${randomBytes(8).toString('hex')}`;
+    const command = `printf '%s\\n' ${marker} && env -0`;
+    const child = spawn(shell, ['-lc', command], { env: childEnv(base), stdio: ['ignore', 'pipe', 'ignore'], detached: true });
     trackChild(child, process.platform);
     const chunks: Buffer[] = [];
     let bytes = 0;
@@ -249,7 +262,8 @@ function probeLoginEnvironment(shell: string, base: NodeJS.ProcessEnv, timeoutMs
       child.stdout?.destroy();
       resolvePromise(env);
     };
-    const output = (code: number | null): Record<string, string> => (code === 0 ? parseEnv0(Buffer.concat(chunks).toString('utf8')) : {});
+    const output = (code: number | null): Record<string, string> =>
+      code === 0 ? parseProbeOutput(Buffer.concat(chunks).toString('utf8'), marker) : {};
     const timer = setTimeout(() => {
       killTree(child, 'SIGTERM');
       // Also ends what the profile started and left behind, which SIGTERM may not.
@@ -289,6 +303,18 @@ export function withLogin(base: NodeJS.ProcessEnv, login: Record<string, string>
   return merged;
 }
 
+/**
+ * What execute_command's commands get on Linux and macOS, and launch_app's programs too: childEnv of
+ * `base` with the login shell's PATH and variables. The probe runs once per device client
+ * (loginEnvironment keeps its promise), so only the first caller waits for it.
+ */
+export async function loginChildEnv(base: NodeJS.ProcessEnv = process.env, signal?: AbortSignal): Promise<Record<string, string>> {
+  const shell = await posixShell();
+  // The first probe can take seconds: a cancel must not wait for it.
+  const login = await unlessAborted(loginEnvironment(shell, base), signal, () => new ShellError('cancelled before it started'));
+  return childEnv(withLogin(base, login));
+}
+
 async function resolveCwd(cwd: string | undefined): Promise<string> {
   const home = homedir();
   if (!cwd) return home;
@@ -317,9 +343,7 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
     args = ['-NoLogo', '-NoProfile', '-NonInteractive', '-ExecutionPolicy', 'Bypass', '-Command', options.command];
   } else {
     file = await posixShell();
-    // The first probe of the login environment can take seconds: a cancel must not wait for it.
-    const login = await unlessAborted(loginEnvironment(file, base), options.signal, () => new ShellError('cancelled before it started'));
-    env = childEnv(withLogin(base, login));
+    env = await loginChildEnv(base, options.signal);
     args = ['-c', options.command];
   }
   if (platform === 'linux' && (await hasCommand('timeout'))) {

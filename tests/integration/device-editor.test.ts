@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -76,6 +76,11 @@ describe('Mousepad through the device client (Xvfb + openbox)', () => {
     home = await mkdtemp(join(tmpdir(), 'deskhand-editor-'));
     docs = join(home, 'docs');
     await mkdir(docs);
+    // A program only the login shell's PATH has, as pip or an installer puts it in ~/.local/bin.
+    await mkdir(join(home, '.local/bin'), { recursive: true });
+    await writeFile(join(home, '.profile'), 'PATH="$HOME/.local/bin:$PATH"\n');
+    await writeFile(join(home, '.local/bin/deskhand-login-app'), '#!/bin/sh\nexec xterm -title "from the login PATH"\n');
+    await chmod(join(home, '.local/bin/deskhand-login-app'), 0o755);
     // A private home for everything the device launches; no accessibility bus to wait for.
     device = await startDevice(x, {
       env: {
@@ -159,6 +164,15 @@ describe('Mousepad through the device client (Xvfb + openbox)', () => {
     const missing = await device.call('focus_window', { id: '0x7ffffff0' });
     expect(missing.isError).toBe(true);
     expect(textOf(missing)).toMatch(/no window with id 0x7ffffff0/);
+  });
+
+  it('launches a program on the login PATH (~/.local/bin), as execute_command finds it', async () => {
+    const found = await device.callOk('execute_command', { command: 'command -v deskhand-login-app' });
+    expect(found.structuredContent).toMatchObject({ exit_code: 0, stdout: `${home}/.local/bin/deskhand-login-app\n` });
+    const result = LaunchResult.parse((await device.callOk('launch_app', { name: 'deskhand-login-app' })).structuredContent);
+    if (result.pid) launched.push(result.pid);
+    expect(result.command).toEqual(['deskhand-login-app']);
+    expect(result.window?.title).toBe('from the login PATH');
   });
 
   it('refuses to launch what does not exist, naming what does', async () => {

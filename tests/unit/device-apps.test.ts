@@ -71,6 +71,19 @@ describe('desktop entries', () => {
     expect(execToArgv('app --percent=100%%', [])).toEqual(['app', '--percent=100%']);
   });
 
+  it('reads %% and the field codes in one pass, inside words too', () => {
+    // %%f is a percent sign and an f, not a field code.
+    expect(execToArgv('printf %%f %f', ['a'])).toEqual(['printf', '%f', 'a']);
+    expect(execToArgv('app 100%%d %%%f', ['x'])).toEqual(['app', '100%d', '%x']);
+    expect(execToArgv('app --file=%f', ['/tmp/a b.txt'])).toEqual(['app', '--file=/tmp/a b.txt']);
+    expect(execToArgv('app --file=%u', [])).toEqual(['app', '--file=']);
+    // Only the first file code takes the files; inside a word it takes the first, the others follow.
+    expect(execToArgv('app --files=%U --again=%f', ['a', 'b'])).toEqual(['app', '--files=a', 'b', '--again=']);
+    expect(execToArgv('app %F --x=%u', ['a', 'b'])).toEqual(['app', 'a', 'b', '--x=']);
+    // Deprecated codes go, inside a word or as one; a % before anything but a letter stays.
+    expect(execToArgv('app %d %D -n%N%v %m 50% %%', [])).toEqual(['app', '-n', '50%', '%']);
+  });
+
   const entry = (id: string, name: string, generic: string, exec: string, terminal = false): DesktopEntry => ({
     id,
     path: `/apps/${id}.desktop`,

@@ -51,6 +51,19 @@ describe('login environment probe', () => {
     expect(out.stdout).toBe('yes\n');
   });
 
+  it('reads the environment after what the profile printed, so a banner is not glued to a variable', async () => {
+    const home = await homeWith(
+      'banner',
+      'echo "Welcome!"\nprintf "Last login: today; no newline="\nexport PATH="$HOME/bin:$PATH"\nexport FROM_PROFILE=yes\n',
+    );
+    const env = await loginEnvironment('bash', { PATH: process.env.PATH, HOME: home }, 5_000);
+    expect(Object.keys(env).filter((name) => /Welcome|Last login|\n/.test(name))).toEqual([]);
+    // /etc/profile may set its own PATH first; the user's profile puts its folder in front.
+    expect(env.PATH?.startsWith(`${home}/bin:`), env.PATH).toBe(true);
+    expect(env.HOME).toBe(home);
+    expect(env.FROM_PROFILE).toBe('yes');
+  });
+
   it('kills a profile that ignores SIGTERM and goes on with the plain environment', async () => {
     const home = await homeWith('stubborn', 'echo $$ > "$HOME/shell.pid"\ntrap "" TERM\nexport FROM_PROFILE=yes\nsleep 8\n');
     const base = { PATH: process.env.PATH, HOME: home, KEEP: 'base' };

@@ -170,7 +170,19 @@ describe('window properties and X authority', () => {
     expect(cookieFor(entries, 1, 'this-host')?.data.toString('hex')).toBe('bb');
     expect(cookieFor(entries, 7, 'this-host')?.data.toString('hex')).toBe('dd');
     expect(cookieFor(entries.slice(0, 1), 0, 'this-host')).toBeNull();
-    expect(() => parseXauthority(file.subarray(0, file.length - 1))).toThrow(/truncated/);
+  });
+
+  it('uses the Xauthority entries before a truncated last one, as Xlib does', () => {
+    const field = (value: string): Buffer => Buffer.concat([Buffer.from([0, value.length]), Buffer.from(value, 'latin1')]);
+    const entry = (display: string, cookie: string): Buffer =>
+      Buffer.concat([Buffer.from([FAMILY_LOCAL >> 8, FAMILY_LOCAL & 0xff]), field('this-host'), field(display), field('MIT-MAGIC-COOKIE-1'), field(cookie)]);
+    const file = Buffer.concat([entry('0', 'aa'), entry('1', 'bb')]);
+    const cutInData = parseXauthority(file.subarray(0, file.length - 1));
+    expect(cutInData.map((e) => e.display)).toEqual(['0']);
+    expect(cookieFor(cutInData, 0, 'this-host')?.data.toString('latin1')).toBe('aa');
+    expect(parseXauthority(Buffer.concat([file, Buffer.from([1])])).map((e) => e.display), 'one stray byte').toEqual(['0', '1']);
+    expect(parseXauthority(Buffer.concat([file, Buffer.from([1, 0, 0, 9, 0x61])])).map((e) => e.display), 'cut in a length').toEqual(['0', '1']);
+    expect(parseXauthority(Buffer.alloc(0))).toEqual([]);
   });
 
   it('spells and parses window ids', () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandOutput } from '../../src-main/device/contract';
 import { isSecretEnvName } from '../../src-main/device/launch';
-import { CappedOutput, childEnv, loginEnvironment, parseEnv0, runShellCommand, withLogin } from '../../src-main/device/shell';
+import { CappedOutput, childEnv, loginEnvironment, parseEnv0, parseProbeOutput, runShellCommand, withLogin } from '../../src-main/device/shell';
 
 /** execute_command's engine, on real processes (no display needed). */
 
@@ -183,6 +183,11 @@ describe('runShellCommand', () => {
 describe('login environment helpers', () => {
   it('parses env -0 output', () => {
     expect(parseEnv0('A=1\0B=x=y\0EMPTY=\0\0')).toEqual({ A: '1', B: 'x=y', EMPTY: '' });
+  });
+
+  it('reads the probe output after its marker only', () => {
+    expect(parseProbeOutput('Welcome!\nmotd=x\0no newline: M-1\nPATH=/bin\0A=1\0', 'M-1')).toEqual({ PATH: '/bin', A: '1' });
+    expect(parseProbeOutput('PATH=/bin\0', 'M-1'), 'no marker, no environment').toEqual({});
   });
 
   it('takes PATH and missing variables from the login shell, keeps the rest', () => {

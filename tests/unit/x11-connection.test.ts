@@ -2,7 +2,7 @@
 // writes, events in between, error replies, a refused setup, and a server that goes away mid-request.
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WINDOW_GONE, X11Connection, X11Error } from '../../src-main/device/x11/connection';
+import { MAX_REPLY_BYTES, WINDOW_GONE, X11Connection, X11Error } from '../../src-main/device/x11/connection';
 
 const ROOT = 0x123;
 
@@ -10,6 +10,15 @@ function setupReply(): Buffer {
   const extra = Buffer.alloc(32 + 40); // fixed part (no vendor string, no formats) + one screen
   extra.writeUInt8(1, 28 - 8); // one screen
   extra.writeUInt32LE(ROOT, 40 - 8); // the screen's root window
+  const header = Buffer.alloc(8);
+  header.writeUInt8(1, 0);
+  header.writeUInt16LE(11, 2);
+  header.writeUInt16LE(extra.length / 4, 6);
+  return Buffer.concat([header, extra]);
+}
+
+/** A successful setup reply whose extra data is `extra` (its length field says so, whatever it holds). */
+function acceptance(extra: Buffer): Buffer {
   const header = Buffer.alloc(8);
   header.writeUInt8(1, 0);
   header.writeUInt16LE(11, 2);
@@ -163,6 +172,51 @@ describe('X11Connection', () => {
     await expect(x.geometry(1)).rejects.toThrow(/closed the connection|connection failed/);
     expect(x.closed).toBe(true);
     await expect(x.geometry(1)).rejects.toThrow(X11Error);
+  });
+
+  it('closes the connection, with a clear error, on a reply longer than any it asks for', async () => {
+    const display = await scriptedServer((_opcode, sequence, _body, socket) => {
+      const header = reply(sequence, () => undefined);
+      header.writeUInt32LE(0x40000000, 4); // 4 GiB to follow
+      socket.write(Buffer.concat([header, Buffer.alloc(64)]));
+    });
+    const x = await X11Connection.open(display, {});
+    try {
+      const started = Date.now();
+      const failure = await x.geometry(1).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(X11Error);
+      expect(String(failure)).toMatch(new RegExp(`reply of ${32 + 0x40000000 * 4} bytes, more than the ${MAX_REPLY_BYTES}.*closed`));
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(x.closed).toBe(true);
+      await expect(x.geometry(1)).rejects.toThrow(X11Error);
+    } finally {
+      x.close(); // lets the server close when this failed
+    }
+  });
+
+  it('closes the connection when a reply never arrives whole, so a new one can be opened', async () => {
+    const display = await scriptedServer((_opcode, sequence, _body, socket) => {
+      socket.write(reply(sequence, () => undefined, 100).subarray(0, 40)); // 400 more bytes promised, 8 sent
+    });
+    const x = await X11Connection.open(display, {});
+    try {
+      await expect(x.geometry(1)).rejects.toThrow(/did not answer request 14 within 5000 ms; the connection was closed/);
+      expect(x.closed).toBe(true);
+    } finally {
+      x.close();
+    }
+  });
+
+  it('refuses a setup reply too short for what it announces, without throwing from the socket handler', async () => {
+    const short = await scriptedServer(() => undefined, acceptance(Buffer.alloc(8)));
+    await expect(X11Connection.open(short, {})).rejects.toThrow(/setup reply is 16 bytes, too short/);
+    await new Promise<void>((resolve) => server?.close(() => resolve()));
+
+    const vendor = Buffer.alloc(32 + 4);
+    vendor.writeUInt16LE(200, 24 - 8); // a 200-byte vendor string in a 44-byte reply
+    vendor.writeUInt8(1, 28 - 8);
+    const lying = await scriptedServer(() => undefined, acceptance(vendor));
+    await expect(X11Connection.open(lying, {})).rejects.toThrow(/setup reply is 44 bytes, too short for the screen it announces/);
   });
 
   it('says why the server refused the connection', async () => {

@@ -15,28 +15,33 @@ export const FAMILY_LOCAL = 256;
 export const FAMILY_WILD = 65535;
 const COOKIE = 'MIT-MAGIC-COOKIE-1';
 
-/** Parses the Xauthority format: per entry, big-endian length-prefixed family/address/display/name/data. */
+/**
+ * Parses the Xauthority format: per entry, big-endian length-prefixed family/address/display/name/data.
+ * A truncated last entry (a file cut short while it was written, a full disk) ends the list and the
+ * entries before it are used, as Xlib does.
+ */
 export function parseXauthority(file: Buffer): XauthEntry[] {
   const entries: XauthEntry[] = [];
   let offset = 0;
-  const field = (): Buffer => {
-    if (offset + 2 > file.length) throw new Error('truncated Xauthority entry');
-    const length = file.readUInt16BE(offset);
+  const u16 = (): number | null => {
+    if (offset + 2 > file.length) return null;
     offset += 2;
-    if (offset + length > file.length) throw new Error('truncated Xauthority entry');
-    const value = file.subarray(offset, offset + length);
+    return file.readUInt16BE(offset - 2);
+  };
+  const field = (): Buffer | null => {
+    const length = u16();
+    if (length === null || offset + length > file.length) return null;
     offset += length;
-    return value;
+    return file.subarray(offset - length, offset);
   };
   while (offset < file.length) {
-    if (offset + 2 > file.length) throw new Error('truncated Xauthority entry');
-    const family = file.readUInt16BE(offset);
-    offset += 2;
+    const family = u16();
     const address = field();
-    const display = field().toString('latin1');
-    const name = field().toString('latin1');
+    const display = field();
+    const name = field();
     const data = field();
-    entries.push({ family, address, display, name, data });
+    if (family === null || !address || !display || !name || !data) break;
+    entries.push({ family, address, display: display.toString('latin1'), name: name.toString('latin1'), data });
   }
   return entries;
 }
@@ -57,7 +62,7 @@ export function cookieFor(entries: XauthEntry[], display: number, host = hostnam
   return match ? { name: match.name, data: match.data } : null;
 }
 
-/** Reads $XAUTHORITY (or ~/.Xauthority); no file means no cookie. A file we cannot parse is an error. */
+/** Reads $XAUTHORITY (or ~/.Xauthority); no file (or no entry for this display) means no cookie. */
 export function readCookie(display: number, env: NodeJS.ProcessEnv = process.env): { name: string; data: Buffer } | null {
   const path = env.XAUTHORITY || join(env.HOME || homedir(), '.Xauthority');
   let file: Buffer;

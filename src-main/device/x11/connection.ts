@@ -44,6 +44,13 @@ export interface Geometry {
 
 const OPCODE = { GetWindowAttributes: 3, GetGeometry: 14, InternAtom: 16, GetProperty: 20, TranslateCoordinates: 40 } as const;
 const REQUEST_TIMEOUT_MS = 5_000;
+/**
+ * The longest reply accepted. The largest this client asks for is a GetProperty of `maxLongs` 32-bit
+ * units (4096 at most in use: 16 KiB); a 16 MiB cap leaves room for far larger properties, while the
+ * 32-bit length field could claim 16 GiB, buffered here before anything is read. A longer one means the
+ * byte stream is out of step (or the server is broken), so the connection is closed.
+ */
+export const MAX_REPLY_BYTES = 16 * 1024 * 1024;
 const pad4 = (n: number): number => (4 - (n % 4)) % 4;
 
 interface Pending {
@@ -110,6 +117,7 @@ export class X11Connection {
 
   /** Reads up to `maxLongs` 32-bit units of a property; type 0 = any type. */
   async property(window: number, property: number, maxLongs = 4096, type = 0): Promise<PropertyValue> {
+    if (32 + maxLongs * 4 > MAX_REPLY_BYTES) throw new X11Error(`cannot read ${maxLongs} units of a property: more than a reply may hold`);
     const body = Buffer.alloc(20);
     body.writeUInt32LE(window, 0);
     body.writeUInt32LE(property, 4);
@@ -161,9 +169,10 @@ export class X11Connection {
     this.sequence = (this.sequence + 1) & 0xffff;
     const sequence = this.sequence;
     return new Promise<Buffer>((resolve, reject) => {
+      // Replies come in order: one that never arrives whole holds back every reply after it, so the
+      // connection is given up and the next user opens a new one.
       const timer = setTimeout(() => {
-        this.pending.delete(sequence);
-        reject(new X11Error(`the X server did not answer request ${opcode} within ${REQUEST_TIMEOUT_MS} ms`));
+        this.abort(new X11Error(`the X server did not answer request ${opcode} within ${REQUEST_TIMEOUT_MS} ms; the connection was closed`));
       }, REQUEST_TIMEOUT_MS);
       this.pending.set(sequence, {
         resolve: (reply) => {
@@ -185,6 +194,10 @@ export class X11Connection {
       const kind = this.buffer.readUInt8(0);
       // Replies and generic events carry a length; errors and core events are 32 bytes.
       const size = kind === 1 || (kind & 0x7f) === 35 ? 32 + this.buffer.readUInt32LE(4) * 4 : 32;
+      if (size > MAX_REPLY_BYTES) {
+        this.abort(new X11Error(`the X server sent a reply of ${size} bytes, more than the ${MAX_REPLY_BYTES} accepted; the connection was closed`));
+        return;
+      }
       if (this.buffer.length < size) return;
       const message = this.buffer.subarray(0, size);
       this.buffer = this.buffer.subarray(size);
@@ -199,6 +212,13 @@ export class X11Connection {
         waiter.reject(new X11Error(`X error ${code} (request ${message.readUInt8(10)}, value 0x${message.readUInt32LE(4).toString(16)})`, code));
       }
     }
+  }
+
+  /** Ends a connection whose byte stream can no longer be trusted, failing what waits on it with `error`. */
+  private abort(error: X11Error): void {
+    this.fail(error);
+    this.buffer = Buffer.alloc(0);
+    this.socket.destroy();
   }
 
   private fail(error: Error): void {
@@ -273,6 +293,12 @@ function handshake(socket: Socket, cookie: { name: string; data: Buffer } | null
         finish(new X11Error(`the X server refused the connection: ${reason.trim() || 'no reason given'}`));
         return;
       }
+      // The fixed part (40 bytes) says how long the vendor string and the formats are; the first
+      // screen, which starts with its root window, follows them.
+      if (size < 40) {
+        finish(new X11Error(`the X server's setup reply is ${size} bytes, too short for one`));
+        return;
+      }
       const vendorLength = received.readUInt16LE(24);
       const formats = received.readUInt8(29);
       const screens = received.readUInt8(28);
@@ -280,7 +306,12 @@ function handshake(socket: Socket, cookie: { name: string; data: Buffer } | null
         finish(new X11Error('the X server reported no screens'));
         return;
       }
-      finish(received.readUInt32LE(40 + vendorLength + pad4(vendorLength) + formats * 8));
+      const rootAt = 40 + vendorLength + pad4(vendorLength) + formats * 8;
+      if (rootAt + 4 > size) {
+        finish(new X11Error(`the X server's setup reply is ${size} bytes, too short for the screen it announces`));
+        return;
+      }
+      finish(received.readUInt32LE(rootAt));
     };
     socket.on('data', onData);
     socket.on('error', onError);
