@@ -178,21 +178,35 @@ export type ExpectPointer = z.infer<typeof ExpectPointer>;
 export const POINTER_MOVED_META = 'deskhand/pointerMoved';
 export const PointerMovedRefusal = z.object({ pointer: PointerReport });
 
+/** The value under `key` in a call's or result's `_meta` (undefined when there is none). */
+function metaEntry(meta: unknown, key: string): unknown {
+  return meta && typeof meta === 'object' ? (meta as Record<string, unknown>)[key] : undefined;
+}
+
+/** A check the host asks for in a call's `_meta`: null when there is none; throws on anything malformed. */
+function expectationOf<T>(meta: unknown, key: string, schema: z.ZodType<T>): T | null {
+  const raw = metaEntry(meta, key);
+  if (raw === undefined) return null;
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new Error(`bad ${key} metadata: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+  return parsed.data;
+}
+
+/** A device's refusal in a result's `_meta`, or null when the result is not one. */
+function refusalOf<T>(resultMeta: unknown, key: string, schema: z.ZodType<T>): T | null {
+  const parsed = schema.safeParse(metaEntry(resultMeta, key));
+  return parsed.success ? parsed.data : null;
+}
+
 /** The refusal in a tool result's `_meta`, or null when the result is not one. */
 export function pointerMovedRefusalOf(resultMeta: unknown): PointerMovedRefusal | null {
-  const raw = resultMeta && typeof resultMeta === 'object' ? (resultMeta as Record<string, unknown>)[POINTER_MOVED_META] : undefined;
-  const parsed = PointerMovedRefusal.safeParse(raw);
-  return parsed.success ? parsed.data : null;
+  return refusalOf(resultMeta, POINTER_MOVED_META, PointerMovedRefusal);
 }
 export type PointerMovedRefusal = z.infer<typeof PointerMovedRefusal>;
 
 /** The expected pointer in a call's `_meta`, or null when there is none; throws on anything malformed. */
 export function expectedPointerOf(meta: unknown): ExpectPointer | null {
-  const raw = meta && typeof meta === 'object' ? (meta as Record<string, unknown>)[EXPECT_POINTER_META] : undefined;
-  if (raw === undefined) return null;
-  const parsed = ExpectPointer.safeParse(raw);
-  if (!parsed.success) throw new Error(`bad ${EXPECT_POINTER_META} metadata: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
-  return parsed.data;
+  return expectationOf(meta, EXPECT_POINTER_META, ExpectPointer);
 }
 
 /** Whether the pointer is farther from where the agent left it than the tolerance. */
@@ -237,11 +251,7 @@ export function sendsInput(tool: string, args: Record<string, unknown>): boolean
 
 /** The expected application in a call's `_meta`, or null when there is none; throws on anything malformed. */
 export function expectedKeyboardOf(meta: unknown): ExpectKeyboard | null {
-  const raw = meta && typeof meta === 'object' ? (meta as Record<string, unknown>)[EXPECT_KEYBOARD_META] : undefined;
-  if (raw === undefined) return null;
-  const parsed = ExpectKeyboard.safeParse(raw);
-  if (!parsed.success) throw new Error(`bad ${EXPECT_KEYBOARD_META} metadata: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
-  return parsed.data;
+  return expectationOf(meta, EXPECT_KEYBOARD_META, ExpectKeyboard);
 }
 
 /** Whether a window's application is the expected one (names compare without case). */
@@ -264,9 +274,7 @@ export type KeyboardElsewhereRefusal = z.infer<typeof KeyboardElsewhereRefusal>;
 
 /** The refusal in a tool result's `_meta`, or null when the result is not one. */
 export function keyboardElsewhereRefusalOf(resultMeta: unknown): KeyboardElsewhereRefusal | null {
-  const raw = resultMeta && typeof resultMeta === 'object' ? (resultMeta as Record<string, unknown>)[KEYBOARD_ELSEWHERE_META] : undefined;
-  const parsed = KeyboardElsewhereRefusal.safeParse(raw);
-  return parsed.success ? parsed.data : null;
+  return refusalOf(resultMeta, KEYBOARD_ELSEWHERE_META, KeyboardElsewhereRefusal);
 }
 
 /** The result of an action refused by the keyboard check: an error that says where the input would have gone. */
