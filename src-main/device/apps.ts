@@ -291,7 +291,10 @@ async function launchX11(name: string, args: readonly string[], options: LaunchO
   const started = await startDetached(argv, env);
   let exitedAt: number | undefined;
   for (;;) {
-    if (options.signal?.aborted) throw new Error('cancelled while waiting for the window');
+    if (options.signal?.aborted) {
+      // The program runs on: saying only "cancelled" would invite a second launch.
+      throw new Error(`cancelled while waiting for its window; ${argv[0]} was started (pid ${started.pid ?? 'unknown'}) and keeps running`);
+    }
     const fresh = (await windowIds()).ids.filter((id) => !before.has(id));
     const windows: DesktopWindow[] = [];
     for (const id of fresh) {

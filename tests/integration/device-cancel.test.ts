@@ -70,6 +70,18 @@ describe('cancelling device actions (Xvfb + openbox + xterm)', () => {
     expect(await eventually('the control file', 5_000, async () => (await readFile(control, 'utf8').catch(() => '')) || undefined)).toBe('ran\n');
   });
 
+  it('says a launch cancelled while it waited for a window left the program running, with its pid', async () => {
+    // Programs start with the login shell's environment, probed once per device client: done here first.
+    await device.callOk('execute_command', { command: 'true' }, { timeout: 30_000 });
+    await callThenCancel(device, 'launch_app', { name: 'sleep', args: ['30'] }, 500);
+    const logged = await eventually('the cancelled launch in the device log', 5_000, async () =>
+      /launch_app failed: cancelled while waiting for its window; sleep was started \(pid (\d+)\) and keeps running/.exec(device.stderr()) ?? undefined,
+    );
+    const pid = Number(logged[1]);
+    expect(processAlive(pid)).toBe(true);
+    process.kill(pid, 'SIGTERM');
+  });
+
   it('stops typing that is under way soon after the cancel', async () => {
     const file = join(dir, 'typed.txt');
     await device.callOk('type_text', { text: `cat > ${file}\n`, method: 'type' });
