@@ -407,7 +407,7 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
       }
       clearTimeout(graceTimer);
       if (cancelled) {
-        reject(new ShellError('cancelled; the command and everything it started were stopped'));
+        reject(new ShellError('cancelled; the command and the processes of its group were stopped (a program that detached itself, with setsid say, may still run)'));
         return;
       }
       resolvePromise({

@@ -108,8 +108,8 @@ function frameBounds(
   return {
     x: origin.x - geometry.borderWidth - left,
     y: origin.y - geometry.borderWidth - top,
-    width: geometry.width + left + right,
-    height: geometry.height + top + bottom,
+    width: geometry.width + 2 * geometry.borderWidth + left + right,
+    height: geometry.height + 2 * geometry.borderWidth + top + bottom,
   };
 }
 
