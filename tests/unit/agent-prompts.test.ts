@@ -1,24 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { LATEST_OUTPUT_CHARS, NOTES_CHARS, renderFeedback, renderHistory, renderNotes } from '../../src-main/agents/strategies/prompts';
-import { StepView, type StepViewInput } from '../../src-main/protocol';
+import type { StepView, StepViewInput } from '../../src-main/protocol';
+import { makeStep } from '../support/ui-fixtures';
 
+/** A ShellAgent step that ran `cat notes-<index>.txt`, with nothing to show yet. */
 function step(index: number, overrides: Partial<StepViewInput> = {}): StepView {
-  return StepView.parse({
-    id: `s-${index}`,
-    sessionId: 's',
-    index,
+  return makeStep('s', index, {
     agent: 'ShellAgent',
-    status: 'CONTINUE',
-    observation: '',
-    thought: '',
     action: { function: 'execute_command', args: { command: `cat notes-${index}.txt` } },
     actionText: `Run 'cat notes-${index}.txt'`,
     result: null,
-    error: null,
-    screenshot: null,
-    startedAt: index,
-    durationMs: 1,
-    tokens: { prompt: 1, completion: 1 },
     ...overrides,
   });
 }
