@@ -234,8 +234,9 @@ export function pointerMovedResult(tool: string, expected: ExpectPointer, pointe
  * window that takes the focus part-way stops it. A click in an earlier step can raise another window
  * over the agent's, so the window the agent was given is no proof of where the keys land.
  *
- * The same program is recognised by its process (_NET_WM_PID: its dialogs, its other windows), or by
- * the application name when a window does not say its process; not by the name alone, which any
+ * The same program is recognised by its process (_NET_WM_PID: its dialogs, its other windows), by a
+ * dialog another process opened for its window (WM_TRANSIENT_FOR: the desktop portal's file chooser),
+ * or by the application name when a window does not say its process; not by the name alone, which any
  * program can choose (xterm -name) and some share (every Java window is "sun-awt-X11-XFramePeer").
  */
 export const EXPECT_KEYBOARD_META = 'deskhand/expectKeyboard';

@@ -1,7 +1,7 @@
 import { abortableSleep } from './abort';
 import { sameApp, type ExpectKeyboard, type KeyboardElsewhereRefusal } from './contract';
 import type { Point } from './coords';
-import { activeWindow, getWindow, windowAt, type DesktopWindow } from './windows';
+import { activeWindow, getWindow, transientParents, windowAt, type DesktopWindow } from './windows';
 
 /** How long a click may take to give the keyboard to the window clicked, before input goes elsewhere. */
 export const FOCUS_SETTLE_MS = 500;
@@ -59,8 +59,15 @@ export class KeyboardCheck {
     const expected = await (this.expectedWindow ??= this.lookUpExpected());
     // The same process: the window itself, its dialogs, its other windows. Only without a pid on either
     // side does the application's name decide.
-    if (expected && expected.pid !== null && target.pid !== null) return target.pid === expected.pid;
+    if (expected && expected.pid !== null && target.pid !== null) {
+      return target.pid === expected.pid || (await this.isDialogOf(target, expected));
+    }
     return sameApp(this.expected.app, target.app);
+  }
+
+  /** A dialog another process opened for the expected window (the desktop portal's file chooser). */
+  private async isDialogOf(target: DesktopWindow, expected: DesktopWindow): Promise<boolean> {
+    return (await transientParents(target.id)).includes(expected.id);
   }
 
   private async lookUpExpected(): Promise<DesktopWindow | null> {

@@ -199,6 +199,31 @@ export async function windowAt(point: { x: number; y: number }): Promise<Desktop
   return (await listWindows()).find((window) => !window.minimized && contains(window)) ?? null;
 }
 
+/**
+ * The windows a window is a dialog of (WM_TRANSIENT_FOR, followed up to `depth` levels), nearest first.
+ * A file chooser opened through the desktop portal belongs to another process, and says its parent here.
+ */
+export async function transientParents(id: string, depth = 3): Promise<string[]> {
+  assertX11();
+  const x = await connection();
+  const parents: string[] = [];
+  let current = parseWindowId(id);
+  const atom = await x.atom('WM_TRANSIENT_FOR');
+  while (current !== null && parents.length < depth) {
+    let parent: number | undefined;
+    try {
+      parent = cardinals(await x.property(current, atom, 1))[0];
+    } catch (error) {
+      if (error instanceof X11Error && error.code !== null && WINDOW_GONE.has(error.code)) break;
+      throw error;
+    }
+    if (!parent || parents.includes(formatWindowId(parent))) break;
+    parents.push(formatWindowId(parent));
+    current = parent;
+  }
+  return parents;
+}
+
 /** One window by id (as list_windows spells it, or decimal). */
 export async function getWindow(id: string): Promise<DesktopWindow> {
   assertX11();

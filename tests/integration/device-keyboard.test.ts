@@ -153,6 +153,24 @@ describe('the device refuses keyboard input that would reach another application
     }
   });
 
+  it('takes a dialog another process opened for the agent\'s window (a portal file chooser) as the agent\'s', async () => {
+    const dialog = await startXterm(x, { geometry: '40x10+250+200', title: 'Save As', name: 'xdg-desktop-portal-gtk', cwd: notesDir });
+    try {
+      const expected = { meta: { [EXPECT_KEYBOARD_META]: { app: 'notes', window: notes.windowId } } };
+      await device.callOk('focus_window', { id: dialog.windowId });
+      const before = await device.call('type_text', { text: 'touch not-yet-a-dialog\n' }, expected);
+      expect(textOf(before)).toMatch(/^type_text not run: the input would go to "Save As"/);
+      // The portal marks its window as a dialog of the application's (WM_TRANSIENT_FOR).
+      await execFileP('xprop', ['-id', dialog.windowId, '-f', 'WM_TRANSIENT_FOR', '32c', '-set', 'WM_TRANSIENT_FOR', notes.windowId], { env: x.env });
+      await device.callOk('focus_window', { id: dialog.windowId });
+      await device.callOk('type_text', { text: 'touch into-dialog\n' }, expected);
+      await eventually('the line typed into the dialog', 5_000, async () => existsSync(join(notesDir, 'into-dialog')) || undefined);
+      expect(existsSync(join(notesDir, 'not-yet-a-dialog'))).toBe(false);
+    } finally {
+      await dialog.stop();
+    }
+  });
+
   it('says a control character in typed text needs a hotkey, and types none of the text', async () => {
     await device.callOk('focus_window', { id: term.windowId });
     const refused = await device.call('type_text', { text: 'touch control\u0015\n', method: 'type' });
