@@ -15,9 +15,14 @@ export function scrubLogsWith(scrub: (text: string) => string): () => void {
   };
 }
 
+/** `text` with every secret a running host knows replaced. */
+export function scrubLogText(text: string): string {
+  let line = text;
+  for (const scrub of scrubbers) line = scrub(line);
+  return line;
+}
+
 /** Logs one line (util.format of the parts, as console.error would) with every known secret replaced. */
 export function logError(...parts: unknown[]): void {
-  let line = format(...parts);
-  for (const scrub of scrubbers) line = scrub(line);
-  console.error(line);
+  console.error(scrubLogText(format(...parts)));
 }

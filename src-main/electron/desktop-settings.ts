@@ -42,21 +42,107 @@ function isKey(part: string): boolean {
   return NAMED_KEYS.has(part.toLowerCase());
 }
 
+/** Modifier names by what they are: Ctrl and Cmd both count as the "primary" one (copy is Ctrl+C or Cmd+C). */
+function modifierRole(modifier: string): 'primary' | 'alt' | 'shift' | 'super' {
+  switch (modifier) {
+    case 'alt':
+    case 'option':
+    case 'altgr':
+      return 'alt';
+    case 'shift':
+      return 'shift';
+    case 'super':
+    case 'meta':
+      return 'super';
+    default:
+      return 'primary';
+  }
+}
+
+const KEY_ALIASES: Record<string, string> = { esc: 'escape', return: 'enter' };
+
+/** "alt+shift+tab": roles in a fixed order, then the key, lower case. */
+function canonical(roles: ReadonlySet<string>, key: string): string {
+  const lower = key.toLowerCase();
+  const ordered = ['primary', 'alt', 'shift', 'super'].filter((role) => roles.has(role));
+  return [...ordered, KEY_ALIASES[lower] ?? lower].join('+');
+}
+
+/**
+ * Shortcuts every application or the desktop relies on; taken as a global hotkey, Stop would take them
+ * from all of them. "Ctrl" stands for Ctrl and Cmd alike.
+ */
+const RESERVED_SHORTCUTS: ReadonlyArray<readonly [use: string, shortcuts: string]> = [
+  ['copy, cut and paste', 'Ctrl+C Ctrl+X Ctrl+V Ctrl+Insert Ctrl+Shift+V Ctrl+Shift+C'],
+  ['undo and redo', 'Ctrl+Z Ctrl+Y Ctrl+Shift+Z'],
+  [
+    'selecting and editing text',
+    'Ctrl+A Ctrl+Backspace Ctrl+Delete Ctrl+Left Ctrl+Right Ctrl+Up Ctrl+Down Ctrl+Home Ctrl+End ' +
+      'Ctrl+Shift+Left Ctrl+Shift+Right Ctrl+Shift+Up Ctrl+Shift+Down Ctrl+Shift+Home Ctrl+Shift+End',
+  ],
+  ['saving, opening, printing and finding', 'Ctrl+S Ctrl+Shift+S Ctrl+O Ctrl+N Ctrl+Shift+N Ctrl+P Ctrl+F Ctrl+H Ctrl+R'],
+  ['closing, hiding and quitting', 'Alt+F4 Ctrl+F4 Ctrl+W Ctrl+Shift+W Ctrl+Q Ctrl+M Ctrl+T Ctrl+Shift+T'],
+  [
+    'switching windows and tabs',
+    'Alt+Tab Alt+Shift+Tab Alt+Escape Ctrl+Tab Ctrl+Shift+Tab Ctrl+` Ctrl+PageUp Ctrl+PageDown Alt+Left Alt+Right ' +
+      'Super+Tab Super+Shift+Tab Ctrl+Alt+Left Ctrl+Alt+Right Ctrl+Alt+Up Ctrl+Alt+Down',
+  ],
+  [
+    "the desktop's own shortcuts",
+    'Ctrl+Alt+Delete Ctrl+Alt+Escape Ctrl+Escape Ctrl+Space Alt+Space Super+Space Alt+F1 Alt+F2 Ctrl+Alt+T ' +
+      'Super+L Super+D Super+E Super+R Super+Up Super+Down Super+Left Super+Right Ctrl+Shift+3 Ctrl+Shift+4 Ctrl+Shift+5',
+  ],
+];
+
+const RESERVED = new Map<string, string>(
+  RESERVED_SHORTCUTS.flatMap(([use, shortcuts]) =>
+    shortcuts.split(' ').map((shortcut) => {
+      const parts = shortcut.split('+');
+      const roles = new Set(parts.slice(0, -1).map((part) => modifierRole(part.toLowerCase())));
+      return [canonical(roles, parts.at(-1) as string), use] as const;
+    }),
+  ),
+);
+
+/** Modifiers and key of a well-formed accelerator, or null. */
+function parseAccelerator(value: string): { modifiers: string[]; key: string } | null {
+  // "Plus" names the + key, so splitting on '+' is unambiguous.
+  const parts = value.split('+');
+  if (parts.length < 2 || parts.some((part) => part.trim() !== part || part === '')) return null;
+  const key = parts.at(-1) as string;
+  const modifiers = parts.slice(0, -1).map((part) => part.toLowerCase());
+  if (!isKey(key) || MODIFIERS.has(key.toLowerCase())) return null;
+  if (!modifiers.every((modifier) => MODIFIERS.has(modifier))) return null;
+  if (new Set(modifiers).size !== modifiers.length) return null;
+  return { modifiers, key };
+}
+
+/**
+ * What other programs use `value` for ("copy, cut and paste"), when it is one of the shortcuts a
+ * global hotkey must not take; null otherwise.
+ */
+export function reservedShortcutUse(value: string): string | null {
+  const parsed = parseAccelerator(value);
+  if (!parsed) return null;
+  const roles = new Set(parsed.modifiers.map(modifierRole));
+  const found = RESERVED.get(canonical(roles, parsed.key));
+  if (found) return found;
+  // Super is the Windows key on Windows and Linux but Cmd on macOS, where Super+C copies.
+  if (!roles.has('super')) return null;
+  const asCmd = new Set([...roles].filter((role) => role !== 'super'));
+  asCmd.add('primary');
+  return RESERVED.get(canonical(asCmd, parsed.key)) ?? null;
+}
+
 /**
  * Whether `value` is an Electron accelerator fit for a global hotkey: modifiers joined by '+', then
  * exactly one key, with at least one modifier other than Shift (a bare key would be taken from every
- * application on the desktop).
+ * application on the desktop), and none of the editing or window shortcuts other programs rely on.
  */
 export function isGlobalAccelerator(value: string): boolean {
-  // "Plus" names the + key, so splitting on '+' is unambiguous.
-  const parts = value.split('+');
-  if (parts.length < 2 || parts.some((part) => part.trim() !== part || part === '')) return false;
-  const key = parts.at(-1) as string;
-  const modifiers = parts.slice(0, -1).map((part) => part.toLowerCase());
-  if (!isKey(key) || MODIFIERS.has(key.toLowerCase())) return false;
-  if (!modifiers.every((modifier) => MODIFIERS.has(modifier))) return false;
-  if (new Set(modifiers).size !== modifiers.length) return false;
-  return modifiers.some((modifier) => STRONG_MODIFIERS.has(modifier));
+  const parsed = parseAccelerator(value);
+  if (!parsed || !parsed.modifiers.some((modifier) => STRONG_MODIFIERS.has(modifier))) return false;
+  return reservedShortcutUse(value) === null;
 }
 
 /** Ctrl+Shift+Escape (Cmd+Shift+Escape on macOS). */
@@ -84,8 +170,19 @@ export const DesktopSettings = z
     stopHotkey: z
       .string()
       .max(100)
-      .refine(isGlobalAccelerator, {
-        message: 'a key with at least one of Ctrl, Alt, Cmd or Super, e.g. CommandOrControl+Shift+Escape',
+      .superRefine((value, ctx) => {
+        const use = reservedShortcutUse(value);
+        if (use) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `${value} is one of the shortcuts for ${use} in other programs, and a Stop hotkey would take it from all of them: choose another, e.g. ${DEFAULT_STOP_HOTKEY}`,
+          });
+        } else if (!isGlobalAccelerator(value)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `a key with at least one of Ctrl, Alt, Cmd or Super, e.g. ${DEFAULT_STOP_HOTKEY}`,
+          });
+        }
       })
       .default(DEFAULT_STOP_HOTKEY),
     windowWhileActing: WindowWhileActing.default('auto'),
@@ -121,6 +218,13 @@ export class DesktopSettingsFile {
 
   /** Merges `values` over the current settings; saves only when all of it is valid. */
   update(values: unknown): DesktopSettingsUpdate {
+    const checked = this.check(values);
+    if (checked.ok) this.save(checked.settings);
+    return checked.ok ? { ok: true, settings: this.get() } : checked;
+  }
+
+  /** `values` merged over the current settings and checked, without saving them. */
+  check(values: unknown): DesktopSettingsUpdate {
     if (typeof values !== 'object' || values === null || Array.isArray(values)) {
       return { ok: false, errors: [{ path: '', message: 'expected an object of settings' }] };
     }
@@ -131,9 +235,12 @@ export class DesktopSettingsFile {
         errors: parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })),
       };
     }
-    writeJsonAtomic(this.path, parsed.data);
-    this.current = parsed.data;
-    return { ok: true, settings: this.get() };
+    return { ok: true, settings: parsed.data };
+  }
+
+  save(settings: DesktopSettings): void {
+    writeJsonAtomic(this.path, settings);
+    this.current = { ...settings };
   }
 }
 

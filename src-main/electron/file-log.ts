@@ -1,11 +1,13 @@
 /**
  * The desktop app's log: `main.log` in Electron's logs folder (Linux ~/.config/Deskhand/logs, macOS
  * ~/Library/Logs/Deskhand, Windows %APPDATA%\Deskhand\logs), one line per message with a time stamp,
- * rotated to `main.old.log` at 5 MB. Console output keeps going to the terminal as well.
+ * rotated to `main.old.log` at 5 MB. Console output keeps going to the terminal as well; what goes to
+ * the file has the running host's secrets replaced.
  */
 import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { format } from 'node:util';
+import { scrubLogText } from '../common/log';
 
 export const LOG_FILE = 'main.log';
 const MAX_BYTES = 5 * 1024 * 1024;
@@ -29,13 +31,19 @@ export function createFileLog(dir: string, maxBytes = MAX_BYTES): FileLog {
     path,
     write(level, message) {
       const line = `${new Date().toISOString()} ${level.toUpperCase()} ${message.replace(/\n(?!$)/g, '\n    ')}\n`;
-      try {
-        if (size + line.length > maxBytes) {
+      const bytes = Buffer.byteLength(line);
+      if (size + bytes > maxBytes) {
+        try {
           renameSync(path, join(dir, 'main.old.log'));
-          size = 0;
+        } catch {
+          // Windows refuses while another program has main.old.log open: keep appending, and try again
+          // after another maxBytes rather than on every line.
         }
+        size = 0;
+      }
+      try {
         appendFileSync(path, line, { mode: 0o600 });
-        size += Buffer.byteLength(line);
+        size += bytes;
       } catch {
         // A full disk or a read-only folder must not stop the app; the terminal still has the line.
       }
@@ -43,7 +51,10 @@ export function createFileLog(dir: string, maxBytes = MAX_BYTES): FileLog {
   };
 }
 
-/** Copies console.log/warn/error into the log file (the host logs through console). */
+/**
+ * Copies console.log/warn/error into the log file (the host logs through console), with the secrets the
+ * running host registered (scrubLogsWith) replaced: not every caller goes through logError.
+ */
 export function teeConsole(log: FileLog): void {
   const levels = [
     ['log', 'info'],
@@ -55,7 +66,7 @@ export function teeConsole(log: FileLog): void {
     const original = console[method].bind(console);
     console[method] = (...args: unknown[]) => {
       original(...args);
-      log.write(level, format(...args));
+      log.write(level, scrubLogText(format(...args)));
     };
   }
 }

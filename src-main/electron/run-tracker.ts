@@ -3,7 +3,7 @@
  * the agent is acting right now (to keep the window out of its screenshots), and what to show in the
  * tray. Pure: fed HostEvents, no Electron.
  */
-import { TERMINAL_SESSION_STATUSES, type HostEvent, type Interaction, type SessionStatus } from '../protocol';
+import { TERMINAL_SESSION_STATUSES, type FormView, type HostEvent, type Interaction, type SessionStatus } from '../protocol';
 
 export interface ActiveSession {
   id: string;
@@ -21,33 +21,56 @@ export interface TrayStatus {
   state: 'idle' | 'acting' | 'waiting' | 'paused';
 }
 
+/** Something that waits for the user: a question, an approval, or an agent's form. */
+export type Waiting = { kind: 'interaction'; interaction: Interaction } | { kind: 'form'; form: FormView };
+
+/** Names one waiting thing across events (a notification is kept under it until it no longer waits). */
+export function waitingKey(waiting: Waiting): string {
+  return waiting.kind === 'interaction'
+    ? interactionKey(waiting.interaction.id)
+    : formKey(waiting.form.sessionId, waiting.form.formId);
+}
+
+function interactionKey(interactionId: string): string {
+  return `interaction:${interactionId}`;
+}
+
+function formKey(sessionId: string, formId: string): string {
+  return `form:${sessionId}:${formId}`;
+}
+
 export interface TrackerChange {
   /** The agent started or stopped acting (status `running`). */
   actingChanged: boolean;
-  /** An interaction that now waits for the user (a question or an approval). */
-  needsUser: Interaction | null;
+  /** What now waits for the user: a new question or approval, or a form that just opened. */
+  needsUser: Waiting | null;
+  /** Keys (`waitingKey`) of what no longer waits: decided, answered, closed, or its session is over. */
+  settled: string[];
 }
 
 const MAX_TITLE = 48;
 
-function shorten(text: string, max = MAX_TITLE): string {
+function shorten(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  return line.length > MAX_TITLE ? `${line.slice(0, MAX_TITLE - 1)}…` : line;
 }
 
 export class RunTracker {
   private readonly sessions = new Map<string, ActiveSession>();
   private readonly pending = new Map<string, Interaction>();
+  /** Open forms by formKey; an update of one already open (the user typing into it) is not news. */
+  private readonly openForms = new Map<string, FormView>();
 
   apply(event: HostEvent): TrackerChange {
     const wasActing = this.isActing();
-    let needsUser: Interaction | null = null;
+    let needsUser: Waiting | null = null;
+    const settled: string[] = [];
     switch (event.kind) {
       case 'session.started':
       case 'session.updated': {
         const { session } = event;
         if (TERMINAL_SESSION_STATUSES.has(session.status)) {
-          this.forget(session.id);
+          settled.push(...this.forget(session.id));
         } else {
           const known = this.sessions.get(session.id);
           this.sessions.set(session.id, {
@@ -62,7 +85,7 @@ export class RunTracker {
       }
       case 'status.changed': {
         if (TERMINAL_SESSION_STATUSES.has(event.status)) {
-          this.forget(event.sessionId);
+          settled.push(...this.forget(event.sessionId));
           break;
         }
         const known = this.sessions.get(event.sessionId);
@@ -77,7 +100,7 @@ export class RunTracker {
       }
       case 'session.ended':
       case 'session.deleted':
-        this.forget(event.sessionId);
+        settled.push(...this.forget(event.sessionId));
         break;
       case 'step.added': {
         const known = this.sessions.get(event.step.sessionId);
@@ -86,15 +109,24 @@ export class RunTracker {
       }
       case 'interaction.requested':
         this.pending.set(event.interaction.id, event.interaction);
-        needsUser = event.interaction;
+        needsUser = { kind: 'interaction', interaction: event.interaction };
         break;
       case 'interaction.resolved':
-        this.pending.delete(event.interactionId);
+        if (this.pending.delete(event.interactionId)) settled.push(interactionKey(event.interactionId));
         break;
-      case 'form.updated':
+      case 'form.updated': {
+        const { form } = event;
+        const key = formKey(form.sessionId, form.formId);
+        if (form.state === 'closed') {
+          if (this.openForms.delete(key)) settled.push(key);
+        } else {
+          if (!this.openForms.has(key)) needsUser = { kind: 'form', form };
+          this.openForms.set(key, form);
+        }
         break;
+      }
     }
-    return { actingChanged: wasActing !== this.isActing(), needsUser };
+    return { actingChanged: wasActing !== this.isActing(), needsUser, settled };
   }
 
   /** Sessions Stop should stop: every one not finished (normally one). */
@@ -127,23 +159,59 @@ export class RunTracker {
     return { label: `Working: ${title}${step}${more}`, canStop: true, state: 'acting' };
   }
 
-  private forget(sessionId: string): void {
+  /** Drops a session that is over; returns the keys of what waited in it. */
+  private forget(sessionId: string): string[] {
     this.sessions.delete(sessionId);
-    for (const [id, interaction] of this.pending) if (interaction.sessionId === sessionId) this.pending.delete(id);
+    const settled: string[] = [];
+    for (const [id, interaction] of this.pending) {
+      if (interaction.sessionId !== sessionId) continue;
+      this.pending.delete(id);
+      settled.push(interactionKey(id));
+    }
+    for (const [key, form] of this.openForms) {
+      if (form.sessionId !== sessionId) continue;
+      this.openForms.delete(key);
+      settled.push(key);
+    }
+    return settled;
   }
 }
 
-/** The system notification for an interaction that waits (the window is not focused). */
-export function notificationFor(interaction: Interaction): { title: string; body: string } {
+/** What a held action does, in words without its arguments: they may hold a password or a key. */
+function actionKind(actions: ReadonlyArray<{ function: string }>): string {
+  if (actions.length > 1) return `A sequence of ${actions.length} actions waits`;
+  switch (actions[0]?.function) {
+    case 'execute_command':
+      return 'A shell command waits';
+    case 'type_text':
+      return 'Typing text waits';
+    case 'hotkey':
+      return 'A key press waits';
+    case 'launch_app':
+      return 'Starting a program waits';
+    case 'click':
+    case 'drag':
+    case 'move':
+    case 'scroll':
+      return 'A mouse action waits';
+    default:
+      return 'A step waits';
+  }
+}
+
+/**
+ * The system notification for something that waits (the window is not focused). It says what kind of
+ * decision waits and nothing of the action's arguments or the question's text: notifications show on
+ * the lock screen and stay in the system's notification history.
+ */
+export function notificationFor(waiting: Waiting): { title: string; body: string } {
+  if (waiting.kind === 'form') return { title: 'Deskhand waits for you', body: "The agent's form waits for you" };
+  const { interaction } = waiting;
   if (interaction.kind === 'questions') {
     const count = interaction.questions.length;
-    return {
-      title: count === 1 ? 'Deskhand has a question' : `Deskhand has ${count} questions`,
-      body: shorten(interaction.questions[0] ?? '', 160),
-    };
+    return count === 1
+      ? { title: 'Deskhand has a question', body: 'The agent asks you a question' }
+      : { title: `Deskhand has ${count} questions`, body: `The agent asks you ${count} questions` };
   }
-  return {
-    title: 'Deskhand waits for your approval',
-    body: shorten(interaction.actionText.split('\n')[0] ?? '', 160),
-  };
+  return { title: 'Deskhand waits for your approval', body: `${actionKind(interaction.actions)} for your approval` };
 }

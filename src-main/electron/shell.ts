@@ -10,6 +10,8 @@
  *   Stop             stop-control.ts   (hotkey, tray, menu -> session.stop)
  *   window           window-state.ts, window-policy.ts (out of the agent's screenshots, no focus theft)
  *   tray and menus   menus.ts, run-tracker.ts
+ *   notifications    waiting-notifications.ts (held until what they announce is decided)
+ *   quitting         quit.ts           (the host closes first, within a time limit)
  */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -38,7 +40,6 @@ import { createHost, type Host, type HostOptions } from '../host/create-host';
 import { appRoot, rendererDir } from '../host/paths';
 import { createSecretStore } from '../host/secrets';
 import { SettingsStore } from '../host/settings-store';
-import type { Interaction } from '../protocol';
 import { APP_SCHEME_PRIVILEGES, registerAppProtocol } from './app-protocol';
 import { APP_ORIGIN, Channel, type DesktopSettingsReply } from './channels';
 import { DesktopSettingsFile, effectiveWindowPolicy } from './desktop-settings';
@@ -46,10 +47,12 @@ import { UtilityProcessTransport } from './device-process';
 import { createFileLog, teeConsole } from './file-log';
 import { createChannels, isAppUrl, registerIpc } from './ipc';
 import { appMenuTemplate, trayMenuTemplate, type MenuActions } from './menus';
-import { notificationFor, RunTracker, type TrayStatus } from './run-tracker';
+import { closeBeforeQuit } from './quit';
+import { notificationFor, RunTracker, waitingKey, type TrayStatus, type Waiting } from './run-tracker';
 import { createSafeStorageEncryptor } from './safe-storage';
 import { guardSession, guardWebContents } from './security';
-import { StopHotkey, stopSessions } from './stop-control';
+import { changeStopHotkey, StopHotkey, stopSessions } from './stop-control';
+import { WaitingNotifications } from './waiting-notifications';
 import { ActingWindowController } from './window-policy';
 import { WindowStateFile, type WindowState } from './window-state';
 
@@ -296,16 +299,18 @@ export async function startShell(options: ShellOptions): Promise<void> {
   }
 
   // --- host events -> page, tray, window, notifications ----------------------------------------------------
-  const notify = (needsUser: Interaction | null): void => {
+  const notifications = new WaitingNotifications<Notification>();
+  const notify = (needsUser: Waiting | null): void => {
     if (!needsUser || !desktopSettings.get().notifications || !Notification.isSupported()) return;
     if (mainWindow && !mainWindow.isDestroyed() && mainWindow.isFocused()) return;
-    const { title, body } = notificationFor(needsUser);
-    const notification = new Notification({ title, body });
+    const notification = new Notification(notificationFor(needsUser));
     notification.on('click', showWindow);
+    notifications.add(waitingKey(needsUser), notification);
     notification.show();
   };
   host.sessions.subscribe((event) => {
     const change = tracker.apply(event);
+    for (const key of change.settled) notifications.close(key);
     const window = mainWindow;
     if (window && !window.isDestroyed() && isAppUrl(window.webContents.getURL())) {
       window.webContents.send(Channel.message, { type: 'event', event });
@@ -326,10 +331,12 @@ export async function startShell(options: ShellOptions): Promise<void> {
       openInBrowser: (url) => shell.openExternal(url),
       getDesktopSettings: desktopReply,
       setDesktopSettings(values) {
-        const result = desktopSettings.update(values);
-        if (!result.ok) return result;
-        hotkey.set(result.settings.stopHotkey);
-        windowPolicy?.setPolicy(effectiveWindowPolicy(result.settings.windowWhileActing));
+        const checked = desktopSettings.check(values);
+        if (!checked.ok) return checked;
+        const refused = changeStopHotkey(hotkey, checked.settings.stopHotkey, desktopSettings.get().stopHotkey);
+        if (refused) return { ok: false, errors: [{ path: 'stopHotkey', message: refused }] };
+        desktopSettings.save(checked.settings);
+        windowPolicy?.setPolicy(effectiveWindowPolicy(checked.settings.windowWhileActing));
         refreshStatus(true);
         return desktopReply();
       },
@@ -359,7 +366,7 @@ export async function startShell(options: ShellOptions): Promise<void> {
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();
   });
-  // Quitting waits for the host to stop its runs and close the database.
+  // Quitting waits for the host to stop its runs and close the database, within QUIT_WAIT_MS.
   let closing: Promise<void> | null = null;
   let closed = false;
   app.on('before-quit', (event) => {
@@ -367,14 +374,12 @@ export async function startShell(options: ShellOptions): Promise<void> {
     event.preventDefault();
     if (closing) return;
     hotkey.clear();
-    closing = host
-      .close()
-      .catch((error: unknown) => console.error(`[deskhand] closing the host: ${(error as Error).message}`))
-      .finally(() => {
-        closed = true;
-        tray?.destroy();
-        app.quit();
-      });
+    closing = closeBeforeQuit(() => host.close()).finally(() => {
+      closed = true;
+      notifications.closeAll();
+      tray?.destroy();
+      app.quit();
+    });
   });
   app.on('will-quit', () => globalShortcut.unregisterAll());
 }

@@ -44,10 +44,14 @@ export class StopHotkey {
     return this.registered;
   }
 
-  /** (Re)registers; returns the accelerator in use or null. */
+  /**
+   * Moves Stop to `accelerator` (for the default, to its fallback when the default is taken). The new
+   * one is registered before the one in use is let go, so a taken accelerator leaves Stop where it was.
+   * Returns the accelerator now in use for it, or null when none could be registered.
+   */
   set(accelerator: string): string | null {
-    this.clear();
     const candidates = accelerator === DEFAULT_STOP_HOTKEY ? [accelerator, FALLBACK_STOP_HOTKEY] : [accelerator];
+    if (this.registered && candidates.includes(this.registered)) return this.registered;
     for (const candidate of candidates) {
       let ok = false;
       try {
@@ -56,6 +60,7 @@ export class StopHotkey {
         ok = false; // an accelerator the platform cannot express
       }
       if (ok) {
+        if (this.registered) this.shortcuts.unregister(this.registered);
         this.registered = candidate;
         return candidate;
       }
@@ -68,6 +73,17 @@ export class StopHotkey {
     if (this.registered) this.shortcuts.unregister(this.registered);
     this.registered = null;
   }
+}
+
+/**
+ * Moves Stop to the hotkey new settings ask for, before they are saved: null when it is in use, else why
+ * the settings must be refused (Stop keeps the hotkey it had). `saved` is the setting so far: when it is
+ * what is asked and could not be registered (at start-up), it is tried again but never refused.
+ */
+export function changeStopHotkey(hotkey: StopHotkey, wanted: string, saved: string): string | null {
+  if (hotkey.set(wanted) !== null || wanted === saved) return null;
+  const kept = hotkey.current ? `Stop keeps ${describeAccelerator(hotkey.current)}` : 'Stop keeps no hotkey';
+  return `${describeAccelerator(wanted)} is taken by another program: ${kept}`;
 }
 
 /** "CommandOrControl+Shift+Escape" as people read it on this platform. */

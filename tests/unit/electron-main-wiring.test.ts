@@ -1,7 +1,9 @@
 // The shell's wiring (src-main/electron/shell.ts) with a stand-in for the electron module and the host:
 // no Electron binary is needed to check that the window is created with the secure preferences, that
 // app:// and IPC are registered and reach the host, that Stop (hotkey) sends session.stop, that host
-// events reach the page, tray and window, and that the device client is forked as a utility process.
+// events reach the page, tray and window (and notifications, closed once decided), that a taken Stop
+// hotkey is refused, that quitting does not wait for ever, and that the device client is forked as a
+// utility process.
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,14 +16,16 @@ const state = vi.hoisted(() => ({
   windows: [] as Array<Record<string, unknown>>,
   handlers: new Map<string, (...args: unknown[]) => unknown>(),
   shortcuts: new Map<string, () => void>(),
+  takenShortcuts: new Set<string>(),
   protocolHandler: null as null | ((request: Request) => Promise<Response>),
-  notifications: [] as Array<{ title: string; body: string }>,
+  notifications: [] as Array<{ title: string; body: string; closed: boolean; click: () => void }>,
   trayTooltips: [] as string[],
   forks: [] as Array<{ modulePath: string; args: string[]; options: Record<string, unknown> }>,
   commands: [] as unknown[],
   hostListener: null as null | ((event: unknown) => void),
   hostOptions: null as null | Record<string, unknown>,
   hostClosed: false,
+  hostCloseHangs: false,
   dir: '',
   app: null as null | EventEmitter,
 }));
@@ -112,11 +116,16 @@ vi.mock('electron', async () => {
   }
   class Notification extends Emitter {
     static isSupported = () => true;
-    constructor(private readonly options: { title: string; body: string }) {
+    private readonly shown: { title: string; body: string; closed: boolean; click: () => void };
+    constructor(options: { title: string; body: string }) {
       super();
+      this.shown = { ...options, closed: false, click: () => this.emit('click') };
     }
     show() {
-      state.notifications.push(this.options);
+      state.notifications.push(this.shown);
+    }
+    close() {
+      this.shown.closed = true;
     }
   }
   const defaultSession = Object.assign(new Emitter(), {
@@ -133,6 +142,7 @@ vi.mock('electron', async () => {
     dialog: { showErrorBox: (title: string, message: string) => state.calls.push(`error:${message}`) },
     globalShortcut: {
       register: (accelerator: string, callback: () => void) => {
+        if (state.takenShortcuts.has(accelerator)) return false;
         state.shortcuts.set(accelerator, callback);
         return true;
       },
@@ -191,8 +201,9 @@ vi.mock('../../src-main/host/create-host', () => ({
       },
       screenshots: { pathOf: () => null },
       interrupted: [],
-      close: async () => {
+      close: () => {
         state.hostClosed = true;
+        return state.hostCloseHangs ? new Promise<void>(() => undefined) : Promise.resolve();
       },
     };
   },
@@ -296,16 +307,86 @@ describe('shell wiring', () => {
       interaction: { kind: 'questions', id: 'q1', sessionId: 's1', agent: 'HostAgent', questions: ['Which folder?'] },
     });
     emit({ kind: 'status.changed', sessionId: 's1', status: 'waiting', detail: 'Waiting for an answer' });
-    expect(state.notifications).toEqual([{ title: 'Deskhand has a question', body: 'Which folder?' }]);
+    expect(state.notifications).toMatchObject([{ title: 'Deskhand has a question', body: 'The agent asks you a question', closed: false }]);
     if (process.platform === 'linux') expect(window.log.at(-1)).toBe('showInactive');
     expect(window.log).not.toContain('focus');
   });
 
-  it('closes the host before quitting', async () => {
-    let prevented = false;
-    state.app?.emit('before-quit', { preventDefault: () => (prevented = true) });
-    expect(prevented).toBe(true);
-    await vi.waitFor(() => expect(state.hostClosed).toBe(true));
-    await vi.waitFor(() => expect(state.calls).toContain('quit'));
+  it('closes each notification once what it announced is decided, closed or over, and notifies forms', () => {
+    const question = state.notifications[0];
+    emit({ kind: 'interaction.resolved', sessionId: 's1', interactionId: 'q1', outcome: 'answered' });
+    expect(question?.closed).toBe(true);
+
+    emit({
+      kind: 'interaction.requested',
+      interaction: {
+        kind: 'confirm',
+        id: 'c1',
+        sessionId: 's1',
+        agent: 'AppAgent',
+        actionText: "Type 'hunter2'",
+        actions: [{ function: 'type_text', args: { text: 'hunter2' } }],
+        target: 'Login',
+        reasons: ['rule: typing'],
+        screenshot: null,
+      },
+    });
+    const approval = state.notifications[1];
+    expect(approval).toMatchObject({ title: 'Deskhand waits for your approval', body: 'Typing text waits for your approval', closed: false });
+    expect(JSON.stringify(state.notifications)).not.toContain('hunter2');
+    const shown = window.log.length;
+    approval?.click();
+    expect(window.log.slice(shown)).toEqual(['show', 'focus']);
+
+    const form = { formId: 'f1', sessionId: 's1', agent: 'AppAgent', schema: { type: 'object' }, uischema: null, data: {}, state: 'open' } as const;
+    emit({ kind: 'form.updated', form });
+    emit({ kind: 'form.updated', form: { ...form, data: { name: 'typed by the user' } } });
+    expect(state.notifications.slice(2)).toMatchObject([{ title: 'Deskhand waits for you', body: "The agent's form waits for you", closed: false }]);
+    emit({ kind: 'form.updated', form: { ...form, state: 'closed' } });
+    expect(state.notifications[2]?.closed).toBe(true);
+    expect(approval?.closed).toBe(false);
+
+    emit({ kind: 'session.ended', sessionId: 's1', status: 'stopped', result: null });
+    expect(approval?.closed).toBe(true);
+  });
+
+  it('refuses a Stop hotkey that is taken or belongs to editing, and keeps the one in use', async () => {
+    const handler = state.handlers.get('deskhand:desktop-settings.set') as (...args: unknown[]) => Promise<unknown>;
+    const event = { sender: window.webContents, senderFrame: { url: 'app://deskhand/index.html', parent: null } };
+    const errorSpy = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    state.takenShortcuts.add('Alt+F11');
+    expect(await handler(event, { stopHotkey: 'Alt+F11' })).toEqual({
+      ok: false,
+      errors: [{ path: 'stopHotkey', message: expect.stringMatching(/^Alt\+F11 is taken by another program: Stop keeps (Ctrl|Cmd)\+Shift\+Esc$/) }],
+    });
+    expect([...state.shortcuts.keys()]).toEqual(['CommandOrControl+Shift+Escape']);
+    expect(await handler(event, { stopHotkey: 'CommandOrControl+V' })).toMatchObject({ ok: false, errors: [{ path: 'stopHotkey' }] });
+    expect([...state.shortcuts.keys()]).toEqual(['CommandOrControl+Shift+Escape']);
+    const getter = state.handlers.get('deskhand:desktop-settings.get') as (...args: unknown[]) => Promise<unknown>;
+    expect(await getter(event)).toMatchObject({ ok: true, settings: { stopHotkey: 'CommandOrControl+Shift+Escape' }, hotkeyRegistered: 'CommandOrControl+Shift+Escape' });
+
+    expect(await handler(event, { stopHotkey: 'Alt+F12' })).toMatchObject({ ok: true, settings: { stopHotkey: 'Alt+F12' }, hotkeyRegistered: 'Alt+F12' });
+    expect([...state.shortcuts.keys()]).toEqual(['Alt+F12']);
+    errorSpy.mockRestore();
+  });
+
+  it('closes the host before quitting, but quits anyway when closing does not end', async () => {
+    vi.useFakeTimers();
+    state.hostCloseHangs = true;
+    const errorSpy = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      let prevented = false;
+      state.app?.emit('before-quit', { preventDefault: () => (prevented = true) });
+      expect(prevented).toBe(true);
+      expect(state.hostClosed).toBe(true);
+      await vi.advanceTimersByTimeAsync(9_000);
+      expect(state.calls).not.toContain('quit');
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(state.calls).toContain('quit');
+      expect(errorSpy).toHaveBeenCalledWith(expect.stringMatching(/gave up waiting for the host to close.*quitting anyway/));
+    } finally {
+      errorSpy.mockRestore();
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,6 +1,6 @@
 // The desktop shell's logic, without Electron: what Stop stops, when the window gets out of the agent's
-// way, what the tray says, the saved window place, desktop settings, the keychain encryptor and the
-// navigation/permission guards.
+// way, what the tray says, notifications, quitting, the saved window place, desktop settings, the
+// keychain encryptor and the navigation/permission guards.
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,15 +13,18 @@ import {
   effectiveWindowPolicy,
   FALLBACK_STOP_HOTKEY,
   isGlobalAccelerator,
+  reservedShortcutUse,
 } from '../../src-main/electron/desktop-settings';
 import { appMenuTemplate, trayMenuTemplate, type MenuActions } from '../../src-main/electron/menus';
-import { notificationFor, RunTracker } from '../../src-main/electron/run-tracker';
+import { closeBeforeQuit, QUIT_WAIT_MS } from '../../src-main/electron/quit';
+import { notificationFor, RunTracker, waitingKey } from '../../src-main/electron/run-tracker';
 import { createSafeStorageEncryptor, type SafeStorageLike } from '../../src-main/electron/safe-storage';
 import { guardSession, guardWebContents, mayGrantPermission, mayNavigate } from '../../src-main/electron/security';
-import { describeAccelerator, StopHotkey, stopSessions } from '../../src-main/electron/stop-control';
+import { changeStopHotkey, describeAccelerator, StopHotkey, stopSessions } from '../../src-main/electron/stop-control';
+import { WaitingNotifications } from '../../src-main/electron/waiting-notifications';
 import { ActingWindowController, type PolicyWindow } from '../../src-main/electron/window-policy';
 import { DEFAULT_WINDOW_STATE, fitToDisplays, WINDOW_STATE_FILE, WindowStateFile } from '../../src-main/electron/window-state';
-import type { HostCommand, HostEvent, HostMessage, Interaction, SessionView } from '../../src-main/protocol';
+import type { FormView, HostCommand, HostEvent, HostMessage, Interaction, SessionView } from '../../src-main/protocol';
 
 function session(id: string, status: SessionView['status'], title = `task ${id}`): SessionView {
   return {
@@ -65,7 +68,7 @@ describe('RunTracker', () => {
     expect(tracker.status()).toEqual({ label: 'Working: Rename the PDFs, step 3', canStop: true, state: 'acting' });
 
     change = tracker.apply({ kind: 'interaction.requested', interaction: confirm });
-    expect(change.needsUser).toEqual(confirm);
+    expect(change.needsUser).toEqual({ kind: 'interaction', interaction: confirm });
     change = tracker.apply({ kind: 'status.changed', sessionId: 's1', status: 'waiting', detail: 'Waiting for approval' });
     expect(change.actingChanged).toBe(true);
     expect(tracker.isActing()).toBe(false);
@@ -90,12 +93,100 @@ describe('RunTracker', () => {
     expect(tracker.status()).toMatchObject({ state: 'paused', label: 'Paused: task b' });
   });
 
-  it('words notifications for questions and approvals', () => {
-    expect(notificationFor(confirm)).toEqual({ title: 'Deskhand waits for your approval', body: "Run 'rm -rf build'" });
-    expect(notificationFor({ kind: 'questions', id: 'q', sessionId: 's', agent: 'HostAgent', questions: ['Which folder?', 'Why?'] })).toEqual({
-      title: 'Deskhand has 2 questions',
-      body: 'Which folder?',
-    });
+  it('words notifications by the kind of decision, without the action\'s arguments or the question', () => {
+    const held = (actions: Array<{ function: string; args: Record<string, unknown> }>, actionText: string): Interaction => ({ ...confirm, actions, actionText });
+    const cases: Array<[Interaction, string]> = [
+      [held([{ function: 'execute_command', args: { command: 'mysql -psecret' } }], "Run 'mysql -psecret'"), 'A shell command waits for your approval'],
+      [held([{ function: 'type_text', args: { text: 'hunter2' } }], "Type 'hunter2'"), 'Typing text waits for your approval'],
+      [held([{ function: 'hotkey', args: { keys: ['ctrl', 'w'] } }], 'Press ctrl+w'), 'A key press waits for your approval'],
+      [held([{ function: 'click', args: { x: 1, y: 2 } }, { function: 'type_text', args: { text: 'hunter2' } }], "Click\nType 'hunter2'"), 'A sequence of 2 actions waits for your approval'],
+      [held([], "Open 'secret.txt'"), 'A step waits for your approval'],
+    ];
+    for (const [interaction, body] of cases) {
+      const shown = notificationFor({ kind: 'interaction', interaction });
+      expect(shown).toEqual({ title: 'Deskhand waits for your approval', body });
+      expect(JSON.stringify(shown)).not.toMatch(/hunter2|psecret|secret\.txt|ctrl/);
+    }
+    const questions = (list: string[]): Interaction => ({ kind: 'questions', id: 'q', sessionId: 's', agent: 'HostAgent', questions: list });
+    expect(notificationFor({ kind: 'interaction', interaction: questions(['What is your PIN?']) })).toEqual({ title: 'Deskhand has a question', body: 'The agent asks you a question' });
+    expect(notificationFor({ kind: 'interaction', interaction: questions(['Which folder?', 'Why?']) })).toEqual({ title: 'Deskhand has 2 questions', body: 'The agent asks you 2 questions' });
+    expect(notificationFor({ kind: 'form', form: form('f1', 'open') })).toEqual({ title: 'Deskhand waits for you', body: "The agent's form waits for you" });
+  });
+
+  it('reports forms that open as waiting, once, and what no longer waits when decided, closed or over', () => {
+    const tracker = new RunTracker();
+    tracker.apply({ kind: 'session.started', session: session('s1', 'running') });
+    const opened = tracker.apply({ kind: 'form.updated', form: form('f1', 'open') });
+    expect(opened.needsUser).toEqual({ kind: 'form', form: form('f1', 'open') });
+    // The user typing into it, or the agent updating it, is not news.
+    expect(tracker.apply({ kind: 'form.updated', form: { ...form('f1', 'open'), data: { name: 'x' } } }).needsUser).toBeNull();
+    const formKey = waitingKey({ kind: 'form', form: form('f1', 'open') });
+    expect(tracker.apply({ kind: 'form.updated', form: form('f1', 'closed') }).settled).toEqual([formKey]);
+    expect(tracker.apply({ kind: 'form.updated', form: form('f1', 'closed') }).settled).toEqual([]);
+
+    tracker.apply({ kind: 'interaction.requested', interaction: confirm });
+    const confirmKey = waitingKey({ kind: 'interaction', interaction: confirm });
+    expect(tracker.apply({ kind: 'interaction.resolved', sessionId: 's1', interactionId: 'i1', outcome: 'rejected' }).settled).toEqual([confirmKey]);
+
+    tracker.apply({ kind: 'interaction.requested', interaction: confirm });
+    tracker.apply({ kind: 'form.updated', form: form('f2', 'open') });
+    const ended = tracker.apply({ kind: 'session.ended', sessionId: 's1', status: 'stopped', result: null });
+    expect(ended.settled.sort()).toEqual([confirmKey, waitingKey({ kind: 'form', form: form('f2', 'open') })].sort());
+    expect(confirmKey).not.toBe(formKey);
+  });
+});
+
+function form(formId: string, state: FormView['state']): FormView {
+  return { formId, sessionId: 's1', agent: 'AppAgent', schema: { type: 'object' }, uischema: null, data: {}, state };
+}
+
+describe('notifications for what waits', () => {
+  it('holds each notification until what it announced no longer waits, then closes it', () => {
+    const notifications = new WaitingNotifications<{ close(): void; closed: number }>();
+    const make = () => {
+      const notification = { closed: 0, close: () => void notification.closed++ };
+      return notification;
+    };
+    const first = make();
+    const second = make();
+    notifications.add('interaction:a', first);
+    notifications.add('form:s:f', second);
+    expect(notifications.size).toBe(2);
+    notifications.close('interaction:a');
+    expect([first.closed, second.closed, notifications.size]).toEqual([1, 0, 1]);
+    notifications.close('interaction:a');
+    expect(first.closed).toBe(1);
+    const replacement = make();
+    notifications.add('form:s:f', replacement);
+    expect(second.closed).toBe(1);
+    notifications.closeAll();
+    expect([replacement.closed, notifications.size]).toEqual([1, 0]);
+  });
+});
+
+describe('quitting', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('waits for the host to close, and quits at once when it has', async () => {
+    const log = vi.fn();
+    await closeBeforeQuit(async () => undefined, QUIT_WAIT_MS, log);
+    await closeBeforeQuit(async () => {
+      throw new Error('database locked');
+    }, QUIT_WAIT_MS, log);
+    expect(log.mock.calls).toEqual([['[deskhand] closing the host: database locked']]);
+  });
+
+  it('gives up waiting after the time limit, and says so', async () => {
+    vi.useFakeTimers();
+    const log = vi.fn();
+    let done = false;
+    void closeBeforeQuit(() => new Promise<void>(() => undefined), 10_000, log).then(() => (done = true));
+    await vi.advanceTimersByTimeAsync(9_999);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(done).toBe(true);
+    expect(log).toHaveBeenCalledWith(expect.stringMatching(/gave up waiting for the host to close after 10 s.*quitting anyway/));
+    expect(QUIT_WAIT_MS).toBe(10_000);
   });
 });
 
@@ -138,9 +229,37 @@ describe('Stop', () => {
     expect(onStop).toHaveBeenCalledTimes(1);
     expect(hotkey.set('Alt+F12')).toBe('Alt+F12');
     expect([...registered.keys()]).toEqual(['Alt+F12']);
-    taken.add('Alt+F11');
+    spy.mockRestore();
+  });
+
+  it('keeps the hotkey in use when the new one is taken, and refuses that setting', () => {
+    const taken = new Set(['Alt+F11']);
+    const registered = new Map<string, () => void>();
+    const shortcuts = {
+      register: (accelerator: string, callback: () => void) => {
+        if (taken.has(accelerator)) return false;
+        registered.set(accelerator, callback);
+        return true;
+      },
+      unregister: (accelerator: string) => void registered.delete(accelerator),
+    };
+    const spy = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const hotkey = new StopHotkey(shortcuts, vi.fn());
+    expect(hotkey.set('Alt+F12')).toBe('Alt+F12');
     expect(hotkey.set('Alt+F11')).toBeNull();
-    expect(registered.size).toBe(0);
+    expect(hotkey.current).toBe('Alt+F12');
+    expect([...registered.keys()]).toEqual(['Alt+F12']);
+
+    expect(changeStopHotkey(hotkey, 'Alt+F11', 'Alt+F12')).toBe('Alt+F11 is taken by another program: Stop keeps Alt+F12');
+    expect([...registered.keys()]).toEqual(['Alt+F12']);
+    expect(changeStopHotkey(hotkey, 'Alt+F10', 'Alt+F12')).toBeNull();
+    expect([...registered.keys()]).toEqual(['Alt+F10']);
+    expect(changeStopHotkey(hotkey, 'Alt+F10', 'Alt+F10')).toBeNull();
+
+    // A saved hotkey that was taken at start-up is tried again, and other settings are not refused for it.
+    const fresh = new StopHotkey(shortcuts, vi.fn());
+    expect(changeStopHotkey(fresh, 'Alt+F11', 'Alt+F11')).toBeNull();
+    expect(fresh.current).toBeNull();
     spy.mockRestore();
   });
 
@@ -291,6 +410,39 @@ describe('files in userData', () => {
     for (const bad of ['Escape', 'Shift+A', 'Ctrl+', 'Ctrl+Ctrl+A', 'Ctrl+Shift', 'Ctrl+Hyper+A', 'Ctrl + A', 'Ctrl+F25', '']) {
       expect(isGlobalAccelerator(bad), bad).toBe(false);
     }
+  });
+
+  it('refuses the editing and window shortcuts other programs rely on, saying why', () => {
+    const reserved = [
+      'CommandOrControl+C', 'Ctrl+V', 'Cmd+X', 'CmdOrCtrl+Z', 'Control+Shift+Z', 'Ctrl+A', 'Ctrl+S', 'Ctrl+W', 'Command+Q',
+      'Alt+Tab', 'Alt+Shift+Tab', 'Alt+F4', 'Option+Space', 'Ctrl+Tab', 'Ctrl+Alt+Delete', 'Super+L', 'Super+Tab', 'Meta+C', 'Ctrl+Esc',
+    ];
+    for (const shortcut of reserved) {
+      expect(isGlobalAccelerator(shortcut), shortcut).toBe(false);
+      expect(reservedShortcutUse(shortcut), shortcut).not.toBeNull();
+    }
+    expect(reservedShortcutUse('Shift+Alt+Tab')).toBe('switching windows and tabs');
+    for (const free of [DEFAULT_STOP_HOTKEY, FALLBACK_STOP_HOTKEY, 'Ctrl+Alt+S', 'Alt+F12', 'Super+F12', 'Ctrl+Shift+F12']) {
+      expect(reservedShortcutUse(free), free).toBeNull();
+    }
+    const file = new DesktopSettingsFile(dir);
+    const refused = file.update({ stopHotkey: 'CommandOrControl+C' });
+    expect(refused).toEqual({
+      ok: false,
+      errors: [{ path: 'stopHotkey', message: expect.stringMatching(/^CommandOrControl\+C is one of the shortcuts for copy, cut and paste in other programs/) }],
+    });
+    expect(file.update({ stopHotkey: 'Escape' })).toMatchObject({ ok: false, errors: [{ message: expect.stringMatching(/^a key with at least one of/) }] });
+    expect(existsSync(join(dir, DESKTOP_SETTINGS_FILE))).toBe(false);
+  });
+
+  it('checks settings without saving them until asked', () => {
+    const file = new DesktopSettingsFile(dir);
+    const checked = file.check({ stopHotkey: 'Alt+F12' });
+    expect(checked).toMatchObject({ ok: true, settings: { stopHotkey: 'Alt+F12' } });
+    expect(file.get().stopHotkey).toBe(DEFAULT_STOP_HOTKEY);
+    expect(existsSync(join(dir, DESKTOP_SETTINGS_FILE))).toBe(false);
+    if (checked.ok) file.save(checked.settings);
+    expect(new DesktopSettingsFile(dir).get().stopHotkey).toBe('Alt+F12');
   });
 });
 
