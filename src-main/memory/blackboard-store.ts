@@ -5,6 +5,7 @@ import { keepAsIs, type Db, type Scrub } from './database';
 import { MemoryItem } from './memory';
 
 interface ItemRow {
+  session_id: string;
   memory: MemoryName;
   step_idx: number | null;
   content_json: string;
@@ -34,9 +35,9 @@ export class BlackboardStore {
       insert: db.prepare(
         'INSERT INTO blackboard_items (session_id, memory, step_idx, content_json, created_at) VALUES (?, ?, ?, ?, ?)',
       ),
-      bySession: db.prepare('SELECT memory, step_idx, content_json FROM blackboard_items WHERE session_id = ? ORDER BY id'),
+      bySession: db.prepare('SELECT session_id, memory, step_idx, content_json FROM blackboard_items WHERE session_id = ? ORDER BY id'),
       lastQuestions: db.prepare(
-        `SELECT memory, step_idx, content_json FROM blackboard_items WHERE memory = 'questions' AND session_id != ?
+        `SELECT session_id, memory, step_idx, content_json FROM blackboard_items WHERE memory = 'questions' AND session_id != ?
          ORDER BY id DESC LIMIT ?`,
       ),
     };
@@ -52,22 +53,23 @@ export class BlackboardStore {
 
   /**
    * A session's blackboard as it was: its own items, plus the last `carriedQuestions` Q&A pairs of
-   * earlier sessions (answers the user gave once need not be asked again).
+   * earlier sessions (answers the user gave once need not be asked again), marked as carried: they are
+   * for prompts, and never shown or exported as the session's own. With 0, only its own items.
    */
   load(sessionId: string, carriedQuestions: number): Blackboard {
     const blackboard = new Blackboard(this.sinkFor(sessionId), this.scrub);
     const carried = (this.statements.lastQuestions.all(sessionId, carriedQuestions) as ItemRow[]).reverse();
-    blackboard.restore('questions', carried.map((row) => this.toItem(row)));
+    blackboard.restore('questions', carried.map((row) => this.toItem(row, row.session_id)));
     const rows = this.statements.bySession.all(sessionId) as ItemRow[];
     for (const name of MEMORY_NAMES) {
-      blackboard.restore(name, rows.filter((row) => row.memory === name).map((row) => this.toItem(row)));
+      blackboard.restore(name, rows.filter((row) => row.memory === name).map((row) => this.toItem(row, null)));
     }
     return blackboard;
   }
 
-  private toItem(row: ItemRow): MemoryItem {
+  private toItem(row: ItemRow, carriedFrom: string | null): MemoryItem {
     const parsed = RECORD_SCHEMAS[row.memory].safeParse(JSON.parse(row.content_json));
     if (!parsed.success) throw new Error(`a damaged ${row.memory} record on the blackboard: ${parsed.error.message}`);
-    return new MemoryItem(parsed.data, row.step_idx);
+    return new MemoryItem(parsed.data, row.step_idx, carriedFrom);
   }
 }

@@ -44,6 +44,8 @@ export class Blackboard {
   readonly requests = new Memory('requests');
   readonly trajectories = new Memory('trajectories');
   readonly screenshots = new Memory('screenshots');
+  /** Records written inside afterCommit, kept once it has returned. */
+  private staged: Array<{ name: MemoryName; item: MemoryItem }> | null = null;
 
   constructor(
     private readonly sink: BlackboardSink | null = null,
@@ -59,9 +61,28 @@ export class Blackboard {
   addData(name: MemoryName, data: MemoryItem | Record<string, unknown> | string, step: number | null = null): MemoryItem {
     const values = data instanceof MemoryItem ? data.toJSON() : typeof data === 'string' ? { text: data } : data;
     const item = new MemoryItem(this.scrub(values), data instanceof MemoryItem ? data.step : step);
-    this.memory(name).add(item);
+    // Written first: a record the store refused is not kept either.
     this.sink?.write(name, item);
+    if (this.staged) this.staged.push({ name, item });
+    else this.memory(name).add(item);
     return item;
+  }
+
+  /**
+   * Runs `commit`, a store transaction that writes records through the sink; they are kept in the
+   * memories only once it has returned, so a transaction rolled back leaves no record behind.
+   */
+  afterCommit<T>(commit: () => T): T {
+    if (this.staged) throw new Error('afterCommit cannot be nested');
+    const staged: Array<{ name: MemoryName; item: MemoryItem }> = [];
+    this.staged = staged;
+    try {
+      const result = commit();
+      for (const { name, item } of staged) this.memory(name).add(item);
+      return result;
+    } finally {
+      this.staged = null;
+    }
   }
 
   addQuestion(question: string, answer: string, step: number | null = null): MemoryItem {
@@ -83,6 +104,11 @@ export class Blackboard {
   /** Loads items read back from storage without writing them again. */
   restore(name: MemoryName, items: readonly MemoryItem[]): void {
     for (const item of items) this.memory(name).add(item);
+  }
+
+  /** A session was deleted: what it said goes with it, from prompts too. */
+  forgetCarriedFrom(sessionId: string): number {
+    return this.questions.deleteWhere((item) => item.carriedFrom === sessionId);
   }
 
   isEmpty(): boolean {

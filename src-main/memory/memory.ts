@@ -2,7 +2,12 @@
 export class MemoryItem {
   private readonly values: Record<string, unknown>;
 
-  constructor(values: Record<string, unknown> = {}, readonly step: number | null = null) {
+  constructor(
+    values: Record<string, unknown> = {},
+    readonly step: number | null = null,
+    /** The session a record was carried over from (a Q&A pair of an earlier session); null: its own. */
+    readonly carriedFrom: string | null = null,
+  ) {
     this.values = { ...values };
   }
 
@@ -38,8 +43,12 @@ export class Memory {
 
   /** Removes the items recorded for one step (e.g. a step that was undone). */
   deleteByStep(step: number): number {
+    return this.deleteWhere((item) => item.step === step);
+  }
+
+  deleteWhere(matches: (item: MemoryItem) => boolean): number {
     const before = this.items.length;
-    this.items = this.items.filter((item) => item.step !== step);
+    this.items = this.items.filter((item) => !matches(item));
     return before - this.items.length;
   }
 

@@ -155,4 +155,14 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE audit_new RENAME TO audit;
   CREATE INDEX audit_by_session ON audit(session_id, id);
   `,
+  // 4: 2 gave the sessions of schema 1 a round count of 1 but no row for that round (their request), so
+  // opening one listed no request. The row is made from the session; an unfinished one stays open, for
+  // start-up recovery to mark interrupted like any other.
+  `
+  INSERT INTO rounds (session_id, idx, request, status, result, started_at, ended_at)
+  SELECT id, 0, request, status, result, created_at,
+         CASE WHEN status IN ('running', 'stopping', 'waiting', 'paused') THEN NULL ELSE updated_at END
+  FROM sessions
+  WHERE round_count > 0 AND NOT EXISTS (SELECT 1 FROM rounds WHERE rounds.session_id = sessions.id);
+  `,
 ];

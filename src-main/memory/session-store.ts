@@ -90,6 +90,14 @@ interface StepRow {
   approved_by: string | null;
 }
 
+/**
+ * The columns of a step as views show it (StepRow): not its prompt and model reply, the bulk of a step,
+ * which step.detail and an export read.
+ */
+const STEP_VIEW_COLUMNS = `id, session_id, idx, round, agent, target, subtask, status, observation, thought, plan_json, comment,
+  action_json, action_text, result, error, screenshot_file, screenshot_width, screenshot_height, annotated_file, started_at,
+  duration_ms, phase_ms_json, prompt_tokens, completion_tokens, cost_usd, approved_by`;
+
 const TITLE_CHARS = 80;
 
 function titleFrom(request: string): string {
@@ -266,7 +274,9 @@ export class SessionStore {
            cost_usd = CASE WHEN @cost IS NULL THEN cost_usd ELSE COALESCE(cost_usd, 0) + @cost END
          WHERE id = @sessionId RETURNING step_count`,
       ),
-      steps: db.prepare('SELECT * FROM steps WHERE session_id = ? ORDER BY idx'),
+      steps: db.prepare(`SELECT ${STEP_VIEW_COLUMNS} FROM steps WHERE session_id = ? ORDER BY idx`),
+      stepsOf: db.prepare(`SELECT ${STEP_VIEW_COLUMNS} FROM steps WHERE session_id = ? AND agent = ? ORDER BY idx`),
+      stepsWithReplies: db.prepare(`SELECT ${STEP_VIEW_COLUMNS}, model_reply FROM steps WHERE session_id = ? ORDER BY idx`),
       firstStepFrom: db.prepare('SELECT MIN(idx) AS idx FROM steps WHERE session_id = ? AND round >= ?'),
       step: db.prepare('SELECT * FROM steps WHERE session_id = ? AND id = ?'),
       markInterrupted: db.prepare(
@@ -341,10 +351,11 @@ export class SessionStore {
   }
 
   /**
-   * Appends a step, adds its usage to the session, and runs `alsoWrite` (blackboard records) in the same
-   * transaction; returns the step as the UI sees it.
+   * Appends a step (scrubbed), adds its usage to the session, and runs `alsoWrite` (blackboard records)
+   * in the same transaction; returns the step as the UI sees it.
    */
-  appendStep(sessionId: string, step: NewStep, alsoWrite?: (index: number) => void): StepView {
+  appendStep(sessionId: string, rawStep: NewStep, alsoWrite?: (index: number) => void): StepView {
+    const step = this.scrub(rawStep);
     const id = randomUUID();
     const index = this.transaction(() => {
       const bumped = this.statements.bumpSession.get({
@@ -365,6 +376,17 @@ export class SessionStore {
 
   steps(sessionId: string): StepView[] {
     return (this.statements.steps.all(sessionId) as StepRow[]).map(toStepView);
+  }
+
+  /** The steps one agent made in a session, oldest first. */
+  stepsOf(sessionId: string, agent: string): StepView[] {
+    return (this.statements.stepsOf.all(sessionId, agent) as StepRow[]).map(toStepView);
+  }
+
+  /** Every step with its model reply, in one query (an export). */
+  stepsWithReplies(sessionId: string): Array<StepView & { modelReply: string | null }> {
+    const rows = this.statements.stepsWithReplies.all(sessionId) as Array<StepRow & { model_reply: string | null }>;
+    return rows.map((row) => ({ ...toStepView(row), modelReply: row.model_reply }));
   }
 
   step(sessionId: string, stepId: string): { step: StepView; modelReply: string | null; promptText: string | null } | null {

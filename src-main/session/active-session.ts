@@ -46,8 +46,9 @@ export interface SessionDeps {
 const STOPPED: RunOutcome = { status: 'stopped', result: 'Stopped by you' };
 
 /**
- * A session the host is working on: its blackboard, its agents (kept across rounds, so AppAgents are
- * reused while their windows stay open), and the round in progress. Rounds run one at a time.
+ * A session the host is working on: its blackboard, its agents, and the round in progress. It lives for
+ * one round: the next one builds it again from the store (the root agent gets its own earlier steps back;
+ * the AppAgents start afresh, their steps being on the blackboard's trajectory).
  */
 export class ActiveSession {
   readonly pause = new PauseGate();
@@ -65,6 +66,7 @@ export class ActiveSession {
     this.blackboard = deps.blackboards.load(session.id, deps.config.prompt.carriedQuestions);
     this.forms = new SessionForms(session.id, deps.interactions, deps.emit);
     this.root = session.mode === 'shell' ? new ShellAgent(null) : new HostAgent();
+    for (const step of deps.store.stepsOf(session.id, this.root.name)) this.root.history.push(step);
     this.nextIndex = session.stepCount;
     this.sessionId = session.id;
   }
@@ -127,13 +129,22 @@ export class ActiveSession {
   }
 
   private endRound(round: number, outcome: RunOutcome): RunOutcome {
-    this.deps.interactions.cancelOpen(this.sessionId);
-    this.forms.closeAll();
     // A Pause pressed during the last step must not hold the next round, which nothing would resume.
     this.pause.resume();
-    this.deps.store.endRound(this.sessionId, round, outcome.status, outcome.result);
-    const session = this.deps.store.setStatus(this.sessionId, outcome.status, outcome.result);
-    this.deps.emit({ kind: 'session.updated', session });
+    let session: SessionView | null = null;
+    try {
+      // All or nothing: a round saved as ended in a session still 'running' would be resumed, and run again.
+      session = this.deps.store.transaction(() => {
+        this.deps.interactions.cancelOpen(this.sessionId);
+        this.forms.closeAll();
+        this.deps.store.endRound(this.sessionId, round, outcome.status, outcome.result);
+        return this.deps.store.setStatus(this.sessionId, outcome.status, outcome.result);
+      });
+    } catch (error) {
+      // Nothing of the end was saved: the next start finds the round unfinished, and offers Resume.
+      logError('[deskhand] the end of the round could not be saved:', error);
+    }
+    if (session) this.deps.emit({ kind: 'session.updated', session });
     this.deps.emit({ kind: 'session.ended', sessionId: this.sessionId, status: outcome.status, result: outcome.result });
     return outcome;
   }
@@ -148,8 +159,8 @@ export class ActiveSession {
     const { config } = this.deps;
     const firstIndex = resumed ? this.firstStepOfInterruptedRequest(round) : this.nextIndex;
     // On the blackboard at once, so that a crash or a Stop while the device client starts keeps it. A
-    // resumed request is there already, unless the crash came that early.
-    if (!resumed || this.blackboard.requests.all().at(-1)?.get('request') !== request) this.blackboard.addRequest(request);
+    // resumed request is there already (scrubbed, as written), unless the crash came that early.
+    if (!resumed || this.blackboard.requests.all().at(-1)?.get('request') !== this.deps.scrub(request)) this.blackboard.addRequest(request);
     // Starting the device client can take seconds: Stop must not wait for it.
     const runtime = this.runtime(round, request, signal, models, await unlessAborted(this.deps.tools(), signal, () => new StepAborted()));
     // The user has just used the mouse to ask (or resume): where the last round left the pointer, or a
@@ -164,12 +175,15 @@ export class ActiveSession {
     try {
       for (;;) {
         if (signal.aborted) return STOPPED;
+        // The pointer calls swallow an abort (they answer null): Stop is checked after each of them.
         const takeover = await this.deps.dispatcher.checkTakeover(signal);
+        if (signal.aborted) return STOPPED;
         if (takeover.takenOver && !this.pause.paused) this.pauseRun(takeover.message);
         if (this.pause.paused) {
           await this.pause.wait(signal);
           if (signal.aborted) return STOPPED;
           await this.deps.dispatcher.rebasePointer(signal);
+          if (signal.aborted) return STOPPED;
           agent.userInteracted();
         }
         if (this.nextIndex - firstIndex >= config.limits.maxStepsPerRound) {
@@ -273,17 +287,18 @@ export class ActiveSession {
 
   /**
    * One transaction: the step, the session's counters and the step's blackboard records, all without
-   * secrets (the blackboard scrubs its own records).
+   * secrets (the store and the blackboard scrub what they write).
    */
-  private commit(rawStep: NewStep, memory: StepMemory): StepView {
-    const step = this.deps.scrub(rawStep);
-    const view = this.deps.store.appendStep(this.sessionId, step, (index) => {
-      if (memory.trajectory) this.blackboard.addTrajectory({ ...memory.trajectory, Step: index + 1 }, index);
-      if (memory.savedScreenshot && step.screenshot) {
-        const { file, width, height } = step.screenshot;
-        this.blackboard.addImage({ sessionId: this.sessionId, file, width, height }, memory.savedScreenshot, index);
-      }
-    });
+  private commit(step: NewStep, memory: StepMemory): StepView {
+    const view = this.blackboard.afterCommit(() =>
+      this.deps.store.appendStep(this.sessionId, step, (index) => {
+        if (memory.trajectory) this.blackboard.addTrajectory({ ...memory.trajectory, Step: index + 1 }, index);
+        if (memory.savedScreenshot && step.screenshot) {
+          const { file, width, height } = step.screenshot;
+          this.blackboard.addImage({ sessionId: this.sessionId, file, width, height }, memory.savedScreenshot, index);
+        }
+      }),
+    );
     this.nextIndex = view.index + 1;
     this.deps.emit({ kind: 'step.added', step: view });
     this.deps.emit({ kind: 'session.updated', session: this.deps.store.requireSession(this.sessionId) });

@@ -22,20 +22,31 @@ function hasRemoteRef(value: unknown): boolean {
 }
 
 const UNSAFE_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
+const ARRAY_INDEX = /^(0|[1-9]\d*)$/;
 
-/** Sets a value at a JSONForms path ("a.b.0.c" or "/a/b"), refusing prototype keys. */
+/**
+ * Sets a value at a JSONForms path ("a.b.0.c" or "/a/b"), refusing prototype keys. In an array only an
+ * item that is there, or the one after the last (an append): one event setting `length` or a far index
+ * would make an array of millions of holes, and block the host while it is copied and measured.
+ */
 export function setAtPath(data: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
   const keys = path.replace(/^#?\//, '').split(/[./]/).filter(Boolean);
   if (!keys.length) throw new CommandError('bad_message', 'the form event has no path');
   if (keys.some((key) => UNSAFE_KEYS.has(key))) throw new CommandError('bad_message', `refused form path '${path}'`);
   const root: Record<string, unknown> = structuredClone(data);
   let node: Record<string, unknown> = root;
-  for (const key of keys.slice(0, -1)) {
+  keys.forEach((key, depth) => {
+    if (Array.isArray(node) && (!ARRAY_INDEX.test(key) || Number(key) > node.length)) {
+      throw new CommandError('bad_message', `refused form path '${path}': '${key}' is not an item of a list of ${node.length}`);
+    }
+    if (depth === keys.length - 1) {
+      node[key] = value;
+      return;
+    }
     const next = node[key];
     node[key] = next && typeof next === 'object' ? next : {};
     node = node[key] as Record<string, unknown>;
-  }
-  node[keys.at(-1) as string] = value;
+  });
   return root;
 }
 

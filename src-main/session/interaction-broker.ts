@@ -50,6 +50,11 @@ export class InteractionBroker {
   ask(request: InteractionRequest, signal: AbortSignal): Promise<InteractionResponse> {
     const interaction = { ...request, id: randomUUID() } as Interaction;
     this.store.save(interaction);
+    // Stopped before it was asked: kept as cancelled, and shown to no one (nobody could answer it).
+    if (signal.aborted) {
+      this.store.resolve(interaction.id, 'cancelled', null);
+      return Promise.reject(new InteractionCancelled());
+    }
     this.emit({ kind: 'interaction.requested', interaction });
     const automatic = this.autoResponder?.(interaction) ?? null;
     if (automatic) {
@@ -63,7 +68,6 @@ export class InteractionBroker {
         this.emit({ kind: 'interaction.resolved', sessionId: interaction.sessionId, interactionId: interaction.id, outcome: 'cancelled' });
         reject(new InteractionCancelled());
       };
-      if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
       this.waiting.set(interaction.id, {
         interaction,
@@ -79,9 +83,8 @@ export class InteractionBroker {
   /** The user's answer from a UI. Throws a message for the user when it does not fit. */
   respond(sessionId: string, interactionId: string, response: InteractionResponse): void {
     const waiting = this.waiting.get(interactionId);
-    if (!waiting || waiting.interaction.sessionId !== sessionId) {
-      throw new CommandError('conflict', 'nothing is waiting for that answer (it was already answered or cancelled)');
-    }
+    if (!waiting) throw new CommandError('conflict', 'nothing is waiting for that answer (it was already answered or cancelled)');
+    if (waiting.interaction.sessionId !== sessionId) throw new CommandError('not_found', 'that session has no such question or approval');
     const { interaction } = waiting;
     if (interaction.kind === 'questions') {
       if (response.kind !== 'answers') throw new CommandError('bad_message', 'this interaction expects answers');

@@ -44,7 +44,10 @@ type Listener = (event: HostEvent) => void;
 /** Answers the protocol's commands and runs sessions, one at a time (there is one desktop). */
 export class SessionService {
   private readonly listeners = new Set<Listener>();
-  private readonly active = new Map<string, ActiveSession>();
+  /**
+   * The one session in memory: the one whose round runs. It is dropped when the round ends (its
+   * blackboard, agents and their histories with it) and built again from the store for the next round.
+   */
   private runningSession: ActiveSession | null = null;
   /** Set by shutdown: no round may start while the device and the database are being closed. */
   private closing = false;
@@ -82,10 +85,12 @@ export class SessionService {
     await session?.running;
   }
 
+  /** Every event goes out here (the sessions', the broker's, the forms'), scrubbed once for all listeners. */
   emit(event: HostEvent): void {
+    const clean = this.deps.scrub(event);
     for (const listener of this.listeners) {
       try {
-        listener(event);
+        listener(clean);
       } catch (error) {
         // A broken UI connection must not stop the run; it is reported, not hidden.
         logError('[deskhand] an event listener failed:', error);
@@ -114,7 +119,7 @@ export class SessionService {
       }
       case 'session.resume': {
         const session = this.requireSession(command.sessionId);
-        const live = this.active.get(session.id);
+        const live = this.live(session.id);
         if (live?.running) {
           if (!live.resumeRun()) throw new CommandError('conflict', 'this session is running and not paused');
           return { session: store.requireSession(session.id) };
@@ -128,10 +133,10 @@ export class SessionService {
       }
       case 'session.stop':
         this.requireSession(command.sessionId);
-        return { sessionId: command.sessionId, stopped: this.active.get(command.sessionId)?.stop() ?? false };
+        return { sessionId: command.sessionId, stopped: this.live(command.sessionId)?.stop() ?? false };
       case 'session.pause':
         this.requireSession(command.sessionId);
-        return { sessionId: command.sessionId, paused: this.active.get(command.sessionId)?.pauseRun('Paused by you') ?? false };
+        return { sessionId: command.sessionId, paused: this.live(command.sessionId)?.pauseRun('Paused by you') ?? false };
       case 'session.list':
         return { sessions: store.listSessions(200, command.query) };
       case 'session.open': {
@@ -140,7 +145,7 @@ export class SessionService {
           session,
           rounds: store.rounds(session.id).map((round) => ({ index: round.idx, request: round.request, status: SessionStatus.parse(round.status), result: round.result })),
           steps: store.steps(session.id),
-          interactions: this.deps.broker.pending(session.id),
+          interactions: this.deps.scrub(this.deps.broker.pending(session.id)),
           forms: this.deps.interactions.forms(session.id),
         };
       }
@@ -164,8 +169,12 @@ export class SessionService {
           note: command.note ?? null,
         });
       case 'form.event': {
-        const live = this.active.get(command.sessionId);
-        if (!live) throw new CommandError('not_found', 'that session has no open forms');
+        const live = this.live(command.sessionId);
+        if (!live) {
+          this.requireSession(command.sessionId);
+          // Forms are closed when a round ends: a session that does not run has none open.
+          throw new CommandError('conflict', 'that form is closed or unknown');
+        }
         live.forms.handleEvent(command.formId, command.path, command.value, command.action);
         return {};
       }
@@ -200,14 +209,14 @@ export class SessionService {
     return session;
   }
 
+  private live(sessionId: string): ActiveSession | null {
+    return this.runningSession?.sessionId === sessionId ? this.runningSession : null;
+  }
+
+  /** Builds the session from the store for a new round (called only when none is running). */
   private activate(session: SessionView): ActiveSession {
-    let live = this.active.get(session.id);
-    if (!live) {
-      if (session.status === 'interrupted') this.deps.interactions.cancelOpen(session.id);
-      live = new ActiveSession(this.sessionDeps, session);
-      this.active.set(session.id, live);
-    }
-    return live;
+    if (session.status === 'interrupted') this.deps.interactions.cancelOpen(session.id);
+    return new ActiveSession(this.sessionDeps, session);
   }
 
   private begin(live: ActiveSession, request: string, models: { host: ModelWithPrices; app: ModelWithPrices }, options: { resumed?: boolean } = {}): void {
@@ -235,17 +244,24 @@ export class SessionService {
     if (!TERMINAL_SESSION_STATUSES.has(session.status) || this.runningSession?.sessionId === sessionId) {
       throw new CommandError('conflict', 'stop the session before deleting it');
     }
-    this.active.delete(sessionId);
     this.deps.store.deleteSession(sessionId);
+    this.runningSession?.blackboard.forgetCarriedFrom(sessionId);
     this.deps.screenshots.forget(sessionId);
-    await rm(join(this.deps.screenshots.root, sessionId), { recursive: true, force: true });
+    // Gone from the store, so gone from every UI, whatever becomes of its files.
     this.emit({ kind: 'session.deleted', sessionId });
+    const folder = join(this.deps.screenshots.root, sessionId);
+    try {
+      await rm(folder, { recursive: true, force: true });
+    } catch (error) {
+      throw new Error(`the session was deleted, but its screenshots could not be removed from ${folder}: ${(error as Error).message}`);
+    }
     return { sessionId };
   }
 
   private blackboardView(sessionId: string): BlackboardView {
     this.requireSession(sessionId);
-    const board = this.active.get(sessionId)?.blackboard ?? this.deps.blackboards.load(sessionId, 0);
+    // From the store, not the live blackboard: that one also holds Q&A pairs carried from other sessions.
+    const board = this.deps.blackboards.load(sessionId, 0);
     return {
       questions: board.questions.all().map((item) => ({ question: String(item.get('question')), answer: String(item.get('answer')) })),
       requests: board.requests.all().map((item) => String(item.get('request'))),
@@ -261,10 +277,7 @@ export class SessionService {
    */
   private export(sessionId: string): { fileName: string; json: string } {
     const session = this.requireSession(sessionId);
-    const steps = this.deps.store.steps(sessionId).map((step) => ({
-      ...step,
-      modelReply: this.deps.store.step(sessionId, step.id)?.modelReply ?? null,
-    }));
+    const steps = this.deps.store.stepsWithReplies(sessionId);
     const document = {
       format: 'deskhand-session',
       version: 1,

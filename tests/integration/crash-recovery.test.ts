@@ -7,19 +7,23 @@ import { AuditStore, UNFINISHED_AT_CRASH } from '../../src-main/commands/audit-s
 import { DeskhandConfig } from '../../src-main/host/config';
 import { createHost, type Host } from '../../src-main/host/create-host';
 import { DataDirInUseError, LOCK_FILE } from '../../src-main/host/data-dir-lock';
-import { NOT_RUN_AT_CRASH } from '../../src-main/host/recover-interrupted';
+import { NOT_RUN_AT_CRASH, recoverInterrupted } from '../../src-main/host/recover-interrupted';
 import { openDatabase } from '../../src-main/memory/database';
 import { InteractionStore } from '../../src-main/memory/interaction-store';
 import { SessionStore } from '../../src-main/memory/session-store';
-import { fakeDeviceLaunch } from '../support/host-harness';
+import type { SessionStatus } from '../../src-main/protocol';
+import { fakeDeviceLaunch, replies, startHostHarness, type HostHarness } from '../support/host-harness';
 
 /** A host opened on the database a crash left: what was waiting for the user is settled and accounted for. */
 
 let dataDir = '';
 let host: Host | null = null;
+let harness: HostHarness | null = null;
 afterEach(async () => {
   await host?.close();
   host = null;
+  await harness?.close();
+  harness = null;
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -113,5 +117,74 @@ describe('start-up after a crash', () => {
     await host.close();
     host = null;
     expect(existsSync(join(dataDir, LOCK_FILE)), 'released on close').toBe(false);
+  });
+});
+
+describe('what a crash part-way through a write leaves', () => {
+  it('a kill while the end of a round is saved leaves the round and its session unfinished together: Resume runs it, not a finished one', async () => {
+    harness = await startHostHarness({
+      name: 'round end cut off',
+      steps: [replies.host({ Status: 'FINISH', Comment: 'done' }), replies.host({ Status: 'FINISH', Comment: 'done after the crash' })],
+    });
+    const { store } = harness.host;
+    const setStatus = store.setStatus.bind(store);
+    // The process dies just before the session's status is written: that write, and what came before it, never land.
+    store.setStatus = (id: string, status: SessionStatus, result?: string | null) => {
+      if (status === 'finished') throw new Error('killed');
+      return setStatus(id, status, result);
+    };
+    const start = await harness.host.endpoint.handle({ type: 'session.start', id: 's', request: 'do it' });
+    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
+    expect(await harness.host.sessions.running).toEqual({ status: 'finished', result: 'done' });
+    expect(store.getSession(sessionId)?.status).toBe('running');
+    expect(store.rounds(sessionId)).toMatchObject([{ idx: 0, status: 'running', result: null }]);
+
+    const restarted = await harness.restart();
+    expect(restarted.interrupted).toEqual([sessionId]);
+    expect(restarted.store.rounds(sessionId)).toMatchObject([{ idx: 0, status: 'interrupted' }]);
+    expect(await restarted.endpoint.handle({ type: 'session.resume', id: 'r', sessionId })).toMatchObject({ ok: true });
+    expect(await restarted.sessions.running).toEqual({ status: 'finished', result: 'done after the crash' });
+  });
+
+  it('start-up recovery is all or nothing: a crash part-way leaves every session for the next start', () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'deskhand-recovery-'));
+    const db = openDatabase(join(dataDir, 'deskhand.sqlite'));
+    const sessions = new SessionStore(db);
+    const interactions = new InteractionStore(db);
+    const audit = new AuditStore(db);
+    const held = ['first', 'second'].map((request) => {
+      const session = sessions.createSession(request, 'shell');
+      sessions.startRound(session.id, request);
+      interactions.save({
+        kind: 'confirm',
+        id: `held-${request}`,
+        sessionId: session.id,
+        agent: 'ShellAgent',
+        actionText: `Run 'rm -rf ${request}/'`,
+        actions: [{ function: 'execute_command', args: { command: `rm -rf ${request}/` } }],
+        target: null,
+        reasons: ['rule: destructive shell command (rm -rf)'],
+        screenshot: null,
+      });
+      return session.id;
+    });
+    let records = 0;
+    const dying = {
+      record: (entry: Parameters<AuditStore['record']>[0]) => {
+        // Killed while the second held action is being audited.
+        if (++records === 2) throw new Error('killed');
+        audit.record(entry);
+      },
+      markUnfinishedUnknown: () => audit.markUnfinishedUnknown(),
+    };
+    expect(() => recoverInterrupted(sessions, interactions, dying)).toThrow('killed');
+
+    expect(recoverInterrupted(sessions, interactions, audit)).toEqual(held);
+    for (const sessionId of held) {
+      expect(sessions.getSession(sessionId)?.status).toBe('interrupted');
+      expect(interactions.open(sessionId)).toEqual([]);
+      expect(audit.list(sessionId)).toMatchObject([{ tool: 'execute_command', status: 'skipped', error: NOT_RUN_AT_CRASH }]);
+    }
+    db.close();
   });
 });

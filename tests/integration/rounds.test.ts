@@ -1,9 +1,15 @@
 import { join } from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { SessionServiceDeps } from '../../src-main/session/session-service';
 import { followUp, replies, runRequest, startHostHarness, until, type HostHarness } from '../support/host-harness';
 
 const { app, host: hostReply } = replies;
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
 
 let harness: HostHarness | null = null;
 afterEach(async () => {
@@ -248,5 +254,77 @@ describe('rounds: a follow-up starts clean', () => {
     await host.endpoint.handle({ type: 'session.stop', id: 'x', sessionId });
     expect(await host.sessions.running).toMatchObject({ status: 'stopped' });
     expect(host.store.steps(sessionId)).toMatchObject([{ agent: 'HostAgent', result: 'Opened slowapp; stopped before its window appeared', error: null }]);
+  });
+});
+
+describe('rounds: Stop at any moment ends the round', () => {
+  it('Stop while the loop reads the pointer, before a step that asks: nothing is asked, the round ends, the next run starts', async () => {
+    harness = await startHostHarness({
+      name: 'stop at the pointer check',
+      steps: [hostReply({ Status: 'PENDING', Questions: ['Which file?'] }), hostReply({ Status: 'FINISH', Comment: 'the next one' })],
+    });
+    const { host } = harness;
+    // The pointer check answers null when aborted, rather than throwing: Stop lands while it is under way.
+    const { dispatcher } = (host.sessions as unknown as { deps: SessionServiceDeps }).deps;
+    const check = dispatcher.checkTakeover.bind(dispatcher);
+    let checks = 0;
+    dispatcher.checkTakeover = async (signal) => {
+      const result = await check(signal);
+      // The second check comes after the step that asked; the loop goes on to the state that asks the user.
+      if (++checks === 2) await host.endpoint.handle({ type: 'session.stop', id: 'x', sessionId: host.sessions.runningSessionId ?? '' });
+      return result;
+    };
+    const start = await host.endpoint.handle({ type: 'session.start', id: 's', request: 'ask me' });
+    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
+    const ended = await Promise.race([host.sessions.running, new Promise((done) => setTimeout(() => done('still running after 5 s'), 5_000))]);
+    expect(ended).toEqual({ status: 'stopped', result: 'Stopped by you' });
+    expect(checks).toBe(2);
+    expect(host.store.getSession(sessionId)?.status).toBe('stopped');
+    const afterStop = harness.events.slice(harness.events.findIndex((event) => event.kind === 'status.changed' && event.status === 'stopping'));
+    expect(afterStop.filter((event) => event.kind === 'interaction.requested' || (event.kind === 'status.changed' && event.status === 'waiting'))).toEqual([]);
+    const open = await host.endpoint.handle({ type: 'session.open', id: 'o', sessionId });
+    expect(open).toMatchObject({ ok: true, result: { interactions: [] } });
+
+    dispatcher.checkTakeover = check;
+    const next = await runRequest(host, 'the next one');
+    expect(next.outcome).toEqual({ status: 'finished', result: 'the next one' });
+  });
+});
+
+describe('rounds: a session is kept in memory only while its round runs', () => {
+  it('lets go of a finished session (blackboard, agents) and builds it again from the store for a follow-up', async () => {
+    harness = await startHostHarness(
+      {
+        name: 'released between rounds',
+        steps: [
+          hostReply({ Status: 'PENDING', Questions: ['Which file?'] }),
+          hostReply({ Status: 'FINISH', Comment: 'first done' }),
+          // The follow-up sees what the first round left: the answer and the requests; the host's own
+          // earlier steps are its history again, not repeated as the blackboard's trajectory.
+          {
+            ...hostReply({ Status: 'FINISH', Comment: 'second done' }),
+            expect: { contains: ['Q: Which file? A: a.txt', '1. first request', '2. second request'], notContains: ['Trajectory'] },
+          },
+        ],
+      },
+      { autoResponder: (interaction) => (interaction.kind === 'questions' ? { kind: 'answers', answers: ['a.txt'] } : null) },
+    );
+    const { host } = harness;
+    const internals = host.sessions as unknown as { runningSession: object | null };
+    const start = await host.endpoint.handle({ type: 'session.start', id: 's', request: 'first request' });
+    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
+    const held = new WeakRef(internals.runningSession ?? {});
+    expect(await host.sessions.running).toEqual({ status: 'finished', result: 'first done' });
+    for (let i = 0; i < 5 && held.deref(); i++) {
+      await new Promise((done) => setTimeout(done, 20));
+      gc();
+    }
+    expect(held.deref(), 'the finished session is still held').toBeUndefined();
+
+    const second = await followUp(host, sessionId, 'second request');
+    expect(second.outcome).toEqual({ status: 'finished', result: 'second done' });
+    harness.model.assertDone();
+    const board = await host.endpoint.handle({ type: 'blackboard.get', id: 'b', sessionId });
+    expect(board).toMatchObject({ ok: true, result: { questions: [{ question: 'Which file?', answer: 'a.txt' }], requests: ['first request', 'second request'] } });
   });
 });

@@ -2,11 +2,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Blackboard } from '../../src-main/memory/blackboard';
+import { Blackboard, type BlackboardSink } from '../../src-main/memory/blackboard';
 import { BlackboardStore } from '../../src-main/memory/blackboard-store';
 import { openDatabase } from '../../src-main/memory/database';
 import { Memory, MemoryItem } from '../../src-main/memory/memory';
-import { SessionStore } from '../../src-main/memory/session-store';
+import { SessionStore, type NewStep } from '../../src-main/memory/session-store';
 
 const KEYS = ['Step', 'Action', 'Status'];
 
@@ -97,5 +97,70 @@ describe('Blackboard', () => {
     expect(carried.requests.isEmpty()).toBe(true);
     db.prepare("UPDATE blackboard_items SET content_json = '{\"question\": 1}' WHERE memory = 'questions'").run();
     expect(() => store.load(first.id, 5)).toThrow(/damaged questions record/);
+  });
+});
+
+describe('Blackboard: memory and database agree', () => {
+  it('a record the store refuses is not kept in memory either', () => {
+    const refusing: BlackboardSink = {
+      write: () => {
+        throw new Error('disk full');
+      },
+    };
+    const board = new Blackboard(refusing);
+    expect(() => board.addQuestion('Your name?', 'Ana')).toThrow('disk full');
+    expect(board.questions.isEmpty()).toBe(true);
+  });
+
+  it('the records of a step whose transaction rolls back are not kept: no phantom trajectory', () => {
+    const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'deskhand-bb-')), 'db.sqlite'));
+    const sessions = new SessionStore(db);
+    const store = new BlackboardStore(db);
+    const session = sessions.createSession('work', 'desktop');
+    const board = store.load(session.id, 0);
+    const step: NewStep = {
+      round: 0,
+      agent: 'AppAgent',
+      target: null,
+      subtask: null,
+      status: 'CONTINUE',
+      observation: '',
+      thought: '',
+      plan: [],
+      comment: '',
+      action: null,
+      actionText: 'No action',
+      result: null,
+      error: null,
+      modelReply: null,
+      promptText: null,
+      screenshot: null,
+      annotated: null,
+      startedAt: 1,
+      durationMs: 1,
+      phaseMs: {},
+      tokens: { prompt: 0, completion: 0 },
+      costUsd: null,
+      approvedBy: null,
+    };
+    const commit = () =>
+      board.afterCommit(() =>
+        sessions.appendStep(session.id, step, (index) => {
+          board.addTrajectory({ Step: index + 1, Action: 'No action' }, index);
+          // The screenshot's record fails after the trajectory's was written: the whole step rolls back.
+          board.addImage({ sessionId: session.id, file: 'x.jpg', width: 1, height: 1 }, { reason: 'r' }, index);
+        }),
+      );
+    db.exec("CREATE TRIGGER refuse BEFORE INSERT ON blackboard_items WHEN NEW.memory = 'screenshots' BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+    expect(commit).toThrow('disk full');
+    expect(board.trajectories.isEmpty()).toBe(true);
+    expect(board.screenshots.isEmpty()).toBe(true);
+    expect(sessions.steps(session.id)).toEqual([]);
+    expect(store.load(session.id, 0).isEmpty()).toBe(true);
+
+    db.exec('DROP TRIGGER refuse');
+    commit();
+    expect(board.trajectories.length).toBe(1);
+    expect(board.screenshots.length).toBe(1);
   });
 });

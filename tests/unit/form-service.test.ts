@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src-main/memory/database';
 import { InteractionStore } from '../../src-main/memory/interaction-store';
 import { MAX_FORM_SPEC_BYTES, type FormView, type HostEvent } from '../../src-main/protocol';
-import { SessionForms } from '../../src-main/session/form-service';
+import { SessionForms, setAtPath } from '../../src-main/session/form-service';
 import { replies, startHostHarness, type HostHarness } from '../support/host-harness';
 
 const SPEC = { schema: { type: 'object', properties: { note: { type: 'string' } } }, data: { note: 'short' } };
@@ -138,5 +138,35 @@ describe('form.event over the protocol: a too large edit', () => {
     const submitted = await host.endpoint.handle({ type: 'form.event', id: 'submit', sessionId, formId: opened.formId, path: '', value: null, action: 'submit' });
     expect(submitted).toMatchObject({ ok: true });
     expect(await host.sessions.running).toMatchObject({ status: 'finished' });
+  });
+});
+
+describe('setAtPath: a path into the form data', () => {
+  it('sets values in objects and arrays, and appends one item at the end of an array', () => {
+    expect(setAtPath({ a: { b: 1 } }, 'a.c', 2)).toEqual({ a: { b: 1, c: 2 } });
+    expect(setAtPath({ items: ['x'] }, 'items.0', 'y')).toEqual({ items: ['y'] });
+    expect(setAtPath({ items: ['x'] }, '/items/1', 'z')).toEqual({ items: ['x', 'z'] });
+    expect(setAtPath({ items: [] }, 'items.0.name', 'Ada')).toEqual({ items: [{ name: 'Ada' }] });
+    // An object may have keys that look like numbers, or are called length.
+    expect(setAtPath({ byYear: {} }, 'byYear.2024', 3)).toEqual({ byYear: { 2024: 3 } });
+    expect(setAtPath({ box: {} }, 'box.length', 3)).toEqual({ box: { length: 3 } });
+  });
+
+  it('refuses an array\'s length and an index past its end, at once and without growing anything', () => {
+    const started = performance.now();
+    for (const [data, path] of [
+      [{ items: [] }, 'items.length'],
+      [{ items: [] }, 'items.90000000'],
+      [{ items: ['x'] }, 'items.2'],
+      [{ items: ['x'] }, 'items.-1'],
+      [{ items: ['x'] }, 'items.01'],
+      [{ items: [[]] }, 'items.0.length'],
+      [{ items: [] }, 'items.5.name'],
+    ] as const) {
+      expect(() => setAtPath(structuredClone(data) as Record<string, unknown>, path, 90_000_000), path).toThrow(
+        expect.objectContaining({ code: 'bad_message' }),
+      );
+    }
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 });

@@ -4,10 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { openDatabase, schemaVersion } from '../../src-main/memory/database';
+import { BlackboardStore } from '../../src-main/memory/blackboard-store';
+import { openDatabase, schemaVersion, type Db } from '../../src-main/memory/database';
+import { InteractionStore } from '../../src-main/memory/interaction-store';
 import { MIGRATIONS } from '../../src-main/memory/migrations';
 import { ScreenshotFiles } from '../../src-main/memory/screenshot-files';
 import { SessionStore, type NewStep } from '../../src-main/memory/session-store';
+import { InteractionBroker } from '../../src-main/session/interaction-broker';
+import { SessionService, type SessionServiceDeps } from '../../src-main/session/session-service';
 
 function tempDb(): string {
   return join(mkdtempSync(join(tmpdir(), 'deskhand-store-')), 'deskhand.sqlite');
@@ -55,6 +59,25 @@ describe('SessionStore', () => {
     expect(() => openDatabase(file)).toThrow(/newer than this Deskhand/);
   });
 
+  it('gives a session from schema 1 the round of its first request, finished or not', () => {
+    const file = tempDb();
+    const raw = new Database(file);
+    raw.exec(MIGRATIONS[0] as string);
+    raw.pragma('user_version = 1');
+    raw.prepare(`INSERT INTO sessions VALUES ('done', 'Rename', 'rename the PDFs', 'desktop', 'finished', 'Renamed', 1, 5, 1)`).run();
+    raw.prepare(`INSERT INTO sessions VALUES ('cut', 'Copy', 'copy the photos', 'desktop', 'running', NULL, 2, 6, 0)`).run();
+    raw.close();
+
+    const store = new SessionStore(openDatabase(file));
+    expect(store.rounds('done')).toEqual([{ idx: 0, request: 'rename the PDFs', status: 'finished', result: 'Renamed' }]);
+    expect(store.rounds('cut')).toEqual([{ idx: 0, request: 'copy the photos', status: 'running', result: null }]);
+    expect(store.markUnfinishedInterrupted()).toEqual(['cut']);
+    expect(store.rounds('cut')).toMatchObject([{ idx: 0, status: 'interrupted' }]);
+    // A follow-up is the second round, as the session's round count says.
+    expect(store.startRound('done', 'now delete them')).toBe(1);
+    expect(store.rounds('done').map((round) => round.request)).toEqual(['rename the PDFs', 'now delete them']);
+  });
+
   it('appends steps in order and reads them back as the UI sees them', () => {
     const store = new SessionStore(openDatabase(tempDb()));
     const session = store.createSession('  do   the thing  ', 'desktop');
@@ -80,9 +103,93 @@ describe('SessionStore', () => {
     expect(after.steps(running.id)).toHaveLength(1);
   });
 
+  it('scrubs a step itself before it is written or returned, whoever calls it', () => {
+    const scrub = <T>(value: T): T => JSON.parse(JSON.stringify(value).replaceAll('hunter22-secret', '[redacted]')) as T;
+    const store = new SessionStore(openDatabase(tempDb()), null, scrub);
+    const session = store.createSession('log in', 'desktop');
+    const secret = 'hunter22-secret';
+    const view = store.appendStep(
+      session.id,
+      step({ observation: `the key ${secret}`, actionText: `Type '${secret}'`, modelReply: secret, promptText: secret, action: { function: 'type_text', args: { text: secret } } }),
+    );
+    const detail = store.step(session.id, view.id);
+    expect(JSON.stringify([view, store.steps(session.id), detail])).not.toContain(secret);
+    expect(detail).toMatchObject({ modelReply: '[redacted]', promptText: '[redacted]', step: { observation: 'the key [redacted]' } });
+  });
+
   it('fails a step for an unknown session without writing anything', () => {
     const store = new SessionStore(openDatabase(tempDb()));
     expect(() => store.appendStep('missing', step())).toThrow(/no session/);
+  });
+});
+
+/** The database with every statement run through it recorded: its SQL and the columns it returns. */
+function recorded(db: Db): { db: Db; ran: Array<{ source: string; columns: string[] }> } {
+  const ran: Array<{ source: string; columns: string[] }> = [];
+  const recording = new Proxy(db, {
+    get(target, key) {
+      if (key !== 'prepare') {
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return (source: string) => {
+        const statement = target.prepare(source);
+        return new Proxy(statement, {
+          get(inner, name) {
+            const value: unknown = Reflect.get(inner, name);
+            if (typeof value !== 'function') return value;
+            if (name !== 'all' && name !== 'get' && name !== 'run' && name !== 'iterate') return value.bind(inner);
+            return (...args: unknown[]) => {
+              ran.push({ source, columns: inner.reader ? inner.columns().map((column) => column.name) : [] });
+              return value.apply(inner, args);
+            };
+          },
+        });
+      };
+    },
+  });
+  return { db: recording, ran };
+}
+
+describe('what session.open and session.export read', () => {
+  const big = (overrides: Partial<NewStep> = {}) => step({ promptText: 'p'.repeat(6_000), modelReply: 'r'.repeat(1_500), ...overrides });
+
+  it('the steps of a view leave out each step\'s prompt and model reply', () => {
+    const { db, ran } = recorded(openDatabase(tempDb()));
+    const store = new SessionStore(db);
+    const session = store.createSession('many steps', 'desktop');
+    for (let i = 0; i < 5; i++) store.appendStep(session.id, big());
+    ran.length = 0;
+    expect(store.steps(session.id)).toHaveLength(5);
+    expect(ran).toHaveLength(1);
+    expect(ran[0]?.columns).toContain('observation');
+    expect(ran[0]?.columns).not.toContain('model_reply');
+    expect(ran[0]?.columns).not.toContain('prompt_text');
+  });
+
+  it('an export reads every step\'s model reply in one query, not one per step', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'deskhand-export-'));
+    const { db, ran } = recorded(openDatabase(join(dir, 'deskhand.sqlite')));
+    const store = new SessionStore(db);
+    const interactions = new InteractionStore(db);
+    // Only what an export uses; the rest of a host is not needed to answer it.
+    const deps = {
+      store,
+      blackboards: new BlackboardStore(db),
+      interactions,
+      screenshots: new ScreenshotFiles(dir),
+      broker: new InteractionBroker(interactions, () => undefined),
+      settings: null,
+      scrub: <T>(value: T): T => value,
+    } as unknown as SessionServiceDeps;
+    const service = new SessionService(deps);
+    const session = store.createSession('export me', 'desktop');
+    for (let i = 0; i < 20; i++) store.appendStep(session.id, big({ modelReply: `{"reply": ${i}}` }));
+    ran.length = 0;
+    const { json } = await service.handle({ type: 'session.export', id: 'e', sessionId: session.id });
+    const document = JSON.parse(json) as { steps: Array<{ index: number; modelReply: string | null }> };
+    expect(document.steps.map((exportedStep) => exportedStep.modelReply)).toEqual(Array.from({ length: 20 }, (_, i) => `{"reply": ${i}}`));
+    expect(ran.filter((statement) => /\bFROM steps\b/.test(statement.source))).toHaveLength(1);
   });
 });
 

@@ -1,0 +1,46 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ModelWithPrices } from '../../src-main/agents/runtime';
+import { DeskhandConfig } from '../../src-main/host/config';
+import { BlackboardStore } from '../../src-main/memory/blackboard-store';
+import { openDatabase } from '../../src-main/memory/database';
+import { InteractionStore } from '../../src-main/memory/interaction-store';
+import { SessionStore } from '../../src-main/memory/session-store';
+import { ActiveSession, type SessionDeps } from '../../src-main/session/active-session';
+
+const SECRET = 'sk-live-0123456789abcdef';
+const scrub = <T>(value: T): T => JSON.parse(JSON.stringify(value).replaceAll(SECRET, '[redacted]')) as T;
+
+describe('ActiveSession: a resumed request', () => {
+  it('holding a secret is on the blackboard once, whether it is passed as typed or as stored', async () => {
+    const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'deskhand-active-')), 'deskhand.sqlite'));
+    const store = new SessionStore(db, null, scrub);
+    const blackboards = new BlackboardStore(db, scrub);
+    const request = `log in with ${SECRET}`;
+    const session = store.createSession(request, 'desktop');
+    // What a crash left: the round started and its request on the blackboard (both scrubbed when written).
+    store.startRound(session.id, request);
+    blackboards.load(session.id, 0).addRequest(request);
+    store.setStatus(session.id, 'interrupted');
+    // Only what the start of a round uses: the device never comes up, so the round ends there.
+    const deps = {
+      store,
+      blackboards,
+      interactions: new InteractionStore(db, scrub),
+      config: DeskhandConfig.parse({}),
+      scrub,
+      emit: () => undefined,
+      tools: () => Promise.reject(new Error('no device here')),
+    } as unknown as SessionDeps;
+    const models = {} as { host: ModelWithPrices; app: ModelWithPrices };
+
+    for (const given of [request, scrub(request)]) {
+      const live = new ActiveSession(deps, store.requireSession(session.id));
+      expect(await live.startRound(given, models, { resumed: true })).toMatchObject({ status: 'error' });
+      store.setStatus(session.id, 'interrupted');
+      expect(blackboards.load(session.id, 0).requests.toJSON()).toEqual([{ request: 'log in with [redacted]' }]);
+    }
+  });
+});
