@@ -14,6 +14,12 @@ export const DeviceConfig = z
      * Deskhand's Settings.
      */
     protectPid: z.number().int().min(1).optional(),
+    /**
+     * Windows whose title contains this are Deskhand's own too, as if of protectPid: browser mode puts a
+     * per-launch mark in its page's title, which the browser shows in its window's title while the
+     * Deskhand tab is the one on screen. Long enough not to turn up in other titles by chance.
+     */
+    protectTitle: z.string().min(6).max(100).optional(),
   })
   .strict();
 export type DeviceConfig = z.infer<typeof DeviceConfig>;
@@ -23,7 +29,9 @@ const FLAGS: Record<string, keyof DeviceConfig> = {
   '--format': 'format',
   '--quality': 'quality',
   '--protect-pid': 'protectPid',
+  '--protect-title': 'protectTitle',
 };
+const TEXT_FLAGS: ReadonlySet<keyof DeviceConfig> = new Set(['format', 'protectTitle']);
 
 /** Inverse of parseDeviceArgs, for whoever spawns the client. */
 export function deviceArgs(config: Partial<DeviceConfig>): string[] {
@@ -46,7 +54,7 @@ export function parseDeviceArgs(argv: readonly string[]): DeviceConfig {
     if (!key) throw new Error(`unknown argument ${arg}; known: ${Object.keys(FLAGS).join(', ')}`);
     const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
     if (value === undefined) throw new Error(`${flag} needs a value`);
-    raw[key] = key === 'format' ? value : Number(value);
+    raw[key] = TEXT_FLAGS.has(key) ? value : Number(value);
   }
   const parsed = DeviceConfig.safeParse(raw);
   if (!parsed.success) throw new Error(`bad device client arguments: ${z.prettifyError(parsed.error)}`);

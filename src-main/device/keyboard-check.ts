@@ -25,7 +25,7 @@ export class KeyboardCheck {
   constructor(
     private readonly expected: ExpectKeyboard,
     /** Deskhand's own windows: never a target, whatever program they belong to. */
-    private readonly isProtected: (pid: number | null) => boolean,
+    private readonly isProtected: (window: DesktopWindow) => boolean,
   ) {}
 
   /**
@@ -35,7 +35,7 @@ export class KeyboardCheck {
   async ensure(at: Point | null, typed = 0): Promise<void> {
     const target = at ? await windowAt(at) : await activeWindow();
     if (target && (await this.accepts(target))) return;
-    const window = target && !this.isProtected(target.pid) ? { title: target.title, app: target.app } : null;
+    const window = target && !this.isProtected(target) ? { title: target.title, app: target.app } : null;
     throw new KeyboardElsewhereError({ expected: this.expected.app, window, typed });
   }
 
@@ -54,7 +54,7 @@ export class KeyboardCheck {
   }
 
   private async accepts(target: DesktopWindow): Promise<boolean> {
-    if (this.isProtected(target.pid)) return false;
+    if (this.isProtected(target)) return false;
     if (this.expected.window && target.id === this.expected.window) return true;
     const expected = await (this.expectedWindow ??= this.lookUpExpected());
     // The same process: the window itself, its dialogs, its other windows. Only without a pid on either

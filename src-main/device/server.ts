@@ -35,7 +35,7 @@ import { captureScreenshot, screenSize } from './screen';
 import { runShellCommand } from './shell';
 import { DEFAULT_COMMAND_TIMEOUT_S, toolTimeoutMs } from './timeouts';
 import { typeText } from './typing';
-import { focusWindow, getWindow, listWindows, windowAt, windowBounds } from './windows';
+import { focusWindow, getWindow, listWindows, windowAt, windowBounds, type DesktopWindow } from './windows';
 
 export const DEVICE_SERVER_NAME = 'deskhand-device';
 export const DEVICE_SERVER_VERSION = '0.1.0';
@@ -96,7 +96,11 @@ export interface DeviceServerOptions {
 }
 
 export function createDeviceServer({ config, log = () => undefined }: DeviceServerOptions): McpServer {
-  const isProtected = (pid: number | null): boolean => config.protectPid !== undefined && pid === config.protectPid;
+  /** Whether any window is Deskhand's own: the desktop app passes --protect-pid, browser mode --protect-title. */
+  const protects = config.protectPid !== undefined || config.protectTitle !== undefined;
+  const isProtected = (window: Pick<DesktopWindow, 'pid' | 'title'>): boolean =>
+    (config.protectPid !== undefined && window.pid === config.protectPid) ||
+    (config.protectTitle !== undefined && window.title.includes(config.protectTitle));
   const server = new McpServer(
     { name: DEVICE_SERVER_NAME, version: DEVICE_SERVER_VERSION },
     {
@@ -144,13 +148,13 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
   /**
    * Deskhand's own windows are out of reach of the pointer too: an action at a point on one (its window
    * overlapping the agent's, say) is refused before anything moves. Only when there is a window to
-   * protect (the desktop app passes --protect-pid), since it lists the windows once per action.
+   * protect, since it lists the windows once per action.
    */
   const refusalIfOnDeskhand = async (name: ToolName, args: Record<string, unknown>): Promise<CallToolResult | null> => {
-    if (config.protectPid === undefined || !ACTION_TOOLS.has(name)) return null;
+    if (!protects || !ACTION_TOOLS.has(name)) return null;
     for (const point of pointsOf(args)) {
       const target = await windowAt(await toScreen(point.x, point.y));
-      if (target && isProtected(target.pid)) {
+      if (target && isProtected(target)) {
         return toolError(name, `(${point.x}, ${point.y}) is on Deskhand's own window: the agent does not act on it`);
       }
     }
@@ -224,7 +228,7 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
     LOOKS,
     async ({ window_id, display }) => {
       if (window_id !== undefined && display !== undefined) throw new Error('give window_id or display, not both');
-      if (window_id !== undefined && config.protectPid !== undefined && isProtected((await getWindow(window_id)).pid)) {
+      if (window_id !== undefined && protects && isProtected(await getWindow(window_id))) {
         throw new Error(`window ${window_id} is Deskhand's own: the agent does not look at it`);
       }
       const region = window_id
@@ -326,7 +330,7 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
     'list_windows',
     LOOKS,
     async () => {
-      const windows = (await listWindows()).filter((window) => !isProtected(window.pid));
+      const windows = (await listWindows()).filter((window) => !isProtected(window));
       return text(JSON.stringify(windows), { windows });
     },
   );
@@ -368,7 +372,7 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
     NUDGES,
     async ({ id }) => {
       const window = await focusWindow(id, (found) => {
-        if (isProtected(found.pid)) throw new Error(`window ${id} is Deskhand's own: the agent does not act on it`);
+        if (isProtected(found)) throw new Error(`window ${id} is Deskhand's own: the agent does not act on it`);
       });
       const { pid: _pid, active: _active, minimized: _minimized, ...info } = window;
       return text(`focused ${JSON.stringify(info)}`, { window: info });

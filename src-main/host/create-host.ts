@@ -11,6 +11,7 @@ import { SafetyPolicy } from '../commands/safety-policy';
 import { logError, scrubLogsWith } from '../common/log';
 import { SecretScrubber } from '../common/scrub';
 import { HOST_ONLY_TOOLS } from '../device/contract';
+import type { DeviceConfig } from '../device/config';
 import { deviceLaunchSpec, isSecretEnv, type DeviceLaunchSpec } from '../device/launch';
 import { ModelClient } from '../llm/model-client';
 import { BlackboardStore } from '../memory/blackboard-store';
@@ -35,6 +36,8 @@ export interface HostOptions {
   env?: NodeJS.ProcessEnv;
   /** Replaces the real device client (tests use a stand-in). */
   deviceLaunch?: DeviceLaunchSpec;
+  /** More for the device client the host starts by default (browser mode's page mark: protectTitle). */
+  deviceConfig?: Partial<DeviceConfig>;
   /** Reaches the device client another way (the Electron shell: a utility process). */
   deviceTransport?: DeviceTransportFactory;
   /** better-sqlite3 built for another ABI (Electron's). */
@@ -62,6 +65,22 @@ export interface Host {
   /** The device client's state, for diagnostics: its process id while running, and how often it died. */
   deviceStatus(): { pid: number | null; restarts: number };
   close(): Promise<void>;
+}
+
+/** The device client as the host starts it by default: the screenshot settings, and no secrets in its environment. */
+export function hostDeviceLaunch(config: DeskhandConfig, env: NodeJS.ProcessEnv, extra: Partial<DeviceConfig> = {}): DeviceLaunchSpec {
+  return deviceLaunchSpec({
+    root: appRoot(),
+    mode: runningFromBuild() ? 'built' : 'source',
+    env,
+    secretNames: tokenVariables(config),
+    config: {
+      format: config.device.screenshotFormat,
+      quality: config.device.screenshotQuality,
+      maxEdge: config.device.screenshotMaxLongEdge,
+      ...extra,
+    },
+  });
 }
 
 /** The composition root: the one place that builds the host core from its parts. */
@@ -108,19 +127,7 @@ export function createHost(options: HostOptions): Host {
   });
   const screenshots = new ScreenshotFiles(dataDir);
   const device = new DeviceConnection({
-    launch:
-      options.deviceLaunch ??
-      deviceLaunchSpec({
-        root: appRoot(),
-        mode: runningFromBuild() ? 'built' : 'source',
-        env,
-        secretNames: tokenNames,
-        config: {
-          format: config.device.screenshotFormat,
-          quality: config.device.screenshotQuality,
-          maxEdge: config.device.screenshotMaxLongEdge,
-        },
-      }),
+    launch: options.deviceLaunch ?? hostDeviceLaunch(config, env, options.deviceConfig),
     createTransport: options.deviceTransport,
     defaultTimeoutMs: config.device.toolTimeoutMs,
     onLog: (line) => logError(`[device] ${line}`),

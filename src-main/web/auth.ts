@@ -7,6 +7,14 @@ export function newToken(): string {
   return randomBytes(24).toString('base64url');
 }
 
+/**
+ * This launch's mark for the page's title, which the device client keeps off (see DeviceConfig.protectTitle).
+ * Not a secret: it is on screen. Random so that no other page carries it by chance.
+ */
+export function newPageMark(): string {
+  return randomBytes(4).toString('hex');
+}
+
 function sameSecret(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);

@@ -1,7 +1,8 @@
 import { createHost } from '../host/create-host';
 import { openSettings } from '../host/open-settings';
 import { defaultDataDir, rendererDir } from '../host/paths';
-import { newToken } from './auth';
+import { newPageMark, newToken } from './auth';
+import { quitOnSignal } from './quit';
 import { startWebServer } from './web-server';
 
 function portFromEnv(raw: string | undefined): number {
@@ -15,12 +16,15 @@ async function main(): Promise<void> {
   const dataDir = defaultDataDir(process.env);
   const settings = await openSettings(dataDir, process.env);
   const config = settings.config();
+  const pageMark = newPageMark();
   const host = createHost({
     dataDir,
     config,
     apiKey: (profile) => settings.apiKey(profile),
     settings: settings.handler(),
     watchConfig: (listener) => settings.onChange(listener),
+    // The browser window showing the Deskhand tab carries the mark in its title: the agent keeps off it.
+    deviceConfig: { protectTitle: pageMark },
   });
   const server = await startWebServer({
     host,
@@ -29,25 +33,21 @@ async function main(): Promise<void> {
     bindHost: process.env.DESKHAND_HOST || '127.0.0.1',
     port: portFromEnv(process.env.DESKHAND_PORT),
     allowRemote: process.env.DESKHAND_ALLOW_REMOTE === '1',
+    pageMark,
   });
   if (!config.models.host) console.warn('[deskhand] no model is configured yet: set OPENAI_API_KEY / OPENAI_BASE_URL');
   if (host.interrupted.length) console.warn(`[deskhand] ${host.interrupted.length} unfinished session(s) marked interrupted`);
   console.log(`Deskhand UI: ${server.url}`);
 
-  let closing = false;
-  const shutdown = (): void => {
-    if (closing) return;
-    closing = true;
-    Promise.all([server.close(), host.close()]).then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(`[deskhand] closing failed: ${error instanceof Error ? error.message : String(error)}`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', shutdown);
-  process.on('SIGTERM', shutdown);
+  const quit = quitOnSignal({
+    close: async () => {
+      await Promise.all([server.close(), host.close()]);
+    },
+    exit: (code) => process.exit(code),
+    log: (message) => console.error(message),
+  });
+  process.on('SIGINT', quit);
+  process.on('SIGTERM', quit);
 }
 
 main().catch((error: unknown) => {

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -14,6 +15,7 @@ import {
   isLoopbackAddress,
   isWildcardAddress,
   newToken,
+  presentedToken,
   reachableAddress,
   systemAddresses,
   urlHost,
@@ -37,6 +39,11 @@ export interface WebServerOptions {
   port: number;
   /** Binding to anything but loopback needs this, and prints a warning. */
   allowRemote: boolean;
+  /**
+   * This launch's mark for the page's title (`Deskhand · <mark>`), which the browser shows in its window's
+   * title while the Deskhand tab is on screen: the device client, given the same mark, keeps off that window.
+   */
+  pageMark?: string;
   /** Open WebSockets at most; one more is refused with 503. */
   maxConnections?: number;
   /** A client whose unsent events exceed this is disconnected (1013); it reconnects and reloads. */
@@ -57,6 +64,10 @@ export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 const CLOSE_TRY_AGAIN_LATER = 1013;
 
 const SCREENSHOT_PATH = /^\/screenshots\/([^/]+)\/([^/]+)$/;
+const PAGE_MARK = /^[A-Za-z0-9_-]{6,64}$/;
+const TITLE = /<title>([^<]*)<\/title>/;
+/** A built file of the renderer (src-renderer/public): fetches the page with the token the tab kept, and starts it. */
+const REENTER_SCRIPT = '/reenter.js';
 
 function securityHeaders(): Record<string, string> {
   return {
@@ -76,8 +87,26 @@ function refuse(response: ServerResponse, status: number, text: string): void {
   response.end(text);
 }
 
+const UNAUTHORIZED = 'Unauthorized: open the address Deskhand printed, with its token';
+
 function refuseUnauthorized(response: ServerResponse): void {
-  refuse(response, 401, 'Unauthorized: open the address Deskhand printed, with its token');
+  refuse(response, 401, UNAUTHORIZED);
+}
+
+/** A title with this launch's mark after the name: "Deskhand" becomes "Deskhand · 1a2b3c4d". */
+function markedTitle(title: string, mark: string | undefined): string {
+  return mark ? `${title} · ${mark}` : title;
+}
+
+/** The built page with the mark in its title; without a title the window showing it would not be protected. */
+function markedPage(html: string, mark: string | undefined, file: string): string {
+  if (!mark) return html;
+  if (!TITLE.test(html)) throw new Error(`${file} has no <title> to put the page mark in`);
+  return html.replace(TITLE, (_element, title: string) => `<title>${markedTitle(title, mark)}</title>`);
+}
+
+function htmlText(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
@@ -122,12 +151,17 @@ async function listen(server: Server, port: number, bindHost: string): Promise<A
  * default, with Host/Origin checks against DNS rebinding. The per-launch token (`?token=` or Bearer)
  * opens the page, the screenshots and the WebSocket; the page's cookie holds a separate per-launch key
  * that opens only the renderer's built files (scripts, styles), which the browser fetches without the token.
+ * The page takes the token out of its address at once (src-renderer/src/bridge/page-token.ts) and sends it
+ * in a header from then on; the WebSocket, which cannot have one, gets it in its URL, which no one sees.
  */
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
   if (!isLoopbackAddress(options.bindHost) && !options.allowRemote) {
     throw new Error(
       `refusing to listen on ${options.bindHost}: browser mode listens on loopback unless DESKHAND_ALLOW_REMOTE=1 is set`,
     );
+  }
+  if (options.pageMark !== undefined && !PAGE_MARK.test(options.pageMark)) {
+    throw new Error('the page mark must be 6 to 64 letters, digits, - or _');
   }
   const { host, token, rendererDir } = options;
   const machine = options.machine ?? systemAddresses;
@@ -144,23 +178,51 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     const decodedSession = decodeSegment(sessionId);
     const decodedFile = decodeSegment(file);
     const path = decodedSession !== null && decodedFile !== null ? host.screenshots.pathOf(decodedSession, decodedFile) : null;
-    // A step's screenshot never changes, and only the browser may cache it (private). Its cache key holds
-    // this launch's token, which no later launch accepts, so a cached copy is never a way in.
-    if (path && (await sendFile(response, path, { ...securityHeaders(), 'Cache-Control': 'private, max-age=86400' }))) return;
+    // A step's screenshot never changes, and only the browser may cache it (private). The renderer sends
+    // the token in a header, and the cached copy is kept for that header only (Vary): no later launch
+    // accepts the token, so a cached copy is never a way in.
+    const headers = { ...securityHeaders(), 'Cache-Control': 'private, max-age=86400', Vary: 'Authorization' };
+    if (path && (await sendFile(response, path, headers))) return;
     refuse(response, 404, 'Not Found');
   };
 
   const servePage = async (response: ServerResponse): Promise<void> => {
-    const headers = { ...securityHeaders(), 'Cache-Control': 'no-store', 'Set-Cookie': assetCookie(port, assetKey) };
-    if (await sendFile(response, indexPath, headers)) return;
-    refuse(response, 503, 'The UI is not built: run `npm run build` first');
+    const html = await readFile(indexPath, 'utf8').catch(() => null);
+    if (html === null) return refuse(response, 503, 'The UI is not built: run `npm run build` first');
+    const page = markedPage(html, options.pageMark, indexPath);
+    response.writeHead(200, {
+      ...securityHeaders(),
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Length': String(Buffer.byteLength(page)),
+      'Cache-Control': 'no-store',
+      'Set-Cookie': assetCookie(port, assetKey),
+    });
+    response.end(page);
+  };
+
+  /**
+   * The page asked for without the token, by a browser that has this launch's asset cookie: a reload of a
+   * Deskhand tab, whose address the page took the token out of. Refused like any request without the
+   * token, with a page that holds nothing but a built script: it fetches the page with the token the tab
+   * kept (in a header) and starts it; in a tab that kept none, the refusal is what stays on screen.
+   */
+  const serveReentry = (response: ServerResponse): void => {
+    const body =
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${htmlText(markedTitle('Deskhand', options.pageMark))}</title>` +
+      `<script type="module" src="${REENTER_SCRIPT}"></script></head><body><p>${htmlText(UNAUTHORIZED)}</p></body></html>`;
+    response.writeHead(401, { ...securityHeaders(), 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+    response.end(body);
   };
 
   /** The page or a built file of the renderer; without the token (by the asset key) only the built files. */
-  const serveRenderer = async (response: ServerResponse, pathname: string, withToken: boolean): Promise<void> => {
-    const path = isPagePath(pathname) ? indexPath : safeJoin(rendererDir, pathname);
+  const serveRenderer = async (request: IncomingMessage, response: ServerResponse, url: URL, withToken: boolean): Promise<void> => {
+    const path = isPagePath(url.pathname) ? indexPath : safeJoin(rendererDir, url.pathname);
     // Compared without case: on macOS and Windows /INDEX.HTML is the same file.
-    if (path?.toLowerCase() === indexPath.toLowerCase()) return withToken ? servePage(response) : refuseUnauthorized(response);
+    if (path?.toLowerCase() === indexPath.toLowerCase()) {
+      if (withToken) return servePage(response);
+      // A wrong token (a link from an earlier launch) is refused plainly: no reload brings that tab back.
+      return presentedToken(request, url) === null ? serveReentry(response) : refuseUnauthorized(response);
+    }
     if (path && (await sendFile(response, path, { ...securityHeaders(), 'Cache-Control': 'private, max-age=3600' }))) return;
     refuse(response, 404, 'Not Found');
   };
@@ -171,11 +233,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     const screenshot = SCREENSHOT_PATH.exec(url.pathname);
     if (!hasValidToken(request, url, token)) {
       const opensAsset = isReadMethod(request.method) && !screenshot && hasValidAssetKey(request, port, assetKey);
-      return opensAsset ? serveRenderer(response, url.pathname, false) : refuseUnauthorized(response);
+      return opensAsset ? serveRenderer(request, response, url, false) : refuseUnauthorized(response);
     }
     if (!isReadMethod(request.method)) return refuse(response, 405, 'Method Not Allowed');
     if (screenshot) return serveScreenshot(response, screenshot[1] ?? '', screenshot[2] ?? '');
-    return serveRenderer(response, url.pathname, true);
+    return serveRenderer(request, response, url, true);
   };
 
   const server: Server = createServer((request, response) => {

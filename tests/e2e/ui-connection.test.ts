@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, startWebApp, type WebApp } from '../support/web-app';
 
@@ -54,6 +54,64 @@ describe('a page whose access token the host refuses (browser mode)', () => {
       expect(socketsSeen).toBeLessThanOrEqual(2);
       expect(await alert.count()).toBe(1);
       expect(await page.getByText('Not connected', { exact: true }).count()).toBe(1);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('the access token of browser mode (the real server)', () => {
+  const status = (page: Page) => page.getByRole('status').first().textContent({ timeout: 2_000 });
+
+  it('leaves the address and the tab history at once, and a reload of the tab still connects', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const sockets: string[] = [];
+    page.on('websocket', (socket) => sockets.push(socket.url()));
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    const origin = new URL(app.url).origin;
+    try {
+      await page.goto(app.url);
+      await expect.poll(() => status(page), { timeout: 15_000 }).toBe('Ready');
+      expect(page.url()).toBe(`${origin}/`);
+      // This launch's mark, which the device client keeps off, is in the title from the first byte.
+      const title = await page.title();
+      expect(title).toMatch(/^Deskhand · [0-9a-f]{8}$/);
+
+      // The server refuses the address without the token; the tab presents the one it kept, in a header.
+      expect((await page.reload())?.status()).toBe(401);
+      await expect.poll(() => status(page), { timeout: 15_000 }).toBe('Ready');
+      expect(page.url()).toBe(`${origin}/`);
+      expect(await page.title()).toBe(title);
+      expect(sockets).toHaveLength(2);
+      expect(await page.getByText(/Unauthorized/).count()).toBe(0);
+
+      // The tab's history holds the address without the token too.
+      await page.goBack();
+      await page.goForward();
+      expect(page.url()).toBe(`${origin}/`);
+      await expect.poll(() => status(page), { timeout: 15_000 }).toBe('Ready');
+      // Only the printed address itself had the token in it (the WebSocket's, which nobody sees, aside).
+      expect(requests.filter((url) => url.includes('token='))).toEqual([app.url]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('refuses a tab that never had the token, even in the same browser', async () => {
+    const context = await browser.newContext();
+    try {
+      // The same browser (the asset cookie set by the printed address), but another tab: nothing kept.
+      const first = await context.newPage();
+      await first.goto(app.url);
+      await expect.poll(() => status(first), { timeout: 15_000 }).toBe('Ready');
+      const other = await context.newPage();
+      const answer = await other.goto(new URL(app.url).origin);
+      expect(answer?.status()).toBe(401);
+      await other.getByText('Unauthorized: open the address Deskhand printed, with its token').waitFor();
+      await other.waitForTimeout(500);
+      expect(await other.getByRole('textbox', { name: 'Request' }).count()).toBe(0);
     } finally {
       await context.close();
     }

@@ -73,6 +73,11 @@ describe('the trajectory in the browser UI (fake host)', () => {
     await detail.getByText('Asking the model').waitFor();
     const image = detail.getByRole('img', { name: /Screenshot of step 2/ });
     expect(await image.getAttribute('alt')).toContain('annotated');
+    // Shown from blob: addresses, valid only in this page: no image address carries the token.
+    const sources = await page.locator('img').evaluateAll((images) => images.map((img) => img.getAttribute('src') ?? ''));
+    expect(sources.length).toBeGreaterThan(1);
+    expect(sources.every((src) => src.startsWith('blob:') && !src.includes(host.token))).toBe(true);
+    expect(page.url()).not.toContain(host.token);
     await detail.getByRole('button', { name: 'Clean' }).click();
     expect(await image.getAttribute('alt')).toContain('clean');
     await detail.getByRole('button', { name: '100%' }).click();

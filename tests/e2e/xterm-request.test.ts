@@ -60,11 +60,12 @@ describe('a request typed in the browser UI drives a real xterm', () => {
     expect(await waitForFile(out)).toBe('deskhand-ok\n');
     await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: 10_000 }).toMatch(/^Finished/);
 
-    // Every step shows its screenshot, and the images really load (token-guarded URLs).
+    // Every step shows its screenshot, and the images really load (the token in a header, shown from blob: URLs).
     const images = trajectory.getByRole('img');
-    expect(await images.count()).toBe(6);
+    await expect.poll(() => images.count(), { timeout: 10_000 }).toBe(6);
     const widths: number[] = [];
     for (const image of await images.all()) {
+      expect(await image.getAttribute('src')).toMatch(/^blob:/);
       await expect.poll(() => image.evaluate((node) => (node as unknown as { naturalWidth: number }).naturalWidth), { timeout: 10_000 }).toBeGreaterThan(0);
       widths.push(await image.evaluate((node) => (node as unknown as { naturalWidth: number }).naturalWidth));
     }

@@ -1,12 +1,38 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeviceConfig } from '../../src-main/device/config';
+import { EXPECT_KEYBOARD_META, KEYBOARD_ELSEWHERE_META } from '../../src-main/device/contract';
 import { startDevice, startXterm, startXvfb, textOf, type DeviceHandle, type XDisplay, type XProgram } from '../support/xvfb';
 
+const execFileP = promisify(execFile);
+
+/** Browser mode's per-launch mark, as its page title carries it (and the browser its window title). */
+const MARK = '5e1f0a9c';
+
+interface Protection {
+  name: string;
+  /** The title of the window that stands in for Deskhand's. */
+  title: string;
+  config(own: XProgram): Partial<DeviceConfig>;
+}
+
+const PROTECTIONS: Protection[] = [
+  // The desktop app passes its main process.
+  { name: 'by process (--protect-pid)', title: 'deskhand-own', config: (own) => ({ protectPid: own.pid }) },
+  // Browser mode passes its mark; the xterm stands in for the browser window showing the Deskhand tab.
+  { name: 'by title (--protect-title)', title: `Deskhand · ${MARK} - Chromium`, config: () => ({ protectTitle: MARK }) },
+];
+
 /**
- * Deskhand's own windows are out of the agent's reach: the device client started with --protect-pid
- * (the desktop app passes its main process) neither lists nor focuses that process's windows. Here an
- * xterm stands in for Deskhand's window, beside another xterm the agent may use.
+ * Deskhand's own windows are out of the agent's reach: the device client neither lists nor focuses
+ * them, and acts at no point on them. Here an xterm stands in for Deskhand's window, beside another
+ * xterm the agent may use.
  */
-describe('the device client keeps away from Deskhand\'s own windows (Xvfb + openbox)', () => {
+describe.each(PROTECTIONS)('the device client keeps away from Deskhand\'s own windows, $name (Xvfb + openbox)', (protection) => {
   let x: XDisplay;
   let own: XProgram;
   let other: XProgram;
@@ -14,9 +40,9 @@ describe('the device client keeps away from Deskhand\'s own windows (Xvfb + open
 
   beforeAll(async () => {
     x = await startXvfb({ width: 800, height: 600 });
-    own = await startXterm(x, { geometry: '40x10+0+0', title: 'deskhand-own' });
+    own = await startXterm(x, { geometry: '40x10+0+0', title: protection.title });
     other = await startXterm(x, { geometry: '40x10+400+300', title: 'agent-work' });
-    device = await startDevice(x, { config: { protectPid: own.pid } });
+    device = await startDevice(x, { config: protection.config(own) });
   });
 
   afterAll(async () => {
@@ -72,5 +98,55 @@ describe('the device client keeps away from Deskhand\'s own windows (Xvfb + open
     expect(windows.find((window) => window.id === other.windowId)?.active).toBe(true);
     // The agent's own window takes the click.
     await device.callOk('click', { x: 600, y: 400 });
+  });
+});
+
+/**
+ * Browser mode: the browser window is Deskhand's only while its title carries the mark, i.e. while the
+ * Deskhand tab is the one on screen. The keyboard check refuses it then, and names no window.
+ */
+describe('the browser window showing the Deskhand tab, by its title mark (Xvfb + openbox)', () => {
+  let x: XDisplay;
+  let browser: XProgram;
+  let device: DeviceHandle;
+  let dir: string;
+  const setTitle = (title: string) => execFileP('xdotool', ['set_window', '--name', title, String(parseInt(browser.windowId, 16))], { env: x.env });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'deskhand-protect-title-'));
+    x = await startXvfb({ width: 800, height: 600 });
+    browser = await startXterm(x, { geometry: '40x10+0+0', title: `(1) Deskhand: waiting for you · ${MARK} - Chromium`, name: 'chromium', cwd: dir });
+    device = await startDevice(x, { config: { protectTitle: MARK } });
+  });
+
+  afterAll(async () => {
+    await device?.close();
+    await browser?.stop();
+    await x?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses keyboard input bound for the browser while the Deskhand tab is on screen', async () => {
+    // The window has the keyboard (openbox focuses a new window), so only its title refuses it.
+    const { stdout } = await execFileP('xdotool', ['getactivewindow'], { env: x.env });
+    expect(Number(stdout.trim())).toBe(parseInt(browser.windowId, 16));
+    const refused = await device.call('type_text', { text: 'touch into-deskhand\n' }, { meta: { [EXPECT_KEYBOARD_META]: { app: 'chromium' } } });
+    expect(refused.isError).toBe(true);
+    expect(refused._meta?.[KEYBOARD_ELSEWHERE_META]).toEqual({ expected: 'chromium', window: null, typed: 0 });
+    await new Promise((done) => setTimeout(done, 500));
+    expect(existsSync(join(dir, 'into-deskhand'))).toBe(false);
+  });
+
+  it('treats the window as any other once another tab is on screen', async () => {
+    await setTitle('Example Domain - Chromium');
+    const listed = await device.callOk('list_windows');
+    const ids = (listed.structuredContent as { windows: Array<{ id: string }> }).windows.map((window) => window.id);
+    expect(ids).toContain(browser.windowId);
+    await device.callOk('type_text', { text: 'touch into-other-tab\n' }, { meta: { [EXPECT_KEYBOARD_META]: { app: 'chromium' } } });
+    await expect.poll(() => existsSync(join(dir, 'into-other-tab')), { timeout: 5_000 }).toBe(true);
+    // Back on the Deskhand tab: out of reach again.
+    await setTitle(`Deskhand · ${MARK} - Chromium`);
+    const again = await device.callOk('list_windows');
+    expect((again.structuredContent as { windows: Array<{ id: string }> }).windows.map((window) => window.id)).not.toContain(browser.windowId);
   });
 });

@@ -10,6 +10,7 @@ import { startHostHarness, type HostHarness } from '../support/host-harness';
 let harness: HostHarness;
 let server: WebServer;
 const token = 'test-token-123';
+const pageMark = '5e1f0a9c';
 
 function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
@@ -43,7 +44,9 @@ beforeAll(async () => {
   mkdirSync(join(rendererDir, 'assets'));
   writeFileSync(join(rendererDir, 'assets', 'app.js'), 'console.log(1)');
   writeFileSync(join(harness.dataDir, 'secret.txt'), 'do not serve');
-  server = await startWebServer({ host: harness.host, rendererDir, token, bindHost: '127.0.0.1', port: 0, allowRemote: false });
+  mkdirSync(join(harness.dataDir, 'screenshots', 'session-1'), { recursive: true });
+  writeFileSync(join(harness.dataDir, 'screenshots', 'session-1', 'step-00000.png'), 'PIXELS');
+  server = await startWebServer({ host: harness.host, rendererDir, token, bindHost: '127.0.0.1', port: 0, allowRemote: false, pageMark });
 });
 
 afterAll(async () => {
@@ -66,12 +69,43 @@ describe('browser mode server', () => {
   it('serves the page with the token, sets the cookie, then serves assets by cookie', async () => {
     const page = await get(`/?token=${token}`);
     expect(page.status).toBe(200);
-    expect(page.body).toContain('<title>Deskhand</title>');
+    // This launch's mark is in the title, where the device client looks for the window showing the page.
+    expect(page.body).toContain(`<title>Deskhand · ${pageMark}</title>`);
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
     const cookie = String(page.headers['set-cookie']);
     expect(cookie).toContain('HttpOnly');
     const asset = await get('/assets/app.js', { Cookie: cookie.split(';')[0] ?? '' });
     expect(asset.status).toBe(200);
+  });
+
+  it('serves screenshots with the token in a header, so that no image address carries it', async () => {
+    const shot = await get('/screenshots/session-1/step-00000.png', { Authorization: `Bearer ${token}` });
+    expect(shot.status).toBe(200);
+    expect(shot.body).toBe('PIXELS');
+    // The browser keeps a cached copy for that header only.
+    expect(shot.headers.vary).toBe('Authorization');
+    expect((await get('/screenshots/session-1/step-00000.png')).status).toBe(401);
+    expect((await get('/screenshots/session-1/step-00000.png', { Authorization: 'Bearer wrong' })).status).toBe(401);
+  });
+
+  it('answers a reload of the page without the token with a refusal that starts the page with the kept token', async () => {
+    const cookie = String((await get(`/?token=${token}`)).headers['set-cookie']).split(';')[0] ?? '';
+    const reload = await get('/', { Cookie: cookie });
+    expect(reload.status).toBe(401);
+    expect(reload.headers['cache-control']).toBe('no-store');
+    expect(reload.body).toContain('<script type="module" src="/reenter.js"></script>');
+    expect(reload.body).toContain(`<title>Deskhand · ${pageMark}</title>`);
+    expect(reload.body).toContain('Unauthorized: open the address Deskhand printed, with its token');
+    // reenter.js fetches the page with the token in a header.
+    const page = await get('/', { Cookie: cookie, Authorization: `Bearer ${token}` });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain(`<title>Deskhand · ${pageMark}</title>`);
+    // Without the asset cookie, or with a wrong token (an earlier launch's link), a plain refusal.
+    for (const [path, headers] of [['/', {}], ['/?token=old', { Cookie: cookie }]] as const) {
+      const refused = await get(path, headers);
+      expect(refused.status, path).toBe(401);
+      expect(refused.body, path).toBe('Unauthorized: open the address Deskhand printed, with its token');
+    }
   });
 
   it('refuses a foreign Host or Origin (DNS rebinding)', async () => {

@@ -28,7 +28,7 @@ import { makeSession } from './ui-fixtures';
 /**
  * A scripted stand-in for the Deskhand host, for UI tests in a real browser: it serves the built
  * renderer (`out/renderer`) with the same URL / token scheme and security headers as
- * src-main/web/web-server.ts (`/?token=`, `/ws?token=`, `/screenshots/<sid>/<file>?token=`), answers
+ * src-main/web/web-server.ts (`/?token=`, `/ws?token=`, screenshots with `Authorization: Bearer`), answers
  * protocol commands from in-memory state, lets the test push events, and records every command.
  */
 
@@ -119,6 +119,11 @@ const CONTENT_TYPES: Record<string, string> = {
 
 const TOKEN_COOKIE = 'deskhand_token';
 const RENDERER_DIR = resolve('out/renderer');
+
+function bearerToken(request: IncomingMessage): string | null {
+  const auth = request.headers.authorization;
+  return auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length) : null;
+}
 
 function cookieToken(request: IncomingMessage): string | null {
   for (const part of (request.headers.cookie ?? '').split(';')) {
@@ -401,7 +406,7 @@ export async function startFakeUiHost(options: { rendererDir?: string } = {}): P
 
   const serveHttp = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const url = new URL(request.url ?? '/', 'http://fake.invalid');
-    const presented = url.searchParams.get('token') ?? cookieToken(request);
+    const presented = url.searchParams.get('token') ?? bearerToken(request) ?? cookieToken(request);
     if (presented !== token) {
       response.writeHead(401, { 'Content-Type': 'text/plain', ...SECURITY_HEADERS }).end('Unauthorized');
       return;

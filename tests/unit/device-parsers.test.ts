@@ -207,6 +207,13 @@ describe('config and launch', () => {
     expect(parseDeviceArgs(deviceArgs(guarded))).toEqual(guarded);
     expect(() => parseDeviceArgs(['--protect-pid=0'])).toThrow(/protectPid/);
     expect(() => parseDeviceArgs(['--protect-pid=me'])).toThrow(/protectPid/);
+    // Browser mode's mark, kept as text: a number-looking mark stays a string, and a short one is refused.
+    const marked = parseDeviceArgs(['--protect-title', '01234567']);
+    expect(marked.protectTitle).toBe('01234567');
+    expect(parseDeviceArgs(deviceArgs(marked))).toEqual(marked);
+    expect(parseDeviceArgs(deviceArgs({ protectTitle: 'Deskhand · 5e1f0a9c' })).protectTitle).toBe('Deskhand · 5e1f0a9c');
+    expect(() => parseDeviceArgs(['--protect-title='])).toThrow(/protectTitle/);
+    expect(() => parseDeviceArgs(['--protect-title=abc'])).toThrow(/protectTitle/);
   });
 
   it('keeps secrets out of the device environment', () => {

@@ -1,7 +1,7 @@
 // What the UI does to get (and keep) the user's attention: the title, approval notifications and the
 // approval shortcuts, as plain logic without a DOM.
 import { describe, expect, it } from 'vitest';
-import { ApprovalNotifications, attentionTitle } from '../../src-renderer/src/components/attention';
+import { ApprovalNotifications, attentionTitle, servedTitleSuffix } from '../../src-renderer/src/components/attention';
 import { confirmKeyAction, type ConfirmKeyEvent } from '../../src-renderer/src/components/confirmKeys';
 
 const key = (overrides: Partial<ConfirmKeyEvent>): ConfirmKeyEvent => ({
@@ -75,5 +75,15 @@ describe('approval notifications', () => {
   it('counts what waits in the title', () => {
     expect(attentionTitle(0)).toBe('Deskhand');
     expect(attentionTitle(2)).toBe('(2) Deskhand: waiting for you');
+  });
+
+  it("keeps browser mode's mark in every title", () => {
+    const suffix = servedTitleSuffix('Deskhand · 5e1f0a9c');
+    expect(suffix).toBe(' · 5e1f0a9c');
+    expect(attentionTitle(0, suffix)).toBe('Deskhand · 5e1f0a9c');
+    expect(attentionTitle(3, suffix)).toBe('(3) Deskhand · 5e1f0a9c: waiting for you');
+    // The desktop app's page has none.
+    expect(servedTitleSuffix('Deskhand')).toBe('');
+    expect(servedTitleSuffix('Something else')).toBe('');
   });
 });

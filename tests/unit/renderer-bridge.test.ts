@@ -3,7 +3,9 @@ import type { HostCommand, HostEvent, SessionView } from '../../src-main/protoco
 import { ElectronBridge, type DeskhandPreloadApi } from '../../src-renderer/src/bridge/electron';
 import { HostCommandError } from '../../src-renderer/src/bridge/errors';
 import type { BridgeConnection } from '../../src-renderer/src/bridge/types';
-import { WebSocketBridge, tokenFromSearch, type SocketLike } from '../../src-renderer/src/bridge/websocket';
+import { takePageToken, TOKEN_STORAGE_KEY, type TabStorage } from '../../src-renderer/src/bridge/page-token';
+import { ScreenshotBlobs } from '../../src-renderer/src/bridge/screenshot-blobs';
+import { WebSocketBridge, type FetchLike, type SocketLike } from '../../src-renderer/src/bridge/websocket';
 
 const sessionView: SessionView = {
   id: 's1',
@@ -218,15 +220,166 @@ describe('WebSocketBridge', () => {
     expect(sockets).toHaveLength(2);
   });
 
-  it('builds screenshot URLs with encoded parts and the token', () => {
-    expect(bridge.screenshotUrl({ sessionId: 's 1', file: 'step-3.png', width: 10, height: 10 })).toBe(
-      '/screenshots/s%201/step-3.png?token=a%20b%2Fc',
-    );
+  it('fetches a screenshot with the token in a header, never in its address, and shows it from a blob: URL', async () => {
+    const fetched: Array<{ url: string; headers: Record<string, string>; credentials: string }> = [];
+    const fetchImage: FetchLike = (url, init) => {
+      fetched.push({ url, headers: init.headers, credentials: init.credentials });
+      return Promise.resolve({ ok: true, status: 200, blob: () => Promise.resolve(new Blob(['PIXELS'])) });
+    };
+    const created: Blob[] = [];
+    const revoked: string[] = [];
+    const withImages = new WebSocketBridge({
+      host: '127.0.0.1:4000',
+      secure: false,
+      token: 'a b/c',
+      createSocket: (url) => new FakeSocket(url),
+      fetch: fetchImage,
+      objectUrls: { create: (blob) => `blob:http://127.0.0.1:4000/${created.push(blob)}`, revoke: (url) => revoked.push(url) },
+    });
+    const lease = withImages.screenshot({ sessionId: 's 1', file: 'step-3.png', width: 10, height: 10 });
+    const url = await lease.url;
+    expect(url).toBe('blob:http://127.0.0.1:4000/1');
+    expect(url).not.toContain('a b/c');
+    expect(fetched).toEqual([{ url: '/screenshots/s%201/step-3.png', headers: { Authorization: 'Bearer a b/c' }, credentials: 'omit' }]);
+    expect(await created[0]?.text()).toBe('PIXELS');
+    lease.release();
+    withImages.dispose();
   });
 
-  it('reads the token from the query string', () => {
-    expect(tokenFromSearch('?token=abc123&x=1')).toBe('abc123');
-    expect(tokenFromSearch('')).toBe('');
+  it('rejects a screenshot the server refuses', async () => {
+    const refusing = new WebSocketBridge({
+      host: '127.0.0.1:4000',
+      secure: false,
+      token: 't',
+      createSocket: (url) => new FakeSocket(url),
+      fetch: () => Promise.resolve({ ok: false, status: 404, blob: () => Promise.reject(new Error('no body')) }),
+    });
+    await expect(refusing.screenshot({ sessionId: 's1', file: 'gone.png', width: 1, height: 1 }).url).rejects.toThrow(/HTTP 404/);
+    refusing.dispose();
+  });
+});
+
+describe('ScreenshotBlobs', () => {
+  function blobs(idleKept = 2) {
+    const loads: Array<{ path: string; signal: AbortSignal; resolve(blob: Blob): void; reject(error: Error): void }> = [];
+    const revoked: string[] = [];
+    let made = 0;
+    const cache = new ScreenshotBlobs(
+      (path, signal) => new Promise<Blob>((resolve, reject) => loads.push({ path, signal, resolve, reject })),
+      { create: () => `blob:${++made}`, revoke: (url) => revoked.push(url) },
+      idleKept,
+    );
+    return { cache, loads, revoked };
+  }
+  const settle = () => new Promise((done) => setTimeout(done, 0));
+
+  it('loads an image once however many components show it', async () => {
+    const { cache, loads } = blobs();
+    const first = cache.lease('/screenshots/s/a.png');
+    const second = cache.lease('/screenshots/s/a.png');
+    expect(loads).toHaveLength(1);
+    loads[0]?.resolve(new Blob(['a']));
+    expect(await first.url).toBe('blob:1');
+    expect(await second.url).toBe('blob:1');
+  });
+
+  it('keeps the most recent images nobody shows, and revokes older ones', async () => {
+    const { cache, loads, revoked } = blobs(2);
+    const urls: string[] = [];
+    for (const name of ['a', 'b', 'c']) {
+      const lease = cache.lease(`/screenshots/s/${name}.png`);
+      loads.at(-1)?.resolve(new Blob([name]));
+      urls.push(await lease.url);
+      lease.release();
+    }
+    expect(revoked).toEqual(['blob:1']);
+    // b is still loaded: no new load, same address.
+    const again = cache.lease('/screenshots/s/b.png');
+    expect(loads).toHaveLength(3);
+    expect(await again.url).toBe(urls[1]);
+    // A released lease released twice counts once; an image still shown is never revoked.
+    again.release();
+    again.release();
+    const shown = cache.lease('/screenshots/s/c.png');
+    for (const name of ['d', 'e', 'f']) {
+      const lease = cache.lease(`/screenshots/s/${name}.png`);
+      loads.at(-1)?.resolve(new Blob([name]));
+      await lease.url;
+      lease.release();
+    }
+    expect(revoked).not.toContain(urls[2]);
+    expect(await shown.url).toBe(urls[2]);
+  });
+
+  it('aborts the loading of an image dropped before it arrived, and tries a failed one again', async () => {
+    const { cache, loads, revoked } = blobs(0);
+    const dropped = cache.lease('/screenshots/s/a.png');
+    dropped.release();
+    expect(loads[0]?.signal.aborted).toBe(true);
+    loads[0]?.resolve(new Blob(['late']));
+    await expect(dropped.url).rejects.toThrow();
+    expect(revoked).toEqual([]);
+
+    const failing = cache.lease('/screenshots/s/b.png');
+    loads[1]?.reject(new Error('HTTP 500'));
+    await expect(failing.url).rejects.toThrow('HTTP 500');
+    await settle();
+    const retry = cache.lease('/screenshots/s/b.png');
+    expect(loads).toHaveLength(3);
+    loads[2]?.resolve(new Blob(['b']));
+    expect(await retry.url).toMatch(/^blob:/);
+  });
+});
+
+describe('the browser-mode token leaves the address', () => {
+  function tab(href: string, stored: Record<string, string> = {}) {
+    const replaced: string[] = [];
+    const storage: TabStorage & { items: Record<string, string> } = {
+      items: { ...stored },
+      getItem(key) {
+        return this.items[key] ?? null;
+      },
+      setItem(key, value) {
+        this.items[key] = value;
+      },
+    };
+    const history = { state: { keep: 1 } as unknown, replaceState: (_state: unknown, _unused: string, url: string) => replaced.push(url) };
+    return { address: { href }, history, storage, replaced };
+  }
+
+  it('takes the token out of the address, keeping the rest, and keeps it in the tab', () => {
+    const page = tab('http://127.0.0.1:4000/?token=abc123&x=1#session-s1');
+    expect(takePageToken(page.address, page.history, page.storage)).toBe('abc123');
+    expect(page.replaced).toEqual(['/?x=1#session-s1']);
+    expect(page.storage.items[TOKEN_STORAGE_KEY]).toBe('abc123');
+  });
+
+  it('finds the token again on a reload of the tab, and leaves the address alone', () => {
+    const page = tab('http://127.0.0.1:4000/', { [TOKEN_STORAGE_KEY]: 'abc123' });
+    expect(takePageToken(page.address, page.history, page.storage)).toBe('abc123');
+    expect(page.replaced).toEqual([]);
+  });
+
+  it('prefers a token in the address (a new launch opened in the same tab)', () => {
+    const page = tab('http://127.0.0.1:4000/?token=new', { [TOKEN_STORAGE_KEY]: 'old' });
+    expect(takePageToken(page.address, page.history, page.storage)).toBe('new');
+    expect(page.replaced).toEqual(['/']);
+    expect(page.storage.items[TOKEN_STORAGE_KEY]).toBe('new');
+  });
+
+  it('works for this load where the tab may keep nothing', () => {
+    const page = tab('http://127.0.0.1:4000/?token=abc123');
+    const refusing: TabStorage = {
+      getItem: () => {
+        throw new Error('SecurityError');
+      },
+      setItem: () => {
+        throw new Error('QuotaExceededError');
+      },
+    };
+    expect(takePageToken(page.address, page.history, refusing)).toBe('abc123');
+    expect(page.replaced).toEqual(['/']);
+    expect(takePageToken({ href: 'http://127.0.0.1:4000/' }, page.history, null)).toBe('');
   });
 });
 
@@ -282,6 +435,10 @@ describe('ElectronBridge', () => {
     bridge.dispose();
     preload.push({ type: 'event', event: startedEvent });
     expect(events).toEqual([startedEvent]);
-    expect(bridge.screenshotUrl({ sessionId: 's1', file: 'a.png', width: 1, height: 1 })).toBe('app://screenshots/s1/a.png');
+  });
+
+  it('shows screenshots from app://, which needs no token', async () => {
+    const bridge = new ElectronBridge(fakePreload(() => null).api);
+    await expect(bridge.screenshot({ sessionId: 's 1', file: 'a.png', width: 1, height: 1 }).url).resolves.toBe('app://screenshots/s%201/a.png');
   });
 });

@@ -38,7 +38,7 @@ function fakeBridge(): { bridge: Bridge; emit(event: HostEvent): void } {
     },
     onConnection: () => () => undefined,
     onError: () => () => undefined,
-    screenshotUrl: () => '',
+    screenshot: () => ({ url: Promise.resolve(''), release: () => undefined }),
   };
   return { bridge, emit: (event) => listener(event) };
 }

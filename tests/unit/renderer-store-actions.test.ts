@@ -53,7 +53,7 @@ function scriptedBridge(): { bridge: Bridge; sent: Sent[]; connect(state: Bridge
       return () => undefined;
     },
     onError: () => () => undefined,
-    screenshotUrl: () => '',
+    screenshot: () => ({ url: Promise.resolve(''), release: () => undefined }),
   };
   return { bridge, sent, connect: (state) => onConnection(state), emit: (event) => onEvent(event) };
 }

@@ -230,3 +230,20 @@ describe('WebSocket limits', () => {
     healthy.close();
   });
 });
+
+describe("the page mark (the device client keeps off the browser window whose title has it)", () => {
+  it('is refused when it could turn up in other titles by chance, or would not fit in a title', async () => {
+    for (const pageMark of ['', 'abc', '<b>mark</b>', 'two words', 'x'.repeat(65)]) {
+      await expect(start({ pageMark }), pageMark).rejects.toThrow(/page mark/);
+    }
+  });
+
+  it('a built page without a title is an error, not a page without the mark', async () => {
+    const untitled = join(dir, 'untitled');
+    mkdirSync(untitled, { recursive: true });
+    writeFileSync(join(untitled, 'index.html'), '<!doctype html><p>no title</p>');
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const server = await start({ rendererDir: untitled, pageMark: '5e1f0a9c' });
+    expect((await getUrl(server.url)).status).toBe(500);
+  });
+});

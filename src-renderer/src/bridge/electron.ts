@@ -2,7 +2,8 @@ import type { CommandResult, HostCommandInput, HostCommandType, HostEvent, Scree
 import { HostCommandError, toError } from './errors';
 import { ListenerSet } from './listeners';
 import { nextRequestId, parseHostMessage, resultFromReply, withRequestId } from './replies';
-import type { Bridge, BridgeConnection, CommandInput, Unsubscribe } from './types';
+import { screenshotPath } from './screenshot-path';
+import type { Bridge, BridgeConnection, CommandInput, ScreenshotLease, Unsubscribe } from './types';
 
 /** What the Electron preload exposes as `window.deskhand` (contextBridge). */
 export interface DeskhandPreloadApi {
@@ -76,7 +77,8 @@ export class ElectronBridge implements Bridge {
     return this.errors.add(listener);
   }
 
-  screenshotUrl(ref: ScreenshotRef): string {
-    return `app://screenshots/${encodeURIComponent(ref.sessionId)}/${encodeURIComponent(ref.file)}`;
+  /** app:// needs no token: only this app's own pages can load from it. */
+  screenshot(ref: ScreenshotRef): ScreenshotLease {
+    return { url: Promise.resolve(`app://screenshots/${screenshotPath(ref)}`), release: () => undefined };
   }
 }

@@ -1,11 +1,12 @@
 import { ElectronBridge } from './electron';
-import { WebSocketBridge, tokenFromSearch } from './websocket';
+import { takePageToken, type TabStorage } from './page-token';
+import { WebSocketBridge } from './websocket';
 import type { Bridge } from './types';
 
-export type { Bridge, BridgeConnection, CommandInput, Unsubscribe } from './types';
+export type { Bridge, BridgeConnection, CommandInput, ScreenshotLease, Unsubscribe } from './types';
 export { HostCommandError } from './errors';
 export { ElectronBridge, type DeskhandPreloadApi } from './electron';
-export { WebSocketBridge, tokenFromSearch, type SocketLike } from './websocket';
+export { WebSocketBridge, type SocketLike } from './websocket';
 
 /** A bridge that is not yet listening: call `start()` once every subscriber is attached. */
 export type StartableBridge = Bridge & { start(): void };
@@ -13,7 +14,7 @@ export type StartableBridge = Bridge & { start(): void };
 /** The desktop app's preload defines `window.deskhand`; without it we are in a browser, talking WebSocket. */
 export function createBridge(): StartableBridge {
   if (window.deskhand) return new ElectronBridge(window.deskhand);
-  const token = tokenFromSearch(location.search);
+  const token = takePageToken(location, history, tabStorage());
   return new WebSocketBridge({
     host: location.host,
     secure: location.protocol === 'https:',
@@ -21,8 +22,17 @@ export function createBridge(): StartableBridge {
     createSocket: (url) => new WebSocket(url),
     // The page's own address answers 401 to a token this server does not know (a network error: no answer).
     tokenRefused: async () => {
-      const response = await fetch(`/?token=${encodeURIComponent(token)}`, { method: 'HEAD', cache: 'no-store', credentials: 'omit' });
+      const response = await fetch('/', { method: 'HEAD', headers: { Authorization: `Bearer ${token}` }, cache: 'no-store', credentials: 'omit' });
       return response.status === 401;
     },
   });
+}
+
+/** This tab's sessionStorage, or null where the browser refuses it (reading the property can throw). */
+function tabStorage(): TabStorage | null {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
 }

@@ -11,6 +11,14 @@ export type BridgeConnection = 'connecting' | 'connected' | 'disconnected' | 'un
 
 export type Unsubscribe = () => void;
 
+/** A stored screenshot held for an <img> while a component shows it. */
+export interface ScreenshotLease {
+  /** Its address, once it can be shown; rejects when it cannot be loaded. */
+  readonly url: Promise<string>;
+  /** No longer shown: its memory may go. */
+  release(): void;
+}
+
 /** The renderer's only way to talk to the host; the same components run on either implementation. */
 export interface Bridge {
   /** Sends a command and resolves with its validated result; rejects with the host's message when it refuses. */
@@ -20,5 +28,9 @@ export interface Bridge {
   onConnection(listener: (state: BridgeConnection) => void): Unsubscribe;
   /** Problems not tied to one `send` (an error reply without an id, a transport failure). */
   onError(listener: (error: Error) => void): Unsubscribe;
-  screenshotUrl(ref: ScreenshotRef): string;
+  /**
+   * A step's screenshot. Its address never carries the access token: an image address can be copied
+   * ("Copy image address"), and shown on a screen the agent takes pictures of.
+   */
+  screenshot(ref: ScreenshotRef): ScreenshotLease;
 }

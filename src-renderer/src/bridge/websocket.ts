@@ -2,7 +2,9 @@ import type { CommandResult, HostCommandType, HostEvent, ScreenshotRef } from '.
 import { HostCommandError, toError } from './errors';
 import { ListenerSet } from './listeners';
 import { nextRequestId, parseHostMessage, resultFromReply, withRequestId, type ReplyMessage } from './replies';
-import type { Bridge, BridgeConnection, CommandInput, Unsubscribe } from './types';
+import { ScreenshotBlobs, type ObjectUrls } from './screenshot-blobs';
+import { screenshotPath } from './screenshot-path';
+import type { Bridge, BridgeConnection, CommandInput, ScreenshotLease, Unsubscribe } from './types';
 
 /** The part of the browser's WebSocket this bridge uses; tests pass a fake. */
 export interface SocketLike {
@@ -12,6 +14,12 @@ export interface SocketLike {
   addEventListener(type: 'open' | 'close', listener: () => void): void;
   addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
 }
+
+/** What the bridge uses of `fetch`; tests pass a fake. */
+export type FetchLike = (
+  url: string,
+  init: { headers: Record<string, string>; signal: AbortSignal; credentials: 'omit' },
+) => Promise<{ ok: boolean; status: number; blob(): Promise<Blob> }>;
 
 /** WebSocket.OPEN, spelled out so this file needs no DOM types. */
 const SOCKET_OPEN = 1;
@@ -32,6 +40,10 @@ export interface WebSocketBridgeOptions {
    * hides why a WebSocket handshake failed). True only when it answered so; then retrying stops.
    */
   tokenRefused?(): Promise<boolean>;
+  /** Loads screenshots (default: the global fetch). */
+  fetch?: FetchLike;
+  /** Makes and revokes their blob: URLs (default: URL.createObjectURL and URL.revokeObjectURL). */
+  objectUrls?: ObjectUrls;
 }
 
 interface PendingRequest {
@@ -54,8 +66,14 @@ export class WebSocketBridge implements Bridge {
   private readonly events = new ListenerSet<HostEvent>();
   private readonly connections = new ListenerSet<BridgeConnection>();
   private readonly errors = new ListenerSet<Error>();
+  private readonly screenshots: ScreenshotBlobs;
 
-  constructor(private readonly options: WebSocketBridgeOptions) {}
+  constructor(private readonly options: WebSocketBridgeOptions) {
+    this.screenshots = new ScreenshotBlobs(
+      (path, signal) => this.fetchScreenshot(path, signal),
+      options.objectUrls ?? { create: (blob) => URL.createObjectURL(blob), revoke: (url) => URL.revokeObjectURL(url) },
+    );
+  }
 
   /** Connects; call after subscribing so that nothing the host sends first is missed. */
   start(): void {
@@ -113,9 +131,16 @@ export class WebSocketBridge implements Bridge {
     return this.errors.add(listener);
   }
 
-  screenshotUrl(ref: ScreenshotRef): string {
-    const path = `/screenshots/${encodeURIComponent(ref.sessionId)}/${encodeURIComponent(ref.file)}`;
-    return `${path}?token=${encodeURIComponent(this.options.token)}`;
+  /** Fetched with the token in a header and shown from a blob: URL, which works only inside this page. */
+  screenshot(ref: ScreenshotRef): ScreenshotLease {
+    return this.screenshots.lease(`/screenshots/${screenshotPath(ref)}`);
+  }
+
+  private async fetchScreenshot(path: string, signal: AbortSignal): Promise<Blob> {
+    const fetchImage: FetchLike = this.options.fetch ?? ((url, init) => fetch(url, init));
+    const response = await fetchImage(path, { headers: { Authorization: `Bearer ${this.options.token}` }, signal, credentials: 'omit' });
+    if (!response.ok) throw new Error(`the screenshot could not be loaded (HTTP ${response.status})`);
+    return response.blob();
   }
 
   private connect(): void {
@@ -238,9 +263,4 @@ export class WebSocketBridge implements Bridge {
       this.connect();
     }, jittered);
   }
-}
-
-/** The token the browser-mode server printed in the link, `?token=…`. */
-export function tokenFromSearch(search: string): string {
-  return new URLSearchParams(search).get('token') ?? '';
 }

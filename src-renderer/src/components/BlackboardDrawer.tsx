@@ -1,7 +1,8 @@
 import CloseIcon from '@mui/icons-material/Close';
 import { Box, Drawer, IconButton, List, ListItem, ListItemText, Typography } from '@mui/material';
 import { useEffect, type ReactNode } from 'react';
-import { useBridge, useDeskhand, useUi } from '../store';
+import { useDeskhand, useUi } from '../store';
+import { ScreenshotImage } from './ScreenshotImage';
 
 /** Refreshing on every step of a fast run would flood the host; this often is plenty for people. */
 const REFRESH_DELAY_MS = 600;
@@ -36,7 +37,6 @@ function recordText(record: Record<string, unknown>): string {
 export function BlackboardDrawer() {
   const open = useUi((state) => state.blackboardOpen);
   const setOpen = useUi((state) => state.setBlackboardOpen);
-  const bridge = useBridge();
   const sessionId = useDeskhand((state) => state.currentSessionId);
   const blackboard = useDeskhand((state) => (state.blackboard?.sessionId === state.currentSessionId ? state.blackboard.view : null));
   // Only an open drawer follows the run: a closed one must not re-render on every step.
@@ -102,8 +102,8 @@ export function BlackboardDrawer() {
               <Box sx={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fill, minmax(200px, 1fr))', gap: 1.5 }}>
                 {blackboard.screenshots.map(({ screenshot, reason }, i) => (
                   <Box component="figure" key={i} sx={{ m: 0 }}>
-                    <img
-                      src={bridge.screenshotUrl(screenshot)}
+                    <ScreenshotImage
+                      screenshot={screenshot}
                       alt={reason || `Saved screenshot ${i + 1}`}
                       loading="lazy"
                       style={{ display: 'block', width: '100%', height: 'auto', borderRadius: 4 }}

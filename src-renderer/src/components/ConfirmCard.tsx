@@ -1,10 +1,11 @@
 import { Box, Button, Card, CardContent, TextField, Tooltip, Typography } from '@mui/material';
 import { useEffect, useRef, useState } from 'react';
 import type { Interaction } from '../../../src-main/protocol';
-import { useBridge, useDeskhand } from '../store';
+import { useDeskhand } from '../store';
 import { confirmKeyAction } from './confirmKeys';
 import { noteAnswered, waitingCardProps } from './focus';
 import { MOD_KEY } from './labels';
+import { useScreenshotUrl } from './useScreenshotUrl';
 
 type ConfirmInteraction = Extract<Interaction, { kind: 'confirm' }>;
 
@@ -29,7 +30,7 @@ function isTextField(target: EventTarget | null): boolean {
  * action never runs (the host's promise; we only send the decision).
  */
 export function ConfirmCard({ interaction, shortcuts }: { interaction: ConfirmInteraction; shortcuts: boolean }) {
-  const bridge = useBridge();
+  const screenshot = useScreenshotUrl(interaction.screenshot);
   const decide = useDeskhand((state) => state.decide);
   const [note, setNote] = useState('');
   const [sending, setSending] = useState<null | 'approve' | 'reject' | 'sent'>(null);
@@ -108,10 +109,10 @@ export function ConfirmCard({ interaction, shortcuts }: { interaction: ConfirmIn
             ))}
           </Box>
         </Box>
-        {interaction.screenshot && (
+        {interaction.screenshot && screenshot.url && (
           <Box
             component="img"
-            src={bridge.screenshotUrl(interaction.screenshot)}
+            src={screenshot.url}
             alt="The screen with the action drawn on it"
             sx={{ width: '100%', height: 'auto', borderRadius: 1, border: 1, borderColor: 'divider', aspectRatio: `${interaction.screenshot.width} / ${interaction.screenshot.height}` }}
           />

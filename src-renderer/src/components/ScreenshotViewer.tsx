@@ -1,7 +1,7 @@
 import { Box, Button, ButtonGroup, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
 import { useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { ScreenshotRef } from '../../../src-main/protocol';
-import { useBridge } from '../store';
+import { useScreenshotUrl } from './useScreenshotUrl';
 
 type Version = 'clean' | 'annotated';
 /** 'fit' scales to the panel; a number is a zoom factor of the stored pixels. */
@@ -23,12 +23,12 @@ interface ScreenshotViewerProps {
 
 /** A step's screenshot: the clean capture or the one with the action drawn on it; fit, 100% or zoomed. */
 export function ScreenshotViewer({ clean, annotated, label }: ScreenshotViewerProps) {
-  const bridge = useBridge();
   const [version, setVersion] = useState<Version>(annotated ? 'annotated' : 'clean');
   const [zoom, setZoom] = useState<Zoom>('fit');
   const [fitScale, setFitScale] = useState(1);
   const shown = (version === 'annotated' ? annotated : clean) ?? clean ?? annotated;
   const frameRef = useRef<HTMLDivElement>(null);
+  const { url } = useScreenshotUrl(shown);
   const width = shown?.width ?? 1;
   const height = shown?.height ?? 1;
 
@@ -125,17 +125,19 @@ export function ScreenshotViewer({ clean, annotated, label }: ScreenshotViewerPr
         }}
         ref={frameRef}
       >
-        <img
-          src={bridge.screenshotUrl(shown)}
-          alt={`${label} (${shown === annotated ? 'annotated' : 'clean'})`}
-          width={zoom === 'fit' ? undefined : Math.round(shown.width * zoom)}
-          height={zoom === 'fit' ? undefined : Math.round(shown.height * zoom)}
-          style={
-            zoom === 'fit'
-              ? { display: 'block', maxWidth: '100%', maxHeight: '100%', objectFit: 'contain' }
-              : { display: 'block', maxWidth: 'none' }
-          }
-        />
+        {url && (
+          <img
+            src={url}
+            alt={`${label} (${shown === annotated ? 'annotated' : 'clean'})`}
+            width={zoom === 'fit' ? undefined : Math.round(shown.width * zoom)}
+            height={zoom === 'fit' ? undefined : Math.round(shown.height * zoom)}
+            style={
+              zoom === 'fit'
+                ? { display: 'block', maxWidth: '100%', maxHeight: '100%', objectFit: 'contain' }
+                : { display: 'block', maxWidth: 'none' }
+            }
+          />
+        )}
       </Box>
     </Box>
   );

@@ -1,8 +1,17 @@
 const BASE_TITLE = 'Deskhand';
 
-/** The page title: how many questions and approvals wait for the user, in every session. */
-export function attentionTitle(waiting: number): string {
-  return waiting > 0 ? `(${waiting}) ${BASE_TITLE}: waiting for you` : BASE_TITLE;
+/**
+ * The page title: how many questions and approvals wait for the user, in every session. `suffix` is what
+ * the host put after the name in the page it served, kept in every title: browser mode's per-launch mark
+ * (` · 1a2b3c4d`), by which the device client knows the browser window showing Deskhand and keeps off it.
+ */
+export function attentionTitle(waiting: number, suffix = ''): string {
+  return waiting > 0 ? `(${waiting}) ${BASE_TITLE}${suffix}: waiting for you` : `${BASE_TITLE}${suffix}`;
+}
+
+/** What follows the name in the title the page was served with (see attentionTitle). */
+export function servedTitleSuffix(servedTitle: string): string {
+  return servedTitle.startsWith(BASE_TITLE) ? servedTitle.slice(BASE_TITLE.length) : '';
 }
 
 export interface Closable {

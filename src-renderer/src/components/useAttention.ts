@@ -1,6 +1,9 @@
 import { useEffect, useRef } from 'react';
 import { useDeskhand } from '../store';
-import { ApprovalNotifications, attentionTitle } from './attention';
+import { ApprovalNotifications, attentionTitle, servedTitleSuffix } from './attention';
+
+// Read once, before any title this page sets replaces the one it was served with.
+const TITLE_SUFFIX = servedTitleSuffix(document.title);
 
 function notificationsAvailable(): boolean {
   return typeof Notification !== 'undefined';
@@ -8,9 +11,10 @@ function notificationsAvailable(): boolean {
 
 /**
  * When the agent starts waiting for the user: the page title counts what waits (in every session, not
- * only the one on screen), and a held step (confirm) raises a system notification if the window is
- * hidden or not focused; the notification closes once the step is decided. Permission is asked the
- * first time a step is held, not at start-up, so the request makes sense to the user.
+ * only the one on screen; browser mode's mark stays in it), and a held step (confirm) raises a system
+ * notification if the window is hidden or not focused; the notification closes once the step is
+ * decided. Permission is asked the first time a step is held, not at start-up, so the request makes
+ * sense to the user.
  */
 export function useAttention(): void {
   const interactions = useDeskhand((state) => state.interactions);
@@ -19,7 +23,7 @@ export function useAttention(): void {
   const notifications = useRef(new ApprovalNotifications<Notification>());
 
   useEffect(() => {
-    document.title = attentionTitle(interactions.length);
+    document.title = attentionTitle(interactions.length, TITLE_SUFFIX);
   }, [interactions]);
 
   useEffect(() => {
