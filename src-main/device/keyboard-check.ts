@@ -57,6 +57,9 @@ export class KeyboardCheck {
     if (this.isProtected(target)) return false;
     if (this.expected.window && target.id === this.expected.window) return true;
     const expected = await (this.expectedWindow ??= this.lookUpExpected());
+    // The window the host named has closed: there is nothing left to tell its program by but a name
+    // any window can take, so the input is held.
+    if (this.expected.window && !expected) return false;
     // The same process: the window itself, its dialogs, its other windows. Only without a pid on either
     // side does the application's name decide.
     if (expected && expected.pid !== null && target.pid !== null) {
@@ -75,7 +78,7 @@ export class KeyboardCheck {
     try {
       return await getWindow(this.expected.window);
     } catch {
-      return null; // closed since: the name is all there is to go by
+      return null; // closed since
     }
   }
 }

@@ -61,11 +61,22 @@ function xdotoolEnv(): NodeJS.ProcessEnv {
   return isUtf8Locale(process.env) ? process.env : { ...process.env, LC_ALL: 'C.UTF-8' };
 }
 
-/** `text` cut into pieces of at most `size` characters (code points, so no character is split). */
+/**
+ * `text` cut into pieces of at most `size` characters (code points, so no character is split), and
+ * before every line break: Enter is the key that runs a line, so the check between pieces comes right
+ * before it.
+ */
 export function typingPieces(text: string, size = TYPING_PIECE_CHARS): string[] {
-  const chars = [...text];
   const pieces: string[] = [];
-  for (let i = 0; i < chars.length; i += size) pieces.push(chars.slice(i, i + size).join(''));
+  let piece: string[] = [];
+  for (const char of text) {
+    if (piece.length === size || (char === '\n' && piece.length > 0)) {
+      pieces.push(piece.join(''));
+      piece = [];
+    }
+    piece.push(char);
+  }
+  if (piece.length > 0) pieces.push(piece.join(''));
   return pieces;
 }
 
@@ -113,8 +124,13 @@ async function usLayoutType(text: string, before: BeforeKeys, signal?: AbortSign
       `cannot type ${untypable.map((c) => JSON.stringify(c)).join(', ')} without xdotool; install it (apt install xdotool)`,
     );
   }
+  let sinceCheck = 0;
   for (const [index, char] of chars.entries()) {
-    if (index % TYPING_PIECE_CHARS === 0) await before(index);
+    if (sinceCheck === TYPING_PIECE_CHARS || char === '\n' || index === 0) {
+      await before(index);
+      sinceCheck = 0;
+    }
+    sinceCheck++;
     throwIfAborted(signal);
     const mapped = usLayoutKey(char);
     if (mapped) await tapKey(mapped.key, mapped.shift);
@@ -181,6 +197,8 @@ function checkpoint(signal: AbortSignal | undefined, beforeKeys: BeforeKeys | un
   return async (sent) => {
     throwIfAborted(signal);
     await beforeKeys?.(sent);
+    // The check can take a while (X round trips): a Stop meanwhile still stops this piece.
+    throwIfAborted(signal);
   };
 }
 

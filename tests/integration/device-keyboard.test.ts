@@ -143,7 +143,10 @@ describe('the device refuses keyboard input that would reach another application
       const expected = { meta: { [EXPECT_KEYBOARD_META]: { app: 'notes', window: notes.windowId } } };
       const refused = await device.call('type_text', { text: 'touch by-impostor\n' }, expected);
       expect(textOf(refused)).toBe('type_text not run: the input would go to "impostor-window" (notes), not to notes');
-      // The agent's own window passes, as does the name alone when the host names no window.
+      // A named window that has closed leaves only the name to go by: held, even in a window of that name.
+      const gone = await device.call('type_text', { text: 'touch after-close\n' }, { meta: { [EXPECT_KEYBOARD_META]: { app: 'notes', window: '0x0badbad0' } } });
+      expect(textOf(gone)).toBe('type_text not run: the input would go to "impostor-window" (notes), not to notes');
+      // The agent's own window passes.
       await device.callOk('focus_window', { id: notes.windowId });
       await device.callOk('type_text', { text: 'touch by-notes\n' }, expected);
       await eventually('the line typed into notes', 5_000, async () => existsSync(join(notesDir, 'by-notes')) || undefined);
