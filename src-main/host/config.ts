@@ -152,6 +152,25 @@ export const DeskhandConfig = z.object({
 });
 export type DeskhandConfig = z.infer<typeof DeskhandConfig>;
 
+/** Whether two model base URLs are the same server (scheme, host and port): a key may go to both. */
+export function sameEndpoint(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The model profiles that will be sent their own key: the host's, and the agents' when it is on
+ * another endpoint (on the same one it borrows the host's key).
+ */
+export function profilesNeedingKeys(config: Pick<DeskhandConfig, 'models'>): Array<'host' | 'app'> {
+  const { host, app } = config.models;
+  if (!host) return [];
+  return app && !sameEndpoint(app.baseUrl, host.baseUrl) ? ['host', 'app'] : ['host'];
+}
+
 /** The environment variables that hold MCP servers' tokens: secrets, whatever they are called. */
 export function tokenVariables(config: Pick<DeskhandConfig, 'mcpServers'>): Set<string> {
   return new Set(config.mcpServers.flatMap((server) => (server.transport === 'http' && server.tokenSecret ? [server.tokenSecret] : [])));

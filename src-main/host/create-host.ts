@@ -24,7 +24,7 @@ import { LocalDocsRetriever } from '../prompter/retrieved-docs';
 import { renderToolDocs } from '../prompter/tool-docs';
 import { InteractionBroker, type AutoResponder } from '../session/interaction-broker';
 import { SessionService, type SettingsHandler } from '../session/session-service';
-import { apiKeyFromEnv, NO_MODEL_MESSAGE, tokenVariables, type DeskhandConfig, type ModelProfile } from './config';
+import { apiKeyFromEnv, NO_MODEL_MESSAGE, sameEndpoint, tokenVariables, type DeskhandConfig, type ModelProfile } from './config';
 import { lockDataDir } from './data-dir-lock';
 import { appRoot, promptsDir, runningFromBuild } from './paths';
 import { ProtocolEndpoint } from './protocol-endpoint';
@@ -206,7 +206,7 @@ export function createHost(options: HostOptions): Host {
       return {
         host: client(host, apiKey('host')),
         // The host's key goes only where the host's does: a key is not sent to another endpoint.
-        app: app ? client(app, apiKey('app') ?? (sameOrigin(app.baseUrl, host.baseUrl) ? apiKey('host') : null)) : client(host, apiKey('host')),
+        app: app ? client(app, apiKey('app') ?? (sameEndpoint(app.baseUrl, host.baseUrl) ? apiKey('host') : null)) : client(host, apiKey('host')),
       };
     },
     async tools() {
@@ -233,12 +233,4 @@ export function createHost(options: HostOptions): Host {
       unlock();
     },
   };
-}
-
-function sameOrigin(a: string, b: string): boolean {
-  try {
-    return new URL(a).origin === new URL(b).origin;
-  } catch {
-    return false;
-  }
 }
