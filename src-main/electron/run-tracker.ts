@@ -3,7 +3,7 @@
  * the agent is acting right now (to keep the window out of its screenshots), and what to show in the
  * tray. Pure: fed HostEvents, no Electron.
  */
-import { TERMINAL_SESSION_STATUSES, type FormView, type HostEvent, type Interaction, type SessionStatus } from '../protocol';
+import { approvalNotice, TERMINAL_SESSION_STATUSES, type FormView, type HostEvent, type Interaction, type SessionStatus } from '../protocol';
 
 export interface ActiveSession {
   id: string;
@@ -177,28 +177,6 @@ export class RunTracker {
   }
 }
 
-/** What a held action does, in words without its arguments: they may hold a password or a key. */
-function actionKind(actions: ReadonlyArray<{ function: string }>): string {
-  if (actions.length > 1) return `A sequence of ${actions.length} actions waits`;
-  switch (actions[0]?.function) {
-    case 'execute_command':
-      return 'A shell command waits';
-    case 'type_text':
-      return 'Typing text waits';
-    case 'hotkey':
-      return 'A key press waits';
-    case 'launch_app':
-      return 'Starting a program waits';
-    case 'click':
-    case 'drag':
-    case 'move':
-    case 'scroll':
-      return 'A mouse action waits';
-    default:
-      return 'A step waits';
-  }
-}
-
 /**
  * The system notification for something that waits (the window is not focused). It says what kind of
  * decision waits and nothing of the action's arguments or the question's text: notifications show on
@@ -213,5 +191,5 @@ export function notificationFor(waiting: Waiting): { title: string; body: string
       ? { title: 'Deskhand has a question', body: 'The agent asks you a question' }
       : { title: `Deskhand has ${count} questions`, body: `The agent asks you ${count} questions` };
   }
-  return { title: 'Deskhand waits for your approval', body: `${actionKind(interaction.actions)} for your approval` };
+  return { title: 'Deskhand waits for your approval', body: approvalNotice(interaction.actions) };
 }

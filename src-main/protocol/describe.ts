@@ -40,3 +40,33 @@ export function describeAction(action: ActionView | null, target?: string): stri
       return `${action.function}(${quote(args, 50)})`;
   }
 }
+
+/** What a held action does, in words without its arguments: they may hold a password or a key. */
+function actionKind(actions: ReadonlyArray<{ function: string }>): string {
+  if (actions.length > 1) return `A sequence of ${actions.length} actions waits`;
+  switch (actions[0]?.function) {
+    case 'execute_command':
+      return 'A shell command waits';
+    case 'type_text':
+      return 'Typing text waits';
+    case 'hotkey':
+      return 'A key press waits';
+    case 'launch_app':
+      return 'Starting a program waits';
+    case 'click':
+    case 'drag':
+    case 'move':
+    case 'scroll':
+      return 'A mouse action waits';
+    default:
+      return 'A step waits';
+  }
+}
+
+/**
+ * A notification's words for an action held for approval: its kind, never its arguments, since
+ * notifications show on the lock screen and stay in the system's history.
+ */
+export function approvalNotice(actions: ReadonlyArray<{ function: string }>): string {
+  return `${actionKind(actions)} for your approval`;
+}

@@ -274,7 +274,7 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
       sessionId,
       agent: 'AppAgent',
       actionText: "Click 'Send' in Mail",
-      actions: [],
+      actions: [{ function: 'click', args: { x: 40, y: 60 } }],
       target: 'Mail',
       reasons: ["rule: control text matches 'Send'"],
       screenshot: null,
@@ -282,9 +282,10 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
     await ui.page.getByRole('region', { name: 'Approve this action?' }).waitFor();
     await expect.poll(() => ui.page.evaluate('window.__notifications.length')).toBe(1);
     expect(await ui.page.evaluate('window.__permissionAsked')).toBe(1);
+    // Its kind only, never the action's text: notifications show on the lock screen.
     expect(await ui.page.evaluate('window.__notifications[0]')).toEqual({
-      title: 'Deskhand: approve this action?',
-      body: "Click 'Send' in Mail\nOn: Mail",
+      title: 'Deskhand waits for your approval',
+      body: 'A mouse action waits for your approval',
     });
     await expect.poll(() => ui.page.title()).toBe('(1) Deskhand: waiting for you');
     expect(await ui.page.evaluate('window.__closed')).toEqual([]);

@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'react';
+import { approvalNotice } from '../../../src-main/protocol';
 import { useDeskhand } from '../store';
 import { ApprovalNotifications, attentionTitle, servedTitleSuffix } from './attention';
 
@@ -36,8 +37,9 @@ export function useAttention(): void {
         if (Notification.permission !== 'granted') return;
         if (!document.hidden && document.hasFocus()) return;
         if (!notifications.current.isPending(interaction.id)) return;
-        const notification = new Notification('Deskhand: approve this action?', {
-          body: `${interaction.actionText}${interaction.target ? `\nOn: ${interaction.target}` : ''}`,
+        // Its kind only: the command or text could hold a secret, and notifications show on the lock screen.
+        const notification = new Notification('Deskhand waits for your approval', {
+          body: approvalNotice(interaction.actions),
           tag: interaction.id,
           requireInteraction: true,
         });
