@@ -141,8 +141,15 @@ export class ActiveSession {
         return this.deps.store.setStatus(this.sessionId, outcome.status, outcome.result);
       });
     } catch (error) {
-      // Nothing of the end was saved: the next start finds the round unfinished, and offers Resume.
+      // Nothing of the end was saved: the next start finds the round unfinished, and offers Resume. The
+      // UI is told that, not the outcome the database does not hold.
       logError('[deskhand] the end of the round could not be saved:', error);
+      const unsaved: RunOutcome = {
+        status: 'error',
+        result: `the round ended (${outcome.status}) but that could not be saved: ${(error as Error).message}; it shows as interrupted at the next start`,
+      };
+      this.deps.emit({ kind: 'session.ended', sessionId: this.sessionId, status: unsaved.status, result: unsaved.result });
+      return unsaved;
     }
     if (session) this.deps.emit({ kind: 'session.updated', session });
     this.deps.emit({ kind: 'session.ended', sessionId: this.sessionId, status: outcome.status, result: outcome.result });

@@ -44,3 +44,33 @@ describe('ActiveSession: a resumed request', () => {
     }
   });
 });
+
+describe('ActiveSession: the end of a round that cannot be saved', () => {
+  it('is reported as an error saying so, not as the outcome the database does not hold', async () => {
+    const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'deskhand-active-')), 'deskhand.sqlite'));
+    const store = new SessionStore(db, null, scrub);
+    const session = store.createSession('do a thing', 'desktop');
+    const events: Array<{ kind: string; status?: string; result?: string | null }> = [];
+    const deps = {
+      store,
+      blackboards: new BlackboardStore(db, scrub),
+      interactions: new InteractionStore(db, scrub),
+      config: DeskhandConfig.parse({}),
+      scrub,
+      emit: (event: { kind: string }) => events.push(event),
+      tools: () => Promise.reject(new Error('no device here')),
+    } as unknown as SessionDeps;
+    const live = new ActiveSession(deps, store.requireSession(session.id));
+    // The disk fills up just as the round ends.
+    store.endRound = () => {
+      throw new Error('database or disk is full');
+    };
+    const outcome = await live.startRound('do a thing', {} as { host: ModelWithPrices; app: ModelWithPrices });
+    expect(outcome.status).toBe('error');
+    expect(outcome.result).toMatch(/^the round ended \(error\) but that could not be saved: database or disk is full; it shows as interrupted at the next start$/);
+    expect(events.filter((event) => event.kind === 'session.ended')).toEqual([
+      { kind: 'session.ended', sessionId: session.id, status: 'error', result: outcome.result },
+    ]);
+    expect(store.requireSession(session.id).status).toBe('running');
+  });
+});
