@@ -215,6 +215,26 @@ describe('renderer store actions: other sessions waiting, after a reconnect', ()
     expect(waitingElsewhere(store.getState())).toEqual([{ sessionId: 'd', title: 'Session d', count: 2 }]);
   });
 
+  it('asks which sessions wait of all of them, not only those a search in the sidebar shows', async () => {
+    const { bridge, sent, connect } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    store.setState({ sessions: [session('f', { title: 'report' })], sessionQuery: 'report' });
+
+    connect('connected');
+    await flush();
+    // The search's list (f only), then the whole list: g began to wait while away.
+    take(sent, 'session.list')?.reply({ sessions: [session('f', { title: 'report' })] });
+    await flush();
+    take(sent, 'session.list')?.reply({ sessions: [session('f', { title: 'report' }), session('g', { status: 'waiting' })] });
+    await flush();
+    take(sent, 'session.open', 'g')?.reply(detail(session('g', { status: 'waiting' }), [question('qg', 'g')]));
+    await flush();
+
+    // Not among the search's matches, so the alert names no title; the sidebar still shows the search.
+    expect(waitingElsewhere(store.getState())).toEqual([{ sessionId: 'g', title: null, count: 1 }]);
+    expect(store.getState().sessions.map((listed) => listed.id)).toEqual(['f']);
+  });
+
   it('a session deleted while away waits for nothing', async () => {
     const { bridge, sent, connect } = scriptedBridge();
     const store = createDeskhandStore(bridge);

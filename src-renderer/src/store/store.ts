@@ -221,8 +221,17 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
       },
 
       async refreshWaits() {
+        // The sidebar may show a search's matches only: which sessions wait is asked of all of them.
+        let sessions = get().sessions;
+        if (get().sessionQuery) {
+          try {
+            sessions = (await bridge.send({ type: 'session.list' })).sessions;
+          } catch {
+            return; // the connection dropped again: the next connect asks again
+          }
+        }
         await Promise.all(
-          sessionsToRecheck(get()).map(async (sessionId) => {
+          sessionsToRecheck({ ...get(), sessions }).map(async (sessionId) => {
             const known = new Set(get().interactions.map((interaction) => interaction.id));
             try {
               const detail = await bridge.send({ type: 'session.open', sessionId });
