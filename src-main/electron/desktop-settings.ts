@@ -216,13 +216,6 @@ export class DesktopSettingsFile {
     return { ...this.current };
   }
 
-  /** Merges `values` over the current settings; saves only when all of it is valid. */
-  update(values: unknown): DesktopSettingsUpdate {
-    const checked = this.check(values);
-    if (checked.ok) this.save(checked.settings);
-    return checked.ok ? { ok: true, settings: this.get() } : checked;
-  }
-
   /** `values` merged over the current settings and checked, without saving them. */
   check(values: unknown): DesktopSettingsUpdate {
     if (typeof values !== 'object' || values === null || Array.isArray(values)) {

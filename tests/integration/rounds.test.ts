@@ -313,7 +313,9 @@ describe('rounds: a session is kept in memory only while its round runs', () => 
     const internals = host.sessions as unknown as { runningSession: object | null };
     const start = await host.endpoint.handle({ type: 'session.start', id: 's', request: 'first request' });
     const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
-    const held = new WeakRef(internals.runningSession ?? {});
+    // No strong reference here: a local holding the session would keep it alive.
+    expect(internals.runningSession === null, 'the round holds its session while it runs').toBe(false);
+    const held = new WeakRef(internals.runningSession as object);
     expect(await host.sessions.running).toEqual({ status: 'finished', result: 'first done' });
     for (let i = 0; i < 5 && held.deref(); i++) {
       await new Promise((done) => setTimeout(done, 20));

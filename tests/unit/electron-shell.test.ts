@@ -393,8 +393,10 @@ describe('files in userData', () => {
   it('checks desktop settings and keeps a bad file aside', () => {
     const file = new DesktopSettingsFile(dir);
     expect(file.get()).toEqual({ stopHotkey: DEFAULT_STOP_HOTKEY, windowWhileActing: 'auto', notifications: true });
-    expect(file.update({ stopHotkey: 'Escape' })).toMatchObject({ ok: false, errors: [{ path: 'stopHotkey' }] });
-    expect(file.update({ windowWhileActing: 'hide', notifications: false })).toMatchObject({ ok: true });
+    expect(file.check({ stopHotkey: 'Escape' })).toMatchObject({ ok: false, errors: [{ path: 'stopHotkey' }] });
+    const checked = file.check({ windowWhileActing: 'hide', notifications: false });
+    expect(checked).toMatchObject({ ok: true });
+    if (checked.ok) file.save(checked.settings);
     expect(JSON.parse(readFileSync(join(dir, DESKTOP_SETTINGS_FILE), 'utf8'))).toMatchObject({ windowWhileActing: 'hide' });
     expect(new DesktopSettingsFile(dir).get().notifications).toBe(false);
     writeFileSync(join(dir, DESKTOP_SETTINGS_FILE), '{"stopHotkey": "A"}');
@@ -426,12 +428,12 @@ describe('files in userData', () => {
       expect(reservedShortcutUse(free), free).toBeNull();
     }
     const file = new DesktopSettingsFile(dir);
-    const refused = file.update({ stopHotkey: 'CommandOrControl+C' });
+    const refused = file.check({ stopHotkey: 'CommandOrControl+C' });
     expect(refused).toEqual({
       ok: false,
       errors: [{ path: 'stopHotkey', message: expect.stringMatching(/^CommandOrControl\+C is one of the shortcuts for copy, cut and paste in other programs/) }],
     });
-    expect(file.update({ stopHotkey: 'Escape' })).toMatchObject({ ok: false, errors: [{ message: expect.stringMatching(/^a key with at least one of/) }] });
+    expect(file.check({ stopHotkey: 'Escape' })).toMatchObject({ ok: false, errors: [{ message: expect.stringMatching(/^a key with at least one of/) }] });
     expect(existsSync(join(dir, DESKTOP_SETTINGS_FILE))).toBe(false);
   });
 
