@@ -135,7 +135,11 @@ describe('what a crash part-way through a write leaves', () => {
     };
     const start = await harness.host.endpoint.handle({ type: 'session.start', id: 's', request: 'do it' });
     const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
-    expect(await harness.host.sessions.running).toEqual({ status: 'finished', result: 'done' });
+    // The UI is told the end could not be saved, not the outcome the database does not hold.
+    expect(await harness.host.sessions.running).toEqual({
+      status: 'error',
+      result: 'the round ended (finished) but that could not be saved: killed; it shows as interrupted at the next start',
+    });
     expect(store.getSession(sessionId)?.status).toBe('running');
     expect(store.rounds(sessionId)).toMatchObject([{ idx: 0, status: 'running', result: null }]);
 
