@@ -196,39 +196,6 @@ describe('the device refuses keyboard input that would reach another application
   });
 });
 
-describe('the keyboard check never accepts Deskhand\'s own window (Xvfb + openbox)', () => {
-  let x: XDisplay;
-  let own: XProgram;
-  let device: DeviceHandle;
-  let dir: string;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'deskhand-kbd-own-'));
-    x = await startXvfb({ width: 800, height: 600 });
-    own = await startXterm(x, { geometry: '40x10+0+0', title: 'deskhand-own', cwd: dir });
-    device = await startDevice(x, { config: { protectPid: own.pid } });
-  });
-
-  afterAll(async () => {
-    await device?.close();
-    await own?.stop();
-    await x?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
-
-  it('refuses input bound for its application when the window is Deskhand\'s, and names no window', async () => {
-    // The window has the keyboard (openbox focuses a new window), so only its being Deskhand's refuses it.
-    const { stdout } = await execFileP('xdotool', ['getactivewindow'], { env: x.env });
-    expect(Number(stdout.trim())).toBe(parseInt(own.windowId, 16));
-    const refused = await device.call('type_text', { text: 'touch into-deskhand\n' }, { meta: { [EXPECT_KEYBOARD_META]: { app: 'xterm' } } });
-    expect(refused.isError).toBe(true);
-    expect(refused._meta?.[KEYBOARD_ELSEWHERE_META]).toEqual({ expected: 'xterm', window: null, typed: 0 });
-    expect(textOf(refused)).toMatch(/no window the agent may use/);
-    await new Promise((done) => setTimeout(done, 500));
-    expect(existsSync(join(dir, 'into-deskhand'))).toBe(false);
-  });
-});
-
 describe('an AppAgent whose window lost the keyboard (host, real device client, Xvfb + openbox)', () => {
   let x: XDisplay;
   let notes: XProgram;

@@ -1,25 +1,14 @@
 // The store's actions against a scripted bridge: which session a command goes to, and which reply wins.
 import { describe, expect, it } from 'vitest';
-import { Interaction, SessionView, type HostCommandType, type HostEvent, type SessionDetail, type SessionViewInput } from '../../src-main/protocol';
+import { Interaction, type SessionView, type HostCommandType, type HostEvent, type SessionDetail, type SessionViewInput } from '../../src-main/protocol';
 import { HostCommandError } from '../../src-renderer/src/bridge/errors';
 import type { Bridge, BridgeConnection, CommandInput } from '../../src-renderer/src/bridge/types';
 import { waitingElsewhere } from '../../src-renderer/src/store/state';
 import { createDeskhandStore } from '../../src-renderer/src/store/store';
+import { makeSession } from '../support/ui-fixtures';
 
-function session(id: string, overrides: Partial<SessionViewInput> = {}): SessionView {
-  return SessionView.parse({
-    id,
-    title: `Session ${id}`,
-    request: `request of ${id}`,
-    mode: 'desktop',
-    status: 'finished',
-    createdAt: 1,
-    updatedAt: 1,
-    stepCount: 0,
-    result: null,
-    ...overrides,
-  });
-}
+/** A finished session unless the test says otherwise. */
+const session = (id: string, overrides: Partial<SessionViewInput> = {}): SessionView => makeSession(id, { status: 'finished', createdAt: 1, updatedAt: 1, ...overrides });
 
 function detail(view: SessionView, interactions: Interaction[] = []): SessionDetail {
   return { session: view, rounds: [], steps: [], interactions, forms: [] };
