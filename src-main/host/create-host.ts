@@ -98,15 +98,12 @@ export function createHost(options: HostOptions): Host {
   const tokenNames = tokenVariables(config);
   const getSecret = options.getSecret ?? ((name: string) => env[name] ?? null);
   const tokensFetched = new Set<string>();
+  // The environment is the host's for its whole life: its secrets are found once, not on every scrub.
+  const envSecrets = Object.entries(env)
+    .filter(([name, value]) => value !== undefined && (isSecretEnv(name, value) || tokenNames.has(name)))
+    .map(([, value]) => value);
   // Keys and tokens never reach the database, events, exports or prompts, even when a command prints them.
-  const scrubber = new SecretScrubber(() => [
-    apiKey('host'),
-    apiKey('app'),
-    ...tokensFetched,
-    ...Object.entries(env)
-      .filter(([name, value]) => value !== undefined && (isSecretEnv(name, value) || tokenNames.has(name)))
-      .map(([, value]) => value),
-  ]);
+  const scrubber = new SecretScrubber(() => [apiKey('host'), apiKey('app'), ...tokensFetched, ...envSecrets]);
   const scrub: Scrub = (value) => scrubber.deep(value);
   const unlock = lockDataDir(dataDir);
   const stopScrubbingLogs = scrubLogsWith((text) => scrubber.text(text));
