@@ -39,6 +39,8 @@ export interface DesktopEntry {
   name: string;
   genericName: string;
   exec: string;
+  /** The Icon key, '' when there is none: what %i passes as `--icon ICON`. */
+  icon: string;
   terminal: boolean;
   /** Hidden or NoDisplay entries, and non-Application types, are not offered by name. */
   listed: boolean;
@@ -69,18 +71,23 @@ export function parseDesktopEntry(text: string, id: string, path: string): Deskt
     name: fields.get('Name') ?? id,
     genericName: fields.get('GenericName') ?? '',
     exec,
+    icon: fields.get('Icon') ?? '',
     terminal: yes('Terminal'),
     listed: !yes('Hidden') && !yes('NoDisplay') && (fields.get('Type') ?? 'Application') === 'Application',
   };
 }
 
+/** What the entry-specific field codes expand to: %c its Name, %k its file, %i `--icon` and its Icon. */
+export type EntryFields = Pick<DesktopEntry, 'name' | 'path' | 'icon'>;
+
 /**
  * Exec line -> argv (Desktop Entry spec: double quotes with backslash escapes, field codes). The first
  * file code (%f %F %u %U) gets `args`: as a word of its own it is replaced by all of them, inside a word
  * by the first one, the others following as words of their own; without args it is removed, and so is
- * any later file code. Without a file code the args are appended.
+ * any later file code. Without a file code the args are appended. %i as a word of its own becomes the
+ * two words `--icon ICON` (none without an icon); %c and %k become the entry's name and file.
  */
-export function execToArgv(exec: string, args: readonly string[] = []): string[] {
+export function execToArgv(exec: string, args: readonly string[] = [], entry?: EntryFields): string[] {
   // The spec's escaping inside quotes is a subset of the shell's, so splitArgs reads it right.
   const words = splitArgs(exec);
   const argv: string[] = [];
@@ -95,13 +102,17 @@ export function execToArgv(exec: string, args: readonly string[] = []): string[]
       argv.push(...takeFiles());
       continue;
     }
+    if (word === '%i') {
+      if (entry?.icon) argv.push('--icon', entry.icon);
+      continue;
+    }
     let others: readonly string[] = [];
-    const text = expandFieldCodes(word, () => {
+    const text = expandFieldCodes(word, entry, () => {
       const [first = '', ...rest] = takeFiles();
       others = rest;
       return first;
     });
-    // A word that was nothing but field codes (%i, a deprecated %d, %f without files) goes with them.
+    // A word that was nothing but field codes (a deprecated %d, %f without files) goes with them.
     if (text !== '' || !/^(%[a-zA-Z])+$/.test(word)) argv.push(text);
     argv.push(...others);
   }
@@ -111,11 +122,11 @@ export function execToArgv(exec: string, args: readonly string[] = []): string[]
 
 /**
  * One Exec word's field codes, read left to right in one pass, so the "%f" that "%%f" leaves is text:
- * %% is a percent sign, a file code is replaced by `file()`, any other letter code is removed (the
- * deprecated %d %D %n %N %v %m, and %i %c %k, which need entry data this reader does not keep). A %
- * before anything else is kept as it is.
+ * %% is a percent sign, a file code is replaced by `file()`, %c and %k by the entry's name and file,
+ * any other letter code is removed (the deprecated %d %D %n %N %v %m, and %i inside a word, which the
+ * spec does not allow). A % before anything else is kept as it is.
  */
-function expandFieldCodes(word: string, file: () => string): string {
+function expandFieldCodes(word: string, entry: EntryFields | undefined, file: () => string): string {
   let out = '';
   for (let i = 0; i < word.length; i++) {
     const char = word.charAt(i);
@@ -127,6 +138,8 @@ function expandFieldCodes(word: string, file: () => string): string {
     i++;
     if (code === '%') out += '%';
     else if ('fFuU'.includes(code)) out += file();
+    else if (code === 'c') out += entry?.name ?? '';
+    else if (code === 'k') out += entry?.path ?? '';
     else if (!/[a-zA-Z]/.test(code)) out += char + code;
   }
   return out;
@@ -213,7 +226,7 @@ export async function resolveLaunch(name: string, args: readonly string[], env: 
       });
       const entry = parseDesktopEntry(text, basename(path, '.desktop'), path);
       if (!entry) throw new AppNotFoundError(`${path} has no Exec line`);
-      return withTerminal(entry, execToArgv(entry.exec, args), env);
+      return withTerminal(entry, execToArgv(entry.exec, args, entry), env);
     }
     const info = await stat(path).catch(() => null);
     if (!info?.isFile()) throw new AppNotFoundError(`${path} does not exist`);
@@ -223,7 +236,7 @@ export async function resolveLaunch(name: string, args: readonly string[], env: 
 
   const entries = await loadDesktopEntries(applicationDirs(env));
   const entry = findDesktopEntry(entries, trimmed);
-  if (entry) return withTerminal(entry, execToArgv(entry.exec, args), env);
+  if (entry) return withTerminal(entry, execToArgv(entry.exec, args, entry), env);
   const known = entries
     .filter((e) => e.listed)
     .map((e) => e.name)

@@ -40,6 +40,7 @@ Name=Mousepad
 Name[de]=Mausblock
 GenericName=Text Editor
 Exec=mousepad %U
+Icon=org.xfce.mousepad
 Type=Application
 Terminal=false
 
@@ -56,6 +57,7 @@ describe('desktop entries', () => {
       name: 'Mousepad',
       genericName: 'Text Editor',
       exec: 'mousepad %U',
+      icon: 'org.xfce.mousepad',
       terminal: false,
       listed: true,
     });
@@ -69,6 +71,23 @@ describe('desktop entries', () => {
     expect(execToArgv('xterm', ['-e', 'top'])).toEqual(['xterm', '-e', 'top']);
     expect(execToArgv('"/opt/My App/run" --name %c %i %f', ['f'])).toEqual(['/opt/My App/run', '--name', 'f']);
     expect(execToArgv('app --percent=100%%', [])).toEqual(['app', '--percent=100%']);
+  });
+
+  it('expands %c, %k and %i from the entry', () => {
+    const fields = { name: 'My Editor', path: '/usr/share/applications/my.desktop', icon: 'accessories-text-editor' };
+    expect(execToArgv('edit --class=%c %i --from %k %f', ['a.txt'], fields)).toEqual([
+      'edit',
+      '--class=My Editor',
+      '--icon',
+      'accessories-text-editor',
+      '--from',
+      '/usr/share/applications/my.desktop',
+      'a.txt',
+    ]);
+    // No icon: %i gives no words at all, not an empty one.
+    expect(execToArgv('edit %i %F', ['a', 'b'], { ...fields, icon: '' })).toEqual(['edit', 'a', 'b']);
+    // %c as a word of its own keeps a name with spaces as one word.
+    expect(execToArgv('edit --title %c', [], fields)).toEqual(['edit', '--title', 'My Editor']);
   });
 
   it('reads %% and the field codes in one pass, inside words too', () => {
@@ -90,6 +109,7 @@ describe('desktop entries', () => {
     name,
     genericName: generic,
     exec,
+    icon: '',
     terminal,
     listed: true,
   });
