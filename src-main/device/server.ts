@@ -50,6 +50,19 @@ function text(message: string, structured?: Record<string, unknown>): CallToolRe
     : { content: [{ type: 'text', text: message }] };
 }
 
+/**
+ * What a call had done so far, in words, for when it fails part way: a type_text that timed out, was
+ * cancelled or lost its typing program tells the model how much of the text is already in the window.
+ */
+interface CallProgress {
+  done: string | null;
+}
+
+function withProgress(error: unknown, progress: CallProgress): unknown {
+  if (!progress.done) return error;
+  return `${error instanceof Error ? error.message : String(error)}; ${progress.done}`;
+}
+
 function toolError(name: string, error: unknown): CallToolResult {
   const message = error instanceof Error ? error.message : String(error);
   return { content: [{ type: 'text', text: `${name} failed: ${message}` }], isError: true };
@@ -164,7 +177,7 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
   function register<N extends ToolName>(
     name: N,
     annotations: ToolAnnotations,
-    run: (args: ToolArgsOf<N>, signal: AbortSignal, keyboard: KeyboardCheck | null) => Promise<CallToolResult>,
+    run: (args: ToolArgsOf<N>, signal: AbortSignal, keyboard: KeyboardCheck | null, progress: CallProgress) => Promise<CallToolResult>,
     outputSchema?: z.ZodObject,
   ): void {
     const schema = ToolArgs[name];
@@ -195,13 +208,14 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
           return toolError(name, error);
         }
         const started = performance.now();
+        const progress: CallProgress = { done: null };
         try {
           const result = await queue.run(
             async (signal) => {
               const refused = (await refusalIfPointerMoved(name, expected)) ?? (await refusalIfOnDeskhand(name, data));
               if (refused) return refused;
               await keyboard?.ensure(await pointOf(data));
-              return withPointer(await run(data, signal, keyboard));
+              return withPointer(await run(data, signal, keyboard, progress));
             },
             { timeoutMs: toolTimeoutMs(name, data), label: name, signal: extra.signal },
           );
@@ -209,8 +223,9 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
           return result;
         } catch (error) {
           if (error instanceof KeyboardElsewhereError) return keyboardElsewhereResult(name, error.refusal);
-          log('error', `${name} failed: ${error instanceof Error ? error.message : String(error)}`);
-          return toolError(name, error);
+          const reported = withProgress(error, progress);
+          log('error', `${name} failed: ${reported instanceof Error ? reported.message : String(reported)}`);
+          return toolError(name, reported);
         }
       },
     );
@@ -293,7 +308,7 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
   register(
     'type_text',
     ACTS,
-    async ({ text: t, x, y, method: mode }, signal, keyboard) => {
+    async ({ text: t, x, y, method: mode }, signal, keyboard, progress) => {
       if ((x === undefined) !== (y === undefined)) throw new Error('give both x and y, or neither');
       if (x !== undefined && y !== undefined) {
         await click(await toScreen(x, y), 'left', false, signal);
@@ -301,7 +316,12 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
         await keyboard?.settle(signal);
       }
       throwIfAborted(signal);
-      const method = await typeText(t, mode, signal, keyboard ? (sent) => keyboard.ensure(null, sent) : undefined);
+      const total = [...t].length;
+      const method = await typeText(t, mode, signal, async (sent) => {
+        // The typing program is not killed mid-piece: the input this check lets through still arrives.
+        progress.done = `${sent} of ${total} characters had gone out, and the input under way then may still arrive`;
+        await keyboard?.ensure(null, sent);
+      });
       const where = x !== undefined ? ` at (${x}, ${y})` : '';
       const how = method === 'paste' ? 'pasted' : 'typed';
       return text(`${how} ${[...t].length} characters${where}`, { method });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import {
   startDevice,
   startXterm,
   startXvfb,
+  textOf,
   type DeviceHandle,
   type XDisplay,
   type XProgram,
@@ -17,8 +18,8 @@ import {
 
 /**
  * Stop on the real device client: a cancelled MCP request stops typing that is under way, an action
- * cancelled while it waits in the device's queue never runs, and a device client ended by a signal
- * takes the commands it started with it.
+ * cancelled while it waits in the device's queue never runs, typing cut off part way says how much went
+ * out, and a device client ended by a signal takes the commands it started with it.
  */
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -100,6 +101,39 @@ describe('cancelling device actions (Xvfb + openbox + xterm)', () => {
     // At most a short piece (and the line it completes) after the cancel; uncancelled, 2.5 s add ~300.
     expect(later - atCancel, `grew from ${atCancel} to ${later} bytes after the cancel`).toBeLessThanOrEqual(2 * line.length);
     expect(later).toBeLessThan(full.length / 2);
+  });
+
+  it('says how much of the text went out when typing fails part way', async () => {
+    // An xdotool that types two pieces and then fails, as one does when the X server goes away.
+    const bin = join(dir, 'failing-bin');
+    await mkdir(bin);
+    const wrapper = join(bin, 'xdotool');
+    await writeFile(
+      wrapper,
+      `#!/bin/sh\nif [ "$1" = type ]; then\n  n=$(cat "${bin}/typed" 2>/dev/null || echo 0)\n  echo $((n + 1)) > "${bin}/typed"\n` +
+        `  if [ "$n" -ge 2 ]; then echo "xdotool: lost the display" >&2; exit 1; fi\nfi\nexec /usr/bin/xdotool "$@"\n`,
+    );
+    await chmod(wrapper, 0o755);
+    const failing = await startDevice(x, { env: { PATH: `${bin}:${process.env.PATH ?? ''}` } });
+    try {
+      const file = join(dir, 'partial.txt');
+      // A clean prompt: an earlier test may leave a program reading the terminal.
+      await device.callOk('hotkey', { keys: ['ctrl', 'c'] });
+      await device.callOk('type_text', { text: `cat > ${file}\n`, method: 'type' });
+      await sleep(300);
+      const result = await failing.call('type_text', { text: 'a'.repeat(100), method: 'type' });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/lost the display.*64 of 100 characters had gone out/s);
+
+      // The terminal got exactly those 64: cat writes the line once Enter ends it.
+      await device.callOk('hotkey', { keys: ['enter'] });
+      await device.callOk('hotkey', { keys: ['ctrl', 'd'] });
+      expect(await eventually('the partial line', 5_000, async () => (await readFile(file, 'utf8').catch(() => '')) || undefined)).toBe(
+        `${'a'.repeat(64)}\n`,
+      );
+    } finally {
+      await failing.close();
+    }
   });
 });
 
