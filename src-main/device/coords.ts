@@ -102,3 +102,37 @@ export function intersect(a: Rect, b: Rect): Rect | null {
   if (right <= x || bottom <= y) return null;
   return { x, y, width: right - x, height: bottom - y };
 }
+
+/** The parts of `a` that `b` does not cover: up to four rectangles (above, below, left, right of b). */
+export function subtract(a: Rect, b: Rect): Rect[] {
+  const overlap = intersect(a, b);
+  if (!overlap) return [a];
+  const parts: Rect[] = [];
+  const aBottom = a.y + a.height;
+  const oBottom = overlap.y + overlap.height;
+  if (overlap.y > a.y) parts.push({ x: a.x, y: a.y, width: a.width, height: overlap.y - a.y });
+  if (oBottom < aBottom) parts.push({ x: a.x, y: oBottom, width: a.width, height: aBottom - oBottom });
+  if (overlap.x > a.x) parts.push({ x: a.x, y: overlap.y, width: overlap.x - a.x, height: overlap.height });
+  const oRight = overlap.x + overlap.width;
+  if (oRight < a.x + a.width) parts.push({ x: oRight, y: overlap.y, width: a.x + a.width - oRight, height: overlap.height });
+  return parts;
+}
+
+/**
+ * What shows of each window `hidden` picks out, given every window topmost first: its bounds less those
+ * of every shown window above it. Minimised windows neither show nor cover anything.
+ */
+export function visibleParts<W extends { bounds: Rect; minimized: boolean }>(windows: readonly W[], hidden: (window: W) => boolean): Rect[] {
+  const parts: Rect[] = [];
+  const above: Rect[] = [];
+  for (const window of windows) {
+    if (window.minimized) continue;
+    if (hidden(window)) {
+      let shown = [window.bounds];
+      for (const cover of above) shown = shown.flatMap((part) => subtract(part, cover));
+      parts.push(...shown);
+    }
+    above.push(window.bounds);
+  }
+  return parts;
+}

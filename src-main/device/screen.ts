@@ -251,7 +251,38 @@ export async function screenSize(): Promise<{ width: number; height: number }> {
  * `pngEncoders` keeps a banded PNG encoder per captured area, so a PNG re-compresses only what changed
  * since the last capture of the same area.
  */
-export async function captureScreenshot(region: Rect | null, options: EncodeOptions, pngEncoders?: BandedPngEncoders): Promise<Screenshot> {
+/** The colour hidden areas are painted: a flat mid grey, which costs the encoders next to nothing. */
+const HIDDEN_GREY = 0x80;
+
+/** Paints `areas` (logical screen rectangles) of a capture of `region` flat grey, in place. */
+export function paintHidden(image: RawImage, region: Rect, areas: readonly Rect[]): void {
+  // A HiDPI capture has more pixels than the region has logical ones.
+  const sx = image.width / region.width;
+  const sy = image.height / region.height;
+  for (const area of areas) {
+    const part = intersect(area, region);
+    if (!part) continue;
+    const left = Math.max(0, Math.floor((part.x - region.x) * sx));
+    const right = Math.min(image.width, Math.ceil((part.x + part.width - region.x) * sx));
+    const top = Math.max(0, Math.floor((part.y - region.y) * sy));
+    const bottom = Math.min(image.height, Math.ceil((part.y + part.height - region.y) * sy));
+    for (let row = top; row < bottom; row++) {
+      const start = row * image.byteWidth;
+      image.data.fill(HIDDEN_GREY, start + left * image.channels, start + right * image.channels);
+    }
+  }
+}
+
+/**
+ * Grabs `region` (the whole screen when null) and encodes it. `hide` (logical screen rectangles) is
+ * painted grey first: what shows of Deskhand's own windows never reaches the model.
+ */
+export async function captureScreenshot(
+  region: Rect | null,
+  options: EncodeOptions,
+  pngEncoders?: BandedPngEncoders,
+  hide: readonly Rect[] = [],
+): Promise<Screenshot> {
   const started = performance.now();
   const size = await screenSize();
   const full: Rect = { x: 0, y: 0, width: size.width, height: size.height };
@@ -265,6 +296,7 @@ export async function captureScreenshot(region: Rect | null, options: EncodeOpti
 
   const encodeStart = performance.now();
   const raw = rawImageOf(grabbed);
+  paintHidden(raw, logical, hide);
   const lossless = options.format === 'auto' || options.format === 'png';
   const fullSize = fitLongEdge(raw.width, raw.height, options.maxEdge).width === raw.width;
   // The banded encoder compares the capture with the last one of this area, band by band, and keeps

@@ -24,7 +24,7 @@ import {
   type ToolArgsOf,
   type ToolName,
 } from './contract';
-import { identityGeometry, imageToScreen, screenToImage, type Point, type ScreenshotGeometry } from './coords';
+import { identityGeometry, imageToScreen, screenToImage, visibleParts, type Point, type Rect, type ScreenshotGeometry } from './coords';
 import { KeyboardCheck, KeyboardElsewhereError } from './keyboard-check';
 import { listDisplays, pickDisplay } from './displays';
 import { click, drag, moveTo, pointerPosition, pressChord, scroll } from './input';
@@ -35,7 +35,7 @@ import { captureScreenshot, screenSize } from './screen';
 import { runShellCommand } from './shell';
 import { DEFAULT_COMMAND_TIMEOUT_S, toolTimeoutMs } from './timeouts';
 import { typeText } from './typing';
-import { focusWindow, getWindow, listWindows, windowAt, windowBounds, type DesktopWindow } from './windows';
+import { focusWindow, getWindow, listWindows, UnsupportedError, windowAt, windowBounds, type DesktopWindow } from './windows';
 
 export const DEVICE_SERVER_NAME = 'deskhand-device';
 export const DEVICE_SERVER_VERSION = '0.1.0';
@@ -153,6 +153,18 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
    * pointer, a window that cannot be read stops the input: it is held because of where it might go.
    * type_text checks again before every piece it types (see its handler).
    */
+  /**
+   * What shows of Deskhand's own windows, in logical screen coordinates, for screenshots to paint over.
+   * Without an EWMH window manager (or X11) there is no window list to find them in, and nothing to hide.
+   */
+  const protectedAreas = async (): Promise<Rect[]> => {
+    try {
+      return visibleParts(await listWindows(), isProtected);
+    } catch (error) {
+      if (error instanceof UnsupportedError) return [];
+      throw new Error(`cannot tell where Deskhand's own window is, so no screenshot is taken: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
   const keyboardCheckFor = (expected: ExpectKeyboard | null): KeyboardCheck | null =>
     expected ? new KeyboardCheck(expected, isProtected) : null;
   const pointOf = async (args: Record<string, unknown>): Promise<Point | null> =>
@@ -251,7 +263,7 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
         : display !== undefined
           ? pickDisplay(await listDisplays(screenSize), display).bounds
           : null;
-      const shot = await captureScreenshot(region, config, pngEncoders);
+      const shot = await captureScreenshot(region, config, pngEncoders, protects ? await protectedAreas() : []);
       geometry = { region: shot.meta.region, imageWidth: shot.meta.width, imageHeight: shot.meta.height };
       return {
         content: [

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeviceConfig } from '../../src-main/device/config';
 import { EXPECT_KEYBOARD_META, KEYBOARD_ELSEWHERE_META } from '../../src-main/device/contract';
-import { startDevice, startXterm, startXvfb, textOf, type DeviceHandle, type XDisplay, type XProgram } from '../support/xvfb';
+import { screenshotPixels, startDevice, startXterm, startXvfb, textOf, type DeviceHandle, type XDisplay, type XProgram } from '../support/xvfb';
 
 const execFileP = promisify(execFile);
 
@@ -112,6 +112,27 @@ describe.each(PROTECTIONS)('the device client keeps away from Deskhand\'s own wi
     expect(textOf(refused)).toMatch(/no window the agent may use/);
     await new Promise((done) => setTimeout(done, 500));
     expect(existsSync(join(dir, 'into-deskhand'))).toBe(false);
+  });
+
+  it('paints what shows of its own window grey in screenshots, and nothing else', async () => {
+    const grey = [0x80, 0x80, 0x80];
+    const inOwn = { x: 20, y: 40 }; // inside the 40x10 xterm at the top left, below its title bar
+    const whole = await screenshotPixels(await device.callOk('screenshot'));
+    expect(whole.at(inOwn.x, inOwn.y)).toEqual(grey);
+    expect(whole.at(600, 400), "the agent's window").not.toEqual(grey);
+
+    // The agent's window raised over part of Deskhand's: the part it covers shows it, the rest stays grey.
+    const otherId = String(parseInt(other.windowId, 16));
+    await execFileP('xdotool', ['windowmove', '--sync', otherId, '100', '60'], { env: x.env });
+    await execFileP('xdotool', ['windowactivate', '--sync', otherId], { env: x.env });
+    const covered = await screenshotPixels(await device.callOk('screenshot'));
+    expect(covered.at(inOwn.x, inOwn.y)).toEqual(grey);
+    const onTop = covered.at(150, 100);
+    expect(onTop, "the agent's window over Deskhand's").not.toEqual(grey);
+    // The same pixel in a screenshot of that window alone.
+    const window = await device.callOk('screenshot', { window_id: other.windowId });
+    const region = (window.structuredContent as { region: { x: number; y: number } }).region;
+    expect((await screenshotPixels(window)).at(150 - region.x, 100 - region.y)).toEqual(onTop);
   });
 });
 

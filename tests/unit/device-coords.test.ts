@@ -6,6 +6,9 @@ import {
   imageToScreen,
   intersect,
   screenToImage,
+  subtract,
+  visibleParts,
+  type Rect,
   type ScreenshotGeometry,
 } from '../../src-main/device/coords';
 
@@ -120,5 +123,33 @@ describe('intersect', () => {
 
   it('is null for disjoint rectangles', () => {
     expect(intersect({ x: 2000, y: 0, width: 10, height: 10 }, { x: 0, y: 0, width: 1280, height: 800 })).toBeNull();
+  });
+});
+
+describe('what shows of a window', () => {
+  const rect = (x: number, y: number, width: number, height: number): Rect => ({ x, y, width, height });
+  const area = (rects: readonly Rect[]): number => rects.reduce((sum, r) => sum + r.width * r.height, 0);
+
+  it('subtracts one rectangle from another in at most four pieces that do not overlap', () => {
+    expect(subtract(rect(0, 0, 10, 10), rect(20, 20, 5, 5))).toEqual([rect(0, 0, 10, 10)]);
+    expect(subtract(rect(0, 0, 10, 10), rect(-5, -5, 30, 30))).toEqual([]);
+    // A hole in the middle: above, below, left, right.
+    expect(subtract(rect(0, 0, 10, 10), rect(3, 4, 2, 2))).toEqual([rect(0, 0, 10, 4), rect(0, 6, 10, 4), rect(0, 4, 3, 2), rect(5, 4, 5, 2)]);
+    expect(area(subtract(rect(0, 0, 10, 10), rect(5, 5, 10, 10)))).toBe(75);
+  });
+
+  it('keeps only the parts of the hidden windows that no shown window above covers', () => {
+    const windows = [
+      { name: 'editor', bounds: rect(50, 0, 100, 100), minimized: false },
+      { name: 'minimised', bounds: rect(0, 0, 200, 200), minimized: true },
+      { name: 'deskhand', bounds: rect(0, 0, 100, 50), minimized: false },
+      { name: 'terminal', bounds: rect(0, 0, 300, 300), minimized: false },
+    ];
+    const parts = visibleParts(windows, (w) => w.name === 'deskhand');
+    expect(parts).toEqual([rect(0, 0, 50, 50)]);
+    // A window at the bottom: all but what the editor and Deskhand's window cover (12,500 pixels).
+    expect(area(visibleParts(windows, (w) => w.name === 'terminal'))).toBe(300 * 300 - 12_500);
+    // Minimised, a window shows nothing.
+    expect(visibleParts(windows, (w) => w.name === 'minimised')).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { encodePixels, FLAT_UI_SHARE, flatShare, type PackedPixels } from '../../src-main/device/screen';
+import { encodePixels, FLAT_UI_SHARE, flatShare, paintHidden, type PackedPixels, type RawImage } from '../../src-main/device/screen';
 
 const WIDTH = 320;
 const HEIGHT = 200;
@@ -105,5 +105,41 @@ describe('encodePixels', () => {
       expect(encoded).toMatchObject({ mimeType, width: 160, height: 100 });
       expect(await sharp(encoded.data).metadata()).toMatchObject({ width: 160, height: 100 });
     }
+  });
+});
+
+describe('paintHidden', () => {
+  /** A BGRA capture of `width` x `height` pixels, every byte 7. */
+  const capture = (width: number, height: number): RawImage => ({
+    width,
+    height,
+    data: Buffer.alloc(width * height * 4, 7),
+    channels: 4,
+    byteWidth: width * 4,
+    bgr: true,
+  });
+  const greyPixels = (image: RawImage): string[] => {
+    const found: string[] = [];
+    for (let y = 0; y < image.height; y++) {
+      for (let x = 0; x < image.width; x++) {
+        if (image.data[y * image.byteWidth + x * 4] === 0x80) found.push(`${x},${y}`);
+      }
+    }
+    return found;
+  };
+
+  it('paints the areas, clipped to the captured region, in image pixels', () => {
+    const image = capture(10, 10);
+    // The capture covers the screen from (100, 50); one area reaches past its left edge.
+    paintHidden(image, { x: 100, y: 50, width: 10, height: 10 }, [{ x: 95, y: 58, width: 7, height: 5 }, { x: 0, y: 0, width: 50, height: 50 }]);
+    expect(greyPixels(image)).toEqual(['0,8', '1,8', '0,9', '1,9']);
+    // All four bytes of a painted pixel, and nothing past it.
+    expect([...image.data.subarray(8 * 40, 8 * 40 + 12)]).toEqual([0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 7, 7, 7, 7]);
+  });
+
+  it('scales logical areas to the device pixels of a HiDPI capture', () => {
+    const image = capture(8, 8); // a 4x4 logical region at scale 2
+    paintHidden(image, { x: 0, y: 0, width: 4, height: 4 }, [{ x: 3, y: 0, width: 1, height: 1 }]);
+    expect(greyPixels(image)).toEqual(['6,0', '7,0', '6,1', '7,1']);
   });
 });
