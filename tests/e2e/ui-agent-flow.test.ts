@@ -44,7 +44,7 @@ describe('the UI steers a real run', () => {
         { ...hostTo('ShellAgent', 'write the answer into the file'), expect: { contains: ['Q: What should the file say? A: hello from the form'] } },
         { ...shell(`echo 'hello from the form' > ${out}`), expect: { contains: ['write the answer into the file'] } },
         { ...shell('', 'FINISH', { Comment: 'written' }), expect: { contains: ['hello from the form'] } },
-        host({ Status: 'FINISH', Comment: 'The file says what you asked' }),
+        host({ Status: 'FINISH', Comment: 'The file says **what you asked**' }),
       ],
     });
     await sendRequest(page, 'write a file with what I tell you');
@@ -60,10 +60,20 @@ describe('the UI steers a real run', () => {
     await page.getByRole('region', { name: 'Approve this action?' }).getByText('rule: shell command').waitFor();
     await approve.click();
 
-    await finished(page, /^Finished/);
+    // The model's Markdown: plain in the status line, formatted in the trajectory.
+    await finished(page, /^Finished: The file says what you asked$/);
     expect(readFileSync(out, 'utf8')).toBe('hello from the form\n');
     const trajectory = page.getByRole('list', { name: 'Trajectory' });
     await expect.poll(() => trajectory.getByRole('listitem').count()).toBe(6);
+    expect(await trajectory.locator('strong').last().textContent()).toBe('what you asked');
+    // The command's result in words, not its JSON; the detail lays out its output.
+    const ran = trajectory.getByRole('listitem').filter({ hasText: 'approved by you' });
+    expect(await ran.textContent()).toMatch(/Result: exit 0 · \d+ ms · no output/);
+    expect(await trajectory.textContent()).not.toContain('exit_code');
+    await ran.click();
+    const detail = page.getByRole('dialog', { name: /Step 4/ });
+    await detail.getByText('No output.').waitFor();
+    await page.keyboard.press('Escape');
     // The host's steps carry a screenshot of the real desktop.
     const first = trajectory.getByRole('img').first();
     await expect.poll(() => first.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(1280);

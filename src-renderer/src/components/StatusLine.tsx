@@ -1,6 +1,7 @@
 import { Box, Chip, CircularProgress, Typography } from '@mui/material';
 import { currentSession, isSessionActive, useDeskhand, type ConnectionState, type DeskhandState } from '../store';
 import { formatCost, formatCount, SESSION_STATUS_LABELS, totalTokens } from './labels';
+import { plainText } from './plainText';
 
 const CONNECTION_LABELS: Record<Exclude<ConnectionState, 'connected'>, string> = {
   connecting: 'Connecting…',
@@ -14,7 +15,7 @@ function describeStatus(state: DeskhandState): { text: string; busy: boolean } {
   if (!session) return state.awaitingStart ? { text: 'Starting…', busy: true } : { text: 'Ready', busy: false };
   const label = SESSION_STATUS_LABELS[session.status];
   const busy = isSessionActive(session.status) && session.status !== 'paused' && session.status !== 'waiting';
-  return { text: state.statusDetail ? `${label}: ${state.statusDetail}` : label, busy };
+  return { text: state.statusDetail ? `${label}: ${plainText(state.statusDetail)}` : label, busy };
 }
 
 /** "Step 4 of 30" within the current round (the limit is per round). */

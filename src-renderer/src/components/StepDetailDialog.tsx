@@ -8,6 +8,7 @@ import { formatCost, formatCount } from './labels';
 import { PhaseTimings } from './PhaseTimings';
 import { ScreenshotViewer } from './ScreenshotViewer';
 import { StepStatusChip } from './StepStatusChip';
+import { ToolResultSection } from './ToolResultSection';
 
 type Fetched = { stepId: string; detail: StepDetail } | { stepId: string; error: string };
 
@@ -50,7 +51,7 @@ function StepDetailBody({ step, fetched }: { step: StepView; fetched: Fetched | 
             {`${step.action.function}(${JSON.stringify(step.action.args, null, 2)})`}
           </DetailSection>
         )}
-        <DetailSection title="Tool result">{step.result ?? ''}</DetailSection>
+        <ToolResultSection result={step.result} />
         {step.error && (
           <Alert severity="error" sx={{ mb: 2 }}>
             {step.error}

@@ -1,9 +1,11 @@
 import { memo } from 'react';
 import type { StepView } from '../../../src-main/protocol';
+import { SafeMarkdown } from '../forms/SafeMarkdown';
 import { sameHeaders, type StepGroupHeaders } from '../store';
 import { GroupHeaders } from './GroupHeaders';
 import { formatCost, formatCount, formatDuration, totalTokens } from './labels';
 import { StepStatusChip } from './StepStatusChip';
+import { resultSummary } from './stepResult';
 import { StepThumbnail } from './StepThumbnail';
 import { TRAJECTORY_CLASSES } from './trajectoryStyles';
 
@@ -15,6 +17,18 @@ function StepField({ label, text, error = false }: { label: string; text: string
     </p>
   );
 }
+
+/** A finished or failed agent's answer, often Markdown from the model: shown formatted. */
+function AnswerField({ text }: { text: string }) {
+  return (
+    <div className={`${TRAJECTORY_CLASSES.field} ${TRAJECTORY_CLASSES.answer}`}>
+      <span className={TRAJECTORY_CLASSES.fieldLabel}>Result:</span>{' '}
+      <SafeMarkdown text={text} />
+    </div>
+  );
+}
+
+const ANSWERS = new Set<StepView['status']>(['FINISH', 'FAIL']);
 
 export function stepUsage(step: StepView): string {
   const tokens = totalTokens(step.tokens);
@@ -53,7 +67,8 @@ export const StepItem = memo(
             </div>
             <StepField label="Thought" text={step.thought} />
             <StepField label="Action" text={step.actionText} />
-            {step.result !== null && <StepField label="Result" text={step.result} />}
+            {step.result !== null &&
+              (ANSWERS.has(step.status) ? <AnswerField text={step.result} /> : <StepField label="Result" text={resultSummary(step.result)} />)}
             {step.error !== null && <StepField label="Error" text={step.error} error />}
           </div>
         </div>

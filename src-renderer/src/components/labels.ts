@@ -74,4 +74,6 @@ export function formatWhen(epochMs: number, now = Date.now()): string {
 }
 
 /** "Ctrl" on most systems, "⌘" on Apple ones, for shortcut hints. */
-export const MOD_KEY = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘' : 'Ctrl';
+// Read through globalThis: these labels are also type-checked (and unit-tested) without the DOM library.
+const platform = (globalThis as { navigator?: { platform?: string } }).navigator?.platform ?? '';
+export const MOD_KEY = /Mac|iPhone|iPad/.test(platform) ? '⌘' : 'Ctrl';

@@ -29,6 +29,7 @@ export const TRAJECTORY_CLASSES = {
   field: 'step-field',
   fieldError: 'step-field-error',
   fieldLabel: 'step-field-label',
+  answer: 'step-answer',
   thumbnail: 'step-thumbnail',
   thumbnailMissing: 'step-thumbnail-missing',
   thumbnailMissingText: 'step-thumbnail-missing-text',
@@ -136,6 +137,11 @@ export function trajectoryStyles(theme: Theme): CSSObject {
     },
     [`.${c.fieldError}`]: { color: palette.error.main },
     [`.${c.fieldLabel}`]: { fontWeight: 600 },
+    // An agent's answer is Markdown (paragraphs, lists): a taller block, cut rather than clamped by lines.
+    [`.${c.answer}`]: { display: 'block', whiteSpace: 'normal', maxHeight: '14em' },
+    [`.${c.answer} > :is(p, ul, ol)`]: { marginTop: 2, marginBottom: 2 },
+    // A first paragraph goes on the label's line, as the other fields' text does.
+    [`.${c.answer} > p:first-of-type`]: { display: 'inline' },
     [`.${c.thumbnail}`]: {
       display: 'block',
       flexShrink: 0,
