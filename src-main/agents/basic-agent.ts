@@ -4,7 +4,7 @@ import type { AgentStatus, ScreenshotRef, StepView } from '../protocol';
 import { InteractionCancelled } from '../session/interaction-broker';
 import { StepContext } from './processor/step-context';
 import { StepDeferred } from './step-deferred';
-import { MODEL_REPLY_TIMING, PHASE_TIMINGS } from './processor/middleware';
+import { MODEL_REPLY_TIMING, PHASE_TIMINGS, StrategyError } from './processor/middleware';
 import type { ProcessorTemplate } from './processor/processor';
 import type { AgentRuntime, ModelWithPrices } from './runtime';
 import type { StateManager } from './states/agent-state';
@@ -40,6 +40,13 @@ function phaseTimings(phases: Record<string, number>, exchange: { waitedMs: numb
     if (phase === 'LLM_INTERACTION') timings[MODEL_REPLY_TIMING] = exchange.waitedMs;
   }
   return timings;
+}
+
+/** A failed step's reason, never empty: an error without a message still fails the step, and says where. */
+function failureOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (message.trim()) return message;
+  return error instanceof StrategyError ? `${error.strategy} (${error.phase}) failed without a message` : 'the step failed without a message';
 }
 
 function costOf(model: ModelWithPrices, usage: { prompt: number; completion: number }): number | null {
@@ -169,12 +176,12 @@ export abstract class BasicAgent {
     } catch (error) {
       if (runtime.signal.aborted || error instanceof StepAborted || error instanceof InteractionCancelled) throw new StepAborted();
       if (error instanceof StepDeferred) return;
-      failure = error instanceof Error ? error.message : String(error);
+      failure = failureOf(error);
     }
     // However the step ended, it is saved only once its files have settled, and never names one that is not on disk.
     await Promise.allSettled(pendingWrites(ctx));
     const screenshotSaved = (await ctx.maybe<Observation | null>(K.screenshot)?.written.then(() => true, () => false)) ?? false;
-    const outcome: StepOutcome = failure
+    const outcome: StepOutcome = failure !== null
       ? { status: 'ERROR', result: null, error: failure, approvedBy: null, results: [] }
       : ctx.get<StepOutcome>(K.outcome);
     const step = this.stepOf(runtime, ctx, outcome, startedAt, performance.now() - started, screenshotSaved);
@@ -297,8 +304,8 @@ export abstract class BasicAgent {
    * decision is recorded as a step.
    */
   async resolveConfirmation(runtime: AgentRuntime): Promise<void> {
+    // Kept until decided: if asking fails, the round's end still records the action as not run.
     const held = this.held;
-    this.held = null;
     if (!held) {
       this.status = 'CONTINUE';
       return;
@@ -321,6 +328,7 @@ export abstract class BasicAgent {
       );
     } catch (error) {
       if (error instanceof InteractionCancelled) {
+        this.held = null;
         const actor = { sessionId: runtime.sessionId, agent: this.name, stepIdx: null };
         runtime.gate.recordRefusal(held.authorization, actor, 'rejected', 'not run: the run was stopped before a decision');
         throw new StepAborted();
@@ -328,6 +336,7 @@ export abstract class BasicAgent {
       throw error;
     }
     if (response.kind !== 'decision') throw new Error('expected a decision');
+    this.held = null;
     // Decided while the run was paused: the action waits for Resume like everything else.
     await runtime.untilResumed();
     if (runtime.signal.aborted) {

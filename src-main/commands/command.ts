@@ -15,4 +15,6 @@ export interface CommandResult {
   result: string;
   error: string | null;
   durationMs: number;
+  /** The tool's structured result (MCP structuredContent), when it succeeded and gave one. */
+  structured?: unknown;
 }

@@ -96,7 +96,7 @@ export class Dispatcher {
         if (leavesPointerAlone(tool, command.parameters)) this.takeover.check(pointer);
         else this.takeover.agentLeftPointerAt(pointer);
       }
-      return { status: 'success', result: text, error: null, durationMs: elapsed() };
+      return { status: 'success', result: text, error: null, durationMs: elapsed(), ...(result.structuredContent ? { structured: result.structuredContent } : {}) };
     } catch (error) {
       return { status: 'failure', result: '', error: `${command.toolName} failed: ${errorMessage(error)}`, durationMs: elapsed() };
     }

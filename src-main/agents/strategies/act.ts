@@ -161,6 +161,11 @@ export const executeStrategy: Strategy = {
       const error = `${failed.error ?? 'the action failed'}${skipped ? ` (${skipped} later action(s) skipped)` : ''}`;
       return set({ status: 'ERROR', result: null, error, approvedBy: 'policy', results });
     }
+    // Stop during a sequence skips the rest: the step must not read as done.
+    const ran = results.filter((result) => result.status === 'success').length;
+    if (ran < results.length) {
+      return set({ status: 'ERROR', result: null, error: `stopped: ${ran} of ${results.length} action(s) ran`, approvedBy: 'policy', results });
+    }
     const text = results.map((result) => result.result).filter(Boolean).join('\n');
     return set({ status: 'CONTINUE', result: text || 'done', error: null, approvedBy: 'policy', results });
   },

@@ -1,4 +1,5 @@
 import { validateAction } from '../../commands/validate-action';
+import { LaunchResult } from '../../device/contract';
 import type { HostAgentReply } from '../../llm/reply-schemas';
 import { asData } from '../../prompter/messages';
 import type { Strategy } from '../processor/processor';
@@ -78,17 +79,37 @@ export const hostPlanStrategy: Strategy = {
   },
 };
 
-/** After an application was opened, the hand-off goes to its new window (found by name). */
+/** How long the host looks for an opened application's window. */
+const WINDOW_WAIT_MS = 10_000;
+/** After this long without a new window, the one listed window of the application is taken (a single-instance program). */
+const REUSED_WINDOW_AFTER_MS = 2_000;
+
+/** The new window the device reported for launch_app, if it did. */
+function reportedWindow(outcome: StepOutcome): WindowInfo | null {
+  const launched = LaunchResult.safeParse(outcome.results[0]?.structured);
+  if (!launched.success || !launched.data.window) return null;
+  const { id, title, app, bounds } = launched.data.window;
+  return { id, title, app, bounds };
+}
+
+/**
+ * After an application was opened, the hand-off goes to its new window: the one the device reported,
+ * else a window named like the application that was not listed before. An older window is taken only
+ * when no new one appears and it is the only one named so; anything else is a guess, hence an error.
+ */
 async function findOpenedWindow(ctx: Parameters<Strategy['run']>[0], app: string): Promise<WindowInfo | null> {
   const runtime = runtimeOf(ctx);
+  const reported = reportedWindow(ctx.get<StepOutcome>(K.outcome));
+  if (reported) return reported;
   const before = new Set(ctx.get<WindowInfo[]>(K.windows).map((window) => window.id));
   const wanted = app.toLowerCase();
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline && !runtime.signal.aborted) {
+  const started = Date.now();
+  while (Date.now() - started < WINDOW_WAIT_MS && !runtime.signal.aborted) {
     const windows = await runtime.dispatcher.listWindows(runtime.signal);
     const named = windows.filter((window) => window.app.toLowerCase().includes(wanted) || window.title.toLowerCase().includes(wanted));
-    const fresh = named.find((window) => !before.has(window.id)) ?? named[0];
+    const fresh = named.find((window) => !before.has(window.id));
     if (fresh) return fresh;
+    if (named.length === 1 && Date.now() - started >= REUSED_WINDOW_AFTER_MS) return named[0] as WindowInfo;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   return null;

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { AppAgent, HostAgent, ShellAgent } from '../../src-main/agents/agents';
+import type { BasicAgent } from '../../src-main/agents/basic-agent';
+import type { AgentRuntime } from '../../src-main/agents/runtime';
+import { agentHarness, appReply, hostReply, WINDOWS } from './agents-review-harness';
+
+const editor = WINDOWS[1] as (typeof WINDOWS)[number];
+
+/** Runs the agent's current state once, as the round loop does. */
+async function tick(agent: BasicAgent, runtime: AgentRuntime): Promise<void> {
+  await agent.states.get(agent.status).handle(agent, runtime);
+}
+
+describe('AppAgent: an action sequence with one sensitive action', () => {
+  const sequence = appReply({
+    Actions: [
+      { Function: 'click', Args: { x: 10, y: 10 }, ControlText: 'To' },
+      { Function: 'type_text', Args: { text: 'hello' } },
+      { Function: 'click', Args: { x: 50, y: 50 }, ControlText: 'Send' },
+    ],
+  });
+
+  it('holds the whole sequence before anything runs, and runs none of it when rejected', async () => {
+    const h = agentHarness({ replies: [sequence] });
+    const agent = new AppAgent(editor, null);
+    await tick(agent, h.runtime);
+    expect(agent.status).toBe('CONFIRM');
+    expect(h.actions.map((action) => action.tool)).toEqual(['focus_window']);
+    await tick(agent, h.runtime);
+    expect(h.asked[0]).toMatchObject({ kind: 'confirm', reasons: ["rule: control text 'Send'"] });
+    expect(h.actions.map((action) => action.tool)).toEqual(['focus_window']);
+    expect(h.steps.at(-1)).toMatchObject({ status: 'CONTINUE', result: expect.stringMatching(/^Rejected by the user/) });
+    expect(h.audit.filter((row) => row.tool !== 'focus_window').map((row) => [row.tool, row.decision, row.status])).toEqual([
+      ['click', 'rejected', 'skipped'],
+      ['type_text', 'rejected', 'skipped'],
+      ['click', 'rejected', 'skipped'],
+    ]);
+  });
+
+  it('runs exactly the judged actions once approved, in order, after bringing its window back', async () => {
+    const h = agentHarness({ replies: [sequence], answer: () => ({ kind: 'decision', approved: true, note: null }) });
+    const agent = new AppAgent(editor, null);
+    await tick(agent, h.runtime);
+    await tick(agent, h.runtime);
+    expect(h.actions.map((action) => action.tool)).toEqual(['focus_window', 'focus_window', 'click', 'type_text', 'click']);
+    expect(h.steps.at(-1)).toMatchObject({ status: 'CONTINUE', approvedBy: 'user' });
+    expect(h.audit.filter((row) => row.tool !== 'focus_window').every((row) => row.decision === 'approved' && row.status === 'success')).toBe(true);
+  });
+
+  it('never runs the action of a reply that is still invalid after the bounded repair', async () => {
+    const bad = appReply({ Function: 'click', Args: { x: 10 } });
+    const h = agentHarness({ replies: [appReply({ Status: 'DONE' }), appReply({ Status: 'DONE' }), bad, bad, bad] });
+    const agent = new AppAgent(editor, null);
+    for (let i = 0; i < 3 && agent.status !== 'ERROR'; i++) await tick(agent, h.runtime);
+    expect(agent.status).toBe('ERROR');
+    expect(h.actions.map((action) => action.tool)).toEqual(['focus_window']);
+    expect(h.steps.map((step) => step.status)).toEqual(['ERROR', 'ERROR', 'ERROR']);
+    expect(h.steps.every((step) => step.error)).toBe(true);
+  });
+});
+
+describe('a held action whose decision never came', () => {
+  it('is audited as not run when the round ends, even after the question failed', async () => {
+    const h = agentHarness({
+      replies: [appReply({ Function: 'execute_command', Args: { command: 'ls' } })],
+      // A responder that answers an approval with answers: no decision was made.
+      answer: () => ({ kind: 'answers', answers: ['ok'] }),
+    });
+    const agent = new ShellAgent(null);
+    agent.assign('list');
+    await tick(agent, h.runtime);
+    expect(agent.status).toBe('CONFIRM');
+    await expect(tick(agent, h.runtime)).rejects.toThrow(/expected a decision/);
+    // What the round loop does when it ends.
+    agent.abandonHeld(h.runtime, 'not run: the round ended before it was decided');
+    expect(h.actions).toEqual([]);
+    expect(h.audit).toMatchObject([{ tool: 'execute_command', decision: 'rejected', status: 'skipped', error: 'not run: the round ended before it was decided' }]);
+  });
+});
+
+describe('HostAgent: choosing whom to hand a sub-task to', () => {
+  it('takes ControlText that names exactly one listed window, and refuses an unlisted id or an ambiguous name', async () => {
+    const windows = [...WINDOWS, { ...editor, id: '0x300003', title: 'other.txt - Mousepad' }];
+    const h = agentHarness({
+      windows,
+      replies: [
+        hostReply({ 'Current Sub-Task': 'write', ControlLabel: '0x999999' }),
+        hostReply({ 'Current Sub-Task': 'write', ControlText: 'mousepad' }),
+        hostReply({ 'Current Sub-Task': 'write', ControlText: 'notes.txt - mousepad' }),
+      ],
+    });
+    const host = new HostAgent();
+    await tick(host, h.runtime);
+    expect(h.steps[0]).toMatchObject({ status: 'ERROR', error: expect.stringMatching(/'0x999999' is not a listed window id/) });
+    expect(host.takeHandoff()).toBeNull();
+    await tick(host, h.runtime);
+    expect(h.steps[1]).toMatchObject({ status: 'ERROR', error: expect.stringMatching(/names 2 windows/) });
+    expect(host.takeHandoff()).toBeNull();
+    await tick(host, h.runtime);
+    expect(h.steps[2]).toMatchObject({ status: 'CONTINUE' });
+    const picked = host.takeHandoff();
+    expect(picked).toBeInstanceOf(AppAgent);
+    expect((picked as AppAgent).window.id).toBe('0x200002');
+    expect(h.actions).toEqual([]);
+  });
+});
