@@ -34,7 +34,9 @@ import type { SafetyConfig } from '../host/config';
  *   - click, type_text or hotkey on a control whose ControlText contains one of
  *     `sensitiveControlWords` (whole words, any case: "Delete" matches "delete all" but not "Undeleted");
  *   - hotkeys that close an application or window (alt+f4, ctrl+w, ctrl+q, cmd+q, ...) or delete
- *     without the bin (shift+delete);
+ *     without the bin (shift+delete); a click or key press on a control named Quit or Exit;
+ *   - control text is read as shown: full-width letters folded, invisible characters (soft hyphens,
+ *     zero-width spaces) dropped;
  *   - a tool of an external MCP server the user has not marked trusted.
  * - `never`: nothing waits.
  * In every mode, text that would run and matches `denyCommandPatterns` is denied: it never runs, and no
@@ -173,6 +175,9 @@ const COMMAND_OPENERS: { key: string; mods: string[]; reason: string }[] = [
 ];
 
 const INPUT_ON_CONTROL = new Set(['click', 'type_text', 'hotkey']);
+/** Controls that close an application when pressed (File > Quit, an Exit button), like the chords above. */
+const CLOSING_CONTROLS = ['Quit', 'Exit'].map((word) => ({ word, regex: new RegExp(`(?<![\\p{L}\\p{N}_])${word}(?![\\p{L}\\p{N}_])`, 'iu') }));
+const PRESSES_CONTROL = new Set(['click', 'hotkey']);
 
 interface CompiledPattern {
   source: string;
@@ -188,6 +193,14 @@ function compile(patterns: readonly string[], setting: string): CompiledPattern[
       throw new SafetyConfigError(`safety.${setting}[${index}] is not a valid regular expression: ${JSON.stringify(source)} (${why})`);
     }
   });
+}
+
+/**
+ * A label as it reads: compatibility forms folded (full-width letters) and invisible format characters
+ * dropped (soft hyphens, zero-width spaces and joiners, direction marks), so "Sub\u00admit" is "Submit".
+ */
+function asRead(text: string): string {
+  return text.normalize('NFKC').replace(/\p{Cf}/gu, '');
 }
 
 function escapeRegex(text: string): string {
@@ -338,7 +351,7 @@ export class SafetyPolicy {
     this.sensitive = compile(config.sensitiveCommandPatterns, 'sensitiveCommandPatterns');
     this.deny = compile(config.denyCommandPatterns, 'denyCommandPatterns');
     this.controlWords = config.sensitiveControlWords
-      .map((word) => word.trim())
+      .map((word) => asRead(word).trim())
       .filter((word) => word.length > 0)
       .map((word) => ({
         word,
@@ -413,12 +426,14 @@ export class SafetyPolicy {
       }
     }
 
-    const controlText = (input.controlText ?? '').trim();
+    const controlText = asRead(input.controlText ?? '').trim();
     if (controlText && INPUT_ON_CONTROL.has(toolName)) {
       for (const { word, regex } of this.controlWords) {
         if (regex.test(controlText)) reasons.push(`rule: control text ${quote(word)}`);
       }
     }
+    const closing = controlText && PRESSES_CONTROL.has(toolName) ? CLOSING_CONTROLS.find(({ regex }) => regex.test(controlText)) : undefined;
+    if (closing) reasons.push(`rule: closes an application (control text ${quote(closing.word)})`);
 
     const chord = keys ? CHORD_RULES.find((rule) => pressesChord(keys, rule)) : undefined;
     if (chord && keys) reasons.push(`rule: ${chord.reason} (${keys.join('+')})`);

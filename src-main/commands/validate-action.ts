@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ACTION_TOOLS, isToolName, ToolArgs } from '../device/contract';
+import { ACTION_TOOLS, isToolName, POINT_ARGS, ToolArgs } from '../device/contract';
 import type { Command } from './command';
 
 export type ValidatedCommand = { ok: true; command: Command } | { ok: false; error: string };
@@ -34,6 +34,8 @@ export function validateAction(
       .join('; ');
     return { ok: false, error: `invalid arguments for ${functionName}: ${detail}` };
   }
+  const half = halfPoint(checked.data as Record<string, unknown>);
+  if (half) return { ok: false, error: `invalid arguments for ${functionName}: give both ${half}, or neither` };
   return {
     ok: true,
     command: {
@@ -43,4 +45,10 @@ export function validateAction(
       callId: randomUUID(),
     },
   };
+}
+
+/** A point given by one coordinate only ("x and y"), which the device refuses; null when none is. */
+function halfPoint(args: Record<string, unknown>): string | null {
+  const pair = POINT_ARGS.find(([x, y]) => (args[x] === undefined) !== (args[y] === undefined));
+  return pair ? `${pair[0]} and ${pair[1]}` : null;
 }
