@@ -4,9 +4,21 @@ import { z } from 'zod';
 export const ModelStatus = z.enum(['CONTINUE', 'PENDING', 'CONFIRM', 'SCREENSHOT', 'FINISH', 'FAIL']);
 export type ModelStatus = z.infer<typeof ModelStatus>;
 
-/** Models often send one string where a list is asked for; accept it as a list of one. */
-const StringList = z.union([z.array(z.string()), z.string().transform((text) => (text ? [text] : []))]).default([]);
+/**
+ * Models often send one string where a list is asked for; accept it as a list of one. Blank entries
+ * (the reply format's own `[""]`) are no entries.
+ */
+const StringList = z
+  .union([z.array(z.string()), z.string().transform((text) => [text])])
+  .default([])
+  .transform((list) => list.filter((text) => text.trim() !== ''));
 const Text = z.string().default('');
+
+/**
+ * The reply format shows every field, placeholders included, and models copy them: an Actions entry
+ * with nothing in it, a Form with an empty schema, AppsToOpen with no application. Each means "none".
+ */
+const isEmptyRecord = (record: Record<string, unknown> | undefined): boolean => record === undefined || Object.keys(record).length === 0;
 
 const ActionStep = z
   .object({
@@ -32,14 +44,22 @@ export const AppAgentReply = z
     Comment: Text,
     Questions: StringList,
     SaveScreenshot: z.object({ save: z.boolean(), reason: Text }).strict().nullish(),
-    Actions: z.array(ActionStep).max(20).nullish(),
+    Actions: z
+      .array(ActionStep)
+      .max(20)
+      .nullish()
+      .transform((steps) => {
+        const real = steps?.filter((step) => step.Function.trim() || !isEmptyRecord(step.Args) || step.ControlLabel.trim() || step.ControlText.trim());
+        return real?.length ? real : null;
+      }),
     Form: z
       .object({
         schema: z.record(z.string(), z.unknown()),
         uischema: z.record(z.string(), z.unknown()).optional(),
         data: z.record(z.string(), z.unknown()).optional(),
       })
-      .nullish(),
+      .nullish()
+      .transform((form) => (form && isEmptyRecord(form.schema) && isEmptyRecord(form.uischema) && isEmptyRecord(form.data) ? null : form)),
   })
   .strict()
   .superRefine((reply, ctx) => {
@@ -73,9 +93,14 @@ export const HostAgentReply = z
     Comment: Text,
     Questions: StringList,
     AppsToOpen: z
-      .object({ APP: z.string().min(1).max(200), file_path: z.string().max(4096).default('') })
+      .object({ APP: z.string().max(200), file_path: z.string().max(4096).default('') })
       .strict()
-      .nullish(),
+      .nullish()
+      .transform((open) => (open && (open.APP.trim() || open.file_path.trim()) ? open : null))
+      .refine((open) => open === null || open.APP.trim() !== '', {
+        message: 'APP must name the application that opens file_path',
+        path: ['APP'],
+      }),
   })
   .strict()
   .superRefine((reply, ctx) => {

@@ -339,7 +339,8 @@ const hostGenerators: Record<string, (random: Random) => HostileReply> = {
       { 'Current Sub-Task': 5 },
       { 'Current Sub-Task': '   ' },
       { ControlLabel: '', ControlText: '' },
-      { AppsToOpen: { APP: '' } },
+      // A file with no application to open it (an empty APP and file_path is no app at all: valid).
+      { AppsToOpen: { APP: '', file_path: 'report.pdf' } },
       { AppsToOpen: { APP: 'xterm', args: '--evil' } },
       { AppsToOpen: 'xterm' },
       { AppsToOpen: { APP: 'x'.repeat(201) } },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractJsonObject, MAX_REPLY_CHARS, MAX_REPLY_DEPTH, nestingDepth, parseModelReply } from '../../src-main/llm/parse-reply';
-import { AppAgentReply } from '../../src-main/llm/reply-schemas';
+import { AppAgentReply, HostAgentReply } from '../../src-main/llm/reply-schemas';
 
 const valid = { Observation: 'o', Thought: 't', Function: 'click', Args: { x: 1, y: 2 }, Status: 'CONTINUE' };
 
@@ -35,6 +35,25 @@ describe('parseModelReply with the AppAgent contract', () => {
   it('accepts a single string where a list is expected', () => {
     const parsed = parseModelReply(JSON.stringify({ ...valid, Plan: 'then save' }), AppAgentReply);
     expect(parsed).toMatchObject({ ok: true, value: { Plan: ['then save'] } });
+  });
+
+  it("reads the reply format's placeholders as nothing: blank list entries, an empty Actions entry, an empty Form", () => {
+    const placeholders = { Plan: [''], Questions: ['', ' '], Actions: [{ Function: '', Args: {}, ControlLabel: '', ControlText: '', Status: '' }] };
+    const parsed = parseModelReply(JSON.stringify({ ...valid, ...placeholders, Form: { schema: {}, uischema: {}, data: {} } }), AppAgentReply);
+    expect(parsed).toMatchObject({ ok: true, value: { Function: 'click', Plan: [], Questions: [], Actions: null, Form: null } });
+    // An entry with something in it is an action, and is judged (and refused) as one.
+    const half = parseModelReply(JSON.stringify({ ...valid, Actions: [{ Function: '', Args: { x: 1 } }] }), AppAgentReply);
+    expect(half).toMatchObject({ ok: true, value: { Actions: [{ Function: '', Args: { x: 1 } }] } });
+  });
+
+  it('reads AppsToOpen with no application and no file as none, and refuses a file with no application', () => {
+    const host = { Thought: 't', Status: 'CONTINUE', 'Current Sub-Task': 'write it', ControlText: 'ShellAgent' };
+    expect(parseModelReply(JSON.stringify({ ...host, AppsToOpen: { APP: '', file_path: '' } }), HostAgentReply)).toMatchObject({
+      ok: true,
+      value: { AppsToOpen: null },
+    });
+    const fileOnly = parseModelReply(JSON.stringify({ ...host, AppsToOpen: { APP: ' ', file_path: 'report.pdf' } }), HostAgentReply);
+    expect(fileOnly).toMatchObject({ ok: false, error: expect.stringMatching(/AppsToOpen\.APP: APP must name the application that opens file_path/) });
   });
 
   it.each([
