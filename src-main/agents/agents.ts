@@ -6,10 +6,10 @@ import { errorMiddleware, loggingMiddleware, timingMiddleware } from './processo
 import { ComposedStrategy, ProcessorTemplate, type Middleware } from './processor/processor';
 import type { AgentRuntime, ModelWithPrices } from './runtime';
 import { agentStates } from './states/states';
-import { K, type WindowInfo } from './step-keys';
+import { K, type ActionPlan, type StepOutcome, type WindowInfo } from './step-keys';
 import { actionPlanStrategy, annotateStrategy, executeStrategy, safetyGateStrategy } from './strategies/act';
 import { modelStrategy } from './strategies/ask';
-import { HANDOFF, hostHandoffStrategy, hostPlanStrategy, type HandoffTarget } from './strategies/handoff';
+import { HANDOFF, handOffToOpened, hostHandoffStrategy, hostPlanStrategy, type HandoffTarget } from './strategies/handoff';
 import { noScreenshotStrategy, screenshotStrategy, windowsStrategy } from './strategies/observe';
 import { appPromptStrategy, hostPromptStrategy, shellPromptStrategy } from './strategies/prompts';
 import { formStrategy, saveScreenshotStrategy } from './strategies/remember';
@@ -193,6 +193,8 @@ export class HostAgent extends BasicAgent {
   );
   private pendingSubtask = '';
   private pendingNotes: readonly string[] = [];
+  /** The windows listed in the last step, for telling an opened application's window from those before. */
+  private windowsSeen: readonly WindowInfo[] = [];
 
   constructor() {
     super('HostAgent', null, agentStates('HostAgent', true), null);
@@ -212,7 +214,16 @@ export class HostAgent extends BasicAgent {
     this.pendingSubtask = reply?.['Current Sub-Task'] ?? '';
     this.pendingNotes = reply?.Message ?? [];
     const windows = ctx.maybe<WindowInfo[]>(K.windows);
+    this.windowsSeen = windows ?? [];
     if (windows) this.registry.keepOnly(new Set(windows.map((window) => window.id)));
+  }
+
+  /** An application opened once the user approved it: the held sub-task goes to its window, as it would have at once. */
+  protected override async afterApproved(runtime: AgentRuntime, plan: ActionPlan, outcome: StepOutcome): Promise<StepOutcome> {
+    if (outcome.status !== 'CONTINUE' || plan.action?.function !== 'launch_app') return outcome;
+    const opened = await handOffToOpened(runtime, plan.controlText, this.windowsSeen, outcome);
+    this.handoff = opened.handoff;
+    return opened.outcome;
   }
 
   override takeHandoff(): BasicAgent | null {

@@ -95,6 +95,14 @@ export abstract class BasicAgent {
   }
 
   /**
+   * A hook for after an approved action ran, with the plan it came from: what the step then says (the
+   * host: the application it opened, and the window it hands the sub-task to).
+   */
+  protected async afterApproved(_runtime: AgentRuntime, _plan: ActionPlan, outcome: StepOutcome): Promise<StepOutcome> {
+    return outcome;
+  }
+
+  /**
    * The round ended (the step limit, Stop) while an action waited for a decision nobody was asked for:
    * it never runs, and the audit says so.
    */
@@ -362,7 +370,7 @@ export abstract class BasicAgent {
         results: [],
       };
     } else {
-      outcome = await this.runApproved(runtime, held.authorization, actor);
+      outcome = await this.afterApproved(runtime, held.plan, await this.runApproved(runtime, held.authorization, actor));
     }
     const step: NewStep = {
       round: runtime.round,

@@ -61,6 +61,11 @@ export class ConfirmState extends BaseState {
   async handle(agent: BasicAgent, runtime: AgentRuntime): Promise<void> {
     await agent.resolveConfirmation(runtime);
   }
+
+  /** An approved hand-off (the host opening an application for it) goes on to its agent. */
+  override nextAgent(agent: BasicAgent): BasicAgent {
+    return agent.takeHandoff() ?? agent;
+  }
 }
 
 /**

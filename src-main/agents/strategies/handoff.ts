@@ -3,6 +3,7 @@ import { LaunchResult } from '../../device/contract';
 import type { HostAgentReply } from '../../llm/reply-schemas';
 import { asData } from '../../prompter/messages';
 import type { Strategy } from '../processor/processor';
+import type { AgentRuntime } from '../runtime';
 import { K, type ActionPlan, type StepOutcome, type WindowInfo } from '../step-keys';
 import { runtimeOf } from './observe';
 import { DELEGATE_AGENTS } from './prompts';
@@ -97,22 +98,48 @@ function reportedWindow(outcome: StepOutcome): WindowInfo | null {
  * else a window named like the application that was not listed before. An older window is taken only
  * when no new one appears and it is the only one named so; anything else is a guess, hence an error.
  */
-async function findOpenedWindow(ctx: Parameters<Strategy['run']>[0], app: string): Promise<WindowInfo | null> {
-  const runtime = runtimeOf(ctx);
-  const reported = reportedWindow(ctx.get<StepOutcome>(K.outcome));
+async function findOpenedWindow(runtime: AgentRuntime, app: string, before: readonly WindowInfo[], outcome: StepOutcome): Promise<WindowInfo | null> {
+  const reported = reportedWindow(outcome);
   if (reported) return reported;
-  const before = new Set(ctx.get<WindowInfo[]>(K.windows).map((window) => window.id));
+  const listed = new Set(before.map((window) => window.id));
   const wanted = app.toLowerCase();
   const started = Date.now();
   while (Date.now() - started < WINDOW_WAIT_MS && !runtime.signal.aborted) {
     const windows = await runtime.dispatcher.listWindows(runtime.signal);
     const named = windows.filter((window) => window.app.toLowerCase().includes(wanted) || window.title.toLowerCase().includes(wanted));
-    const fresh = named.find((window) => !before.has(window.id));
+    const fresh = named.find((window) => !listed.has(window.id));
     if (fresh) return fresh;
     if (named.length === 1 && Date.now() - started >= REUSED_WINDOW_AFTER_MS) return named[0] as WindowInfo;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   return null;
+}
+
+/**
+ * An application was opened for a hand-off (at once, or once the user approved it): whom the sub-task
+ * goes to, and the step's outcome saying so.
+ */
+export async function handOffToOpened(
+  runtime: AgentRuntime,
+  app: string,
+  before: readonly WindowInfo[],
+  outcome: StepOutcome,
+): Promise<{ handoff: HandoffTarget | null; outcome: StepOutcome }> {
+  let window: WindowInfo | null;
+  try {
+    window = await findOpenedWindow(runtime, app, before, outcome);
+  } catch (error) {
+    if (!runtime.signal.aborted) throw error;
+    window = null;
+  }
+  // Stopped while the window was awaited: the application was opened all the same, and the step says so.
+  if (!window && runtime.signal.aborted) {
+    return { handoff: null, outcome: { ...outcome, result: `Opened ${asData(app, 60)}; stopped before its window appeared` } };
+  }
+  if (!window) {
+    return { handoff: null, outcome: { ...outcome, status: 'ERROR', error: `opened ${asData(app, 60)}, but no window of it appeared` } };
+  }
+  return { handoff: { kind: 'window', window }, outcome: { ...outcome, result: `Opened ${asData(window.title || window.app, 60)}` } };
 }
 
 /** ACTION_EXECUTION, last for the host: settles whom the sub-task goes to. */
@@ -131,23 +158,8 @@ export const hostHandoffStrategy: Strategy = {
       ctx.set(K.outcome, { ...outcome, result: ctx.get<ActionPlan>(K.plan).actionText });
       return;
     }
-    let window: WindowInfo | null;
-    try {
-      window = await findOpenedWindow(ctx, target.app);
-    } catch (error) {
-      if (!runtimeOf(ctx).signal.aborted) throw error;
-      window = null;
-    }
-    // Stopped while the window was awaited: the application was opened all the same, and the step says so.
-    if (!window && runtimeOf(ctx).signal.aborted) {
-      ctx.set(K.outcome, { ...outcome, result: `Opened ${asData(target.app, 60)}; stopped before its window appeared` });
-      return;
-    }
-    if (!window) {
-      ctx.set(K.outcome, { ...outcome, status: 'ERROR', error: `opened ${asData(target.app, 60)}, but no window of it appeared` });
-      return;
-    }
-    ctx.set(HANDOFF, { kind: 'window', window } satisfies HandoffTarget);
-    ctx.set(K.outcome, { ...outcome, result: `Opened ${asData(window.title || window.app, 60)}` });
+    const opened = await handOffToOpened(runtimeOf(ctx), target.app, ctx.get<WindowInfo[]>(K.windows), outcome);
+    ctx.set(HANDOFF, opened.handoff);
+    ctx.set(K.outcome, opened.outcome);
   },
 };
