@@ -35,6 +35,12 @@ const CommandPattern = z
     }
   });
 
+/**
+ * A deny pattern's target: the root, a top-level system folder or home (as ~, $HOME or ${HOME}), maybe
+ * quoted, maybe with /*, as a whole word: /tmp/x, ~/cache or /home/me are not it.
+ */
+const WHOLE_TREE = String.raw`["']?(?:/(?:bin|boot|dev|etc|home|lib(?:32|64)?|opt|root|sbin|srv|usr|var)?|~|\$HOME|\$\{HOME\})/?\*?["']?(?=\s|$|[;&|)])`;
+
 export const SafetyConfig = z.object({
   /** always: every action waits for approval; sensitive: only risky ones; never: none (the deny list still holds). */
   confirmation: ConfirmationMode.default('sensitive'),
@@ -59,10 +65,18 @@ export const SafetyConfig = z.object({
   sensitiveControlWords: z
     .array(z.string())
     .default(['Send', 'Delete', 'Remove', 'Pay', 'Buy', 'Purchase', 'Order', 'Submit', 'Install', 'Uninstall', 'Format']),
-  /** Shell command patterns that never run, approval or not. */
+  /**
+   * Shell command patterns that never run, approval or not: removing (recursively) or recursively
+   * handing over the root, a top-level system folder or the home folder, whatever the flags' order or
+   * spelling (`rm -r -f /`, `rm -rf /*`, `rm --recursive "$HOME"`, `chmod -R 777 /`), and a fork bomb.
+   */
   denyCommandPatterns: z
     .array(CommandPattern)
-    .default([String.raw`\brm\s+-[a-z]*r[a-z]*f?[a-z]*\s+(/|~|\$HOME)\s*($|[;&|])`, String.raw`:\(\)\s*\{\s*:\|:&\s*\};:`]),
+    .default([
+      String.raw`\brm(?:\s+-{1,2}[\w=-]+)*\s+(?:-[a-z]*r[a-z]*|--recursive)(?:\s+[^\s;&|]+)*?\s+${WHOLE_TREE}`,
+      String.raw`\bch(?:mod|own|grp)(?:\s+-{1,2}[\w=-]+)*\s+(?:-[a-z]*r[a-z]*|--recursive)(?:\s+[^\s;&|]+)*?\s+${WHOLE_TREE}`,
+      String.raw`:\(\)\s*\{\s*:\|:&\s*\};:`,
+    ]),
 });
 export type SafetyConfig = z.infer<typeof SafetyConfig>;
 
