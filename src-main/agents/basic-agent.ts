@@ -252,7 +252,8 @@ export abstract class BasicAgent {
     this.history.push(view);
     if (view.comment) this.lastComment = view.comment;
     if (outcome.status === 'ERROR') {
-      this.consecutiveErrors++;
+      // The user taking the mouse pauses the run; it is no sign that the agent is stuck.
+      if (!outcome.takenOver) this.consecutiveErrors++;
       this.status = this.consecutiveErrors >= runtime.config.limits.maxConsecutiveErrors ? 'ERROR' : 'CONTINUE';
       return;
     }
@@ -423,10 +424,13 @@ export abstract class BasicAgent {
       results = await runtime.gate.execute(authorization, actor, true, runtime.signal);
     } catch (error) {
       if (!(error instanceof TakeoverError || error instanceof ApprovalRequiredError)) throw error;
-      return { status: 'ERROR', result: null, error: `not run: ${error.message}`, approvedBy: 'user', results: [] };
+      const takenOver = error instanceof TakeoverError ? { takenOver: true as const } : {};
+      return { status: 'ERROR', result: null, error: `not run: ${error.message}`, approvedBy: 'user', results: [], ...takenOver };
     }
     const failed = results.find((result) => result.status === 'failure');
-    if (failed) return { status: 'ERROR', result: null, error: failed.error ?? 'the action failed', approvedBy: 'user', results };
+    if (failed) {
+      return { status: 'ERROR', result: null, error: failed.error ?? 'the action failed', approvedBy: 'user', results, ...(failed.takenOver ? { takenOver: true } : {}) };
+    }
     const ran = results.filter((result) => result.status === 'success').length;
     if (ran < results.length) {
       return { status: 'ERROR', result: null, error: `stopped: ${ran} of ${results.length} action(s) ran`, approvedBy: 'user', results };

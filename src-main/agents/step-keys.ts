@@ -54,6 +54,8 @@ export interface StepOutcome {
   error: string | null;
   approvedBy: 'user' | 'policy' | null;
   results: CommandResult[];
+  /** Not run because the user had taken the mouse: an ERROR step, but not the agent's error. */
+  takenOver?: true;
 }
 
 export type { Authorization, ChatMessage, ModelExchange, WindowInfo };

@@ -17,4 +17,6 @@ export interface CommandResult {
   durationMs: number;
   /** The tool's structured result (MCP structuredContent), when it succeeded and gave one. */
   structured?: unknown;
+  /** Not run because the user had taken the mouse (a failure, but not the agent's). */
+  takenOver?: true;
 }

@@ -76,7 +76,7 @@ export class Dispatcher {
       const acts = ACTION_TOOLS.has(tool);
       // Once the user has the mouse, nothing more runs (the rest of a sequence included) until resumed.
       if (acts && this.takeover.paused) {
-        return { status: 'failure', result: '', error: `not run: ${this.takeover.check(null).message}`, durationMs: elapsed() };
+        return { status: 'failure', result: '', error: `not run: ${this.takeover.check(null).message}`, durationMs: elapsed(), takenOver: true };
       }
       const meta = { ...(acts ? this.expectPointerMeta() : undefined), ...(keyboard ? { [EXPECT_KEYBOARD_META]: keyboard } : undefined) };
       const result = await this.device.callTool(tool, command.parameters, signal, Object.keys(meta).length ? meta : undefined);
@@ -84,7 +84,7 @@ export class Dispatcher {
       const moved = result.isError ? pointerMovedRefusalOf(result._meta) : null;
       if (moved) {
         const seen = this.takeover.check(this.noted(moved.pointer.screen));
-        return { status: 'failure', result: '', error: `not run: ${seen.message || text}`, durationMs: elapsed() };
+        return { status: 'failure', result: '', error: `not run: ${seen.message || text}`, durationMs: elapsed(), takenOver: true };
       }
       if (result.isError && keyboardElsewhereRefusalOf(result._meta)) {
         this.keyboardRefusals++;

@@ -89,6 +89,34 @@ describe('takeover: the user takes the mouse', () => {
     expect(harness.deviceActions().filter((action) => action.tool === 'click')).toHaveLength(2);
   });
 
+  it('does not count actions refused because the user took the mouse as the agent\'s errors', async () => {
+    // The user takes the mouse while the model thinks, three steps running: each time the run pauses
+    // and is resumed. Three errors in a row end a round; these three are not the agent's.
+    harness = await startHostHarness(
+      {
+        name: 'takeover three times',
+        steps: [
+          hostTo('xterm', 'click'),
+          ...[1, 2, 3, 4].map((n) => app({ Function: 'click', Args: { x: 10 * n, y: 10 }, Status: 'CONTINUE' })),
+          app({ Function: '', Status: 'FINISH' }),
+          host({ Status: 'FINISH', Comment: 'done' }),
+        ],
+      },
+      { deviceEnv: { DESKHAND_FAKE_DEVICE_USER_MOVES_AFTER: 'screenshot#2,screenshot#3,screenshot#4' } },
+    );
+    const { host: deskhand } = harness;
+    const sessionId = await startUntilPaused(harness, 'click');
+    for (let resumed = 1; resumed < 3; resumed++) {
+      expect(await deskhand.endpoint.handle({ type: 'session.resume', id: `r${resumed}`, sessionId })).toMatchObject({ ok: true });
+      await until(() => deskhand.store.steps(sessionId).filter((step) => step.status === 'ERROR').length === resumed + 1, 'the next refusal');
+      await until(() => deskhand.store.getSession(sessionId)?.status === 'paused', 'the pause');
+    }
+    expect(await deskhand.endpoint.handle({ type: 'session.resume', id: 'r3', sessionId })).toMatchObject({ ok: true });
+    expect(await deskhand.sessions.running).toEqual({ status: 'finished', result: 'done' });
+    expect(deskhand.store.steps(sessionId).filter((step) => step.status === 'ERROR')).toHaveLength(3);
+    expect(harness.deviceActions().filter((action) => action.tool === 'click')).toEqual([{ tool: 'click', args: { x: 40, y: 10 } }]);
+  });
+
   it('notices the mouse taken during an action that does not move it (a wait)', async () => {
     harness = await startHostHarness(
       {

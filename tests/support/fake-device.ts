@@ -18,20 +18,20 @@ const windows = [
 
 const server = new McpServer({ name: 'fake-device', version: '0.0.0' });
 
-// The pointer: actions with coordinates move it; DESKHAND_FAKE_DEVICE_USER_MOVES_AFTER=<tool>[#n] makes
-// "the user" move it elsewhere right after the n-th call (default: the first) of that tool, as a person
-// taking the mouse would. Actions are checked against the host's expected pointer (EXPECT_POINTER_META)
-// as the real device checks them.
+// The pointer: actions with coordinates move it; DESKHAND_FAKE_DEVICE_USER_MOVES_AFTER=<tool>[#n][,...]
+// makes "the user" move it elsewhere right after the n-th call (default: the first) of that tool, as a
+// person taking the mouse would (a comma-separated list: after each). Actions are checked against the
+// host's expected pointer (EXPECT_POINTER_META) as the real device checks them.
 let pointer = { x: 0, y: 0 };
 const calls = new Map<string, number>();
 const pointerReport = () => ({ pointer: { screen: { ...pointer }, image: { ...pointer } } });
 
 function userMayMoveAfter(tool: string): void {
-  const [movesAfter, nth = '1'] = (process.env.DESKHAND_FAKE_DEVICE_USER_MOVES_AFTER ?? '').split('#');
-  if (movesAfter !== tool) return;
+  const moves = (process.env.DESKHAND_FAKE_DEVICE_USER_MOVES_AFTER ?? '').split(',').map((move) => move.split('#'));
+  if (!moves.some(([movesAfter]) => movesAfter === tool)) return;
   const count = (calls.get(tool) ?? 0) + 1;
   calls.set(tool, count);
-  if (count === Number(nth)) pointer = { x: pointer.x + 200, y: pointer.y + 100 };
+  if (moves.some(([movesAfter, nth = '1']) => movesAfter === tool && count === Number(nth))) pointer = { x: pointer.x + 200, y: pointer.y + 100 };
 }
 
 function recordAction(tool: string, args: Record<string, unknown>, meta: unknown) {

@@ -153,13 +153,13 @@ export const executeStrategy: Strategy = {
       results = await runtime.gate.execute(authorization, actor, false, runtime.signal);
     } catch (error) {
       if (!(error instanceof TakeoverError)) throw error;
-      return set({ status: 'ERROR', result: null, error: `not run: ${error.message}`, approvedBy: null, results: [] });
+      return set({ status: 'ERROR', result: null, error: `not run: ${error.message}`, approvedBy: null, results: [], takenOver: true });
     }
     const failed = results.find((result) => result.status === 'failure');
     if (failed) {
       const skipped = results.filter((result) => result.status === 'skipped').length;
       const error = `${failed.error ?? 'the action failed'}${skipped ? ` (${skipped} later action(s) skipped)` : ''}`;
-      return set({ status: 'ERROR', result: null, error, approvedBy: 'policy', results });
+      return set({ status: 'ERROR', result: null, error, approvedBy: 'policy', results, ...(failed.takenOver ? { takenOver: true } : {}) });
     }
     // Stop during a sequence skips the rest: the step must not read as done.
     const ran = results.filter((result) => result.status === 'success').length;
