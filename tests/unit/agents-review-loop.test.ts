@@ -141,11 +141,12 @@ describe('hostHandoffStrategy: the window of an application just opened', () => 
     vi.useRealTimers();
   });
 
-  function handoffContext(app: string, before: WindowInfo[], listings: WindowInfo[][], launchData?: Record<string, unknown>) {
+  function handoffContext(app: string, before: WindowInfo[], listings: Array<WindowInfo[] | Error>, launchData?: Record<string, unknown>) {
     let calls = 0;
     const dispatcher = {
       async listWindows() {
         const listing = listings[Math.min(calls, listings.length - 1)] ?? [];
+        if (listing instanceof Error) throw listing;
         calls++;
         return listing;
       },
@@ -190,5 +191,15 @@ describe('hostHandoffStrategy: the window of an application just opened', () => 
     await vi.advanceTimersByTimeAsync(11_000);
     await running;
     expect(ctx.get(HANDOFF)).toEqual({ kind: 'window', window: xterm });
+  });
+
+  it('says the application was opened when its window cannot be looked for', async () => {
+    const ctx = handoffContext('xterm', [], [new Error('list_windows failed: the X server went away')]);
+    await hostHandoffStrategy.run(ctx);
+    expect(ctx.get(HANDOFF)).toBeNull();
+    expect(ctx.get<StepOutcome>(K.outcome)).toMatchObject({
+      status: 'ERROR',
+      error: 'opened xterm, but could not look for its window: list_windows failed: the X server went away',
+    });
   });
 });

@@ -129,7 +129,11 @@ export async function handOffToOpened(
   try {
     window = await findOpenedWindow(runtime, app, before, outcome);
   } catch (error) {
-    if (!runtime.signal.aborted) throw error;
+    if (!runtime.signal.aborted) {
+      // The application is open: the step must say so, or the model opens it a second time.
+      const why = error instanceof Error ? error.message : String(error);
+      return { handoff: null, outcome: { ...outcome, status: 'ERROR', error: `opened ${asData(app, 60)}, but could not look for its window: ${why}` } };
+    }
     window = null;
   }
   // Stopped while the window was awaited: the application was opened all the same, and the step says so.
