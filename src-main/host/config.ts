@@ -61,7 +61,7 @@ export const SafetyConfig = z.object({
       String.raw`\bchmod\s+-R\b`,
       String.raw`\bgit\s+push\b.*--force`,
     ]),
-  /** Control or window text that makes a click or key press sensitive. */
+  /** Words in the text of the control acted on (the reply's ControlText) that make a click, typing or key press sensitive. */
   sensitiveControlWords: z
     .array(z.string())
     .default(['Send', 'Delete', 'Remove', 'Pay', 'Buy', 'Purchase', 'Order', 'Submit', 'Install', 'Uninstall', 'Format']),
