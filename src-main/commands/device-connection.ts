@@ -30,6 +30,7 @@ export class DeviceConnection {
   private client: Client | null = null;
   private connecting: Promise<Client> | null = null;
   private toolList: Tool[] = [];
+  private about = '';
   private restarts = 0;
   private processId: number | null = null;
 
@@ -47,6 +48,12 @@ export class DeviceConnection {
   async tools(): Promise<Tool[]> {
     await this.connected();
     return this.toolList;
+  }
+
+  /** What the device client says of itself (MCP instructions): without a screen, why. */
+  async instructions(): Promise<string> {
+    await this.connected();
+    return this.about;
   }
 
   /** `meta` goes in the request's MCP `_meta` (EXPECT_POINTER_META, say). */
@@ -96,6 +103,7 @@ export class DeviceConnection {
     try {
       await client.connect(transport);
       this.toolList = (await client.listTools()).tools;
+      this.about = client.getInstructions() ?? '';
     } catch (error) {
       await client.close().catch(() => undefined);
       const detail = stderrTail.trim() ? `: ${stderrTail.trim()}` : '';

@@ -1,9 +1,7 @@
 import { connect } from 'node:net';
 
-/** Exit code of a device client that cannot reach a desktop (no display, display not reachable). */
-export const EXIT_NO_DISPLAY = 3;
-
-export type HealthResult = { ok: true } | { ok: false; exitCode: number; message: string };
+/** Whether there is a desktop to use; when not (no display, or one not reachable), why. */
+export type HealthResult = { ok: true } | { ok: false; message: string };
 
 /** Where an X11 DISPLAY value says the server listens. */
 export type XEndpoint = { kind: 'unix'; path: string; display: number } | { kind: 'tcp'; host: string; port: number };
@@ -56,7 +54,6 @@ export async function checkEnvironment(
       : '';
     return {
       ok: false,
-      exitCode: EXIT_NO_DISPLAY,
       message:
         `deskhand device client: no X display: DISPLAY is not set, so there is no screen to see or control.${wayland} ` +
         'Run it inside a desktop session, or start a virtual one, e.g. `Xvfb :99 -screen 0 1280x800x24 & openbox &` with DISPLAY=:99.',
@@ -67,7 +64,6 @@ export async function checkEnvironment(
     const where = endpoint.kind === 'unix' ? endpoint.path : `${endpoint.host}:${endpoint.port}`;
     return {
       ok: false,
-      exitCode: EXIT_NO_DISPLAY,
       message: `deskhand device client: cannot connect to X display ${display} (nothing listens at ${where}). Is the X server running?`,
     };
   }

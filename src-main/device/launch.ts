@@ -31,7 +31,6 @@ export interface DeviceLaunchOptions {
 }
 
 /** Exit code of a device client that found no usable display. */
-export { EXIT_NO_DISPLAY } from './health';
 
 // The device client runs shell commands the model chooses; the host's secrets stay with the host.
 // KEY, PAT and AUTH count as words (STRIPE_KEY, GH_PAT, NPM_AUTH), not inside others (MONKEY_PATH,

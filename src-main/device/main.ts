@@ -26,13 +26,12 @@ async function main(): Promise<void> {
   exitOnSignals(log);
   const config = configOrExit();
 
+  // Without a display the device still runs shell commands (shell mode needs nothing else).
   const health = await checkEnvironment();
-  if (!health.ok) {
-    process.stderr.write(`${health.message}\n`);
-    process.exit(health.exitCode);
-  }
+  const noDisplay = health.ok ? undefined : health.message;
+  if (noDisplay) log(`${noDisplay} Only execute_command is offered.`);
 
-  // Loaded after the health check, so the no-display path neither loads native code nor waits for it.
+  // Loaded after the health check; without a display no tool that calls into native screen code is offered.
   const [{ createDeviceServer }, { StdioServerTransport }, { default: sharp }] = await Promise.all([
     import('./server'),
     import('@modelcontextprotocol/sdk/server/stdio.js'),
@@ -43,6 +42,7 @@ async function main(): Promise<void> {
   const debug = Boolean(process.env.DESKHAND_DEVICE_DEBUG);
   const server = createDeviceServer({
     config,
+    ...(noDisplay ? { noDisplay } : {}),
     log: (level, message) => {
       if (level === 'error' || debug) log(message);
     },
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   // The host closing our stdin means it is gone; there is no one left to serve.
   process.stdin.once('end', () => process.exit(0));
   await server.connect(transport);
-  log(`ready (pid ${process.pid}, display ${process.env.DISPLAY ?? 'native'})`);
+  log(`ready (pid ${process.pid}, display ${noDisplay ? 'none' : (process.env.DISPLAY ?? 'native')})`);
 }
 
 process.on('uncaughtException', (error) => {

@@ -106,9 +106,14 @@ const DESCRIPTIONS: Record<ToolName, string> = {
 export interface DeviceServerOptions {
   config: DeviceConfig;
   log?: Logger;
+  /** Why there is no screen to use (no X display): only the tools that need none are offered. */
+  noDisplay?: string;
 }
 
-export function createDeviceServer({ config, log = () => undefined }: DeviceServerOptions): McpServer {
+/** What a device without a screen still offers: shell mode needs nothing else. */
+const SCREENLESS_TOOLS: ReadonlySet<ToolName> = new Set(['execute_command']);
+
+export function createDeviceServer({ config, log = () => undefined, noDisplay }: DeviceServerOptions): McpServer {
   /** Whether any window is Deskhand's own: the desktop app passes --protect-pid, browser mode --protect-title. */
   const protects = config.protectPid !== undefined || config.protectTitle !== undefined;
   const isProtected = (window: Pick<DesktopWindow, 'pid' | 'title'>): boolean =>
@@ -118,9 +123,10 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
     { name: DEVICE_SERVER_NAME, version: DEVICE_SERVER_VERSION },
     {
       capabilities: { tools: {} },
-      instructions:
-        'Deskhand device client: sees and drives this computer. Take a screenshot first; coordinates are ' +
-        'pixels of the most recent screenshot.',
+      instructions: noDisplay
+        ? `Deskhand device client without a screen, so only execute_command is offered: ${noDisplay}`
+        : 'Deskhand device client: sees and drives this computer. Take a screenshot first; coordinates are ' +
+          'pixels of the most recent screenshot.',
     },
   );
   const queue = new SerialQueue();
@@ -192,6 +198,8 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
     run: (args: ToolArgsOf<N>, signal: AbortSignal, keyboard: KeyboardCheck | null, progress: CallProgress) => Promise<CallToolResult>,
     outputSchema?: z.ZodObject,
   ): void {
+    // Native screen and input code dereferences the missing display and crashes: never load it then.
+    if (noDisplay && !SCREENLESS_TOOLS.has(name)) return;
     const schema = ToolArgs[name];
     // Widened so the SDK's conditional callback type resolves for a generic tool name.
     const inputSchema: z.ZodType<unknown> = schema;
@@ -245,6 +253,7 @@ export function createDeviceServer({ config, log = () => undefined }: DeviceServ
 
   /** Every result carries the pointer (PointerReport), so the host can notice the user taking the mouse. */
   const withPointer = async (result: CallToolResult): Promise<CallToolResult> => {
+    if (noDisplay) return result;
     const report = await pointerReport().catch(() => null);
     if (!report) return result;
     return { ...result, structuredContent: { ...(result.structuredContent ?? {}), ...report } };

@@ -58,16 +58,15 @@ export async function runDeviceUtility(parentPort: ParentPortLike, argv: readonl
     log((error as Error).message);
     process.exit(EXIT_BAD_ARGS);
   }
+  // Without a display the device still runs shell commands, and offers no tool that needs the screen.
   const health = await checkEnvironment();
-  if (!health.ok) {
-    process.stderr.write(`${health.message}\n`);
-    process.exit(health.exitCode);
-  }
-  // Loaded after the health check, so a missing display never loads native code.
+  const noDisplay = health.ok ? undefined : health.message;
+  if (noDisplay) log(`${noDisplay} Only execute_command is offered.`);
   const { createDeviceServer } = await import('../device/server');
   const debug = Boolean(process.env.DESKHAND_DEVICE_DEBUG);
   const server = createDeviceServer({
     config,
+    ...(noDisplay ? { noDisplay } : {}),
     log: (level, message) => {
       if (level === 'error' || debug) log(message);
     },
@@ -76,5 +75,5 @@ export async function runDeviceUtility(parentPort: ParentPortLike, argv: readonl
   // The host closed the connection: nobody is left to serve.
   transport.onclose = () => process.exit(0);
   await server.connect(transport);
-  log(`ready (utility process ${process.pid}, display ${process.env.DISPLAY ?? 'native'})`);
+  log(`ready (utility process ${process.pid}, display ${noDisplay ? 'none' : (process.env.DISPLAY ?? 'native')})`);
 }

@@ -207,8 +207,10 @@ export function createHost(options: HostOptions): Host {
       };
     },
     async tools() {
-      const tools: Tool[] = [...(await device.tools()), ...((await externals?.tools()) ?? [])];
-      return { names: new Set(tools.map((tool) => tool.name)), docs: renderToolDocs(tools, HOST_ONLY_TOOLS) };
+      const own = await device.tools();
+      const tools: Tool[] = [...own, ...((await externals?.tools()) ?? [])];
+      const screenless = own.some((tool) => tool.name === 'list_windows') ? null : (await device.instructions()) || 'the device client offers no screen tools';
+      return { names: new Set(tools.map((tool) => tool.name)), docs: renderToolDocs(tools, HOST_ONLY_TOOLS), screenless };
     },
   });
 

@@ -37,7 +37,8 @@ export interface SessionDeps {
   config: DeskhandConfig;
   /** The model clients; throws a message for the user when no model is configured. */
   models(): { host: ModelWithPrices; app: ModelWithPrices };
-  tools(): Promise<{ names: ReadonlySet<string>; docs: string }>;
+  /** The tools on offer; `screenless` says why the device has no screen tools (no display), else null. */
+  tools(): Promise<{ names: ReadonlySet<string>; docs: string; screenless: string | null }>;
   /** Removes known secrets from a value before it is stored or shown. */
   scrub<T>(value: T): T;
   emit(event: HostEvent): void;
@@ -169,7 +170,12 @@ export class ActiveSession {
     // resumed request is there already (scrubbed, as written), unless the crash came that early.
     if (!resumed || this.blackboard.requests.all().at(-1)?.get('request') !== this.deps.scrub(request)) this.blackboard.addRequest(request);
     // Starting the device client can take seconds: Stop must not wait for it.
-    const runtime = this.runtime(round, request, signal, models, await unlessAborted(this.deps.tools(), signal, () => new StepAborted()));
+    const tools = await unlessAborted(this.deps.tools(), signal, () => new StepAborted());
+    // The HostAgent sees and picks windows: without a screen it could only fail step after step.
+    if (this.root instanceof HostAgent && tools.screenless) {
+      return { status: 'error', result: `Desktop mode needs a screen, and there is none: ${tools.screenless}. Shell mode works without one.` };
+    }
+    const runtime = this.runtime(round, request, signal, models, tools);
     // The user has just used the mouse to ask (or resume): where the last round left the pointer, or a
     // takeover it caught, says nothing about this one. The reference starts again with its first action.
     this.deps.dispatcher.takeover.resume();

@@ -42,10 +42,11 @@ function runCli(args: string[], env: NodeJS.ProcessEnv, whileRunning?: (stdout: 
   );
 }
 
-async function withModel(scenario: Scenario, args: string[]): Promise<CliResult> {
+async function withModel(scenario: Scenario, args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult & { asked: number }> {
   const model = await startModelServer(scenario);
   try {
-    return await runCli(args, { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'scripted' });
+    const result = await runCli(args, { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'scripted', ...env });
+    return { ...result, asked: model.requests.length };
   } finally {
     await model.close();
   }
@@ -75,6 +76,23 @@ describe('npx deskhand run', () => {
     expect(kinds[0]).toBe('session.started');
     expect(kinds).toContain('interaction.requested');
     expect(result.events.at(-1)).toMatchObject({ kind: 'session.ended', status: 'finished', result: 'written' });
+  });
+
+  it('runs shell mode without an X display, and says at once that desktop mode needs one', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'deskhand-cli-out-')), 'out.txt');
+    const noDisplay = { DISPLAY: '', WAYLAND_DISPLAY: '' };
+    const shellRun = await withModel({ name: 'no display', steps: [shell(`echo headless > ${out}`), shell('', 'FINISH', 'written')] }, ['run', '--mode', 'shell', '--approve', 'write it'], noDisplay);
+    expect(shellRun.code).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe('headless\n');
+
+    const desktop = await withModel({ name: 'no display, desktop', steps: [] }, ['run', 'look at the screen'], noDisplay);
+    expect(desktop.code).toBe(2);
+    expect(desktop.events.at(-1)).toMatchObject({
+      kind: 'session.ended',
+      status: 'error',
+      result: expect.stringMatching(/^Desktop mode needs a screen, and there is none: .*DISPLAY is not set.*Shell mode works without one\.$/s),
+    });
+    expect(desktop.asked, 'the model was asked nothing').toBe(0);
   });
 
   it('rejects approvals by default: the command never runs and the agent gives up (exit 1)', async () => {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +8,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPECT_POINTER_META, POINTER_MOVED_META, ScreenshotMeta, WindowInfo } from '../../src-main/device/contract';
 import type { DeviceConfig } from '../../src-main/device/config';
-import { deviceLaunchSpec, EXIT_NO_DISPLAY } from '../../src-main/device/launch';
+import { deviceLaunchSpec } from '../../src-main/device/launch';
 import { startXterm, startXvfb, type XDisplay, type XProgram } from '../support/xvfb';
 
 /**
@@ -323,22 +322,26 @@ describe('device client over MCP stdio (Xvfb + openbox + xterm)', () => {
 });
 
 describe('device client without a display', () => {
-  it('exits with code 3 and says why', async () => {
-    const env = { ...process.env };
-    delete env.DISPLAY;
-    delete env.WAYLAND_DISPLAY;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src-main/device/main.ts'], {
-      cwd: ROOT,
-      env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+  it('offers only execute_command, runs it, and says why', async () => {
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(process.env)) if (value !== undefined && key !== 'DISPLAY' && key !== 'WAYLAND_DISPLAY') env[key] = value;
+    const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src-main/device/main.ts'], cwd: ROOT, env, stderr: 'pipe' });
     let stderr = '';
-    let stdout = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
-    expect(code).toBe(EXIT_NO_DISPLAY);
-    expect(stderr).toMatch(/no X display: DISPLAY is not set/);
-    expect(stdout).toBe('');
+    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const client = new Client({ name: 'deskhand-test', version: '0.0.0' });
+    await client.connect(transport);
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['execute_command']);
+      expect(client.getInstructions()).toMatch(/without a screen, so only execute_command is offered: .*no X display: DISPLAY is not set/);
+      const result = (await client.callTool({ name: 'execute_command', arguments: { command: 'echo shell without a screen' } })) as CallToolResult;
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ exit_code: 0, stdout: 'shell without a screen\n' });
+      // A screen tool is not there to call (its native code would crash without a display).
+      const screenshot = (await client.callTool({ name: 'screenshot', arguments: {} })) as CallToolResult;
+      expect(screenshot.isError).toBe(true);
+      expect(stderr).toMatch(/no X display: DISPLAY is not set.*Only execute_command is offered/);
+    } finally {
+      await client.close();
+    }
   });
 });
