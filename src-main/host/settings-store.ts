@@ -76,6 +76,24 @@ function fieldErrors(error: z.ZodError, prefix = ''): FieldError[] {
   }));
 }
 
+/**
+ * Removes from saved settings the override an issue at `path` is about: the section's field (settings
+ * are saved two levels deep, a field's value whole), or a section that is no object (a list). Returns
+ * what it removed, or null when the saved settings have nothing there (the issue is not theirs).
+ */
+function dropOverride(saved: Json, path: readonly PropertyKey[]): string | null {
+  const [section, field] = path;
+  if (typeof section !== 'string' || !(section in saved)) return null;
+  const value = saved[section];
+  if (isPlainObject(value) && typeof field === 'string' && field in value) {
+    delete value[field];
+    if (Object.keys(value).length === 0) delete saved[section];
+    return `${section}.${field}`;
+  }
+  delete saved[section];
+  return section;
+}
+
 export type JsonFileResult<T> = { value: T; problem: null } | { value: null; problem: string | null };
 
 /**
@@ -158,10 +176,10 @@ export class SettingsStore {
   constructor(private readonly options: SettingsStoreOptions) {
     this.path = join(options.dataDir, SETTINGS_FILE_NAME);
     this.base = configFromEnv(options.env ?? process.env);
-    const read = readValidatedJson(this.path, this.fileSchema());
+    const read = this.readSaved();
     this.loadProblem = read.problem;
     if (read.problem) (options.onWarning ?? ((message) => console.error(`[deskhand] ${message}`)))(read.problem);
-    this.overrides = read.value ?? {};
+    this.overrides = read.value;
     this.current = DeskhandConfig.parse(deepMerge(this.base, this.overrides));
   }
 
@@ -212,7 +230,7 @@ export class SettingsStore {
       secrets[profile] = { set: status.set, protected: status.protected };
     }
     const notes = [secretStorageNote(this.options.secretStorage)];
-    if (this.loadProblem) notes.unshift(`Saved settings were not used: ${this.loadProblem}.`);
+    if (this.loadProblem) notes.unshift(`Saved settings: ${this.loadProblem}.`);
     const schema = settingsSchema();
     return {
       schema: { ...schema, description: notes.join(' ') },
@@ -276,6 +294,50 @@ export class SettingsStore {
   }
 
   /** A file is valid when it is an object whose merge over the environment's config is valid. */
+  /**
+   * The saved settings, keeping what is valid. A value Deskhand cannot use (out of range, a pattern that
+   * is no regular expression) is dropped on its own, so one bad limit does not also drop the approval
+   * mode: the file as it was is kept as `.bad`, and the rest is written back. A file that is no JSON
+   * object is set aside whole, and defaults are used.
+   */
+  private readSaved(): { value: Json; problem: string | null } {
+    let saved: unknown;
+    try {
+      saved = existsSync(this.path) ? JSON.parse(readFileSync(this.path, 'utf8')) : {};
+    } catch {
+      saved = null;
+    }
+    if (!isPlainObject(saved)) {
+      const read = readValidatedJson(this.path, this.fileSchema());
+      return { value: read.value ?? {}, problem: read.problem };
+    }
+    const kept = structuredClone(saved);
+    const dropped: string[] = [];
+    for (;;) {
+      const parsed = DeskhandConfig.safeParse(deepMerge(this.base, kept));
+      if (parsed.success) break;
+      const issue = parsed.error.issues[0] as z.core.$ZodIssue;
+      const where = dropOverride(kept, issue.path);
+      if (!where) {
+        const read = readValidatedJson(this.path, this.fileSchema());
+        return { value: read.value ?? {}, problem: read.problem };
+      }
+      dropped.push(`${issue.path.map(String).join('.')}: ${issue.message}`);
+    }
+    if (dropped.length === 0) return { value: kept, problem: null };
+    const aside = `${this.path}.bad`;
+    try {
+      renameSync(this.path, aside);
+      writeJsonAtomic(this.path, kept);
+    } catch (error) {
+      return { value: kept, problem: `${this.path} has values Deskhand cannot use (${dropped.join('; ')}); they are ignored, and the file could not be rewritten: ${(error as Error).message}` };
+    }
+    return {
+      value: kept,
+      problem: `${this.path} had values Deskhand cannot use (${dropped.join('; ')}); those were dropped and the other settings kept (the file as it was is kept as ${aside})`,
+    };
+  }
+
   private fileSchema(): z.ZodType<Json> {
     return z
       .record(z.string(), z.unknown())

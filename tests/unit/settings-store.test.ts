@@ -159,17 +159,35 @@ describe('SettingsStore', () => {
     expect(String(view.schema.description)).toMatch(/NOT protected/);
   });
 
-  it('keeps a damaged file aside as .bad, uses defaults and says why', () => {
-    writeFileSync(join(dir, SETTINGS_FILE_NAME), '{"limits": {"maxStepsPerRound": "many"}}');
+  it('drops only the values it cannot use, keeps the rest (the approval mode too), and says why', async () => {
+    const saved = { safety: { confirmation: 'always' }, limits: { maxStepsPerRound: 0, maxStepsPerSession: 500 }, agent: { visual: 'maybe' } };
+    writeFileSync(join(dir, SETTINGS_FILE_NAME), JSON.stringify(saved));
     const { store, warnings } = open();
-    expect(store.config().limits.maxStepsPerRound).toBe(30);
-    expect(store.loadProblem).toMatch(/limits\.maxStepsPerRound/);
+    expect(store.config().safety.confirmation).toBe('always');
+    expect(store.config().limits).toMatchObject({ maxStepsPerRound: 30, maxStepsPerSession: 500 });
     expect(warnings).toHaveLength(1);
-    expect(readFileSync(join(dir, `${SETTINGS_FILE_NAME}.bad`), 'utf8')).toContain('many');
+    expect(store.loadProblem).toMatch(/had values Deskhand cannot use \(.*\); those were dropped and the other settings kept/);
+    expect(store.loadProblem).toMatch(/limits\.maxStepsPerRound: Too small/);
+    expect(store.loadProblem).toMatch(/agent\.visual: Invalid input/);
+    // The file as it was is kept; the one in use holds what was kept.
+    expect(JSON.parse(readFileSync(join(dir, `${SETTINGS_FILE_NAME}.bad`), 'utf8'))).toEqual(saved);
+    expect(JSON.parse(readFileSync(join(dir, SETTINGS_FILE_NAME), 'utf8'))).toEqual({ safety: { confirmation: 'always' }, limits: { maxStepsPerSession: 500 } });
+    expect(String((await store.settingsView()).schema.description)).toMatch(/^Saved settings: .*had values Deskhand cannot use/);
+    // Opened again, nothing is wrong any more.
+    expect(open().store.loadProblem).toBeNull();
+  });
+
+  it('keeps a file that is no JSON object aside as .bad, uses defaults and says why', () => {
+    writeFileSync(join(dir, SETTINGS_FILE_NAME), '{ not json');
+    const { store, warnings } = open();
+    expect(store.loadProblem).toMatch(/not valid JSON/);
+    expect(warnings).toHaveLength(1);
+    expect(store.config().safety.confirmation).toBe('sensitive');
+    expect(readFileSync(join(dir, `${SETTINGS_FILE_NAME}.bad`), 'utf8')).toBe('{ not json');
     expect(existsSync(join(dir, SETTINGS_FILE_NAME))).toBe(false);
 
-    writeFileSync(join(dir, SETTINGS_FILE_NAME), '{ not json');
-    expect(open().store.loadProblem).toMatch(/not valid JSON/);
+    writeFileSync(join(dir, SETTINGS_FILE_NAME), '[1, 2]');
+    expect(open().store.loadProblem).toMatch(/kept as .*\.bad and defaults are used/);
   });
 
   it('tells listeners about a changed configuration', async () => {
