@@ -10,13 +10,27 @@ export const CliRun = z.object({
 });
 export type CliRun = z.infer<typeof CliRun>;
 
+export type CliCommand = { kind: 'run'; run: CliRun } | { kind: 'help' } | { kind: 'version' };
+
 export const USAGE = `Usage: deskhand run "REQUEST" [--mode desktop|shell] [--answer TEXT]... [--approve]
+       deskhand --help | --version
 
-Runs one request headless and prints one JSON line per event.
-Exit status: 0 finished, 1 failed, 2 error (also for bad usage or no model configured).`;
+Runs one request without the UI and prints one JSON line per event on stdout.
 
-/** Parses `deskhand run ...`; throws an Error whose message is meant for the user. */
-export function parseCliArgs(argv: readonly string[]): CliRun {
+  --mode desktop|shell  desktop (the default): the HostAgent sees the screen and hands work to
+                        applications and the ShellAgent; shell: the ShellAgent alone, which also
+                        works without a display
+  --answer TEXT         answers the agent's next question (repeat it for several, in order)
+  --approve             approves every step held for approval (by default they are rejected)
+
+Exit status: 0 finished, 1 failed, 130 stopped with Ctrl+C, 2 error (also for bad usage or no
+model configured).`;
+
+/** The option each field of a run comes from, to name it in an error. */
+const FIELD_OPTIONS: Record<string, string> = { mode: '--mode', answers: '--answer', approve: '--approve' };
+
+/** Parses the command line; throws an Error whose message is meant for the user. */
+export function parseCliArgs(argv: readonly string[]): CliCommand {
   const { positionals, values } = parseArgs({
     args: [...argv],
     allowPositionals: true,
@@ -24,8 +38,12 @@ export function parseCliArgs(argv: readonly string[]): CliRun {
       mode: { type: 'string', default: 'desktop' },
       answer: { type: 'string', multiple: true, default: [] },
       approve: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+      version: { type: 'boolean', short: 'V', default: false },
     },
   });
+  if (values.help) return { kind: 'help' };
+  if (values.version) return { kind: 'version' };
   const [verb, ...rest] = positionals;
   if (verb !== 'run') throw new Error(verb ? `unknown command '${verb}'` : 'no command given');
   const parsed = CliRun.safeParse({
@@ -34,6 +52,11 @@ export function parseCliArgs(argv: readonly string[]): CliRun {
     answers: values.answer,
     approve: values.approve,
   });
-  if (!parsed.success) throw new Error(parsed.error.issues[0]?.message ?? 'invalid arguments');
-  return parsed.data;
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const option = FIELD_OPTIONS[String(issue?.path[0])];
+    if (option === '--mode') throw new Error(`--mode is desktop or shell, not '${values.mode}'`);
+    throw new Error(`${option ? `${option}: ` : ''}${issue?.message ?? 'invalid arguments'}`);
+  }
+  return { kind: 'run', run: parsed.data };
 }

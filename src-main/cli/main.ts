@@ -1,10 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { NO_MODEL_MESSAGE, profilesNeedingKeys } from '../host/config';
 import { createHost } from '../host/create-host';
 import { openSettings } from '../host/open-settings';
 import { keychainSecretNames } from '../host/secrets';
 import { defaultDataDir } from '../host/paths';
 import type { SessionStatus } from '../protocol';
-import { parseCliArgs, USAGE, type CliRun } from './args';
+import { parseCliArgs, USAGE, type CliCommand } from './args';
 import { cliResponder } from './responder';
 
 /** finished 0, failed 1, stopped with Ctrl+C 130 (as a shell reports an interrupted command), else 2. */
@@ -14,14 +15,29 @@ function line(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
+/** The version in Deskhand's package.json (two folders up from the source file and from the built one). */
+function version(): string {
+  const file = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return typeof file.version === 'string' ? file.version : 'unknown';
+}
+
 async function main(argv: string[]): Promise<number> {
-  let run: CliRun;
+  let command: CliCommand;
   try {
-    run = parseCliArgs(argv);
+    command = parseCliArgs(argv);
   } catch (error) {
     console.error(`deskhand: ${(error as Error).message}\n\n${USAGE}`);
     return 2;
   }
+  if (command.kind === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  if (command.kind === 'version') {
+    console.log(`deskhand ${version()}`);
+    return 0;
+  }
+  const { run } = command;
   const dataDir = defaultDataDir(process.env);
   const settings = await openSettings(dataDir, process.env);
   const config = settings.config();

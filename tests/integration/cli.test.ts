@@ -61,10 +61,29 @@ describe('npx deskhand run', () => {
     expect(result.stderr).toMatch(/No model is configured: set OPENAI_API_KEY/);
   });
 
-  it('exits 2 with the usage for bad arguments', async () => {
+  it('exits 2 with the usage for bad arguments, naming the option that is wrong', async () => {
     const result = await runCli(['fly', 'away'], { OPENAI_API_KEY: 'x' });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/unknown command 'fly'[\s\S]*Usage: deskhand run/);
+    const mode = await runCli(['run', 'list files', '--mode', 'desk'], { OPENAI_API_KEY: 'x' });
+    expect(mode.code).toBe(2);
+    expect(mode.stderr).toMatch(/^deskhand: --mode is desktop or shell, not 'desk'/);
+  });
+
+  it('--help prints the usage and --version the version, both on stdout with exit 0', async () => {
+    const output = (args: string[]): Promise<{ code: number | null; stdout: string }> =>
+      new Promise((done) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', resolve('src-main/cli/main.ts'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        child.once('exit', (code) => done({ code, stdout }));
+      });
+    const help = await output(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: deskhand run "REQUEST"[\s\S]*--approve[\s\S]*130 stopped with Ctrl\+C/);
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    expect(await output(['--version'])).toEqual({ code: 0, stdout: `deskhand ${version}\n` });
+    expect((await output(['run', 'x', '-h'])).code).toBe(0);
   });
 
   it('--approve runs a held shell command; exit 0 and one JSON line per event', async () => {
