@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { NO_MODEL_MESSAGE, profilesNeedingKeys } from '../host/config';
+import { NO_MODEL_MESSAGE } from '../host/config';
 import { createHost } from '../host/create-host';
-import { openSettings } from '../host/open-settings';
-import { keychainSecretNames } from '../host/secrets';
+import { openSettings, unreadableSavedKeys } from '../host/open-settings';
 import { defaultDataDir } from '../host/paths';
 import type { SessionStatus } from '../protocol';
 import { parseCliArgs, USAGE, type CliCommand } from './args';
@@ -45,8 +44,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(`deskhand: ${NO_MODEL_MESSAGE}`);
     return 2;
   }
-  const saved = keychainSecretNames(dataDir);
-  const unreadable = profilesNeedingKeys(config).filter((profile) => settings.apiKey(profile) === null && saved.includes(profile));
+  const unreadable = unreadableSavedKeys(dataDir, settings);
   if (unreadable.length > 0) {
     console.error(
       `deskhand: the API key saved in the desktop app's Settings (${unreadable.join(', ')}) is encrypted with the system ` +

@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants as fsConstants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ModelWithPrices } from '../agents/runtime';
 import { AuditStore } from '../commands/audit-store';
@@ -83,11 +83,25 @@ export function hostDeviceLaunch(config: DeskhandConfig, env: NodeJS.ProcessEnv,
   });
 }
 
+/** Creates the data folder, or says which folder could not be used and what to do, naming the errno. */
+function prepareDataDir(dataDir: string): void {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    accessSync(dataDir, fsConstants.W_OK);
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new Error(
+      `cannot use the data folder ${dataDir} (${code ?? message}): it must be a folder Deskhand can create and write; ` +
+        'set DESKHAND_DATA_DIR to one',
+    );
+  }
+}
+
 /** The composition root: the one place that builds the host core from its parts. */
 export function createHost(options: HostOptions): Host {
   const { dataDir } = options;
   let config = options.config;
-  mkdirSync(dataDir, { recursive: true });
+  prepareDataDir(dataDir);
   // Checked now, so a broken prompt file or safety rule stops start-up with a clear message.
   const prompts = loadPromptLibrary(promptsDir());
   const policy = new SafetyPolicy(config.safety);

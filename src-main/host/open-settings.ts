@@ -1,4 +1,5 @@
-import { createSecretStore, type Encryptor } from './secrets';
+import { profilesNeedingKeys } from './config';
+import { createSecretStore, keychainSecretNames, type Encryptor } from './secrets';
 import { SettingsStore } from './settings-store';
 
 /**
@@ -8,4 +9,13 @@ import { SettingsStore } from './settings-store';
 export async function openSettings(dataDir: string, env: NodeJS.ProcessEnv, encryptor: Encryptor | null = null): Promise<SettingsStore> {
   const secrets = createSecretStore({ dataDir, env, encryptor });
   return SettingsStore.open({ dataDir, env, secrets, secretStorage: secrets.storage });
+}
+
+/**
+ * Model profiles that need a key, have none here, and have one saved by the desktop app: encrypted
+ * with the system keychain, which only the desktop app can read (browser mode and the CLI cannot).
+ */
+export function unreadableSavedKeys(dataDir: string, settings: SettingsStore): Array<'host' | 'app'> {
+  const saved = keychainSecretNames(dataDir);
+  return profilesNeedingKeys(settings.config()).filter((profile) => settings.apiKey(profile) === null && saved.includes(profile));
 }

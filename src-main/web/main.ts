@@ -1,5 +1,5 @@
 import { createHost } from '../host/create-host';
-import { openSettings } from '../host/open-settings';
+import { openSettings, unreadableSavedKeys } from '../host/open-settings';
 import { defaultDataDir, rendererDir } from '../host/paths';
 import { newPageMark, newToken } from './auth';
 import { quitOnSignal } from './quit';
@@ -36,6 +36,13 @@ async function main(): Promise<void> {
     pageMark,
   });
   if (!config.models.host) console.warn('[deskhand] no model is configured yet: set OPENAI_API_KEY / OPENAI_BASE_URL');
+  const unreadable = unreadableSavedKeys(dataDir, settings);
+  if (unreadable.length > 0) {
+    console.warn(
+      `[deskhand] the API key saved in the desktop app's Settings (${unreadable.join(', ')}) is encrypted with the system keychain, ` +
+        'which only the desktop app can read: set OPENAI_API_KEY, or enter the key in Settings here (kept for this run only).',
+    );
+  }
   if (host.interrupted.length) console.warn(`[deskhand] ${host.interrupted.length} unfinished session(s) marked interrupted`);
   console.log(`Deskhand UI: ${server.url}`);
 

@@ -70,6 +70,14 @@ describe('npx deskhand run', () => {
     expect(mode.stderr).toMatch(/^deskhand: --mode is desktop or shell, not 'desk'/);
   });
 
+  it('says which data folder cannot be used, and what to do', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'deskhand-cli-file-')), 'a-file');
+    writeFileSync(file, 'not a folder');
+    const result = await runCli(['run', 'hello', '--mode', 'shell'], { OPENAI_API_KEY: 'x', DESKHAND_DATA_DIR: join(file, 'data') });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^deskhand: cannot use the data folder .*a-file\/data \(ENOTDIR\): .*set DESKHAND_DATA_DIR to one/);
+  });
+
   it('--help prints the usage and --version the version, both on stdout with exit 0', async () => {
     const output = (args: string[]): Promise<{ code: number | null; stdout: string }> =>
       new Promise((done) => {
