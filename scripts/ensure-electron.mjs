@@ -11,11 +11,14 @@ const electronDir = dirname(require.resolve('electron/package.json'));
 if (!existsSync(join(electronDir, 'path.txt'))) {
   console.log('Deskhand: downloading the Electron binary (first start only)…');
   try {
-    execFileSync(process.execPath, [join(electronDir, 'install.js')], { stdio: 'inherit' });
-  } catch {
+    // Its errors come with a stack trace: only their first line is worth showing.
+    execFileSync(process.execPath, [join(electronDir, 'install.js')], { stdio: ['ignore', 'inherit', 'pipe'] });
+  } catch (error) {
+    const stderr = String(error?.stderr ?? '');
+    const reason = stderr.split('\n').find((line) => /error/i.test(line) && !/^\s+at /.test(line))?.trim();
     console.error(
-      'Deskhand: Electron could not be downloaded. Check the internet connection (or ELECTRON_MIRROR), ' +
-        'or use browser mode instead: npm run web',
+      `Deskhand: Electron could not be downloaded${reason ? ` (${reason})` : ''}. Check the internet connection ` +
+        '(or ELECTRON_MIRROR), or use browser mode instead: npm run web',
     );
     process.exit(1);
   }
