@@ -9,6 +9,11 @@ import { isToolName } from '../device/contract';
 import type { DeviceLaunchSpec } from '../device/launch';
 import { HOST_MARGIN_MS, toolTimeoutMs } from '../device/timeouts';
 
+/** The device client could not be started: an outside condition to report, not a bug in Deskhand. */
+export class DeviceStartError extends Error {
+  override name = 'DeviceStartError';
+}
+
 /** Another way to reach the device client (the Electron shell's utility process); stdio by default. */
 export type DeviceTransportFactory = () => Transport & { readonly stderr?: Stream | null };
 
@@ -107,7 +112,7 @@ export class DeviceConnection {
     } catch (error) {
       await client.close().catch(() => undefined);
       const detail = stderrTail.trim() ? `: ${stderrTail.trim()}` : '';
-      throw new Error(`the device client did not start (${(error as Error).message})${detail}`);
+      throw new DeviceStartError(`the device client did not start (${(error as Error).message})${detail}`);
     }
     this.client = client;
     this.processId = transport instanceof StdioClientTransport ? transport.pid : null;

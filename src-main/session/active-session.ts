@@ -3,6 +3,7 @@ import { StepAborted, type BasicAgent } from '../agents/basic-agent';
 import type { AgentRuntime, ModelWithPrices, StepMemory, SubtaskRecord } from '../agents/runtime';
 import type { CommandGate } from '../commands/command-gate';
 import type { Dispatcher } from '../commands/dispatcher';
+import { DeviceStartError } from '../commands/device-connection';
 import { unlessAborted } from '../common/unless-aborted';
 import type { DeskhandConfig } from '../host/config';
 import type { Blackboard } from '../memory/blackboard';
@@ -91,6 +92,10 @@ export class ActiveSession {
     this.current = this.runRound(round, request, abort.signal, models, options.resumed ?? false)
       .catch((error: unknown): RunOutcome => {
         if (error instanceof StepAborted || abort.signal.aborted) return STOPPED;
+        if (error instanceof DeviceStartError) {
+          logError(`[deskhand] ${error.message}`);
+          return { status: 'error', result: error.message };
+        }
         logError('[deskhand] the round failed:', error);
         return { status: 'error', result: `internal error: ${(error as Error).message}` };
       })

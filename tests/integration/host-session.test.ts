@@ -45,6 +45,15 @@ describe('a session through the host core', () => {
     expect(harness.deviceActions().filter((action) => action.tool === 'click')).toEqual([]);
   });
 
+  it('says the device client did not start, and why, as an error of the round (no internal error, no stack)', async () => {
+    harness = await startHostHarness({ name: 'no device', steps: [] }, { deviceEnv: { DESKHAND_FAKE_DEVICE_FAILS_TO_START: 'the display went away' } });
+    const { outcome } = await runRequest(harness.host, 'look at the screen');
+    expect(outcome.status).toBe('error');
+    expect(outcome.result).toMatch(/^the device client did not start \(.*\): fake device: the display went away$/s);
+    expect(outcome.result).not.toMatch(/internal error|\n\s+at /);
+    expect(harness.model.requests).toHaveLength(0);
+  });
+
   it('runs host -> AppAgent (screenshot -> model -> action -> persist) -> host FINISH', async () => {
     harness = await startHostHarness({
       name: 'two steps',

@@ -9,6 +9,12 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import sharp from 'sharp';
 import { expectedPointerOf, pointerMoved, pointerMovedResult, ToolArgs } from '../../src-main/device/contract';
 
+// DESKHAND_FAKE_DEVICE_FAILS_TO_START=<reason>: says why on stderr and exits before it serves anything.
+if (process.env.DESKHAND_FAKE_DEVICE_FAILS_TO_START) {
+  process.stderr.write(`fake device: ${process.env.DESKHAND_FAKE_DEVICE_FAILS_TO_START}\n`);
+  process.exit(1);
+}
+
 const log = process.env.DESKHAND_FAKE_DEVICE_LOG;
 const screen = { width: 640, height: 400 };
 const windows = [
