@@ -6,6 +6,7 @@ import { AgentFormCard } from './AgentFormCard';
 import { ConfirmCard } from './ConfirmCard';
 import { moveFocusIfAnsweredGone } from './focus';
 import { QuestionsCard } from './QuestionsCard';
+import { readableColor } from './readableColor';
 
 /** What the agent asks of the user in the session on screen: questions and approvals first, then its forms. */
 export function AgentPanel() {
@@ -21,7 +22,7 @@ export function AgentPanel() {
       sx={{ width: { xs: 320, lg: 420 }, flexShrink: 0, borderLeft: 1, borderColor: 'divider', overflowY: 'auto', p: 2, display: 'flex', flexDirection: 'column', gap: 2, '& > *': { flexShrink: 0 } }}
     >
       {interactions.length > 0 && (
-        <Typography variant="overline" component="h2" color="warning.main" sx={{ lineHeight: 1.2 }}>
+        <Typography variant="overline" component="h2" sx={{ lineHeight: 1.2, color: (theme) => readableColor(theme, theme.palette.warning.main, theme.palette.background.default) }}>
           Waiting for you
         </Typography>
       )}

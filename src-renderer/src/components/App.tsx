@@ -2,6 +2,7 @@ import { Box, CssBaseline, GlobalStyles, ThemeProvider } from '@mui/material';
 import { AgentPanel } from './AgentPanel';
 import { AppHeader } from './AppHeader';
 import { ConnectionAlert } from './ConnectionAlert';
+import { useDraftCleanup } from './drafts';
 import { BlackboardDrawer } from './BlackboardDrawer';
 import { ErrorSnackbar } from './ErrorSnackbar';
 import { RequestBox } from './RequestBox';
@@ -21,6 +22,7 @@ export function App() {
   const theme = useSystemTheme();
   useGlobalShortcuts();
   useAttention();
+  useDraftCleanup();
   return (
     <ThemeProvider theme={theme}>
       <CssBaseline />

@@ -1,6 +1,6 @@
 import CloseIcon from '@mui/icons-material/Close';
-import { Box, Drawer, IconButton, List, ListItem, ListItemText, Typography } from '@mui/material';
-import { useEffect, type ReactNode } from 'react';
+import { Alert, Box, Button, Drawer, IconButton, List, ListItem, ListItemText, Typography } from '@mui/material';
+import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { useDeskhand, useUi } from '../store';
 import { ScreenshotImage } from './ScreenshotImage';
 
@@ -42,7 +42,10 @@ export function BlackboardDrawer() {
   // Only an open drawer follows the run: a closed one must not re-render on every step.
   const stepCount = useDeskhand((state) => (open ? state.steps.length : 0));
   const interactionCount = useDeskhand((state) => (open ? state.interactions.length : 0));
-  const refresh = useDeskhand((state) => state.refreshBlackboard);
+  const refreshBlackboard = useDeskhand((state) => state.refreshBlackboard);
+  /** The last fetch was refused: said in place of a "Loading…" that would never end. */
+  const [failed, setFailed] = useState(false);
+  const refresh = useCallback(async (): Promise<void> => setFailed(!(await refreshBlackboard())), [refreshBlackboard]);
 
   // Fetched when opened, and again (debounced) as steps arrive or questions are answered.
   useEffect(() => {
@@ -62,9 +65,20 @@ export function BlackboardDrawer() {
           <CloseIcon />
         </IconButton>
       </Box>
-      <Box sx={{ p: 2, overflowY: 'auto' }}>
+      <Box sx={{ p: 2, overflowY: 'auto', overflowWrap: 'anywhere' }}>
         {sessionId === null ? (
           <Typography color="text.secondary">Open or start a session to see its blackboard.</Typography>
+        ) : !blackboard && failed ? (
+          <Alert
+            severity="error"
+            action={
+              <Button color="inherit" size="small" onClick={() => void refresh()}>
+                Try again
+              </Button>
+            }
+          >
+            The blackboard could not be loaded.
+          </Alert>
         ) : !blackboard ? (
           <Typography color="text.secondary">Loading…</Typography>
         ) : (

@@ -1,13 +1,16 @@
 import { Box, Button, Card, CardContent, TextField, Tooltip, Typography } from '@mui/material';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { Interaction } from '../../../src-main/protocol';
 import { useDeskhand } from '../store';
 import { confirmKeyAction } from './confirmKeys';
-import { noteAnswered, waitingCardProps } from './focus';
+import { draftKey, useDraft } from './drafts';
+import { noteAnswered, noteCardLeaving, waitingCardProps } from './focus';
 import { MOD_KEY } from './labels';
 import { useScreenshotUrl } from './useScreenshotUrl';
 
 type ConfirmInteraction = Extract<Interaction, { kind: 'confirm' }>;
+
+const CONFIRM_CARD_ATTRIBUTE = 'data-confirm-card';
 
 /** Shortcuts stay out of the way while a dialog, drawer or menu has the keyboard. */
 function inOverlay(target: EventTarget | null): boolean {
@@ -27,12 +30,13 @@ function isTextField(target: EventTarget | null): boolean {
  * A step held for approval (status CONFIRM, or a safety rule): what will happen, on what, why it was
  * held, and the screenshot with the action drawn on it. Approve (Ctrl/⌘+Enter, from anywhere) or
  * Reject (Esc, from anywhere but another text field), with an optional note for the agent. A rejected
- * action never runs (the host's promise; we only send the decision).
+ * action never runs (the host's promise; we only send the decision). A key pressed inside a card is that
+ * card's; pressed anywhere else it goes to the first card (`shortcuts`).
  */
 export function ConfirmCard({ interaction, shortcuts }: { interaction: ConfirmInteraction; shortcuts: boolean }) {
   const screenshot = useScreenshotUrl(interaction.screenshot);
   const decide = useDeskhand((state) => state.decide);
-  const [note, setNote] = useState('');
+  const [note, setNote] = useDraft(draftKey(interaction), '');
   const [sending, setSending] = useState<null | 'approve' | 'reject' | 'sent'>(null);
   const titleId = `confirm-${interaction.id}`;
   const send = useRef<(approved: boolean) => void>(() => {});
@@ -45,9 +49,16 @@ export function ConfirmCard({ interaction, shortcuts }: { interaction: ConfirmIn
     void decide(interaction.id, approved, note).then((ok) => setSending(ok ? 'sent' : null));
   };
 
+  useLayoutEffect(() => {
+    const card = cardRef.current;
+    return () => noteCardLeaving(card);
+  }, []);
+
   useEffect(() => {
-    if (!shortcuts) return;
     const onKeyDown = (event: KeyboardEvent): void => {
+      // A key pressed in a card (its note) is that card's; one pressed elsewhere goes to the first card.
+      const inCard = event.target instanceof Element ? event.target.closest(`[${CONFIRM_CARD_ATTRIBUTE}]`) : null;
+      if (inCard ? inCard !== cardRef.current : !shortcuts) return;
       const action = confirmKeyAction(event, {
         inOverlay: inOverlay(event.target),
         overlayOpen: overlayOpen(),
@@ -63,16 +74,23 @@ export function ConfirmCard({ interaction, shortcuts }: { interaction: ConfirmIn
 
   const busy = sending !== null;
   return (
-    <Card ref={cardRef} {...waitingCardProps} variant="outlined" component="section" aria-labelledby={titleId} sx={{ borderColor: 'warning.main', borderWidth: 2 }}>
+    <Card ref={cardRef} {...waitingCardProps} {...{ [CONFIRM_CARD_ATTRIBUTE]: '' }} variant="outlined" component="section" aria-labelledby={titleId} sx={{ borderColor: 'warning.main', borderWidth: 2 }}>
       <CardContent sx={{ display: 'flex', flexDirection: 'column', gap: 1.5 }}>
         <Typography id={titleId} variant="h6" component="h3">
           Approve this action?
         </Typography>
         <Box>
-          <Typography variant="overline" color="text.secondary">
+          <Typography variant="overline" color="text.secondary" id={`${titleId}-what`}>
             What will happen
           </Typography>
-          <Typography sx={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere', fontWeight: 600 }} data-testid="confirm-action">
+          {/* A long sequence must not push Approve and Reject out of sight: the box scrolls (by keyboard too). */}
+          <Typography
+            sx={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere', fontWeight: 600, maxHeight: 240, overflowY: 'auto' }}
+            data-testid="confirm-action"
+            aria-labelledby={`${titleId}-what`}
+            role="region"
+            tabIndex={0}
+          >
             {interaction.actionText}
           </Typography>
         </Box>
@@ -95,7 +113,7 @@ export function ConfirmCard({ interaction, shortcuts }: { interaction: ConfirmIn
           <Typography variant="overline" color="text.secondary">
             On
           </Typography>
-          <Typography>{interaction.target ?? 'the screen (no window or control named)'}</Typography>
+          <Typography sx={{ overflowWrap: 'anywhere' }}>{interaction.target ?? 'the screen (no window or control named)'}</Typography>
         </Box>
         <Box>
           <Typography variant="overline" color="text.secondary">
@@ -109,6 +127,11 @@ export function ConfirmCard({ interaction, shortcuts }: { interaction: ConfirmIn
             ))}
           </Box>
         </Box>
+        {interaction.screenshot && screenshot.failed && (
+          <Typography variant="body2" color="text.secondary">
+            The screenshot of this action could not be loaded.
+          </Typography>
+        )}
         {interaction.screenshot && screenshot.url && (
           <Box
             component="img"

@@ -22,7 +22,7 @@ export function ErrorSnackbar() {
         dismissError();
       }}
     >
-      <Alert severity={lastError.severity} variant="filled" onClose={dismissError} sx={{ maxWidth: 640 }}>
+      <Alert severity={lastError.severity} variant="filled" onClose={dismissError} sx={{ maxWidth: 640, overflowWrap: 'anywhere' }}>
         {lastError.message}
       </Alert>
     </Snackbar>

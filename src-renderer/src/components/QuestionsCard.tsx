@@ -1,14 +1,15 @@
 import type { UISchemaElement } from '@jsonforms/core';
 import { JsonForms } from '@jsonforms/react';
 import { Alert, Box, Button, Card, CardContent, Typography } from '@mui/material';
-import { useMemo, useRef, useState, type FormEvent } from 'react';
+import { useLayoutEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { Interaction } from '../../../src-main/protocol';
 import { answersInOrder, questionsForm } from '../forms/questions';
 import { formCells, formRenderers } from '../forms/renderers';
 import { createFormsAjv } from '../forms/safe-ajv';
 import { useSettledInput } from '../forms/useSettledInput';
 import { useDeskhand } from '../store';
-import { noteAnswered, waitingCardProps } from './focus';
+import { draftKey, useDraft } from './drafts';
+import { noteAnswered, noteCardLeaving, waitingCardProps } from './focus';
 
 type QuestionsInteraction = Extract<Interaction, { kind: 'questions' }>;
 
@@ -20,12 +21,17 @@ export function QuestionsCard({ interaction }: { interaction: QuestionsInteracti
   const answer = useDeskhand((state) => state.answer);
   const { schema, uischema } = useMemo(() => questionsForm(interaction.questions), [interaction.questions]);
   const ajv = useMemo(createFormsAjv, []);
-  const [data, setData] = useState<Record<string, unknown>>({});
-  const latest = useRef<Record<string, unknown>>({});
+  const [data, setData] = useDraft<Record<string, unknown>>(draftKey(interaction), {});
+  const latest = useRef<Record<string, unknown>>(data);
   const { onInputCapture, changed, settle } = useSettledInput();
   const [showErrors, setShowErrors] = useState(false);
   const [state, setState] = useState<'editing' | 'sending' | 'sent'>('editing');
   const titleId = `questions-${interaction.id}`;
+  const cardRef = useRef<HTMLElement>(null);
+  useLayoutEffect(() => {
+    const card = cardRef.current;
+    return () => noteCardLeaving(card);
+  }, []);
 
   const submit = async (event: FormEvent): Promise<void> => {
     event.preventDefault();
@@ -36,6 +42,8 @@ export function QuestionsCard({ interaction }: { interaction: QuestionsInteracti
     if (!answers) {
       setShowErrors(true);
       setState('editing');
+      // By keyboard, the way on is the first question left empty (marked once the errors show).
+      requestAnimationFrame(() => cardRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
       return;
     }
     noteAnswered(interaction.id);
@@ -44,7 +52,7 @@ export function QuestionsCard({ interaction }: { interaction: QuestionsInteracti
 
   const missing = showErrors && answersInOrder(interaction.questions, data) === null;
   return (
-    <Card {...waitingCardProps} variant="outlined" component="section" aria-labelledby={titleId} sx={{ borderColor: 'warning.main', borderWidth: 2 }}>
+    <Card ref={cardRef} {...waitingCardProps} variant="outlined" component="section" aria-labelledby={titleId} sx={{ borderColor: 'warning.main', borderWidth: 2 }}>
       <CardContent>
         <Typography id={titleId} variant="h6" component="h3" gutterBottom>
           {interaction.questions.length === 1 ? 'A question from the agent' : `${interaction.questions.length} questions from the agent`}

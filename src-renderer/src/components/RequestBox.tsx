@@ -1,5 +1,5 @@
 import { Box, Button, TextField } from '@mui/material';
-import { useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useState, type ClipboardEvent, type FormEvent, type KeyboardEvent } from 'react';
 import { MAX_REQUEST_CHARS } from '../../../src-main/protocol';
 import { currentSession, FOCUS_TARGETS, requestMode, useDeskhand, type DeskhandState } from '../store';
 
@@ -21,13 +21,18 @@ export function RequestBox() {
   const hint = useDeskhand(hintFor);
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
+  /** A paste went past the limit and the browser kept only its start: said, not done silently. */
+  const [cut, setCut] = useState(false);
   const isEmpty = text.trim() === '';
 
   const submit = async (): Promise<void> => {
     if (isEmpty || sending) return;
     setSending(true);
     try {
-      if (await sendRequest(text)) setText('');
+      if (await sendRequest(text)) {
+        setText('');
+        setCut(false);
+      }
     } finally {
       setSending(false);
     }
@@ -36,6 +41,12 @@ export function RequestBox() {
   const onSubmit = (event: FormEvent): void => {
     event.preventDefault();
     void submit();
+  };
+
+  const onPaste = (event: ClipboardEvent<HTMLDivElement>): void => {
+    const field = event.target as HTMLTextAreaElement;
+    const replaced = (field.selectionEnd ?? 0) - (field.selectionStart ?? 0);
+    setCut(text.length - replaced + event.clipboardData.getData('text/plain').length > MAX_REQUEST_CHARS);
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>): void => {
@@ -52,13 +63,18 @@ export function RequestBox() {
         label="Request"
         placeholder={mode === 'continue' ? 'What next? (a follow-up in this session)' : 'What should Deskhand do?'}
         value={text}
-        onChange={(event) => setText(event.target.value)}
+        onChange={(event) => {
+          setText(event.target.value);
+          if (event.target.value.length < MAX_REQUEST_CHARS) setCut(false);
+        }}
+        onPaste={onPaste}
         onKeyDown={onKeyDown}
         multiline
         minRows={1}
         maxRows={8}
         fullWidth
-        helperText={hint}
+        helperText={cut ? `A request holds ${MAX_REQUEST_CHARS.toLocaleString('en')} characters at most: the end of what you pasted was left out.` : hint}
+        error={cut}
         slotProps={{ htmlInput: { maxLength: MAX_REQUEST_CHARS } }}
       />
       <Button type="submit" variant="contained" disabled={isEmpty || sending || mode === 'busy'} sx={{ height: 56, flexShrink: 0 }}>

@@ -7,13 +7,15 @@ import { formatWhen, SESSION_STATUS_LABELS } from './labels';
 interface SessionListItemProps {
   session: SessionView;
   selected: boolean;
+  /** Its `session.open` is on its way. */
+  opening: boolean;
   onOpen(sessionId: string): void;
   onExport(session: SessionView): void;
   onDelete(session: SessionView): void;
 }
 
 /** One past session: its title, status, time and step count; its actions (Export, Delete) in a menu. */
-export const SessionListItem = memo(function SessionListItem({ session, selected, onOpen, onExport, onDelete }: SessionListItemProps) {
+export const SessionListItem = memo(function SessionListItem({ session, selected, opening, onOpen, onExport, onDelete }: SessionListItemProps) {
   const [menuAnchor, setMenuAnchor] = useState<HTMLElement | null>(null);
   const title = session.title || session.request;
   const steps = `${session.stepCount} ${session.stepCount === 1 ? 'step' : 'steps'}`;
@@ -31,8 +33,10 @@ export const SessionListItem = memo(function SessionListItem({ session, selected
       <ListItemButton
         component="a"
         href={`#session-${encodeURIComponent(session.id)}`}
+        data-session-id={session.id}
         selected={selected}
         aria-current={selected ? 'page' : undefined}
+        aria-busy={opening || undefined}
         onClick={(event: MouseEvent) => {
           event.preventDefault();
           onOpen(session.id);
@@ -40,7 +44,7 @@ export const SessionListItem = memo(function SessionListItem({ session, selected
       >
         <ListItemText
           primary={title}
-          secondary={`${SESSION_STATUS_LABELS[session.status]} · ${steps} · ${formatWhen(session.updatedAt)}`}
+          secondary={opening ? 'Opening…' : `${SESSION_STATUS_LABELS[session.status]} · ${steps} · ${formatWhen(session.updatedAt)}`}
           slotProps={{ primary: { noWrap: true, title: session.request }, secondary: { noWrap: true } }}
         />
       </ListItemButton>

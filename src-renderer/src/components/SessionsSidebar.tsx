@@ -1,13 +1,14 @@
 import AddIcon from '@mui/icons-material/Add';
-import { Box, Button, List, Typography } from '@mui/material';
+import { Box, Button, Drawer, List, Typography } from '@mui/material';
 import { memo, useCallback, useState } from 'react';
 import type { SessionView } from '../../../src-main/protocol';
 import { useShallow } from 'zustand/react/shallow';
-import { FOCUS_TARGETS, listedSessions, useDeskhand } from '../store';
+import { FOCUS_TARGETS, listedSessions, useDeskhand, useUi } from '../store';
 import { DeleteSessionDialog } from './DeleteSessionDialog';
 import { downloadText } from './download';
 import { SessionListItem } from './SessionListItem';
 import { SessionSearch } from './SessionSearch';
+import { SESSIONS_PANEL_ID, useNarrowWindow } from './useNarrowWindow';
 
 interface SessionListProps {
   onExport(session: SessionView): void;
@@ -23,7 +24,18 @@ const SessionList = memo(function SessionList({ onExport, onDelete }: SessionLis
   const query = useDeskhand((state) => state.sessionQuery);
   const currentSessionId = useDeskhand((state) => state.currentSessionId);
   const openSession = useDeskhand((state) => state.openSession);
-  const onOpen = useCallback((sessionId: string) => void openSession(sessionId), [openSession]);
+  const setSessionsOpen = useUi((state) => state.setSessionsOpen);
+  /** The session whose `session.open` is on its way: a big one takes a moment, and the click must show. */
+  const [opening, setOpening] = useState<string | null>(null);
+  const onOpen = useCallback(
+    (sessionId: string) => {
+      // In a narrow window the panel covers the session: it goes once one is chosen.
+      setSessionsOpen(false);
+      setOpening(sessionId);
+      void openSession(sessionId).finally(() => setOpening((current) => (current === sessionId ? null : current)));
+    },
+    [openSession, setSessionsOpen],
+  );
   return (
     <>
       {sessions.length === 0 && (
@@ -37,6 +49,7 @@ const SessionList = memo(function SessionList({ onExport, onDelete }: SessionLis
             key={session.id}
             session={session}
             selected={session.id === currentSessionId}
+            opening={session.id === opening}
             onOpen={onOpen}
             onExport={onExport}
             onDelete={onDelete}
@@ -47,12 +60,27 @@ const SessionList = memo(function SessionList({ onExport, onDelete }: SessionLis
   );
 });
 
+function sessionLinks(): HTMLElement[] {
+  return [...document.querySelectorAll<HTMLElement>(`#${SESSIONS_PANEL_ID} [data-session-id]`)];
+}
+
+/** Focuses the session listed at `index` (or the last one, or the search), unless the user put the focus somewhere already. */
+function focusSessionAt(index: number): void {
+  const active = document.activeElement;
+  if (active !== null && active !== document.body) return;
+  const links = sessionLinks();
+  (links[Math.min(Math.max(index, 0), links.length - 1)] ?? document.getElementById(FOCUS_TARGETS.sessionSearch))?.focus();
+}
+
 export function SessionsSidebar() {
   const newSession = useDeskhand((state) => state.newSession);
   const deleteSession = useDeskhand((state) => state.deleteSession);
   const exportSession = useDeskhand((state) => state.exportSession);
   const notify = useDeskhand((state) => state.notify);
   const [deleting, setDeleting] = useState<SessionView | null>(null);
+  const narrow = useNarrowWindow();
+  const panelOpen = useUi((state) => state.sessionsOpen);
+  const setSessionsOpen = useUi((state) => state.setSessionsOpen);
 
   const onExport = useCallback(
     (session: SessionView) => {
@@ -67,16 +95,18 @@ export function SessionsSidebar() {
   const onDelete = useCallback((session: SessionView) => setDeleting(session), []);
 
   const startNew = (): void => {
+    setSessionsOpen(false);
     newSession();
     // Straight to typing the new request.
     requestAnimationFrame(() => document.getElementById(FOCUS_TARGETS.request)?.focus());
   };
 
-  return (
+  const sidebar = (
     <Box
       component="nav"
+      id={SESSIONS_PANEL_ID}
       aria-label="Past sessions"
-      sx={{ width: 280, flexShrink: 0, borderRight: 1, borderColor: 'divider', display: 'flex', flexDirection: 'column', minHeight: 0 }}
+      sx={{ width: 280, maxWidth: '85vw', flexShrink: 0, borderRight: 1, borderColor: 'divider', display: 'flex', flexDirection: 'column', minHeight: 0, height: narrow ? '100%' : undefined }}
     >
       <Box sx={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', px: 2, pt: 1.5, pb: 1 }}>
         <Typography variant="h6" component="h2">
@@ -95,9 +125,20 @@ export function SessionsSidebar() {
         onCancel={() => setDeleting(null)}
         onConfirm={(session) => {
           setDeleting(null);
-          void deleteSession(session.id);
+          const at = sessionLinks().findIndex((link) => link.dataset.sessionId === session.id);
+          void deleteSession(session.id).then((deleted) => {
+            // Its row (which had the focus) is gone: the keyboard goes on from the session that took its place.
+            if (deleted) requestAnimationFrame(() => focusSessionAt(at));
+          });
         }}
       />
     </Box>
+  );
+  if (!narrow) return sidebar;
+  // Kept mounted: a search typed there stays when the panel closes and opens again.
+  return (
+    <Drawer open={panelOpen} onClose={() => setSessionsOpen(false)} keepMounted>
+      {sidebar}
+    </Drawer>
   );
 }

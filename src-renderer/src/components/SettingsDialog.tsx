@@ -1,7 +1,7 @@
 import type { UISchemaElement } from '@jsonforms/core';
 import { JsonForms } from '@jsonforms/react';
 import CloseIcon from '@mui/icons-material/Close';
-import { Alert, Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, IconButton, Typography } from '@mui/material';
+import { Alert, Box, Button, Dialog, DialogActions, DialogContent, DialogContentText, DialogTitle, IconButton, Typography } from '@mui/material';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { SettingsView } from '../../../src-main/protocol';
 import { HostCommandError } from '../bridge';
@@ -22,7 +22,15 @@ function describeErrors(errors: readonly SchemaError[]): string {
 }
 
 /** The form for one settings snapshot; remounted (fresh state) whenever the host sends new settings. */
-function SettingsForm({ view, onSaved, onClose }: { view: SettingsView; onSaved(view: SettingsView): void; onClose(): void }) {
+interface SettingsFormProps {
+  view: SettingsView;
+  onSaved(view: SettingsView): void;
+  onClose(): void;
+  /** Whether anything was changed since the form opened (a key typed counts). */
+  onDirty(dirty: boolean): void;
+}
+
+function SettingsForm({ view, onSaved, onClose, onDirty }: SettingsFormProps) {
   const bridge = useBridge();
   const notify = useDeskhand((state) => state.notify);
   const shownSchema = useMemo(() => withoutNullAlternatives(view.schema) as Record<string, unknown>, [view.schema]);
@@ -38,6 +46,11 @@ function SettingsForm({ view, onSaved, onClose }: { view: SettingsView; onSaved(
   /** What the form holds now (read after the inputs settle, not from a stale render). */
   const latest = useRef<{ data: Record<string, unknown>; errors: SchemaError[] }>({ data: view.values, errors: [] });
   const { onInputCapture, changed, settle } = useSettledInput();
+  /** The values as JSONForms first passed them on (with its defaults filled in): "changed" is against these. */
+  const firstValues = useRef<string | null>(null);
+  const [valuesChanged, setValuesChanged] = useState(false);
+  const dirty = valuesChanged || removing.size > 0 || Object.values(typed).some((key) => key !== '');
+  useEffect(() => onDirty(dirty), [dirty, onDirty]);
 
   const save = async (): Promise<void> => {
     setSaving(true);
@@ -90,6 +103,9 @@ function SettingsForm({ view, onSaved, onClose }: { view: SettingsView; onSaved(
             onChange={({ data: next, errors: found }) => {
               changed();
               latest.current = { data: (next ?? {}) as Record<string, unknown>, errors: (found ?? []) as unknown as SchemaError[] };
+              const values = JSON.stringify(latest.current.data);
+              firstValues.current ??= values;
+              setValuesChanged(values !== firstValues.current);
               setData(latest.current.data);
               // Editing a refused field takes the host's complaint away; a new Save will tell.
               if (hostErrors.length > 0 && JSON.stringify(next) !== JSON.stringify(data)) setHostErrors([]);
@@ -150,9 +166,24 @@ export function SettingsDialog() {
     };
   }, [open, bridge]);
 
-  const close = () => setOpen(false);
+  const [dirty, setDirty] = useState(false);
+  const [askDiscard, setAskDiscard] = useState(false);
+  const close = () => {
+    setAskDiscard(false);
+    setDirty(false);
+    setOpen(false);
+  };
   return (
-    <Dialog open={open} onClose={close} fullWidth maxWidth="md" aria-labelledby="settings-title" slotProps={{ paper: { sx: { height: '85vh' } } }}>
+    <Dialog
+      open={open}
+      // A stray click beside a long form must not throw away what was typed in it, nor an Esc meant for a
+      // field: that one asks first. Close and Cancel close.
+      onClose={(_event, reason) => {
+        if (reason === 'backdropClick') return;
+        if (dirty) setAskDiscard(true);
+        else close();
+      }}
+      fullWidth maxWidth="md" aria-labelledby="settings-title" slotProps={{ paper: { sx: { height: '85vh' } } }}>
       <DialogTitle id="settings-title" sx={{ pr: 7 }}>
         Settings
         <IconButton aria-label="Close" onClick={close} sx={{ position: 'absolute', right: 8, top: 8 }}>
@@ -167,6 +198,7 @@ export function SettingsDialog() {
           onSaved={() => {
             close();
           }}
+          onDirty={setDirty}
         />
       ) : (
         <DialogContent dividers>
@@ -175,6 +207,26 @@ export function SettingsDialog() {
           </Box>
         </DialogContent>
       )}
+      <DiscardDialog open={askDiscard} onKeep={() => setAskDiscard(false)} onDiscard={close} />
+    </Dialog>
+  );
+}
+
+function DiscardDialog({ open, onKeep, onDiscard }: { open: boolean; onKeep(): void; onDiscard(): void }) {
+  return (
+    <Dialog open={open} onClose={onKeep} role="alertdialog" aria-labelledby="settings-discard-title" aria-describedby="settings-discard-text">
+      <DialogTitle id="settings-discard-title">Discard your changes?</DialogTitle>
+      <DialogContent>
+        <DialogContentText id="settings-discard-text">The settings you changed have not been saved.</DialogContentText>
+      </DialogContent>
+      <DialogActions>
+        <Button onClick={onKeep} autoFocus>
+          Keep editing
+        </Button>
+        <Button color="error" onClick={onDiscard}>
+          Discard
+        </Button>
+      </DialogActions>
     </Dialog>
   );
 }

@@ -138,14 +138,17 @@ export function StepDetailDialog() {
     >
       {step && (
         <>
-          <DialogTitle id="step-detail-title" sx={{ display: 'flex', alignItems: 'center', gap: 1.5, pr: 7 }}>
-            <span>Step {step.index + 1}</span>
-            <Typography component="span" color="text.secondary">
+          <DialogTitle id="step-detail-title" sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', gap: 1.5, pr: 7 }}>
+            <Box component="span" sx={{ flexShrink: 0 }}>
+              Step {step.index + 1}
+            </Box>
+            {/* A window title can be one long word: it wraps, and the buttons stay on screen. */}
+            <Typography component="span" color="text.secondary" sx={{ minWidth: 0, overflowWrap: 'anywhere' }}>
               {step.agent}
               {step.target ? ` · ${step.target}` : ''}
             </Typography>
             <StepStatusChip status={step.status} />
-            <Box sx={{ ml: 'auto', display: 'flex', gap: 1 }}>
+            <Box sx={{ ml: 'auto', display: 'flex', gap: 1, flexShrink: 0 }}>
               <Button size="small" onClick={() => go(-1)} disabled={position <= 0} title="Alt+←">
                 Previous step
               </Button>

@@ -1,7 +1,7 @@
 import { Button, Typography } from '@mui/material';
 import { defaultRangeExtractor, useVirtualizer, type Range, type Virtualizer } from '@tanstack/react-virtual';
 import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState, type FocusEvent, type KeyboardEvent, type UIEvent } from 'react';
-import { FOCUS_TARGETS, stepGroupHeaders, useDeskhand, useUi } from '../store';
+import { currentSession, FOCUS_TARGETS, isSessionActive, stepGroupHeaders, useDeskhand, useUi, type DeskhandState } from '../store';
 import { StepItem } from './StepItem';
 import { TRAJECTORY_CLASSES } from './trajectoryStyles';
 
@@ -22,6 +22,14 @@ function measuredByResizeObserver(row: Element, entry: ResizeObserverEntry | und
   return virtualizer.itemSizeCache.get(virtualizer.options.getItemKey(index)) ?? virtualizer.options.estimateSize(index);
 }
 
+/** What an empty trajectory means, in place of the list. */
+function emptyText(state: DeskhandState): string {
+  const session = currentSession(state);
+  if (state.currentSessionId === null || !session) return state.awaitingStart ? 'Starting…' : 'Type a request below to start.';
+  if (isSessionActive(session.status)) return 'The agent is at work: its first step shows here once it has looked at the screen.';
+  return 'This session ended without any step.';
+}
+
 /** Shown while the user reads back; memoised, as the list renders on every new step. */
 const JumpToNewest = memo(function JumpToNewest({ onClick }: { onClick(): void }) {
   return (
@@ -39,6 +47,7 @@ const JumpToNewest = memo(function JumpToNewest({ onClick }: { onClick(): void }
 export function TrajectoryList() {
   const steps = useDeskhand((state) => state.steps);
   const currentSessionId = useDeskhand((state) => state.currentSessionId);
+  const empty = useDeskhand((state) => (state.steps.length === 0 ? emptyText(state) : ''));
   const roundRequests = useDeskhand((state) => (state.currentSessionId ? state.roundRequests[state.currentSessionId] : undefined) ?? NO_REQUESTS);
   const openStep = useUi((state) => state.openStep);
   const detailStepId = useUi((state) => state.detailStepId);
@@ -267,9 +276,9 @@ export function TrajectoryList() {
           })}
         </div>
       </div>
-      {steps.length === 0 && (
-        <Typography color="text.secondary" sx={{ position: 'absolute', inset: 0, display: 'grid', placeItems: 'center', pointerEvents: 'none' }}>
-          {currentSessionId === null ? 'Type a request below to start.' : 'No steps yet.'}
+      {empty && (
+        <Typography color="text.secondary" sx={{ position: 'absolute', inset: 0, display: 'grid', placeItems: 'center', textAlign: 'center', px: 2, pointerEvents: 'none' }}>
+          {empty}
         </Typography>
       )}
       {!following && steps.length > 0 && <JumpToNewest onClick={jumpToNewest} />}

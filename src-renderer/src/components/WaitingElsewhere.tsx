@@ -31,6 +31,7 @@ export function WaitingElsewhere() {
           key={session.sessionId}
           severity="warning"
           variant="outlined"
+          sx={{ overflowWrap: 'anywhere' }}
           action={
             <Button color="inherit" size="small" onClick={() => void open(session.sessionId)}>
               Open

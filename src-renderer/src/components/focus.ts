@@ -19,13 +19,27 @@ export function noteAnswered(interactionId: string): void {
   answeredId = interactionId;
 }
 
+/** A card that had the focus went away without being answered here (decided elsewhere, the session ended). */
+let focusedCardGone = false;
+
 /**
- * Called with the interactions on screen after each change: once the answered one has gone, and the
- * focus went with its card (to <body>), moves it on. A focus the user put elsewhere is left alone.
+ * For a card's layout-effect cleanup, which runs while its elements are still in the page: notes
+ * whether the focus is about to go with them.
+ */
+export function noteCardLeaving(card: HTMLElement | null): void {
+  if (card?.contains(document.activeElement)) focusedCardGone = true;
+}
+
+/**
+ * Called with the interactions on screen after each change: once the answered one has gone, or a card
+ * that had the focus went away on its own, and the focus went with it (to <body>), moves it on. A focus
+ * the user put elsewhere is left alone.
  */
 export function moveFocusIfAnsweredGone(interactionIds: readonly string[]): void {
-  if (answeredId === null || interactionIds.includes(answeredId)) return;
-  answeredId = null;
+  const answeredGone = answeredId !== null && !interactionIds.includes(answeredId);
+  if (!answeredGone && !focusedCardGone) return;
+  if (answeredGone) answeredId = null;
+  focusedCardGone = false;
   const active = document.activeElement;
   if (active === null || active === document.body) focusNextWaiting();
 }

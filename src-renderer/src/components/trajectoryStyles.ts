@@ -1,5 +1,6 @@
 import { alpha, type CSSObject, type Theme } from '@mui/material/styles';
 import type { ChipColor } from './labels';
+import { readableColor } from './readableColor';
 
 /**
  * Class names of the trajectory list and its steps' parts. A long run adds a row many times a second, so
@@ -52,7 +53,7 @@ function chipStyles(theme: Theme): Record<string, CSSObject> {
         return [`.${chipColorClass(color)}`, { color: theme.palette.text.primary, border: `1px solid ${border}` }];
       }
       const { main } = theme.palette[color];
-      return [`.${chipColorClass(color)}`, { color: main, border: `1px solid ${alpha(main, 0.7)}` }];
+      return [`.${chipColorClass(color)}`, { color: readableColor(theme, main), border: `1px solid ${alpha(main, 0.7)}` }];
     }),
   );
   return {
@@ -104,9 +105,11 @@ export function trajectoryStyles(theme: Theme): CSSObject {
       paddingBottom: 4,
       marginBottom: 8,
     },
-    [`.${c.roundNumber}`]: { ...text('overline', palette.primary.main), flexShrink: 0, lineHeight: 1.5 },
+    [`.${c.roundNumber}`]: { ...text('overline', readableColor(theme, palette.primary.main, palette.background.default)), flexShrink: 0, lineHeight: 1.5 },
     [`.${c.roundRequest}`]: { ...text('subtitle1'), fontWeight: 600, minWidth: 0, overflowWrap: 'anywhere' },
-    [`.${c.subtask}`]: { ...text('body2', palette.text.secondary), display: 'flex', gap: 6, flexWrap: 'wrap', alignItems: 'baseline' },
+    // Window titles can be one long word: they wrap anywhere rather than run out of the row.
+    [`.${c.subtask}`]: { ...text('body2', palette.text.secondary), display: 'flex', gap: 6, flexWrap: 'wrap', alignItems: 'baseline', overflowWrap: 'anywhere' },
+    [`.${c.subtask} > span`]: { minWidth: 0 },
     [`.${c.subtaskAgent}`]: { fontWeight: 600, color: palette.text.primary },
     [`.${c.card}`]: {
       display: 'flex',
@@ -123,8 +126,8 @@ export function trajectoryStyles(theme: Theme): CSSObject {
     [`.${c.body}`]: { minWidth: 0, flex: 1, display: 'flex', flexDirection: 'column', gap: 4 },
     [`.${c.headline}`]: { display: 'flex', alignItems: 'center', gap: 8, flexWrap: 'wrap' },
     [`.${c.title}`]: text('subtitle2'),
-    [`.${c.agent}`]: text('body2', palette.text.secondary),
-    [`.${c.approved}`]: text('caption', palette.success.main),
+    [`.${c.agent}`]: { ...text('body2', palette.text.secondary), minWidth: 0, overflowWrap: 'anywhere' },
+    [`.${c.approved}`]: text('caption', readableColor(theme, palette.success.main)),
     [`.${c.usage}`]: { ...text('caption', palette.text.secondary), marginLeft: 'auto' },
     [`.${c.field}`]: {
       ...text('body2'),

@@ -28,7 +28,15 @@ export function useGlobalShortcuts(): void {
       const mod = event.ctrlKey || event.metaKey;
       if (mod && !event.altKey && !event.shiftKey) {
         const actions: Record<string, () => void> = {
-          k: () => focusById(FOCUS_TARGETS.sessionSearch),
+          k: () => {
+            // In a narrow window the search is in the sessions panel: open it, then focus the search once it shows.
+            if (ui.sessionsOpen || document.getElementById(FOCUS_TARGETS.sessionSearch)?.checkVisibility({ visibilityProperty: true })) {
+              focusById(FOCUS_TARGETS.sessionSearch);
+              return;
+            }
+            ui.setSessionsOpen(true);
+            requestAnimationFrame(() => requestAnimationFrame(() => focusById(FOCUS_TARGETS.sessionSearch)));
+          },
           ',': () => ui.setSettingsOpen(true),
           '.': () => void stop(),
         };

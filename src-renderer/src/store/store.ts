@@ -42,7 +42,8 @@ export interface DeskhandActions {
   /** The session as one JSON document, or null when the host refused (the error is shown). */
   exportSession(sessionId: string): Promise<CommandResult<'session.export'> | null>;
   stepDetail(stepId: string): Promise<StepDetail>;
-  refreshBlackboard(): Promise<void>;
+  /** Fetches the blackboard of the session on screen; false when the host refused (the error is shown). */
+  refreshBlackboard(): Promise<boolean>;
   answer(interactionId: string, answers: string[]): Promise<boolean>;
   decide(interactionId: string, approved: boolean, note?: string): Promise<boolean>;
   /** A value change (debounced by the caller) or a button press in an agent form. */
@@ -281,12 +282,14 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
 
       async refreshBlackboard() {
         const sessionId = get().currentSessionId;
-        if (sessionId === null) return;
+        if (sessionId === null) return true;
         try {
           const view = await bridge.send({ type: 'blackboard.get', sessionId });
           if (get().currentSessionId === sessionId) set((state) => applyBlackboard(state, sessionId, view));
+          return true;
         } catch (error) {
           reportError(error);
+          return false;
         }
       },
 

@@ -7,10 +7,13 @@ export interface UiState {
   blackboardOpen: boolean;
   settingsOpen: boolean;
   shortcutsOpen: boolean;
+  /** The sessions panel, in a window too narrow to show it beside the trajectory. */
+  sessionsOpen: boolean;
   openStep(stepId: string | null): void;
   setBlackboardOpen(open: boolean): void;
   setSettingsOpen(open: boolean): void;
   setShortcutsOpen(open: boolean): void;
+  setSessionsOpen(open: boolean): void;
 }
 
 export const useUi = create<UiState>()((set) => ({
@@ -18,10 +21,12 @@ export const useUi = create<UiState>()((set) => ({
   blackboardOpen: false,
   settingsOpen: false,
   shortcutsOpen: false,
+  sessionsOpen: false,
   openStep: (detailStepId) => set({ detailStepId }),
   setBlackboardOpen: (blackboardOpen) => set({ blackboardOpen }),
   setSettingsOpen: (settingsOpen) => set({ settingsOpen }),
   setShortcutsOpen: (shortcutsOpen) => set({ shortcutsOpen }),
+  setSessionsOpen: (sessionsOpen) => set({ sessionsOpen }),
 }));
 
 /** Ids of elements that keyboard shortcuts move the focus to. */

@@ -1,0 +1,180 @@
+import type { Browser, Locator } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
+import { makeStep } from '../support/ui-fixtures';
+import { openUi, saveScreenshot, type UiPage } from '../support/ui-page';
+import { launchChromium } from '../support/web-app';
+
+let browser: Browser;
+let host: FakeUiHost;
+let ui: UiPage | undefined;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+beforeEach(async () => {
+  host = await startFakeUiHost();
+});
+
+afterEach(async () => {
+  await ui?.close();
+  ui = undefined;
+  await host?.close();
+});
+
+/**
+ * The WCAG contrast ratio of an element's text against the first opaque background behind it (the
+ * page's, if none is set on the way up). A string: these tests are type-checked without the DOM library.
+ */
+const CONTRAST = `(element) => {
+  const rgb = (css) => (css.match(/[\\d.]+/g) ?? []).map(Number);
+  const luminance = (css) => {
+    const [r = 0, g = 0, b = 0] = rgb(css).map((value) => {
+      const channel = value / 255;
+      return channel <= 0.03928 ? channel / 12.92 : ((channel + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  let background = 'rgb(255, 255, 255)';
+  for (let node = element; node; node = node.parentElement) {
+    const css = getComputedStyle(node).backgroundColor;
+    const alpha = rgb(css)[3];
+    if (css !== 'transparent' && (alpha === undefined || alpha === 1)) {
+      background = css;
+      break;
+    }
+  }
+  const [light, dark] = [luminance(getComputedStyle(element).color), luminance(background)].sort((a, b) => b - a);
+  return (light + 0.05) / (dark + 0.05);
+}`;
+
+async function contrastOf(locator: Locator): Promise<number> {
+  return Number(await locator.evaluate(CONTRAST));
+}
+
+describe('text contrast in both themes (review)', () => {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    it(`keeps status chips and the "Waiting for you" heading readable (4.5:1) in the ${colorScheme} theme`, async () => {
+      ui = await openUi(browser, host, { colorScheme });
+      const { page } = ui;
+      await page.getByRole('textbox', { name: 'Request' }).fill('save the report');
+      await page.getByRole('textbox', { name: 'Request' }).press('Enter');
+      await host.waitForCommand('session.start');
+      const sessionId = [...host.sessions.keys()].at(-1) ?? '';
+      host.addStep(makeStep(sessionId, 0, { status: 'SCREENSHOT' }));
+      host.addStep(makeStep(sessionId, 1, { status: 'CONFIRM', approvedBy: 'user' }));
+      host.addStep(makeStep(sessionId, 2, { status: 'PENDING' }));
+      host.requestInteraction({ kind: 'questions', id: 'q1', sessionId, agent: 'AppAgent', questions: ['Which folder?'] });
+      const rows = page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem');
+      await expect.poll(() => rows.count()).toBe(3);
+      await page.getByRole('heading', { name: 'Waiting for you' }).waitFor();
+      await saveScreenshot(page, `review-contrast-${colorScheme}`);
+
+      const measured: Record<string, number> = {
+        SCREENSHOT: await contrastOf(rows.nth(0).getByText('SCREENSHOT', { exact: true })),
+        CONFIRM: await contrastOf(rows.nth(1).getByText('CONFIRM', { exact: true })),
+        'approved by you': await contrastOf(rows.nth(1).getByText('approved by you')),
+        PENDING: await contrastOf(rows.nth(2).getByText('PENDING', { exact: true })),
+        'Waiting for you': await contrastOf(page.getByRole('heading', { name: 'Waiting for you' })),
+      };
+      const low = Object.entries(measured).filter(([, ratio]) => ratio < 4.5);
+      expect(low, JSON.stringify(measured)).toEqual([]);
+    });
+  }
+});
+
+describe('keyboard focus when a card goes away on its own (review)', () => {
+  it('moves the focus on when the card being typed in goes because the session ended elsewhere', async () => {
+    ui = await openUi(browser, host);
+    const { page } = ui;
+    await page.getByRole('textbox', { name: 'Request' }).fill('empty the trash');
+    await page.getByRole('textbox', { name: 'Request' }).press('Enter');
+    await host.waitForCommand('session.start');
+    const sessionId = [...host.sessions.keys()].at(-1) ?? '';
+    host.addStep(makeStep(sessionId, 0));
+    const held = (id: string) =>
+      host.requestInteraction({ kind: 'confirm', id, sessionId, agent: 'AppAgent', actionText: 'Empty the trash', actions: [], target: null, reasons: ['confirmation mode: always'], screenshot: null });
+    held('c1');
+    held('c2');
+    const cards = page.getByRole('region', { name: 'Approve this action?' });
+    await expect.poll(() => cards.count()).toBe(2);
+    const focused = () => page.evaluate(`document.activeElement === document.body ? 'body' : (document.activeElement?.id || document.activeElement?.tagName)`);
+
+    // Decided in another window: its card goes, the focus goes to the card still waiting.
+    await cards.first().getByRole('textbox', { name: 'Note for the agent (optional)' }).fill('Only the old files');
+    host.push({ kind: 'interaction.resolved', sessionId, interactionId: 'c1', outcome: 'approved' });
+    await expect.poll(() => cards.count()).toBe(1);
+    await expect.poll(() => cards.evaluate((card) => card.contains(card.ownerDocument.activeElement))).toBe(true);
+
+    // The session is stopped (the tray, another window): the last card goes, the focus goes to the request box.
+    await cards.getByRole('textbox', { name: 'Note for the agent (optional)' }).focus();
+    host.end(sessionId, 'stopped', 'Stopped by you');
+    await expect.poll(() => cards.count()).toBe(0);
+    await expect.poll(focused).toBe('deskhand-request');
+    expect(ui.problems).toEqual([]);
+  });
+});
+
+describe('refused submits by keyboard (review)', () => {
+  it('takes the focus to the first unanswered question when Submit answers is refused', async () => {
+    ui = await openUi(browser, host);
+    const { page } = ui;
+    await page.getByRole('textbox', { name: 'Request' }).fill('rename the photos');
+    await page.getByRole('textbox', { name: 'Request' }).press('Enter');
+    await host.waitForCommand('session.start');
+    const sessionId = [...host.sessions.keys()].at(-1) ?? '';
+    host.requestInteraction({ kind: 'questions', id: 'q1', sessionId, agent: 'HostAgent', questions: ['Which folder?', 'Which names?'] });
+    await page.getByRole('textbox', { name: 'Which names?' }).fill('By date');
+    await page.getByRole('button', { name: 'Submit answers' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('Answer every question before submitting.').waitFor();
+    await expect.poll(() => page.getByRole('textbox', { name: 'Which folder?' }).evaluate((input) => input === input.ownerDocument.activeElement)).toBe(true);
+    expect(host.commands('interaction.answer')).toHaveLength(0);
+  });
+
+  it('says when a pasted request was longer than a request may be, instead of cutting it silently', async () => {
+    ui = await openUi(browser, host);
+    const { page } = ui;
+    const box = page.getByRole('textbox', { name: 'Request' });
+    await box.focus();
+    // A paste event as the browser sends it (a synthetic one inserts nothing: the handler is what is checked).
+    await page.evaluate(`(() => {
+      const data = new DataTransfer();
+      data.setData('text/plain', 'x'.repeat(25000));
+      const event = new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true });
+      document.getElementById('deskhand-request').dispatchEvent(event);
+    })()`);
+    await page.getByText(/20,000 characters/).waitFor();
+  });
+});
+
+describe('approval keys with more than one held step (review)', () => {
+  it('Ctrl+Enter in the note of the second card approves that card, not the first one', async () => {
+    ui = await openUi(browser, host);
+    const { page } = ui;
+    await page.getByRole('textbox', { name: 'Request' }).fill('tidy the desktop');
+    await page.getByRole('textbox', { name: 'Request' }).press('Enter');
+    await host.waitForCommand('session.start');
+    const sessionId = [...host.sessions.keys()].at(-1) ?? '';
+    const held = (id: string, actionText: string) =>
+      host.requestInteraction({ kind: 'confirm', id, sessionId, agent: 'AppAgent', actionText, actions: [], target: null, reasons: ['confirmation mode: always'], screenshot: null });
+    held('first', 'Delete the old folder');
+    held('second', 'Empty the trash');
+    const cards = page.getByRole('region', { name: 'Approve this action?' });
+    await expect.poll(() => cards.count()).toBe(2);
+    await cards.nth(1).getByRole('textbox', { name: 'Note for the agent (optional)' }).fill('Only this one');
+    await page.keyboard.press('Control+Enter');
+    const decided = await host.waitForCommand('interaction.decide');
+    expect(decided).toMatchObject({ interactionId: 'second', approved: true, note: 'Only this one' });
+    await page.waitForTimeout(300);
+    expect(host.commands('interaction.decide')).toHaveLength(1);
+    await expect.poll(() => cards.count()).toBe(1);
+    await cards.getByText('Delete the old folder').waitFor();
+  });
+});
+

@@ -1,0 +1,111 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FakeHostError, startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
+import { makeSession, makeStep, screenshotRef } from '../support/ui-fixtures';
+import { openUi, type UiPage } from '../support/ui-page';
+import { launchChromium } from '../support/web-app';
+
+let browser: Browser;
+let host: FakeUiHost;
+let ui: UiPage;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+beforeEach(async () => {
+  host = await startFakeUiHost();
+  ui = await openUi(browser, host);
+});
+
+afterEach(async () => {
+  await ui?.close();
+  await host?.close();
+});
+
+async function startSession(page: Page, request: string): Promise<string> {
+  await page.getByRole('textbox', { name: 'Request' }).fill(request);
+  await page.getByRole('textbox', { name: 'Request' }).press('Enter');
+  await host.waitForCommand('session.start');
+  const sessionId = [...host.sessions.keys()].at(-1) ?? '';
+  host.addStep(makeStep(sessionId, 0));
+  await expect.poll(() => page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem').count()).toBe(1);
+  return sessionId;
+}
+
+describe('failures the user must see (review)', () => {
+  it('says so when the screenshot of a held step cannot be loaded, instead of leaving it out silently', async () => {
+    const { page } = ui;
+    await page.route('**/screenshots/**', (route) => route.fulfill({ status: 404, body: 'gone' }));
+    const sessionId = await startSession(page, 'send the report');
+    host.requestInteraction({
+      kind: 'confirm',
+      id: 'c1',
+      sessionId,
+      agent: 'AppAgent',
+      actionText: "Click 'Send' in Mail",
+      actions: [{ function: 'click', args: { x: 10, y: 20 } }],
+      target: 'Mail',
+      reasons: ["rule: control text matches 'Send'"],
+      screenshot: screenshotRef(sessionId, 'step-2-annotated.png'),
+    });
+    const card = page.getByRole('region', { name: 'Approve this action?' });
+    await card.waitFor();
+    await card.getByText('The screenshot of this action could not be loaded.').waitFor();
+  });
+
+  it('shows a blackboard that could not be loaded as failed, with a way to try again, not as loading for ever', async () => {
+    const { page } = ui;
+    await startSession(page, 'sort the photos');
+    let refuse = true;
+    host.handle('blackboard.get', (command) => {
+      if (refuse) throw new FakeHostError('internal', 'the database is busy');
+      return host.sessions.get(command.sessionId)?.blackboard;
+    });
+    await page.getByRole('button', { name: 'Blackboard' }).click();
+    const drawer = page.getByRole('dialog', { name: 'Blackboard' });
+    await drawer.getByText(/could not be loaded/).waitFor();
+    expect(await drawer.getByText('Loading…').count()).toBe(0);
+    refuse = false;
+    await drawer.getByRole('button', { name: 'Try again' }).click();
+    await drawer.getByRole('list', { name: 'Requests' }).waitFor();
+  });
+
+  it('says what an empty trajectory means: work starting, or a session that ended without steps', async () => {
+    const { page } = ui;
+    await page.getByRole('textbox', { name: 'Request' }).fill('list my files');
+    await page.getByRole('textbox', { name: 'Request' }).press('Enter');
+    await host.waitForCommand('session.start');
+    const sessionId = [...host.sessions.keys()].at(-1) ?? '';
+    await page.getByText(/first step shows here/).waitFor();
+    host.end(sessionId, 'error', 'No model is configured');
+    await page.getByText('This session ended without any step.').waitFor();
+  });
+
+  it('shows that a session is opening while a big one loads, not a click that seems to do nothing', async () => {
+    const { page } = ui;
+    host.addSession(makeSession('big', { title: 'Ten thousand steps', status: 'finished', createdAt: Date.now() - 60_000 }), [makeStep('big', 0)]);
+    await page.getByRole('button', { name: 'New' }).click();
+    await page.getByRole('searchbox', { name: 'Search sessions' }).fill('Ten');
+    const link = page.getByRole('link', { name: /Ten thousand steps/ });
+    await link.waitFor();
+    let release = (): void => undefined;
+    const held = new Promise<void>((done) => (release = done));
+    host.handle('session.open', async (command) => {
+      await held;
+      const session = host.sessions.get(command.sessionId);
+      return { session: session?.view, rounds: [], steps: session?.steps ?? [], interactions: [], forms: [] };
+    });
+    await link.click();
+    await expect.poll(() => link.textContent()).toMatch(/Opening…/);
+    expect(await link.getAttribute('aria-busy')).toBe('true');
+    release();
+    await expect.poll(() => page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem').count()).toBe(1);
+    await expect.poll(() => link.textContent()).not.toMatch(/Opening…/);
+  });
+});
+

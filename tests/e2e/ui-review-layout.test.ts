@@ -1,0 +1,166 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
+import { makeSession, makeStep, screenshotRef } from '../support/ui-fixtures';
+import { openUi, saveScreenshot, type UiPage } from '../support/ui-page';
+import { launchChromium } from '../support/web-app';
+
+let browser: Browser;
+let host: FakeUiHost;
+let ui: UiPage | undefined;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+beforeEach(async () => {
+  host = await startFakeUiHost();
+  host.addSession(makeSession('older', { title: 'Sort the photos', status: 'finished', createdAt: Date.now() - 60_000 }), [makeStep('older', 0)]);
+});
+
+afterEach(async () => {
+  await ui?.close();
+  ui = undefined;
+  await host?.close();
+});
+
+const COMMAND = `echo ${'a'.repeat(5_000)}`;
+/** A window title with no spaces, as some programs make them. */
+const TITLE = `Report_${'W'.repeat(200)}.txt`;
+
+/** A running session with a step about a long, unbroken title, and a held 5,000-character command. */
+async function busySession(page: Page): Promise<string> {
+  await page.getByRole('textbox', { name: 'Request' }).fill('clean up the build folder');
+  await page.getByRole('textbox', { name: 'Request' }).press('Enter');
+  await host.waitForCommand('session.start');
+  const sessionId = [...host.sessions.keys()].at(-1) ?? '';
+  host.addStep(makeStep(sessionId, 0, { target: TITLE, subtask: `Tidy ${TITLE}`, screenshot: screenshotRef(sessionId, 'step-1.png') }));
+  host.requestInteraction({
+    kind: 'confirm',
+    id: 'c1',
+    sessionId,
+    agent: 'ShellAgent',
+    actionText: Array.from({ length: 40 }, (_, i) => `Run 'step ${i + 1} of a long sequence'`).join('\n'),
+    actions: [{ function: 'execute_command', args: { command: COMMAND } }],
+    target: TITLE,
+    reasons: ['rule: shell command'],
+    screenshot: null,
+  });
+  await page.getByRole('region', { name: 'Approve this action?' }).waitFor();
+  await expect.poll(() => page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem').count()).toBe(1);
+  return sessionId;
+}
+
+/** Elements whose content is wider than they are (text running out of its box). */
+async function overflowing(page: Page, selector: string): Promise<string[]> {
+  // A string: these tests are type-checked without the DOM library.
+  return (await page.evaluate(`[...document.querySelectorAll(${JSON.stringify(selector)})]
+    .filter((element) => element.scrollWidth > element.clientWidth + 1)
+    .map((element) => (element.className || element.tagName) + ': ' + element.scrollWidth + ' > ' + element.clientWidth)`)) as string[];
+}
+
+describe('layout at a small window and with long text (review)', () => {
+  it('keeps the trajectory and the request box usable in an 800x600 window; the sessions open from a button', async () => {
+    ui = await openUi(browser, host, { width: 800, height: 600 });
+    const { page } = ui;
+    await busySession(page);
+    await page.waitForTimeout(300);
+    await saveScreenshot(page, 'review-narrow');
+    const width = (name: string, role: 'list' | 'textbox') => page.getByRole(role, { name }).evaluate((element) => element.getBoundingClientRect().width);
+    expect(await width('Trajectory', 'list')).toBeGreaterThanOrEqual(380);
+    expect(await width('Request', 'textbox')).toBeGreaterThanOrEqual(300);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(800);
+
+    // The sessions are one button away, by keyboard too; opening one closes the panel and shows it.
+    const toggle = page.getByRole('button', { name: 'Sessions' });
+    await toggle.focus();
+    await page.keyboard.press('Enter');
+    const older = page.getByRole('link', { name: /Sort the photos/ });
+    await older.waitFor();
+    await saveScreenshot(page, 'review-narrow-sessions');
+    await older.focus();
+    await page.keyboard.press('Enter');
+    expect((await host.waitForCommand('session.open', (command) => command.sessionId === 'older')).sessionId).toBe('older');
+    await expect.poll(() => page.getByRole('navigation', { name: 'Past sessions' }).count()).toBe(0);
+    // Ctrl+K still searches: it brings the sessions back with the search focused.
+    await page.keyboard.press('Control+k');
+    await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('deskhand-session-search');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByRole('navigation', { name: 'Past sessions' }).count()).toBe(0);
+    expect(ui.problems).toEqual([]);
+  });
+
+  it('wraps a window title with no spaces instead of running out of the step and the approval card', async () => {
+    ui = await openUi(browser, host, { width: 1440, height: 900 });
+    const { page } = ui;
+    await busySession(page);
+    expect(await overflowing(page, '.trajectory-scroller, .step-card, .step-body, .step-groups')).toEqual([]);
+    expect(await overflowing(page, 'aside[aria-label="Agent requests"], aside [data-waiting-card]')).toEqual([]);
+  });
+
+  it('keeps a long action summary in a bounded, scrollable box so Approve and Reject stay near', async () => {
+    ui = await openUi(browser, host, { width: 1440, height: 900 });
+    const { page } = ui;
+    await busySession(page);
+    const summary = page.getByTestId('confirm-action');
+    expect(await summary.evaluate((element) => element.getBoundingClientRect().height)).toBeLessThanOrEqual(260);
+    // Scrollable by keyboard, and named for what it is.
+    expect(await summary.getAttribute('tabindex')).toBe('0');
+    expect(await page.getByRole('region', { name: 'Approve this action?' }).getByRole('button', { name: 'Approve' }).isVisible()).toBe(true);
+  });
+
+  it('keeps the step detail’s Previous / Next buttons on screen, and the blackboard within its panel, for long unbroken text', async () => {
+    ui = await openUi(browser, host, { width: 800, height: 600 });
+    const { page } = ui;
+    const sessionId = await busySession(page);
+    host.addStep(makeStep(sessionId, 1, { target: TITLE }));
+    const rows = page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem');
+    await expect.poll(() => rows.count()).toBe(2);
+    await rows.first().click();
+    const detail = page.getByRole('dialog', { name: /^Step 1/ });
+    await detail.waitFor();
+    await page.waitForTimeout(300);
+    await saveScreenshot(page, 'review-narrow-detail');
+    for (const name of ['Previous step', 'Next step', 'Close']) {
+      const box = await detail.getByRole('button', { name }).boundingBox();
+      expect(box, name).not.toBeNull();
+      expect((box?.x ?? 0) + (box?.width ?? 0), name).toBeLessThanOrEqual(800);
+    }
+    expect(await overflowing(page, '#step-detail-title')).toEqual([]);
+    await page.keyboard.press('Escape');
+    await detail.waitFor({ state: 'detached' });
+
+    host.sessions.get(sessionId)?.blackboard.questions.push({ question: `Which file? ${TITLE}`, answer: TITLE });
+    await page.getByRole('button', { name: 'Blackboard' }).click();
+    const blackboard = page.getByRole('dialog', { name: 'Blackboard' });
+    await blackboard.getByRole('list', { name: 'Questions and answers' }).waitFor();
+    expect(await overflowing(page, '.MuiDrawer-paper, .MuiDrawer-paper > *')).toEqual([]);
+  });
+
+  it('wraps a long unbroken session title in the "waiting for you" alert and a long error message', async () => {
+    ui = await openUi(browser, host, { width: 800, height: 600 });
+    const { page } = ui;
+    await page.getByRole('textbox', { name: 'Request' }).fill(TITLE);
+    await page.getByRole('textbox', { name: 'Request' }).press('Enter');
+    await host.waitForCommand('session.start');
+    const sessionId = [...host.sessions.keys()].at(-1) ?? '';
+    await page.getByRole('button', { name: 'Sessions' }).click();
+    await page.getByRole('button', { name: 'New' }).click();
+    host.requestInteraction({ kind: 'confirm', id: 'c1', sessionId, agent: 'ShellAgent', actionText: 'Run ls', actions: [], target: null, reasons: ['rule: shell command'], screenshot: null });
+    const alert = page.getByRole('alert').filter({ hasText: 'is waiting for you' });
+    await alert.waitFor();
+    host.handle('session.pause', () => {
+      throw new Error(`the pause went wrong: ${TITLE}`);
+    });
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByRole('alert').filter({ hasText: 'the pause went wrong' }).waitFor();
+    await saveScreenshot(page, 'review-narrow-long-alerts');
+    expect(await overflowing(page, '.MuiAlert-root, .MuiAlert-message')).toEqual([]);
+    expect(await alert.getByRole('button', { name: 'Open' }).isVisible()).toBe(true);
+  });
+});
+
