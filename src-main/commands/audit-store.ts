@@ -3,7 +3,7 @@ import type { SafetyDecision } from './safety-policy';
 import { REDACTED_SECRET, redactText } from '../common/scrub';
 
 /**
- * The audit trail (DESIGN.md section 3, Level 3): every command sent to the device client or an
+ * The audit trail: every command sent to the device client or an
  * external MCP server, with its arguments, the policy's decision and who approved it, the result and
  * timings, in the `audit` table (schema migrations 2 and 3). One row per command: written as 'running'
  * before it runs and completed after, so a crash in between leaves it (marked 'unknown' at the next

@@ -1,4 +1,4 @@
-/** One tool call an agent wants (DESIGN.md section 3, Level 3). */
+/** One tool call an agent wants (the agent's third level: commands). */
 export interface Command {
   /** A device tool ("click") or an external server's tool ("<server>.<tool>"). */
   toolName: string;

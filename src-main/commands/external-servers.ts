@@ -7,7 +7,7 @@ import { deviceEnv } from '../device/launch';
 import type { ExternalMcpServer } from '../host/config';
 
 /**
- * The user's own MCP servers (settings `mcpServers`, DESIGN.md section 2): each is a stdio command or a
+ * The user's own MCP servers (settings `mcpServers`): each is a stdio command or a
  * Streamable HTTP URL with an optional bearer token. Their tools join the tool list as
  * `<server>.<tool>` (so two servers, or a server and the device, never clash), and count as sensitive
  * unless the server is marked trusted (isTrusted; the safety policy asks for approval otherwise).

@@ -4,7 +4,7 @@ import { splitArgs } from '../device/split-args';
 import type { SafetyConfig } from '../host/config';
 
 /**
- * The confirmation policy (DESIGN.md section 7), applied in the trusted command layer to every command
+ * The confirmation policy, applied in the trusted command layer to every command
  * whatever status the model gave. Pure: settings in, a decision with reasons in words out.
  *
  * Modes (settings `safety.confirmation`):

@@ -1,7 +1,7 @@
 import { PointerReport } from '../device/contract';
 
 /**
- * Takeover detection (DESIGN.md section 7): if the pointer is not where the agent left it, the user has
+ * Takeover detection: if the pointer is not where the agent left it, the user has
  * taken the mouse, and the run pauses until asked to resume.
  *
  * Pure bookkeeping; the host feeds it pointer positions in logical screen coordinates. Every device

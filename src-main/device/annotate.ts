@@ -3,7 +3,7 @@ import { PNG_COMPRESSION_LEVEL } from './png-level';
 
 /**
  * Annotated screenshots: a copy of the screenshot the model saw with its action drawn on it, for the
- * trajectory view (DESIGN.md section 1: "each step's screenshot with the action drawn on it"). Pure
+ * trajectory view (each step's screenshot with the action drawn on it). Pure
  * (bytes in, bytes out; no device access), so the host can run it on any stored screenshot.
  *
  * Coordinates in `action.args` are pixels of that image, exactly as the model gave them (the device

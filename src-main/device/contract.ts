@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The device tools' names and arguments (DESIGN.md section 5, a contract). Pure zod: the host's command
+ * The device tools' names and arguments (a contract: other MCP clients and checks rely on them). Pure zod: the host's command
  * layer validates model-chosen arguments with these before anything crosses to the device client, and
  * the device client validates again on arrival. Coordinates are pixels of the last screenshot sent to
  * the model; the device client maps them to the screen.
@@ -161,7 +161,7 @@ export const PointerReport = z.object({ screen: XY, image: XY.nullable() });
 export type PointerReport = z.infer<typeof PointerReport>;
 
 /**
- * The takeover check, made on the device right before an action (DESIGN.md section 7): the host puts
+ * The takeover check, made on the device right before an action: the host puts
  * where the agent left the pointer in the call's MCP `_meta` under this key, and the device refuses to
  * act if the pointer is now farther from it than `tolerance` screen pixels. Checking and acting in the
  * same turn of the device's queue leaves the user no gap (moving the mouse while the model thinks,

@@ -1,7 +1,7 @@
 import { Key } from '@nut-tree-fork/nut-js';
 
 /**
- * DESIGN.md section 5 key names (lowercase) -> nut.js keys. Aliases cover what models commonly write
+ * The tools' key names (lowercase) -> nut.js keys. Aliases cover what models commonly write
  * instead ("control", "return", "escape", "cmd", ...). Matching is case-insensitive.
  */
 const NAMED: Record<string, Key> = {

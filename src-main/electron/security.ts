@@ -1,5 +1,5 @@
 /**
- * Electron guards (DESIGN.md section 7): navigation and window-open guards, webview refusal, and
+ * Electron guards: navigation and window-open guards, webview refusal, and
  * permission handlers that deny unless listed. The window's web preferences are written out where the
  * window is created (shell.ts), so Electronegativity can check them there.
  */

@@ -221,7 +221,7 @@ const ENV_OF_PATH: Record<string, string> = {
 };
 
 /**
- * The settings that come from the environment (DESIGN.md section 8): OPENAI_BASE_URL and
+ * The settings that come from the environment: OPENAI_BASE_URL and
  * DESKHAND_MODEL make the host model profile; the key (OPENAI_API_KEY) is read by the secret store.
  * A bad value is an error naming its variable.
  */

@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import { z } from 'zod';
 
 /**
- * API keys and tokens (DESIGN.md section 7): never in the database, logs, exports or settings file.
+ * API keys and tokens: never in the database, logs, exports or settings file.
  *
  * Layers, first hit wins on read:
  *   1. a writable store the user fills from Settings: encrypted on disk (desktop app, via an
  *      `Encryptor` backed by the OS keychain) or kept in memory for this run (no encryptor: browser mode);
  *   2. the environment (`OPENAI_API_KEY` for the `host` profile), read-only.
- * Settings in the UI override the environment (DESIGN.md section 8), hence the order.
+ * Settings in the UI override the environment, hence the order.
  */
 
 /** Secret names: model profile names (`host`, `app`) and MCP token names. */
@@ -64,7 +64,7 @@ function checkName(name: string): string {
   return parsed.data;
 }
 
-/** Secret name -> environment variable. The `host` profile's key is `OPENAI_API_KEY` (DESIGN.md 8). */
+/** Secret name -> environment variable. The `host` profile's key is `OPENAI_API_KEY`. */
 export const DEFAULT_SECRET_ENV: Readonly<Record<string, string>> = { host: 'OPENAI_API_KEY' };
 
 /** Read-only secrets from environment variables. */

@@ -30,7 +30,7 @@ const ActionStep = z
   })
   .strict();
 
-/** The AppAgent/ShellAgent reply (DESIGN.md section 4, a contract). */
+/** The AppAgent/ShellAgent reply (a contract: programs that drive Deskhand's model rely on these fields). */
 export const AppAgentReply = z
   .object({
     Observation: Text,
@@ -79,7 +79,7 @@ export type AppAgentReply = z.infer<typeof AppAgentReply>;
 
 export const HostStatus = z.enum(['CONTINUE', 'PENDING', 'FINISH', 'FAIL']);
 
-/** The HostAgent reply (DESIGN.md section 4, a contract). */
+/** The HostAgent reply (a contract: programs that drive Deskhand's model rely on these fields). */
 export const HostAgentReply = z
   .object({
     Observation: Text,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** What an agent decided at the end of a step (DESIGN.md section 3). */
+/** What an agent decided at the end of a step. */
 export const AgentStatus = z.enum(['CONTINUE', 'PENDING', 'CONFIRM', 'SCREENSHOT', 'FINISH', 'FAIL', 'ERROR']);
 export type AgentStatus = z.infer<typeof AgentStatus>;
 

@@ -12,7 +12,7 @@ import { launchChromium, startWebApp, type WebApp } from '../support/web-app';
 import { startXvfb, type XDisplay } from '../support/xvfb';
 
 /**
- * DESIGN.md section 8 (contract), browser mode: `npm run web` and its UI line, DESKHAND_PORT, settings
+ * The contract for running Deskhand, browser mode: `npm run web` and its UI line, DESKHAND_PORT, settings
  * in the UI over the environment, and the UI's accessible names, against the real app.
  */
 

@@ -8,7 +8,7 @@ import { replies } from '../support/host-harness';
 import { startXvfb, type XDisplay } from '../support/xvfb';
 
 /**
- * DESIGN.md sections 6 and 8 (contract), black-box through the command people type:
+ * The command line's and the data folder's contract, black-box through the command people type:
  * `npx deskhand run "REQUEST"` (the built CLI; `npm run build` first), against the scripted model.
  */
 

@@ -6,7 +6,7 @@ import { ScreenshotMeta, WindowInfo } from '../../src-main/device/contract';
 import { eventually, startDevice, startXProgram, startXterm, startXvfb, textOf, type DeviceHandle, type XDisplay, type XProgram } from '../support/xvfb';
 
 /**
- * DESIGN.md section 5 (contract): the device client's MCP tools, their argument names and optionality
+ * The device tools' contract: the device client's MCP tools, their argument names and optionality
  * as published to MCP clients, their results, the key names, and coordinates in pixels of the last
  * image (after crop and downscale). Effects are checked in real programs under Xvfb + openbox.
  */

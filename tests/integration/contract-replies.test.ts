@@ -4,7 +4,7 @@ import { replies, runRequest, startHostHarness, until, type HarnessOptions, type
 import type { Scenario } from '../fixtures/model-server';
 
 /**
- * DESIGN.md section 4 (contract): the model's reply formats, parsed leniently, validated strictly,
+ * The reply contract: the model's reply formats, parsed leniently, validated strictly,
  * re-asked with the validation error a bounded number of times, and never executed when invalid; the
  * HostAgent's target rules; every Status. Black-box: a scripted model, the host core, and the fake
  * device client that logs every action that reaches it (its windows: 0x100001 "Terminal" (xterm) and
@@ -147,7 +147,7 @@ describe('section 4: reply fields exactly as listed', () => {
   });
 });
 
-/** The AppAgent example exactly as DESIGN.md section 4 prints it. */
+/** The AppAgent example exactly as the reply contract prints it. */
 const CONTRACT_APP_EXAMPLE = {
   Observation: '', Thought: '', ControlLabel: '', ControlText: '',
   Function: 'click', Args: { x: 0, y: 0 }, Status: 'CONTINUE', Plan: [''],

@@ -1,5 +1,5 @@
 // Finding and starting the Electron binary for desktop-app tests. No Electron binary can be downloaded on
-// the machines these tests usually run on (DESIGN.md section 9), so tests that need it ask
+// the machines these tests usually run on, so tests that need it ask
 // `electronAvailability()` first and skip with its reason.
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -17,7 +17,7 @@ export interface HostileReply {
 
 export const SCREEN = { width: 320, height: 200 };
 
-/** Every key of the AppAgent reply (DESIGN.md section 4): a generated "extra" field never uses one. */
+/** Every key of the AppAgent reply: a generated "extra" field never uses one. */
 const REPLY_KEYS = new Set([
   'Observation',
   'Thought',

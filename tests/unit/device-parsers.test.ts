@@ -67,7 +67,7 @@ describe('toRgb, a word at a time', () => {
 });
 
 describe('keys', () => {
-  it('maps DESIGN key names and common aliases', () => {
+  it('maps the contract key names and common aliases', () => {
     expect(parseKeys(['ctrl', 's'])).toEqual([Key.LeftControl, Key.S]);
     expect(parseKeys(['Ctrl', 'Shift', 'T'])).toEqual([Key.LeftControl, Key.LeftShift, Key.T]);
     expect(parseKeys(['enter'])).toEqual([Key.Enter]);

@@ -262,9 +262,11 @@ describe('scenario files', () => {
     const out = '/tmp/deskhand "quoted" out.txt';
     const scenario = await loadScenario(join(FIXTURES, 'scenarios/xterm-echo.yaml'), { OUT: out });
     expect(scenario.name).toBe('xterm-echo');
-    expect(scenario.steps).toHaveLength(2);
+    expect(scenario.steps).toHaveLength(4);
 
     const { server, client } = await start(scenario.steps);
+    const handOff = await client.chat.completions.create({ model: 'm', messages: USER });
+    expect(JSON.parse(handOff.choices[0]?.message.content ?? '')).toMatchObject({ ControlText: 'xterm', 'Current Sub-Task': `Write deskhand-ok into ${out} with a shell command.` });
     const first = await client.chat.completions.create({ model: 'm', messages: USER });
     const step1 = JSON.parse(first.choices[0]?.message.content ?? '') as Record<string, unknown>;
     expect(step1).toMatchObject({
@@ -282,6 +284,8 @@ describe('scenario files', () => {
       Function: '',
       Args: {},
     });
+    const done = await client.chat.completions.create({ model: 'm', messages: USER });
+    expect(JSON.parse(done.choices[0]?.message.content ?? '')).toMatchObject({ Status: 'FINISH', Comment: `The file ${out} says deskhand-ok.` });
     server.assertDone();
   });
 
@@ -358,11 +362,11 @@ describe('model-server CLI', () => {
       expect(match, first).not.toBeNull();
       const client = new OpenAI({ baseURL: match?.[1], apiKey: 'test', maxRetries: 0 });
       const completion = await client.chat.completions.create({ model: 'm', messages: USER });
-      expect(completion.choices[0]?.message.content).toContain('echo deskhand-ok > /tmp/x\\n');
+      expect(completion.choices[0]?.message.content).toContain('"Current Sub-Task":"Write deskhand-ok into /tmp/x with a shell command."');
     } finally {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
-    expect(stderr).toContain('1 steps left');
+    expect(stderr).toContain('3 steps left');
   });
 });

@@ -1,6 +1,6 @@
 import { MissingDependencyError, StepContext } from './step-context';
 
-/** The fixed order of a step (DESIGN.md section 3, Level 2). */
+/** The fixed order of a step (the agent's second level: phases and strategies). */
 export const PHASES = ['DATA_COLLECTION', 'LLM_INTERACTION', 'ACTION_EXECUTION', 'MEMORY_UPDATE'] as const;
 export type Phase = (typeof PHASES)[number];
 

@@ -3,7 +3,7 @@ import type { BasicAgent } from '../basic-agent';
 import type { AgentRuntime } from '../runtime';
 
 /**
- * One state of an agent (DESIGN.md section 3, Level 1). `handle` does the state's work; the round loop
+ * One state of an agent (the agent's first level: its states). `handle` does the state's work; the round loop
  * then asks for the next agent and the next state.
  */
 export interface AgentState {
