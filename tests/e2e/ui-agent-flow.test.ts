@@ -58,6 +58,8 @@ describe('the UI steers a real run', () => {
     await approve.waitFor({ timeout: 30_000 });
     expect(existsSync(out)).toBe(false);
     await page.getByRole('region', { name: 'Approve this action?' }).getByText('rule: shell command').waitFor();
+    // A shell command acts on no window: the card says so rather than "the screen".
+    await page.getByRole('region', { name: 'Approve this action?' }).getByText('the shell (a command runs, no window)').waitFor();
     await approve.click();
 
     // The model's Markdown: plain in the status line, formatted in the trajectory.

@@ -26,6 +26,13 @@ function isTextField(target: EventTarget | null): boolean {
   return target instanceof HTMLElement && (target.isContentEditable || target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement);
 }
 
+/** What a held step acts on, for the card's "On": the window or control, the shell, or the screen. */
+export function heldOn(interaction: Pick<ConfirmInteraction, 'target' | 'actions'>): string {
+  if (interaction.target) return interaction.target;
+  const shellOnly = interaction.actions.length > 0 && interaction.actions.every((action) => action.function === 'execute_command');
+  return shellOnly ? 'the shell (a command runs, no window)' : 'the screen (no window or control named)';
+}
+
 /**
  * A step held for approval (status CONFIRM, or a safety rule): what will happen, on what, why it was
  * held, and the screenshot with the action drawn on it. Approve (Ctrl/⌘+Enter, from anywhere) or
@@ -113,7 +120,7 @@ export function ConfirmCard({ interaction, shortcuts }: { interaction: ConfirmIn
           <Typography variant="overline" color="text.secondary">
             On
           </Typography>
-          <Typography sx={{ overflowWrap: 'anywhere' }}>{interaction.target ?? 'the screen (no window or control named)'}</Typography>
+          <Typography sx={{ overflowWrap: 'anywhere' }}>{heldOn(interaction)}</Typography>
         </Box>
         <Box>
           <Typography variant="overline" color="text.secondary">
