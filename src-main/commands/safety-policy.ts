@@ -2,6 +2,7 @@ import { compilePattern } from '../common/patterns';
 import { isToolName } from '../device/contract';
 import { splitArgs } from '../device/split-args';
 import type { SafetyConfig } from '../host/config';
+import { wholeTreeCommand } from './whole-tree';
 
 /**
  * The confirmation policy, applied in the trusted command layer to every command
@@ -39,7 +40,8 @@ import type { SafetyConfig } from '../host/config';
  *     zero-width spaces) dropped;
  *   - a tool of an external MCP server the user has not marked trusted.
  * - `never`: nothing waits.
- * In every mode, text that would run and matches `denyCommandPatterns` is denied: it never runs, and no
+ * In every mode, text that would run and removes a whole tree (whole-tree.ts: the root, a system folder
+ * or home; rm -r, chmod/chown/chgrp -R), or matches `denyCommandPatterns`, is denied: it never runs, and no
  * approval can change that. The patterns are a guard against accidents, not a sandbox: a determined
  * caller can spell a command so no pattern sees it, which is why shell commands need approval by default.
  *
@@ -371,6 +373,8 @@ export class SafetyPolicy {
 
     const denied: string[] = [];
     for (const text of texts) {
+      const wipes = wholeTreeCommand(text);
+      if (wipes) denied.push(`denied: ${quote(wipes)} takes a whole tree (the root, a system folder or home)`);
       for (const pattern of this.deny) {
         const match = pattern.regex.exec(text);
         if (match) denied.push(`denied: matches ${quote(match[0] || pattern.source)}`);

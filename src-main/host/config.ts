@@ -35,12 +35,6 @@ const CommandPattern = z
     }
   });
 
-/**
- * A deny pattern's target: the root, a top-level system folder or home (as ~, $HOME or ${HOME}), maybe
- * quoted, maybe with /*, as a whole word: /tmp/x, ~/cache or /home/me are not it.
- */
-const WHOLE_TREE = String.raw`["']?(?:/(?:bin|boot|dev|etc|home|lib(?:32|64)?|opt|root|sbin|srv|usr|var)?|~|\$HOME|\$\{HOME\})/?\*?["']?(?=\s|$|[;&|)])`;
-
 export const SafetyConfig = z.object({
   /** always: every action waits for approval; sensitive: only risky ones; never: none (the deny list still holds). */
   confirmation: ConfirmationMode.default('sensitive'),
@@ -66,17 +60,11 @@ export const SafetyConfig = z.object({
     .array(z.string())
     .default(['Send', 'Delete', 'Remove', 'Pay', 'Buy', 'Purchase', 'Order', 'Submit', 'Install', 'Uninstall', 'Format']),
   /**
-   * Shell command patterns that never run, approval or not: removing (recursively) or recursively
-   * handing over the root, a top-level system folder or the home folder, whatever the flags' order or
-   * spelling (`rm -r -f /`, `rm -rf /*`, `rm --recursive "$HOME"`, `chmod -R 777 /`), and a fork bomb.
+   * Shell command patterns that never run, approval or not. Besides these, a built-in rule that no
+   * setting removes denies removing or recursively re-owning a whole tree (the root, a top-level system
+   * folder, home), however it is spelled.
    */
-  denyCommandPatterns: z
-    .array(CommandPattern)
-    .default([
-      String.raw`\brm(?:\s+-{1,2}[\w=-]+)*\s+(?:-[a-z]*r[a-z]*|--recursive)(?:\s+[^\s;&|]+)*?\s+${WHOLE_TREE}`,
-      String.raw`\bch(?:mod|own|grp)(?:\s+-{1,2}[\w=-]+)*\s+(?:-[a-z]*r[a-z]*|--recursive)(?:\s+[^\s;&|]+)*?\s+${WHOLE_TREE}`,
-      String.raw`:\(\)\s*\{\s*:\|:&\s*\};:`,
-    ]),
+  denyCommandPatterns: z.array(CommandPattern).default([String.raw`:\(\)\s*\{\s*:\|:&\s*\};:`]),
 });
 export type SafetyConfig = z.infer<typeof SafetyConfig>;
 

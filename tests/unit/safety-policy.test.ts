@@ -361,7 +361,7 @@ describe('arguments of external tools', () => {
   it('checks strings nested in objects and arrays against the deny list and the patterns', () => {
     expect(policy.evaluate(input('sh.run', { opts: { command: 'rm -rf / ' } }))).toEqual({
       decision: 'deny',
-      reasons: ["denied: matches 'rm -rf /'"],
+      reasons: ["denied: 'rm /' takes a whole tree (the root, a system folder or home)"],
     });
     expect(policy.evaluate(input('sh.run', { steps: [{ argv: ['x'] }, { run: ['rm -rf ~'] }] })).decision).toBe('deny');
     expect(policy.evaluate(input('sh.run', { opts: { env: { cmd: 'sudo ls' } } })).reasons).toEqual(["rule: command matches 'sudo'"]);
@@ -419,12 +419,16 @@ describe('the deny list', () => {
       const p = new SafetyPolicy({ ...DEFAULTS, confirmation });
       const verdict = p.evaluate(shell(command));
       expect(verdict.decision, confirmation).toBe('deny');
-      expect(verdict.reasons[0]).toMatch(/^denied: matches '/);
+      expect(verdict.reasons[0]).toMatch(/^denied: '.*' takes a whole tree|^denied: matches '/);
     }
   });
 
-  it('names what matched', () => {
-    expect(policy.evaluate(shell('rm -rf /'))).toEqual({ decision: 'deny', reasons: ["denied: matches 'rm -rf /'"] });
+  it('names what it denied', () => {
+    expect(policy.evaluate(shell('rm -rf /'))).toEqual({ decision: 'deny', reasons: ["denied: 'rm /' takes a whole tree (the root, a system folder or home)"] });
+    expect(policy.evaluate(shell(':(){ :|:& };:'))).toEqual({ decision: 'deny', reasons: ["denied: matches ':(){ :|:& };:'"] });
+    // A pattern of the user's own is named by what it matched.
+    const own = new SafetyPolicy({ ...DEFAULTS, denyCommandPatterns: [String.raw`\bshred\b`] });
+    expect(own.evaluate(shell('shred -u notes.txt'))).toEqual({ decision: 'deny', reasons: ["denied: matches 'shred'"] });
   });
 
   it('denies the same text typed, or launched', () => {

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { SafetyPolicy } from '../../src-main/commands/safety-policy';
+import { isWholeTree, wholeTreeCommand } from '../../src-main/commands/whole-tree';
+import { SafetyConfig } from '../../src-main/host/config';
+
+/** The built-in rule against removing or recursively re-owning a whole tree, and the default deny list. */
+const policy = new SafetyPolicy(SafetyConfig.parse({}));
+const decide = (command: string) => policy.evaluate({ toolName: 'execute_command', args: { command }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
+const typed = (text: string) =>
+  policy.evaluate({ toolName: 'type_text', args: { text }, trustedTool: true, modelStatus: 'CONTINUE', targetApp: 'gedit' }).decision;
+
+describe('the whole-tree rule in the safety policy', () => {
+  it('evaluates a command with many --options in linear time (no catastrophic backtracking)', () => {
+    // `docker run --rm` once gave a deny pattern's `\brm` a start, and each `--opt` two ways to split.
+    const command = `docker run --rm${' --ab'.repeat(24)} image`;
+    const started = performance.now();
+    decide(command);
+    const ms = performance.now() - started;
+    // With that pattern each extra option doubled the time (27 options: about 30 s on the host's main thread).
+    expect(ms).toBeLessThan(100);
+  });
+
+  it('the same blow-up is reachable through typed text, not only shell commands', () => {
+    const text = `notes: rm${' --x'.repeat(26)}`;
+    const started = performance.now();
+    typed(text);
+    expect(performance.now() - started).toBeLessThan(100);
+  });
+
+  it('denies the quoted-home idioms the pattern claims to catch ("maybe quoted, maybe with /*")', () => {
+    expect(decide('rm -rf "$HOME"/*')).toBe('deny');
+    expect(decide('rm -rf "$HOME/"*')).toBe('deny');
+    expect(decide('rm -rf "${HOME}"/')).toBe('deny');
+  });
+
+  it('denies the root spelled with a dot segment or a trailing slash after the glob', () => {
+    expect(decide('rm -rf /./*')).toBe('deny');
+    expect(decide('rm -rf /*/')).toBe('deny');
+  });
+
+  it('does not deny (unapprovably) a multi-line script whose later line merely mentions ~ or /', () => {
+    // A deny cannot be approved: the rm of line 1 must not take the ~ or / of a later line for its target.
+    expect(decide('rm -rf build\ncd ~')).not.toBe('deny');
+    expect(decide('rm -r node_modules\nmkdir out\ncp -r dist /')).not.toBe('deny');
+  });
+});
+
+describe('wholeTreeCommand', () => {
+  const HOME = '/home/ana';
+  const wipes = (text: string) => wholeTreeCommand(text, HOME);
+
+  it('finds the program after wrappers, with its recursive flag anywhere among the options', () => {
+    expect(wipes('sudo -u root rm -v -- -r /')).toBeNull(); // after --, "-r" is a file name, not a flag
+    expect(wipes('sudo -u root rm -v -r -- /')).toBe('rm /');
+    expect(wipes('env LC_ALL=C nice -n 5 /bin/rm --force --recursive /var')).toBe('rm /var');
+    expect(wipes('find . -name x | xargs chown -R ana ~')).toBe('chown ~');
+    expect(wipes('cd /tmp && chmod -r ~')).toBeNull(); // chmod -r takes away read permission: not recursive
+  });
+
+  it('reads home as ~, $HOME, ${HOME} or its own path, quoted or not', () => {
+    for (const target of ['~', '~/', '"$HOME"', '${HOME}/*', `${HOME}/`, `'${HOME}'/*`, '~/.*']) {
+      expect(wipes(`rm -rf ${target}`), target).not.toBeNull();
+    }
+    expect(wipes(`rm -rf ${HOME}/Downloads`)).toBeNull();
+  });
+
+  it('knows the root and the top-level system folders, and nothing below them', () => {
+    expect(isWholeTree('/', HOME)).toBe(true);
+    expect(isWholeTree('//.//*', HOME)).toBe(true);
+    expect(isWholeTree('/usr/', HOME)).toBe(true);
+    expect(isWholeTree('/usr/local', HOME)).toBe(false);
+    expect(isWholeTree('/tmp', HOME)).toBe(false);
+    expect(isWholeTree('.', HOME)).toBe(false);
+    expect(isWholeTree('*', HOME)).toBe(false);
+  });
+
+  it('takes each line and each command of a script on its own', () => {
+    expect(wipes('rm -rf build; ls /')).toBeNull();
+    expect(wipes('rm -rf build\nrm -rf /')).toBe('rm /');
+    expect(wipes('echo "rm -rf /"')).toBeNull(); // one quoted word: nothing runs rm
+  });
+});
