@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { SettingsView } from '../protocol';
@@ -77,21 +77,30 @@ function fieldErrors(error: z.ZodError, prefix = ''): FieldError[] {
 }
 
 /**
- * Removes from saved settings the override an issue at `path` is about: the section's field (settings
- * are saved two levels deep, a field's value whole), or a section that is no object (a list). Returns
- * what it removed, or null when the saved settings have nothing there (the issue is not theirs).
+ * Removes from saved settings what an issue at `path` is about: the value there, or, when the saved
+ * settings have nothing at the full path (a required field missing), the deepest thing along it. One
+ * bad entry of a list goes alone; a list or an object left empty goes too, so its default applies
+ * again (an emptied deny list would deny nothing). Returns false when the issue is not in the saved
+ * settings at all.
  */
-function dropOverride(saved: Json, path: readonly PropertyKey[]): string | null {
-  const [section, field] = path;
-  if (typeof section !== 'string' || !(section in saved)) return null;
-  const value = saved[section];
-  if (isPlainObject(value) && typeof field === 'string' && field in value) {
-    delete value[field];
-    if (Object.keys(value).length === 0) delete saved[section];
-    return `${section}.${field}`;
+function dropAt(saved: Json, path: readonly PropertyKey[]): boolean {
+  const trail: Array<{ holder: Json | unknown[]; key: PropertyKey }> = [];
+  let node: unknown = saved;
+  for (const key of path) {
+    const holds = Array.isArray(node) ? typeof key === 'number' && key < node.length : isPlainObject(node) && typeof key === 'string' && key in node;
+    if (!holds) break;
+    trail.push({ holder: node as Json | unknown[], key });
+    node = (node as Record<PropertyKey, unknown>)[key];
   }
-  delete saved[section];
-  return section;
+  if (trail.length === 0) return false;
+  for (let i = trail.length - 1; i >= 0; i--) {
+    const { holder, key } = trail[i] as { holder: Json | unknown[]; key: PropertyKey };
+    if (Array.isArray(holder)) holder.splice(key as number, 1);
+    else delete holder[key as string];
+    const empty = Array.isArray(holder) ? holder.length === 0 : Object.keys(holder).length === 0;
+    if (!empty || i === 0) break;
+  }
+  return true;
 }
 
 export type JsonFileResult<T> = { value: T; problem: null } | { value: null; problem: string | null };
@@ -317,17 +326,24 @@ export class SettingsStore {
       const parsed = DeskhandConfig.safeParse(deepMerge(this.base, kept));
       if (parsed.success) break;
       const issue = parsed.error.issues[0] as z.core.$ZodIssue;
-      const where = dropOverride(kept, issue.path);
-      if (!where) {
+      if (!dropAt(kept, issue.path)) {
         const read = readValidatedJson(this.path, this.fileSchema());
         return { value: read.value ?? {}, problem: read.problem };
       }
       dropped.push(`${issue.path.map(String).join('.')}: ${issue.message}`);
     }
     if (dropped.length === 0) return { value: kept, problem: null };
+    // A safety rule that was dropped may be what made "never" safe enough for the user: it goes too.
+    const safety = kept.safety;
+    if (dropped.some((line) => line.startsWith('safety.')) && isPlainObject(safety) && safety.confirmation === 'never') {
+      delete safety.confirmation;
+      if (Object.keys(safety).length === 0) delete kept.safety;
+      dropped.push("safety.confirmation: 'never' is not kept once a safety rule was dropped");
+    }
     const aside = `${this.path}.bad`;
     try {
-      renameSync(this.path, aside);
+      // The file as it was is copied aside first: the salvaged one then replaces it in one step.
+      copyFileSync(this.path, aside);
       writeJsonAtomic(this.path, kept);
     } catch (error) {
       return { value: kept, problem: `${this.path} has values Deskhand cannot use (${dropped.join('; ')}); they are ignored, and the file could not be rewritten: ${(error as Error).message}` };
