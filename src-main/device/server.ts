@@ -34,7 +34,7 @@ import { BandedPngEncoders } from './png-bands';
 import { captureScreenshot, screenSize } from './screen';
 import { runShellCommand } from './shell';
 import { DEFAULT_COMMAND_TIMEOUT_S, toolTimeoutMs } from './timeouts';
-import { typeText } from './typing';
+import { normaliseNewlines, typeText } from './typing';
 import { focusWindow, getWindow, listWindows, UnsupportedError, windowAt, windowBounds, type DesktopWindow } from './windows';
 
 export const DEVICE_SERVER_NAME = 'deskhand-device';
@@ -337,7 +337,8 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
         await keyboard?.settle(signal);
       }
       throwIfAborted(signal);
-      const total = [...t].length;
+      // Counted as typed: a \r\n line break is one Enter.
+      const total = [...normaliseNewlines(t)].length;
       const method = await typeText(t, mode, signal, async (sent) => {
         // The typing program is not killed mid-piece: the input this check lets through still arrives.
         progress.done = `${sent} of ${total} characters had gone out, and the input under way then may still arrive`;

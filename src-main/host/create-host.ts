@@ -87,7 +87,7 @@ export function hostDeviceLaunch(config: DeskhandConfig, env: NodeJS.ProcessEnv,
 function prepareDataDir(dataDir: string): void {
   try {
     mkdirSync(dataDir, { recursive: true });
-    accessSync(dataDir, fsConstants.W_OK);
+    accessSync(dataDir, fsConstants.W_OK | fsConstants.X_OK);
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     throw new Error(
