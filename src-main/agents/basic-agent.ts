@@ -8,7 +8,7 @@ import { MODEL_REPLY_TIMING, PHASE_TIMINGS, StrategyError } from './processor/mi
 import type { ProcessorTemplate } from './processor/processor';
 import type { AgentRuntime, ModelWithPrices } from './runtime';
 import type { StateManager } from './states/agent-state';
-import { K, pendingWrites, type ActionPlan, type ModelExchange, type Observation, type StepOutcome } from './step-keys';
+import { K, outcomeOfResults, pendingWrites, type ActionPlan, type ModelExchange, type Observation, type StepOutcome } from './step-keys';
 
 /** Stop was pressed: the step ends without being recorded as an error. */
 export class StepAborted extends Error {
@@ -427,15 +427,6 @@ export abstract class BasicAgent {
       const takenOver = error instanceof TakeoverError ? { takenOver: true as const } : {};
       return { status: 'ERROR', result: null, error: `not run: ${error.message}`, approvedBy: 'user', results: [], ...takenOver };
     }
-    const failed = results.find((result) => result.status === 'failure');
-    if (failed) {
-      return { status: 'ERROR', result: null, error: failed.error ?? 'the action failed', approvedBy: 'user', results, ...(failed.takenOver ? { takenOver: true } : {}) };
-    }
-    const ran = results.filter((result) => result.status === 'success').length;
-    if (ran < results.length) {
-      return { status: 'ERROR', result: null, error: `stopped: ${ran} of ${results.length} action(s) ran`, approvedBy: 'user', results };
-    }
-    const text = results.map((result) => result.result).filter(Boolean).join('\n');
-    return { status: 'CONTINUE', result: text || 'done', error: null, approvedBy: 'user', results };
+    return outcomeOfResults(results, 'user');
   }
 }

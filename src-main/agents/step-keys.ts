@@ -58,6 +58,23 @@ export interface StepOutcome {
   takenOver?: true;
 }
 
+/**
+ * The step's outcome once its commands ran (`approvedBy`: the policy, or the user for a held step): the
+ * first failure, a sequence cut short by Stop (never "done"), or CONTINUE with the results' text.
+ */
+export function outcomeOfResults(results: CommandResult[], approvedBy: 'user' | 'policy'): StepOutcome {
+  const failed = results.find((result) => result.status === 'failure');
+  if (failed) {
+    const skipped = results.filter((result) => result.status === 'skipped').length;
+    const error = `${failed.error ?? 'the action failed'}${skipped ? ` (${skipped} later action(s) skipped)` : ''}`;
+    return { status: 'ERROR', result: null, error, approvedBy, results, ...(failed.takenOver ? { takenOver: true } : {}) };
+  }
+  const ran = results.filter((result) => result.status === 'success').length;
+  if (ran < results.length) return { status: 'ERROR', result: null, error: `stopped: ${ran} of ${results.length} action(s) ran`, approvedBy, results };
+  const text = results.map((result) => result.result).filter(Boolean).join('\n');
+  return { status: 'CONTINUE', result: text || 'done', error: null, approvedBy, results };
+}
+
 export type { Authorization, ChatMessage, ModelExchange, WindowInfo };
 
 /** Files the step is still writing (its screenshots); the step is committed only once they are written. */

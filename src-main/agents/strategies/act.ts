@@ -7,7 +7,7 @@ import { HOST_ONLY_TOOLS, POINT_ARGS, pointsOf, type ToolName } from '../../devi
 import { describeAction, type ActionView } from '../../protocol';
 import type { Strategy } from '../processor/processor';
 import type { StepContext } from '../processor/step-context';
-import { K, trackWrite, type ActionPlan, type Observation, type StepOutcome } from '../step-keys';
+import { K, outcomeOfResults, trackWrite, type ActionPlan, type Observation, type StepOutcome } from '../step-keys';
 import { runtimeOf } from './observe';
 import { logError } from '../../common/log';
 
@@ -155,19 +155,7 @@ export const executeStrategy: Strategy = {
       if (!(error instanceof TakeoverError)) throw error;
       return set({ status: 'ERROR', result: null, error: `not run: ${error.message}`, approvedBy: null, results: [], takenOver: true });
     }
-    const failed = results.find((result) => result.status === 'failure');
-    if (failed) {
-      const skipped = results.filter((result) => result.status === 'skipped').length;
-      const error = `${failed.error ?? 'the action failed'}${skipped ? ` (${skipped} later action(s) skipped)` : ''}`;
-      return set({ status: 'ERROR', result: null, error, approvedBy: 'policy', results, ...(failed.takenOver ? { takenOver: true } : {}) });
-    }
-    // Stop during a sequence skips the rest: the step must not read as done.
-    const ran = results.filter((result) => result.status === 'success').length;
-    if (ran < results.length) {
-      return set({ status: 'ERROR', result: null, error: `stopped: ${ran} of ${results.length} action(s) ran`, approvedBy: 'policy', results });
-    }
-    const text = results.map((result) => result.result).filter(Boolean).join('\n');
-    return set({ status: 'CONTINUE', result: text || 'done', error: null, approvedBy: 'policy', results });
+    set(outcomeOfResults(results, 'policy'));
   },
 };
 
