@@ -154,12 +154,6 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
     return report && pointerMoved(expected, report.pointer.screen) ? pointerMovedResult(name, expected, report.pointer) : null;
   };
   /**
-   * The keyboard check (EXPECT_KEYBOARD_META) before anything is sent: where the input goes (the window
-   * at its point, else the active one) must belong to the program the host judged it for. Unlike the
-   * pointer, a window that cannot be read stops the input: it is held because of where it might go.
-   * type_text checks again before every piece it types (see its handler).
-   */
-  /**
    * What shows of Deskhand's own windows, in logical screen coordinates, for screenshots to paint over.
    * Without an EWMH window manager (or X11) there is no window list to find them in, and nothing to hide.
    */
@@ -171,6 +165,12 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
       throw new Error(`cannot tell where Deskhand's own window is, so no screenshot is taken: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
+  /**
+   * The keyboard check (EXPECT_KEYBOARD_META) before anything is sent: where the input goes (the window
+   * at its point, else the active one) must belong to the program the host judged it for. Unlike the
+   * pointer, a window that cannot be read stops the input: it is held because of where it might go.
+   * type_text checks again before every piece it types (see its handler).
+   */
   const keyboardCheckFor = (expected: ExpectKeyboard | null): KeyboardCheck | null =>
     expected ? new KeyboardCheck(expected, isProtected) : null;
   const pointOf = async (args: Record<string, unknown>): Promise<Point | null> =>
