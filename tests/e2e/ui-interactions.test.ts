@@ -1,8 +1,8 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
 import { FakeHostError, startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
-import { makeStep, screenshotRef } from '../support/ui-fixtures';
-import { openUi, saveScreenshot, type UiPage } from '../support/ui-page';
+import { screenshotRef } from '../support/ui-fixtures';
+import { openUi, saveScreenshot, startSessionWithStep, type UiPage } from '../support/ui-page';
 import { launchChromium } from '../support/web-app';
 
 let browser: Browser;
@@ -28,16 +28,11 @@ afterEach(async () => {
 });
 
 /** A session on screen with one step done, as if the user had just sent `request`. */
-async function runningSession(request: string): Promise<string> {
-  const { page } = ui;
-  await page.getByRole('textbox', { name: 'Request' }).fill(request);
-  await page.getByRole('textbox', { name: 'Request' }).press('Enter');
-  const start = await host.waitForCommand('session.start');
-  expect(start.request).toBe(request);
-  const sessionId = [...host.sessions.keys()].at(-1) ?? '';
-  host.addStep(makeStep(sessionId, 0, { screenshot: screenshotRef(sessionId, 'step-1.png'), annotated: screenshotRef(sessionId, 'step-1-annotated.png') }));
-  await expect.poll(() => page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem').count()).toBe(1);
-  return sessionId;
+function runningSession(request: string): Promise<string> {
+  return startSessionWithStep(ui.page, host, request, (sessionId) => ({
+    screenshot: screenshotRef(sessionId, 'step-1.png'),
+    annotated: screenshotRef(sessionId, 'step-1-annotated.png'),
+  }));
 }
 
 describe('questions and confirmations in the browser UI (fake host)', () => {

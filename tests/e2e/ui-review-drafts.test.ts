@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
 import { makeSession, makeStep } from '../support/ui-fixtures';
-import { openUi, type UiPage } from '../support/ui-page';
+import { openUi, startSessionWithStep, type UiPage } from '../support/ui-page';
 import { launchChromium } from '../support/web-app';
 
 let browser: Browser;
@@ -29,16 +29,6 @@ afterEach(async () => {
   await host?.close();
 });
 
-async function startSession(page: Page, request: string): Promise<string> {
-  await page.getByRole('textbox', { name: 'Request' }).fill(request);
-  await page.getByRole('textbox', { name: 'Request' }).press('Enter');
-  await host.waitForCommand('session.start');
-  const sessionId = [...host.sessions.keys()].at(-1) ?? '';
-  host.addStep(makeStep(sessionId, 0));
-  await expect.poll(() => page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem').count()).toBe(1);
-  return sessionId;
-}
-
 /** What has the keyboard focus: 'body', or the element's tag and name (a string: no DOM library here). */
 const isFocused = async (page: Page): Promise<string> =>
   (await page.evaluate(`(() => {
@@ -49,7 +39,7 @@ const isFocused = async (page: Page): Promise<string> =>
 describe('nothing typed is lost by accident (review)', () => {
   it('keeps a half-written approval note and half-filled answers when another session is looked at meanwhile', async () => {
     const { page } = ui;
-    const sessionId = await startSession(page, 'send the newsletter');
+    const sessionId = await startSessionWithStep(page, host, 'send the newsletter');
     host.requestInteraction({ kind: 'questions', id: 'q1', sessionId, agent: 'HostAgent', questions: ['Which list?', 'Which subject?'] });
     host.requestInteraction({
       kind: 'confirm',

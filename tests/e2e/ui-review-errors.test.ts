@@ -1,8 +1,8 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeHostError, startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
 import { makeSession, makeStep, screenshotRef } from '../support/ui-fixtures';
-import { openUi, type UiPage } from '../support/ui-page';
+import { openUi, startSessionWithStep, type UiPage } from '../support/ui-page';
 import { launchChromium } from '../support/web-app';
 
 let browser: Browser;
@@ -27,21 +27,11 @@ afterEach(async () => {
   await host?.close();
 });
 
-async function startSession(page: Page, request: string): Promise<string> {
-  await page.getByRole('textbox', { name: 'Request' }).fill(request);
-  await page.getByRole('textbox', { name: 'Request' }).press('Enter');
-  await host.waitForCommand('session.start');
-  const sessionId = [...host.sessions.keys()].at(-1) ?? '';
-  host.addStep(makeStep(sessionId, 0));
-  await expect.poll(() => page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem').count()).toBe(1);
-  return sessionId;
-}
-
 describe('failures the user must see (review)', () => {
   it('says so when the screenshot of a held step cannot be loaded, instead of leaving it out silently', async () => {
     const { page } = ui;
     await page.route('**/screenshots/**', (route) => route.fulfill({ status: 404, body: 'gone' }));
-    const sessionId = await startSession(page, 'send the report');
+    const sessionId = await startSessionWithStep(page, host, 'send the report');
     host.requestInteraction({
       kind: 'confirm',
       id: 'c1',
@@ -60,7 +50,7 @@ describe('failures the user must see (review)', () => {
 
   it('shows a blackboard that could not be loaded as failed, with a way to try again, not as loading for ever', async () => {
     const { page } = ui;
-    await startSession(page, 'sort the photos');
+    await startSessionWithStep(page, host, 'sort the photos');
     let refuse = true;
     host.handle('blackboard.get', (command) => {
       if (refuse) throw new FakeHostError('internal', 'the database is busy');

@@ -2,7 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
+import { expect } from 'vitest';
+import type { StepViewInput } from '../../src-main/protocol';
 import type { FakeUiHost } from './fake-ui-host';
+import { makeStep } from './ui-fixtures';
 
 export interface UiPage {
   page: Page;
@@ -35,6 +38,27 @@ export async function openUi(
   await host.waitForCommand('session.list');
   await page.getByRole('status').first().waitFor();
   return { page, context, problems, close: () => context.close() };
+}
+
+/**
+ * Sends `request` from the Request box and gives the new session its first step (`step` for its
+ * fields, given the session's id), as if the agent had just taken it; resolves with the session's id
+ * once the step shows.
+ */
+export async function startSessionWithStep(
+  page: Page,
+  host: FakeUiHost,
+  request: string,
+  step: (sessionId: string) => Partial<StepViewInput> = () => ({}),
+): Promise<string> {
+  await page.getByRole('textbox', { name: 'Request' }).fill(request);
+  await page.getByRole('textbox', { name: 'Request' }).press('Enter');
+  const start = await host.waitForCommand('session.start');
+  expect(start.request).toBe(request);
+  const sessionId = [...host.sessions.keys()].at(-1) ?? '';
+  host.addStep(makeStep(sessionId, 0, step(sessionId)));
+  await expect.poll(() => page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem').count()).toBe(1);
+  return sessionId;
 }
 
 /** Where UI tests put their screenshots (kept for people to look at; CI may upload the folder). */

@@ -12,19 +12,20 @@ const typed = (text: string) =>
 describe('the whole-tree rule in the safety policy', () => {
   it('evaluates a command with many --options in linear time (no catastrophic backtracking)', () => {
     // `docker run --rm` once gave a deny pattern's `\brm` a start, and each `--opt` two ways to split.
-    const command = `docker run --rm${' --ab'.repeat(24)} image`;
+    const command = `docker run --rm${' --ab'.repeat(30)} image`;
     const started = performance.now();
     decide(command);
     const ms = performance.now() - started;
-    // With that pattern each extra option doubled the time (27 options: about 30 s on the host's main thread).
-    expect(ms).toBeLessThan(100);
+    // With that pattern each extra option doubled the time (27 options: about 30 s on the host's main
+    // thread, 30 several minutes); a linear check takes well under a millisecond. The bound is loose on purpose.
+    expect(ms).toBeLessThan(5_000);
   });
 
   it('the same blow-up is reachable through typed text, not only shell commands', () => {
-    const text = `notes: rm${' --x'.repeat(26)}`;
+    const text = `notes: rm${' --x'.repeat(30)}`;
     const started = performance.now();
     typed(text);
-    expect(performance.now() - started).toBeLessThan(100);
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it('denies the quoted-home idioms the pattern claims to catch ("maybe quoted, maybe with /*")', () => {
