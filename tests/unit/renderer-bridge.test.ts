@@ -168,6 +168,32 @@ describe('WebSocketBridge', () => {
     expect(errors.map((error) => error.message)).toEqual(['Unreadable']);
   });
 
+  it('gives up on a command the host never answers, so the button that sent it comes back', async () => {
+    bridge.start();
+    socket().open();
+    const deciding = bridge.send({ type: 'interaction.decide', sessionId: 's1', interactionId: 'i1', approved: true });
+    const outcome = deciding.then(
+      () => 'resolved',
+      (error: Error) => error.message,
+    );
+    vi.advanceTimersByTime(59_000);
+    await Promise.resolve();
+    vi.advanceTimersByTime(1_000);
+    await expect(outcome).resolves.toMatch(/did not answer \(interaction\.decide\) within 60 s/);
+    // An answer that comes after all is dropped with a warning, never taken for a later request's.
+    socket().receive({ type: 'reply', id: socket().sent[0]?.id, ok: true, result: {} });
+    expect(console.warn).toHaveBeenCalledWith(expect.stringMatching(/unknown request/), expect.anything());
+  });
+
+  it('keeps no timer for a command answered in time', async () => {
+    bridge.start();
+    socket().open();
+    const listing = bridge.send({ type: 'session.list' });
+    socket().receive({ type: 'reply', id: socket().sent[0]?.id, ok: true, result: { sessions: [] } });
+    await expect(listing).resolves.toEqual({ sessions: [] });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('refuses to send while disconnected, fails pending requests on close, and reconnects', async () => {
     bridge.start();
     await expect(bridge.send({ type: 'session.list' })).rejects.toThrow(/Not connected/);
@@ -423,6 +449,23 @@ describe('ElectronBridge', () => {
     }));
     const bridge = new ElectronBridge(preload.api);
     await expect(bridge.send({ type: 'session.start', request: 'x' })).rejects.toThrow('A session is already running');
+  });
+
+  it('gives up on a command the main process never answers', async () => {
+    vi.useFakeTimers();
+    try {
+      const api: DeskhandPreloadApi = { invoke: () => new Promise(() => {}), onMessage: () => () => {} };
+      const bridge = new ElectronBridge(api, 5_000);
+      const deciding = bridge.send({ type: 'interaction.answer', sessionId: 's1', interactionId: 'i1', answers: ['yes'] });
+      const outcome = deciding.then(
+        () => 'resolved',
+        (error: Error) => error.message,
+      );
+      vi.advanceTimersByTime(5_000);
+      await expect(outcome).resolves.toMatch(/did not answer \(interaction\.answer\) within 5 s/);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('delivers pushed events after start and stops on dispose', () => {

@@ -1,4 +1,5 @@
 import type { CommandResult, HostCommandInput, HostCommandType, HostEvent, ScreenshotRef } from '../../../src-main/protocol';
+import { REPLY_DEADLINE_MS, withReplyDeadline } from './deadline';
 import { HostCommandError, toError } from './errors';
 import { ListenerSet } from './listeners';
 import { nextRequestId, parseHostMessage, resultFromReply, withRequestId } from './replies';
@@ -25,7 +26,10 @@ export class ElectronBridge implements Bridge {
   private readonly errors = new ListenerSet<Error>();
   private stopListening: (() => void) | null = null;
 
-  constructor(private readonly api: DeskhandPreloadApi) {}
+  constructor(
+    private readonly api: DeskhandPreloadApi,
+    private readonly replyDeadlineMs = REPLY_DEADLINE_MS,
+  ) {}
 
   start(): void {
     if (this.stopListening) return;
@@ -49,7 +53,7 @@ export class ElectronBridge implements Bridge {
     const id = nextRequestId();
     let raw: unknown;
     try {
-      raw = await this.api.invoke(withRequestId(command, id));
+      raw = await withReplyDeadline(this.api.invoke(withRequestId(command, id)), command.type, this.replyDeadlineMs);
     } catch (error) {
       throw toError(error);
     }

@@ -1,4 +1,5 @@
 import type { CommandResult, HostCommandType, HostEvent, ScreenshotRef } from '../../../src-main/protocol';
+import { REPLY_DEADLINE_MS, withReplyDeadline } from './deadline';
 import { HostCommandError, toError } from './errors';
 import { ListenerSet } from './listeners';
 import { nextRequestId, parseHostMessage, resultFromReply, withRequestId, type ReplyMessage } from './replies';
@@ -44,6 +45,8 @@ export interface WebSocketBridgeOptions {
   fetch?: FetchLike;
   /** Makes and revokes their blob: URLs (default: URL.createObjectURL and URL.revokeObjectURL). */
   objectUrls?: ObjectUrls;
+  /** How long a command waits for its answer (default `REPLY_DEADLINE_MS`). */
+  replyDeadlineMs?: number;
 }
 
 interface PendingRequest {
@@ -98,7 +101,7 @@ export class WebSocketBridge implements Bridge {
       return Promise.reject(new Error('Not connected to Deskhand; reconnecting…'));
     }
     const id = nextRequestId();
-    return new Promise<CommandResult<T>>((resolve, reject) => {
+    const answered = new Promise<CommandResult<T>>((resolve, reject) => {
       this.pending.set(id, {
         settle: (reply) => {
           try {
@@ -116,6 +119,7 @@ export class WebSocketBridge implements Bridge {
         reject(toError(error));
       }
     });
+    return withReplyDeadline(answered, command.type, this.options.replyDeadlineMs ?? REPLY_DEADLINE_MS, () => this.pending.delete(id));
   }
 
   onEvent(listener: (event: HostEvent) => void): Unsubscribe {
