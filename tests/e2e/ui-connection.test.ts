@@ -117,3 +117,34 @@ describe('the access token of browser mode (the real server)', () => {
     }
   });
 });
+
+describe('a dropped connection (browser mode)', () => {
+  it('is said in a live region when it drops and when it comes back, and the page goes on working', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const pageSides: { close(): Promise<void> }[] = [];
+    // Every socket goes through to the real server; the test keeps the page's end to cut it.
+    await page.routeWebSocket(/\/ws\?token=/, (socket) => {
+      socket.connectToServer();
+      pageSides.push(socket);
+    });
+    try {
+      await page.goto(app.url);
+      const notice = page.getByTestId('connection-state');
+      await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: 15_000 }).toBe('Ready');
+      expect(await notice.getAttribute('aria-live')).toBe('polite');
+      expect(await notice.textContent()).toBe('');
+
+      await pageSides[0]?.close();
+      await expect.poll(() => notice.textContent(), { timeout: 5_000 }).toBe('Disconnected, retrying…');
+      await expect.poll(() => notice.textContent(), { timeout: 15_000 }).toBe('Connected to Deskhand again');
+      expect(pageSides).toHaveLength(2);
+      // Shown only to screen readers: the chip is gone, and the words take no room on screen.
+      const box = await notice.getByText('Connected to Deskhand again').boundingBox();
+      expect((box?.width ?? 0) * (box?.height ?? 0)).toBeLessThanOrEqual(1);
+      await page.getByRole('textbox', { name: 'Request' }).waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -1,7 +1,9 @@
 import { Box, Chip, CircularProgress, Typography } from '@mui/material';
+import { useRef } from 'react';
 import { currentSession, isSessionActive, useDeskhand, type ConnectionState, type DeskhandState } from '../store';
 import { formatCost, formatCount, SESSION_STATUS_LABELS, totalTokens } from './labels';
 import { plainText } from './plainText';
+import { visuallyHidden } from './visuallyHidden';
 
 const CONNECTION_LABELS: Record<Exclude<ConnectionState, 'connected'>, string> = {
   connecting: 'Connecting…',
@@ -46,18 +48,35 @@ function describeUsage(state: DeskhandState): string {
   return `${formatCount(tokens)} tokens${cost}`;
 }
 
+/**
+ * The link to the host, in a live region that is always there, so that a screen reader hears it drop
+ * ("Disconnected, retrying…") and come back, which sighted users see as the chip going away.
+ */
+function ConnectionNotice() {
+  const connection = useDeskhand((state) => state.connection);
+  const wasDown = useRef(false);
+  // Only a return after a drop is news; the first connection of a page load is not.
+  const back = connection === 'connected' && wasDown.current;
+  if (connection === 'disconnected' || connection === 'unreachable' || connection === 'refused') wasDown.current = true;
+  return (
+    <Box component="span" aria-live="polite" aria-atomic="true" data-testid="connection-state" sx={{ display: 'inline-flex', flexShrink: 0 }}>
+      {connection !== 'connected' && (
+        <Chip size="small" color={connection === 'refused' || connection === 'unreachable' ? 'error' : 'warning'} label={CONNECTION_LABELS[connection]} />
+      )}
+      {back && <Box component="span" sx={visuallyHidden}>Connected to Deskhand again</Box>}
+    </Box>
+  );
+}
+
 /** What the session on screen is doing, how far it is, and what it cost so far. */
 export function StatusLine() {
   const text = useDeskhand((state) => describeStatus(state).text);
   const busy = useDeskhand((state) => describeStatus(state).busy);
   const progress = useDeskhand(describeProgress);
   const usage = useDeskhand(describeUsage);
-  const connection = useDeskhand((state) => state.connection);
   return (
     <Box sx={{ display: 'flex', alignItems: 'center', gap: 1.5, minWidth: 0, flex: 1 }}>
-      {connection !== 'connected' && (
-        <Chip size="small" color={connection === 'refused' || connection === 'unreachable' ? 'error' : 'warning'} label={CONNECTION_LABELS[connection]} />
-      )}
+      <ConnectionNotice />
       {busy && <CircularProgress size={16} aria-hidden />}
       <Typography role="status" aria-live="polite" noWrap title={text} sx={{ minWidth: 0, flexShrink: 1, fontWeight: 500 }}>
         {text}
