@@ -141,6 +141,44 @@ describe('layout at a small window and with long text (review)', () => {
     expect(await overflowing(page, '.MuiDrawer-paper, .MuiDrawer-paper > *')).toEqual([]);
   });
 
+  it('gives the step detail all of an 800x600 window: the screenshot fits whole, and the details scroll on below it by keyboard', async () => {
+    ui = await openUi(browser, host, { width: 800, height: 600 });
+    const { page } = ui;
+    await busySession(page);
+    await page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem').first().click();
+    const detail = page.getByRole('dialog', { name: /^Step 1/ });
+    await detail.waitFor();
+    const image = detail.getByRole('img', { name: /Screenshot of step 1/ });
+    await image.waitFor();
+    await page.waitForTimeout(300);
+    await saveScreenshot(page, 'review-narrow-detail-full');
+    const paper = await page.locator('.MuiDialog-paper').boundingBox();
+    expect(paper).toEqual({ x: 0, y: 0, width: 800, height: 600 });
+    // "Fit" shows all of the screenshot: none of it is cut off by its frame.
+    const frame = await detail.getByRole('region', { name: /Screenshot of step 1, scrollable/ }).boundingBox();
+    const shown = await image.boundingBox();
+    expect(frame && shown).toBeTruthy();
+    if (!frame || !shown) return;
+    expect(shown.height).toBeGreaterThanOrEqual(240);
+    expect(shown.y).toBeGreaterThanOrEqual(frame.y);
+    expect(shown.y + shown.height).toBeLessThanOrEqual(frame.y + frame.height + 1);
+    expect(shown.width / shown.height).toBeCloseTo(1280 / 800, 1);
+
+    // The details are not a sliver of their own below it: one scroll, taken by the keyboard.
+    const details = detail.getByRole('region', { name: 'Step details' });
+    expect(await details.evaluate((element) => element.scrollHeight - element.clientHeight)).toBeLessThanOrEqual(1);
+    const tokens = detail.getByText('Tokens', { exact: true });
+    const inView = async () => {
+      const box = await tokens.boundingBox();
+      return box !== null && box.y >= 0 && box.y + box.height <= 600;
+    };
+    expect(await inView()).toBe(false);
+    await page.locator('.MuiDialogContent-root').focus();
+    await page.keyboard.press('End');
+    await expect.poll(inView).toBe(true);
+    expect(ui.problems).toEqual([]);
+  });
+
   it('wraps a long unbroken session title in the "waiting for you" alert and a long error message', async () => {
     ui = await openUi(browser, host, { width: 800, height: 600 });
     const { page } = ui;

@@ -129,13 +129,10 @@ export function ScreenshotViewer({ clean, annotated, label }: ScreenshotViewerPr
           <img
             src={url}
             alt={`${label} (${shown === annotated ? 'annotated' : 'clean'})`}
-            width={zoom === 'fit' ? undefined : Math.round(shown.width * zoom)}
-            height={zoom === 'fit' ? undefined : Math.round(shown.height * zoom)}
-            style={
-              zoom === 'fit'
-                ? { display: 'block', maxWidth: '100%', maxHeight: '100%', objectFit: 'contain' }
-                : { display: 'block', maxWidth: 'none' }
-            }
+            // Sized from the measured scale: a percentage max-height finds no height to resolve against in a grid row.
+            width={Math.round(shown.width * (zoom === 'fit' ? fitScale : zoom))}
+            height={Math.round(shown.height * (zoom === 'fit' ? fitScale : zoom))}
+            style={{ display: 'block', maxWidth: 'none' }}
           />
         )}
       </Box>

@@ -1,5 +1,5 @@
 import CloseIcon from '@mui/icons-material/Close';
-import { Alert, Box, Button, Dialog, DialogContent, DialogTitle, IconButton, Typography } from '@mui/material';
+import { Alert, Box, Button, Dialog, DialogContent, DialogTitle, IconButton, Typography, useMediaQuery } from '@mui/material';
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { StepDetail, StepView } from '../../../src-main/protocol';
 import { useDeskhand, useUi } from '../store';
@@ -9,6 +9,7 @@ import { PhaseTimings } from './PhaseTimings';
 import { ScreenshotViewer } from './ScreenshotViewer';
 import { StepStatusChip } from './StepStatusChip';
 import { ToolResultSection } from './ToolResultSection';
+import { useNarrowWindow } from './useNarrowWindow';
 
 type Fetched = { stepId: string; detail: StepDetail } | { stepId: string; error: string };
 
@@ -20,17 +21,27 @@ function prettyReply(reply: string): string {
   }
 }
 
-function StepDetailBody({ step, fetched }: { step: StepView; fetched: Fetched | null }) {
+/**
+ * Wide: the screenshot and the details side by side, each in its own scroll. Stacked (a narrow window):
+ * the screenshot gets a fixed share of the height and the details run on below it, the whole dialog
+ * scrolling, since two scrolls one above the other leave each a sliver.
+ */
+function StepDetailBody({ step, fetched, stacked }: { step: StepView; fetched: Fetched | null; stacked: boolean }) {
   const detail = fetched && 'detail' in fetched ? fetched.detail : null;
   const tokens = `${formatCount(step.tokens.prompt)} prompt + ${formatCount(step.tokens.completion)} completion tokens${
     step.costUsd !== null ? ` · ${formatCost(step.costUsd)}` : ''
   }`;
   return (
-    <Box sx={{ display: 'flex', gap: 3, height: '100%', minHeight: 0, flexDirection: { xs: 'column', md: 'row' } }}>
-      <Box sx={{ flex: 3, minWidth: 0, minHeight: 320, display: 'flex', flexDirection: 'column' }}>
+    <Box sx={{ display: 'flex', gap: 3, flexDirection: stacked ? 'column' : 'row', ...(stacked ? {} : { height: '100%', minHeight: 0 }) }}>
+      <Box sx={{ minWidth: 0, display: 'flex', flexDirection: 'column', ...(stacked ? { height: 'max(280px, 60vh)', flexShrink: 0 } : { flex: 3, minHeight: 320 }) }}>
         <ScreenshotViewer clean={step.screenshot} annotated={step.annotated} label={`Screenshot of step ${step.index + 1}`} />
       </Box>
-      <Box sx={{ flex: 2, minWidth: 0, overflowY: 'auto', pr: 1 }} tabIndex={0} aria-label="Step details">
+      <Box
+        sx={{ minWidth: 0, ...(stacked ? {} : { flex: 2, overflowY: 'auto', pr: 1 }) }}
+        {...(stacked ? {} : { tabIndex: 0 })}
+        role="region"
+        aria-label="Step details"
+      >
         <DetailSection title="Observation">{step.observation}</DetailSection>
         <DetailSection title="Thought">{step.thought}</DetailSection>
         <DetailSection title="Plan">
@@ -104,6 +115,9 @@ export function StepDetailDialog() {
     };
   }, [stepId, loadDetail]);
 
+  const stacked = useNarrowWindow();
+  // A short or narrow window: the dialog takes all of it rather than a frame of backdrop around it.
+  const fullScreen = useMediaQuery('(max-width: 899.95px), (max-height: 699.95px)', { noSsr: true });
   const paperRef = useRef<HTMLDivElement>(null);
   const close = () => openStep(null);
   const go = (offset: number): void => {
@@ -132,9 +146,10 @@ export function StepDetailDialog() {
       disableRestoreFocus
       fullWidth
       maxWidth="xl"
+      fullScreen={fullScreen}
       onKeyDown={onKeyDown}
       aria-labelledby="step-detail-title"
-      slotProps={{ paper: { sx: { height: '90vh' }, ref: paperRef } }}
+      slotProps={{ paper: { sx: fullScreen ? {} : { height: '90vh' }, ref: paperRef } }}
     >
       {step && (
         <>
@@ -160,8 +175,13 @@ export function StepDetailDialog() {
               <CloseIcon />
             </IconButton>
           </DialogTitle>
-          <DialogContent dividers sx={{ display: 'flex', flexDirection: 'column', minHeight: 0 }}>
-            <StepDetailBody step={step} fetched={fetched?.stepId === step.id ? fetched : null} />
+          <DialogContent
+            dividers
+            sx={stacked ? { '&:focus-visible': { outline: 3, outlineColor: 'primary.main', outlineOffset: -3 } } : { display: 'flex', flexDirection: 'column', minHeight: 0 }}
+            // Stacked, the content is the one scroll: it takes the keyboard's arrows and Page keys.
+            {...(stacked ? { tabIndex: 0 } : {})}
+          >
+            <StepDetailBody step={step} fetched={fetched?.stepId === step.id ? fetched : null} stacked={stacked} />
           </DialogContent>
         </>
       )}
