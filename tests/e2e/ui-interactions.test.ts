@@ -116,6 +116,11 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
     });
     await card.waitFor();
     await card.getByRole('textbox', { name: 'Note for the agent (optional)' }).fill('Not yet: the draft needs a subject');
+    // Esc in the note only leaves it (pressed to stop typing, it must not decide); the next one rejects.
+    await page.keyboard.press('Escape');
+    await expect.poll(() => card.evaluate((element) => element === element.ownerDocument.activeElement)).toBe(true);
+    await page.waitForTimeout(200);
+    expect(host.commands('interaction.decide').filter((command) => command.interactionId === 'c2')).toHaveLength(0);
     await page.keyboard.press('Escape');
     const rejected = await host.waitForCommand('interaction.decide', (command) => command.interactionId === 'c2');
     expect(rejected).toMatchObject({ sessionId, approved: false, note: 'Not yet: the draft needs a subject' });

@@ -14,7 +14,7 @@ const key = (overrides: Partial<ConfirmKeyEvent>): ConfirmKeyEvent => ({
   ...overrides,
 });
 
-const calm = { inOverlay: false, overlayOpen: false, inOtherTextField: false };
+const calm = { inOverlay: false, overlayOpen: false, inOtherTextField: false, inOwnTextField: false };
 
 describe('approval shortcuts (Ctrl/⌘+Enter approves, Esc rejects)', () => {
   it('approves and rejects when nothing else takes the key', () => {
@@ -43,6 +43,13 @@ describe('approval shortcuts (Ctrl/⌘+Enter approves, Esc rejects)', () => {
     const inRequestBox = { ...calm, inOtherTextField: true };
     expect(confirmKeyAction(key({ key: 'Enter', ctrlKey: true }), inRequestBox)).toBe('approve');
     expect(confirmKeyAction(key({ key: 'Escape' }), inRequestBox)).toBeNull();
+  });
+
+  it("in the card's own note Esc leaves the note first (it never decides), Ctrl+Enter still approves", () => {
+    const inNote = { ...calm, inOwnTextField: true };
+    expect(confirmKeyAction(key({ key: 'Escape' }), inNote)).toBe('leave');
+    expect(confirmKeyAction(key({ key: 'Enter', ctrlKey: true }), inNote)).toBe('approve');
+    expect(confirmKeyAction(key({ key: 'Escape' }), { ...inNote, overlayOpen: true })).toBeNull();
   });
 });
 

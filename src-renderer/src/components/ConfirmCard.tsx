@@ -36,7 +36,8 @@ export function heldOn(interaction: Pick<ConfirmInteraction, 'target' | 'actions
 /**
  * A step held for approval (status CONFIRM, or a safety rule): what will happen, on what, why it was
  * held, and the screenshot with the action drawn on it. Approve (Ctrl/⌘+Enter, from anywhere) or
- * Reject (Esc, from anywhere but another text field), with an optional note for the agent. A rejected
+ * Reject (Esc, from anywhere but a text field: in the card's note, Esc first leaves the note), with
+ * an optional note for the agent. A rejected
  * action never runs (the host's promise; we only send the decision). A key pressed inside a card is that
  * card's; pressed anywhere else it goes to the first card (`shortcuts`).
  */
@@ -70,10 +71,12 @@ export function ConfirmCard({ interaction, shortcuts }: { interaction: ConfirmIn
         inOverlay: inOverlay(event.target),
         overlayOpen: overlayOpen(),
         inOtherTextField: isTextField(event.target) && !cardRef.current?.contains(event.target as Node),
+        inOwnTextField: isTextField(event.target) && cardRef.current?.contains(event.target as Node) === true,
       });
       if (action === null) return;
       event.preventDefault();
-      send.current(action === 'approve');
+      if (action === 'leave') cardRef.current?.focus();
+      else send.current(action === 'approve');
     };
     window.addEventListener('keydown', onKeyDown);
     return () => window.removeEventListener('keydown', onKeyDown);

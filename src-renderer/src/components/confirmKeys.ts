@@ -15,17 +15,23 @@ export interface ConfirmKeyContext {
   overlayOpen: boolean;
   /** The key was pressed in a text field outside the card (the request box, the search). */
   inOtherTextField: boolean;
+  /** The key was pressed in the card's own text field (its note). */
+  inOwnTextField: boolean;
 }
+
+/** `leave`: the focus leaves the card's note for the card itself, the note kept; Esc there rejects. */
+export type ConfirmKeyAction = 'approve' | 'reject' | 'leave';
 
 /**
  * Ctrl/⌘+Enter approves, from anywhere but an overlay (the request box too, as its hint says). Esc
  * rejects only when nothing else takes it: not a key someone handled already, not with a snackbar or
- * dialog open (Esc closes that), not in another text field (there it means "leave this field"). A key
- * held down (repeat) or confirming an IME composition never decides.
+ * dialog open (Esc closes that), not in a text field, where it means "leave this field" (in the card's
+ * own note, a second Esc then rejects, so Esc pressed to stop typing never decides). A key held down
+ * (repeat) or confirming an IME composition never decides.
  */
-export function confirmKeyAction(event: ConfirmKeyEvent, context: ConfirmKeyContext): 'approve' | 'reject' | null {
+export function confirmKeyAction(event: ConfirmKeyEvent, context: ConfirmKeyContext): ConfirmKeyAction | null {
   if (event.isComposing || event.repeat || event.defaultPrevented || context.inOverlay) return null;
   if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) return 'approve';
-  if (event.key === 'Escape' && !context.overlayOpen && !context.inOtherTextField) return 'reject';
-  return null;
+  if (event.key !== 'Escape' || context.overlayOpen || context.inOtherTextField) return null;
+  return context.inOwnTextField ? 'leave' : 'reject';
 }
