@@ -1,6 +1,7 @@
 import { ApprovalRequiredError, TakeoverError, type ActorContext, type Authorization } from '../commands/command-gate';
 import type { NewStep, StoredScreenshot } from '../memory/session-store';
 import type { AgentStatus, ScreenshotRef, StepView } from '../protocol';
+import { endsRound } from '../llm/model-client';
 import { InteractionCancelled } from '../session/interaction-broker';
 import { StepContext } from './processor/step-context';
 import { StepDeferred } from './step-deferred';
@@ -79,6 +80,11 @@ export abstract class BasicAgent {
     readonly states: StateManager,
     readonly host: BasicAgent | null,
   ) {}
+
+  /** Failed steps in a row, the last one included. */
+  get errorsInARow(): number {
+    return this.consecutiveErrors;
+  }
 
   protected abstract processor(runtime: AgentRuntime): ProcessorTemplate;
   protected abstract model(runtime: AgentRuntime): ModelWithPrices;
@@ -176,6 +182,7 @@ export abstract class BasicAgent {
     const startedAt = Date.now();
     const started = performance.now();
     let failure: string | null = null;
+    let fatal = false;
     try {
       await this.processor(runtime).run(ctx);
       // A step is committed with its screenshot on disk; one that could not be written fails the step.
@@ -185,12 +192,13 @@ export abstract class BasicAgent {
       if (runtime.signal.aborted || error instanceof StepAborted || error instanceof InteractionCancelled) throw new StepAborted();
       if (error instanceof StepDeferred) return;
       failure = failureOf(error);
+      fatal = endsRound(error);
     }
     // However the step ended, it is saved only once its files have settled, and never names one that is not on disk.
     await Promise.allSettled(pendingWrites(ctx));
     const screenshotSaved = (await ctx.maybe<Observation | null>(K.screenshot)?.written.then(() => true, () => false)) ?? false;
     const outcome: StepOutcome = failure !== null
-      ? { status: 'ERROR', result: null, error: failure, approvedBy: null, results: [] }
+      ? { status: 'ERROR', result: null, error: failure, approvedBy: null, results: [], ...(fatal ? { endsRound: true as const } : {}) }
       : ctx.get<StepOutcome>(K.outcome);
     const step = this.stepOf(runtime, ctx, outcome, startedAt, performance.now() - started, screenshotSaved);
     const saved = ctx.maybe<{ reason: string }>(K.savedScreenshot) ?? null;
@@ -254,7 +262,7 @@ export abstract class BasicAgent {
     if (outcome.status === 'ERROR') {
       // The user taking the mouse pauses the run; it is no sign that the agent is stuck.
       if (!outcome.takenOver) this.consecutiveErrors++;
-      this.status = this.consecutiveErrors >= runtime.config.limits.maxConsecutiveErrors ? 'ERROR' : 'CONTINUE';
+      this.status = outcome.endsRound || this.consecutiveErrors >= runtime.config.limits.maxConsecutiveErrors ? 'ERROR' : 'CONTINUE';
       return;
     }
     this.consecutiveErrors = 0;

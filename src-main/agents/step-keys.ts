@@ -56,6 +56,8 @@ export interface StepOutcome {
   results: CommandResult[];
   /** Not run because the user had taken the mouse: an ERROR step, but not the agent's error. */
   takenOver?: true;
+  /** A failure no later step can mend (an unknown model): the round ends with this step. */
+  endsRound?: true;
 }
 
 /**

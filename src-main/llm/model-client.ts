@@ -2,7 +2,16 @@ import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { childSignal, sleep } from '../common/child-signal';
 import { readCompletion } from './completion';
-import { AttemptTimeout, describe, redactEndpointSecrets, refusesTemperature, retryable, retryAfterMs } from './model-errors';
+import { APIError } from 'openai';
+import {
+  AttemptTimeout,
+  describe,
+  permanentFailure,
+  redactEndpointSecrets,
+  refusesTemperature,
+  retryable,
+  retryAfterMs,
+} from './model-errors';
 
 export type ChatMessage = ChatCompletionMessageParam;
 
@@ -25,8 +34,26 @@ export interface ModelAnswer {
   durationMs: number;
 }
 
-/** A failed model request, in words that name the endpoint and stay short whatever the endpoint sent. */
-export class ModelRequestError extends Error {}
+/**
+ * A failed model request, in words that name the endpoint and stay short whatever the endpoint sent.
+ * `endsRound`: no later step can succeed either (an unknown model or endpoint, no quota left).
+ */
+export class ModelRequestError extends Error {
+  constructor(
+    message: string,
+    readonly endsRound = false,
+  ) {
+    super(message);
+  }
+}
+
+/** Whether `error`, or an error it wraps, is a model failure that ends the round at once. */
+export function endsRound(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 8; current = current.cause, depth++) {
+    if (current instanceof ModelRequestError) return current.endsRound;
+  }
+  return false;
+}
 
 const MAX_ERROR_DETAIL = 300;
 const FIRST_BACKOFF_MS = 500;
@@ -96,7 +123,23 @@ export class ModelClient {
     };
     // Redacted before it is shortened, so a cut cannot leave part of a secret behind.
     const detail = short(redact(describe(error, this.settings.timeoutMs)));
-    return new ModelRequestError(`the model endpoint ${redact(this.settings.baseUrl)} failed: ${detail}`);
+    const permanent = permanentFailure(error);
+    return new ModelRequestError(`the model endpoint ${redact(this.settings.baseUrl)} failed: ${detail}${redact(this.whatToDo(error))}`, permanent !== null);
+  }
+
+  /** The user's next move, for the failures that need one. */
+  private whatToDo(error: unknown): string {
+    const model = JSON.stringify(short(this.settings.model));
+    switch (permanentFailure(error)) {
+      case 'model':
+        return `; check the model name ${model} and the base URL (it usually ends in /v1)`;
+      case 'quota':
+        return '; the account has no quota left: check its plan and billing';
+      default:
+        if (error instanceof APIError && error.status === 401) return '; check the API key';
+        if (error instanceof APIError && error.status === 403) return `; check that the API key may use the model ${model}`;
+        return '';
+    }
   }
 
   private async attempt(messages: ChatMessage[], withTemperature: boolean, signal?: AbortSignal): Promise<Omit<ModelAnswer, 'durationMs'>> {

@@ -9,8 +9,25 @@ export class AttemptTimeout extends Error {}
 export function retryable(error: unknown): boolean {
   if (error instanceof AttemptTimeout) return true;
   if (error instanceof NotAChatCompletion) return false;
+  if (permanentFailure(error)) return false;
   if (error instanceof APIError && typeof error.status === 'number') return error.status === 408 || error.status === 429 || error.status >= 500;
   return error instanceof Error;
+}
+
+/** A 400 that names the model as unknown, in the words of OpenAI, LiteLLM, OpenRouter and vLLM-like servers. */
+const UNKNOWN_MODEL = /\b(?:invalid model|not a valid model|unknown model|no such model|model[^.]{0,80}(?:not found|does not exist))/i;
+
+/**
+ * What no retry or next step can mend, so the round ends at once: an endpoint or model that does not
+ * exist (404, or a 400 about the model) and an account out of quota. A 401 is not among them: a gateway
+ * renewing its token may send one.
+ */
+export function permanentFailure(error: unknown): 'model' | 'quota' | null {
+  if (!(error instanceof APIError) || refusesTemperature(error)) return null;
+  if (error.status === 404) return 'model';
+  if (error.status === 400 && (error.param === 'model' || error.code === 'model_not_found' || UNKNOWN_MODEL.test(error.message))) return 'model';
+  if (error.status === 429 && error.code === 'insufficient_quota') return 'quota';
+  return null;
 }
 
 /** Seconds (or an HTTP date) from Retry-After, in milliseconds; null when absent or unreadable. */

@@ -257,11 +257,13 @@ export class ActiveSession {
         return { status: 'finished', result: agent.lastComment || last?.result || 'Done' };
       case 'FAIL':
         return { status: 'failed', result: agent.lastComment || last?.result || 'The agent could not do it' };
-      default:
-        return {
-          status: 'error',
-          result: `${this.deps.config.limits.maxConsecutiveErrors} failed steps in a row; last: ${last?.error ?? 'unknown'}`,
-        };
+      default: {
+        const error = last?.error ?? 'unknown';
+        const { maxConsecutiveErrors } = this.deps.config.limits;
+        // A failure no later step could mend (an unknown model) ends the round at its first step.
+        if (agent.errorsInARow < maxConsecutiveErrors) return { status: 'error', result: error };
+        return { status: 'error', result: `${maxConsecutiveErrors} failed steps in a row; last: ${error}` };
+      }
     }
   }
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { askModel } from '../../src-main/llm/ask-model';
-import { ModelClient } from '../../src-main/llm/model-client';
+import { endsRound, ModelClient } from '../../src-main/llm/model-client';
 import { startModelServer, type ModelServer, type Scenario } from '../fixtures/model-server';
 
 let server: ModelServer | null = null;
@@ -93,7 +93,7 @@ describe('ModelClient', () => {
   it('says an HTTP status once', async () => {
     const client = await clientFor({ name: '401', steps: [{ status: 401, body: { error: { message: 'Incorrect API key provided.' } } }] });
     const message = await failure(client.complete(ask));
-    expect(message).toMatch(/ failed: HTTP 401: Incorrect API key provided\.$/);
+    expect(message).toMatch(/ failed: HTTP 401: Incorrect API key provided\.; check the API key$/);
   });
 
   it('names the deepest cause of a connection failure', async () => {
@@ -118,6 +118,57 @@ describe('ModelClient', () => {
     // fetch refuses a URL with credentials, quoting it whole.
     expect(message).toMatch(/^the model endpoint http:\/\/\[redacted\]@127\.0\.0\.1:\d+\/v1 failed: Connection error\. \(Request cannot be constructed/);
     expect(message).not.toContain(password);
+  });
+});
+
+describe('ModelClient and failures no retry can mend', () => {
+  async function failureOf(pending: Promise<unknown>): Promise<Error> {
+    try {
+      await pending;
+    } catch (error) {
+      return error as Error;
+    }
+    throw new Error('expected the request to fail');
+  }
+
+  it.each([
+    { name: 'a bare 404 (a base URL without /v1)', step: { status: 404 }, detail: 'HTTP 404' },
+    {
+      name: "OpenAI's 404 for an unknown model",
+      step: { status: 404, body: { error: { message: 'The model `gpt-9` does not exist or you do not have access to it.', code: 'model_not_found' } } },
+      detail: 'HTTP 404: The model `gpt-9` does not exist',
+    },
+    {
+      name: "a gateway's 400 about the model name",
+      step: { status: 400, body: { error: { message: 'Invalid model name passed in model=gpt-9', type: 'invalid_request_error' } } },
+      detail: 'HTTP 400: Invalid model name passed',
+    },
+  ])('$name: fails at once, naming the model and the endpoint, and ends the round', async ({ step, detail }) => {
+    const client = await clientFor({ name: 'unknown model', steps: [step, step, step] }, { maxRetries: 2 });
+    const error = await failureOf(client.complete(ask));
+    expect(error.message).toContain(detail);
+    expect(error.message).toMatch(/^the model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 failed: .*; check the model name "m" and the base URL/);
+    expect(endsRound(error)).toBe(true);
+    expect(endsRound(new Error('in a strategy', { cause: error }))).toBe(true);
+    expect(server?.requests).toHaveLength(1);
+  });
+
+  it('a 429 for an account out of quota is not retried and ends the round', async () => {
+    const quota = { status: 429, body: { error: { message: 'You exceeded your current quota.', type: 'insufficient_quota', code: 'insufficient_quota' } } };
+    const client = await clientFor({ name: 'no quota', steps: [quota, quota, quota] }, { maxRetries: 2 });
+    const error = await failureOf(client.complete(ask));
+    expect(error.message).toMatch(/HTTP 429: You exceeded your current quota\.; the account has no quota left/);
+    expect(endsRound(error)).toBe(true);
+    expect(server?.requests).toHaveLength(1);
+  });
+
+  it.each([
+    { name: '401', step: { status: 401, body: { error: { message: 'Incorrect API key provided.' } } } },
+    { name: '400 about something else', step: { status: 400, body: { error: { message: "This model's maximum context length is 8192 tokens.", param: 'messages' } } } },
+    { name: 'a rate limit', step: { status: 429, body: { error: { message: 'slow down', code: 'rate_limit_exceeded' } } } },
+  ])('$name does not end the round by itself', async ({ step }) => {
+    const client = await clientFor({ name: 'tolerated', steps: [step] }, { maxRetries: 0 });
+    expect(endsRound(await failureOf(client.complete(ask)))).toBe(false);
   });
 });
 
