@@ -44,7 +44,7 @@ export async function askModel<S extends z.ZodType>(
     text = answer.text;
     const parsed = parseModelReply(text, schema);
     if (parsed.ok) return { reply: parsed.value, error: null, text, usage, attempts: attempt, waitedMs };
-    error = parsed.error;
+    error = answer.note ? `${answer.note}; ${parsed.error}` : parsed.error;
     conversation.push({ role: 'assistant', content: text.slice(0, 8_000) }, { role: 'user', content: repairPrompt(error) });
   }
   return { reply: null, error, text, usage, attempts: options.maxRepairs + 1, waitedMs };

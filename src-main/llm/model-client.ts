@@ -32,6 +32,8 @@ export interface ModelAnswer {
   text: string;
   usage: { prompt: number; completion: number };
   durationMs: number;
+  /** Why the text may be unusable, when the endpoint said (a refusal, a cut or filtered reply). */
+  note?: string;
 }
 
 /**

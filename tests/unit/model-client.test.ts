@@ -224,6 +224,44 @@ describe('ModelClient and a model that accepts only its default temperature', ()
 describe('askModel', () => {
   const schema = z.object({ Status: z.enum(['OK']) }).strict();
 
+  const completion = (choice: Record<string, unknown>) => ({ status: 200, body: { choices: [choice], usage: { prompt_tokens: 3, completion_tokens: 2 } } });
+
+  it.each([
+    {
+      name: 'a refusal',
+      choice: { message: { role: 'assistant', content: null, refusal: "I'm sorry, I can't help with that." }, finish_reason: 'stop' },
+      error: /^the model refused: I'm sorry, I can't help with that\.; the reply is empty$/,
+    },
+    {
+      name: 'a reply cut at the output limit',
+      choice: { message: { role: 'assistant', content: '{"Status": "O' }, finish_reason: 'length' },
+      error: /^the reply was cut off at the model's output limit \(finish_reason "length"\); /,
+    },
+    {
+      name: 'a reply withheld by a content filter',
+      choice: { message: { role: 'assistant', content: null }, finish_reason: 'content_filter' },
+      error: /^the endpoint's content filter withheld the reply/,
+    },
+    {
+      name: 'a tool call instead of text',
+      choice: { message: { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'click', arguments: '{}' } }] }, finish_reason: 'tool_calls' },
+      error: /^the model called a tool instead of answering with the JSON object/,
+    },
+  ])('says why the reply is unusable when the endpoint said so: $name', async ({ choice, error }) => {
+    const client = await clientFor({ name: 'unusable', steps: [completion(choice)] });
+    const exchange = await askModel(client, ask, schema, { maxRepairs: 0, signal: new AbortController().signal });
+    expect(exchange.reply).toBeNull();
+    expect(exchange.error).toMatch(error);
+    expect(exchange.usage).toEqual({ prompt: 3, completion: 2 });
+  });
+
+  it('reads content sent as a list of parts', async () => {
+    const parts = [{ type: 'thinking', thinking: [{ type: 'text', text: 'hmm {' }] }, { type: 'text', text: '{"Status": ' }, { type: 'text', text: '"OK"}' }];
+    const client = await clientFor({ name: 'parts', steps: [completion({ message: { role: 'assistant', content: parts }, finish_reason: 'stop' })] });
+    const exchange = await askModel(client, ask, schema, { maxRepairs: 0, signal: new AbortController().signal });
+    expect(exchange).toMatchObject({ reply: { Status: 'OK' }, error: null });
+  });
+
   it('quotes the validation error back to the model and accepts the mended reply', async () => {
     const client = await clientFor({ name: 'repair', steps: [{ content: '{"Status": "NOPE"}' }, { content: '{"Status": "OK"}', expect: { contains: ['Your reply could not be used', 'Status'] } }] });
     const exchange = await askModel(client, ask, schema, { maxRepairs: 1, signal: new AbortController().signal });
