@@ -79,14 +79,11 @@ function findJsonObject(text: string): { data: unknown } | { error: string } {
   const fenced = FENCED_JSON.exec(text)?.[1];
   const candidates = fenced ? [fenced, ...topLevelObjects(text)] : topLevelObjects(text);
   for (const candidate of candidates) {
-    // JSON.parse makes "__proto__" an own key that validation would then drop without a word. Checked on
-    // the text (a reviver would recurse and overflow on deeply nested replies); one inside a string value
-    // is refused too, which is safe.
-    if (PROTO_KEY.test(candidate)) return { error: 'the reply has a "__proto__" key, which is not allowed' };
     const depth = nestingDepth(candidate);
     if (depth > MAX_REPLY_DEPTH) return { error: `the reply nests ${depth} levels deep; at most ${MAX_REPLY_DEPTH} are accepted` };
     try {
-      return { data: JSON.parse(candidate) };
+      const data = parseWithoutProtoKeys(candidate);
+      return data === PROTO_KEY ? { error: 'the reply has a "__proto__" key, which is not allowed' } : { data };
     } catch (parseError) {
       if (error === 'no JSON object found') error = `the reply is not valid JSON: ${(parseError as Error).message}`;
     }
@@ -101,7 +98,21 @@ function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-const PROTO_KEY = /"(?:__proto__|\\u005[fF]\\u005[fF]proto\\u005[fF]\\u005[fF])"\s*:/;
+const PROTO_KEY = Symbol('a "__proto__" key');
+
+/**
+ * JSON.parse makes "__proto__" an own key that validation would then drop without a word. The reviver
+ * sees each key decoded, however it was escaped ("\u005f_proto__"); it recurses, so it runs only on text
+ * whose depth was checked.
+ */
+function parseWithoutProtoKeys(json: string): unknown {
+  let found = false;
+  const data: unknown = JSON.parse(json, (key, value: unknown) => {
+    if (key === '__proto__') found = true;
+    return value;
+  });
+  return found ? PROTO_KEY : data;
+}
 
 /** Lenient to find the JSON, strict to accept it. */
 export function parseModelReply<S extends z.ZodType>(text: string, schema: S): ParseResult<z.infer<S>> {

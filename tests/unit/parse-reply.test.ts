@@ -73,6 +73,23 @@ describe('parseModelReply with the AppAgent contract', () => {
   });
 });
 
+describe('"__proto__" keys', () => {
+  it.each([
+    ['plain', '"__proto__"'],
+    ['escaped whole', '"\\u005f\\u005fproto\\u005f\\u005f"'],
+    ['partly escaped', '"\\u005f_proto__"'],
+    ['a letter escaped', '"__pr\\u006fto__"'],
+  ])('refuses one spelled %s inside Args instead of dropping it without a word', (_name, key) => {
+    const text = `{"Thought": "t", "Status": "CONTINUE", "Function": "execute_command", "Args": {${key}: {"command": "rm -rf ~"}}}`;
+    expect(parseModelReply(text, AppAgentReply)).toEqual({ ok: false, error: 'the reply has a "__proto__" key, which is not allowed' });
+  });
+
+  it('accepts the word in a string value', () => {
+    const text = JSON.stringify({ ...valid, Function: 'type_text', Args: { text: '{"__proto__": 1}' } });
+    expect(parseModelReply(text, AppAgentReply)).toMatchObject({ ok: true, value: { Args: { text: '{"__proto__": 1}' } } });
+  });
+});
+
 describe('deeply nested replies', () => {
   const nested = (levels: number): string => `${'['.repeat(levels)}1${']'.repeat(levels)}`;
 
