@@ -91,10 +91,14 @@ function findJsonObject(text: string): { data: unknown } | { error: string } {
   return { error: error === 'no JSON object found' ? `the reply is not valid JSON: ${error}` : error };
 }
 
+/** An issue quotes the reply's own keys, which may be any length: it goes into the step and the repair prompt. */
+const ISSUE_CHARS = 200;
+
 function describeIssues(error: z.ZodError): string {
   return error.issues
     .slice(0, 8)
     .map((issue) => `${issue.path.length ? issue.path.join('.') : '(reply)'}: ${issue.message}`)
+    .map((text) => (text.length > ISSUE_CHARS ? `${text.slice(0, ISSUE_CHARS)}…` : text))
     .join('; ');
 }
 

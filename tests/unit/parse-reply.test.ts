@@ -73,6 +73,17 @@ describe('parseModelReply with the AppAgent contract', () => {
   });
 });
 
+describe('errors about huge replies', () => {
+  it('stay short when the reply has a huge unknown key', () => {
+    const key = 'k'.repeat(50_000);
+    for (const text of [JSON.stringify({ ...valid, [key]: 1 }), JSON.stringify({ ...valid, Actions: [{ Function: 'click', [key]: 1 }] }), JSON.stringify({ ...valid, Plan: { [key]: 1 } })]) {
+      const parsed = parseModelReply(text, AppAgentReply);
+      expect(parsed.ok).toBe(false);
+      if (!parsed.ok) expect(parsed.error.length).toBeLessThan(2_000);
+    }
+  });
+});
+
 describe('"__proto__" keys', () => {
   it.each([
     ['plain', '"__proto__"'],
