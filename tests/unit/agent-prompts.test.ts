@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LATEST_OUTPUT_CHARS, NOTES_CHARS, renderFeedback, renderHistory, renderNotes } from '../../src-main/agents/strategies/prompts';
+import { LATEST_OUTPUT_CHARS, NOTES_CHARS, renderFeedback, renderHistory, renderNotes, renderWindows, WINDOWS_CHARS } from '../../src-main/agents/strategies/prompts';
 import type { StepView, StepViewInput } from '../../src-main/protocol';
 import { makeStep } from '../support/ui-fixtures';
 
@@ -85,5 +85,25 @@ describe("the HostAgent's notes in a delegate's prompt", () => {
     expect(text.match(/<\/?data\b/g)).toEqual(['<data', '</data']);
     expect(text).toMatch(/\n\(\d+ more notes left out\)\n<\/data>$/);
     expect(text.length).toBeLessThan(NOTES_CHARS + 120);
+  });
+});
+
+describe('renderWindows', () => {
+  const window = (index: number) => ({ id: `0x${index.toString(16)}`, title: `Document ${index} - ${'x'.repeat(150)}`, app: 'editor', bounds: { x: 0, y: 0, width: 800, height: 600 } });
+
+  it('lists every window of an ordinary desktop', () => {
+    const text = renderWindows([window(1), window(2)]);
+    expect(text.split('\n')).toHaveLength(2);
+    expect(text).toContain('- id 0x2: Document 2');
+    expect(renderWindows([])).toBe('(no windows are open)');
+  });
+
+  it('stays within its budget with hundreds of windows, and says how many it left out', () => {
+    const text = renderWindows(Array.from({ length: 500 }, (_, i) => window(i)));
+    expect(text.length).toBeLessThan(WINDOWS_CHARS + 100);
+    expect(text).toContain('- id 0x0: Document 0');
+    expect(text).toMatch(/\((\d+) more windows not listed: the list is over its size limit\)$/);
+    const listed = text.split('\n').length - 1;
+    expect(text).toContain(`(${500 - listed} more windows`);
   });
 });

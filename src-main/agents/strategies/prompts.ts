@@ -213,6 +213,25 @@ function windowLine(window: WindowInfo): string {
   return `- id ${window.id}: ${asData(window.title || '(no title)', 120)} [app: ${asData(window.app, 60)}] at ${x},${y} ${width}x${height}`;
 }
 
+/** Characters the host's window list may take: a desktop with hundreds of windows must not grow the prompt. */
+export const WINDOWS_CHARS = 8_000;
+
+/** The open windows, one line each, in the device's order, within WINDOWS_CHARS. */
+export function renderWindows(windows: readonly WindowInfo[]): string {
+  if (!windows.length) return '(no windows are open)';
+  const lines: string[] = [];
+  let left = WINDOWS_CHARS;
+  for (const window of windows) {
+    const line = windowLine(window);
+    if (line.length + 1 > left) break;
+    lines.push(line);
+    left -= line.length + 1;
+  }
+  const unlisted = windows.length - lines.length;
+  if (unlisted) lines.push(`(${unlisted} more window${unlisted === 1 ? '' : 's'} not listed: the list is over its size limit)`);
+  return lines.join('\n');
+}
+
 function subtaskLine(record: SubtaskRecord, index: number): string {
   const who = record.target ? `${record.agent} (${asData(record.target, 60)})` : record.agent;
   return `${index + 1}. ${asData(record.subtask, 200)} -> ${who}: ${record.status}${record.result ? `, ${asData(record.result, 300)}` : ''}`;
@@ -236,7 +255,7 @@ export const hostPromptStrategy: Strategy = {
     const screen = screenPart(runtime, ctx.get<Observation | null>(K.screenshot));
     const user = host.user.render({
       request: userText(runtime.request),
-      windows: windows.length ? windows.map(windowLine).join('\n') : '(no windows are open)',
+      windows: renderWindows(windows),
       agents: '- ShellAgent: runs shell commands (files, programs, system information); no window needed.',
       subtasks: runtime.subtasks.length ? runtime.subtasks.map(subtaskLine).join('\n') : '(none yet)',
       blackboard: blackboardPart(runtime, agent),
