@@ -8,6 +8,7 @@ import {
   StepView,
   type ScreenshotRef,
 } from '../protocol';
+import { logError } from '../common/log';
 import { keepAsIs, type Db, type Scrub } from './database';
 
 export interface StoredScreenshot {
@@ -107,7 +108,7 @@ function titleFrom(request: string): string {
 
 /** Rows read back are checked like any other input: a damaged row is a clear error, not a crash later. */
 function toSessionView(row: SessionRow, maxSteps: number | null): SessionView {
-  return SessionView.parse({
+  const parsed = SessionView.safeParse({
     id: row.id,
     title: row.title,
     request: row.request,
@@ -122,6 +123,8 @@ function toSessionView(row: SessionRow, maxSteps: number | null): SessionView {
     costUsd: row.cost_usd,
     maxSteps,
   });
+  if (!parsed.success) throw new Error(`session ${row.id} is damaged: ${parsed.error.message}`);
+  return parsed.data;
 }
 
 function screenshotRef(sessionId: string, file: string | null, width: number | null, height: number | null): ScreenshotRef | null {
@@ -314,7 +317,15 @@ export class SessionStore {
     const rows = query?.trim()
       ? this.statements.searchSessions.all({ pattern: `%${query.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`, limit })
       : this.statements.listSessions.all(limit);
-    return (rows as SessionRow[]).map((row) => toSessionView(row, this.maxSteps));
+    return (rows as SessionRow[]).flatMap((row) => {
+      // One damaged session must not hide all the others: it is left out of the list, and named in the log.
+      try {
+        return [toSessionView(row, this.maxSteps)];
+      } catch (error) {
+        logError(`[deskhand] left out of the session list: ${(error as Error).message}`);
+        return [];
+      }
+    });
   }
 
   setStatus(id: string, status: SessionStatus, result: string | null = null): SessionView {

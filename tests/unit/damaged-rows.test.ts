@@ -1,0 +1,35 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openDatabase, type Db } from '../../src-main/memory/database';
+import { SessionStore } from '../../src-main/memory/session-store';
+
+/**
+ * What a damaged row (a bad disk, a hand edit, a record of an older Deskhand whose shape has changed since)
+ * does: a clear error for the one thing it belongs to, never a host that cannot start or list its sessions.
+ */
+
+function freshDb(): Db {
+  return openDatabase(join(mkdtempSync(join(tmpdir(), 'deskhand-damaged-')), 'deskhand.sqlite'));
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('a damaged row', () => {
+  it('leaves the other sessions listed, and is named in the log and when opened', () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const db = freshDb();
+    const store = new SessionStore(db);
+    const good = store.createSession('good one', 'desktop');
+    const bad = store.createSession('bad one', 'desktop');
+    db.prepare(`UPDATE sessions SET status = 'exploded' WHERE id = ?`).run(bad.id);
+
+    expect(store.listSessions().map((session) => session.id)).toEqual([good.id]);
+    expect(store.listSessions(200, 'one').map((session) => session.id)).toEqual([good.id]);
+    expect(errors.mock.calls.flat().join('\n')).toContain(bad.id);
+    expect(() => store.getSession(bad.id)).toThrow(new RegExp(`session ${bad.id} is damaged`));
+  });
+});
