@@ -131,8 +131,19 @@ function screenshotRef(sessionId: string, file: string | null, width: number | n
   return file && width && height ? { sessionId, file, width, height } : null;
 }
 
+/** A step's JSON column read back; a damaged one is an error naming the step and the column. */
+function jsonColumn(row: StepRow, column: 'plan_json' | 'action_json' | 'phase_ms_json'): unknown {
+  const text = row[column];
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`step ${row.idx + 1} of session ${row.session_id} is damaged: ${column}: ${(error as Error).message}`);
+  }
+}
+
 function toStepView(row: StepRow): StepView {
-  return StepView.parse({
+  const parsed = StepView.safeParse({
     id: row.id,
     sessionId: row.session_id,
     index: row.idx,
@@ -143,9 +154,9 @@ function toStepView(row: StepRow): StepView {
     status: row.status,
     observation: row.observation,
     thought: row.thought,
-    plan: JSON.parse(row.plan_json),
+    plan: jsonColumn(row, 'plan_json'),
     comment: row.comment,
-    action: row.action_json === null ? null : JSON.parse(row.action_json),
+    action: jsonColumn(row, 'action_json'),
     actionText: row.action_text,
     result: row.result,
     error: row.error,
@@ -153,11 +164,13 @@ function toStepView(row: StepRow): StepView {
     annotated: screenshotRef(row.session_id, row.annotated_file, row.screenshot_width, row.screenshot_height),
     startedAt: row.started_at,
     durationMs: row.duration_ms,
-    phaseMs: JSON.parse(row.phase_ms_json),
+    phaseMs: jsonColumn(row, 'phase_ms_json'),
     tokens: { prompt: row.prompt_tokens, completion: row.completion_tokens },
     costUsd: row.cost_usd,
     approvedBy: row.approved_by,
   });
+  if (!parsed.success) throw new Error(`step ${row.idx + 1} of session ${row.session_id} is damaged: ${parsed.error.message}`);
+  return parsed.data;
 }
 
 /** The INSERT of one step; its parameters come from stepRow. */

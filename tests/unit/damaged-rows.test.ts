@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Db } from '../../src-main/memory/database';
-import { SessionStore } from '../../src-main/memory/session-store';
+import { SessionStore, type NewStep } from '../../src-main/memory/session-store';
 
 /**
  * What a damaged row (a bad disk, a hand edit, a record of an older Deskhand whose shape has changed since)
@@ -13,6 +13,32 @@ import { SessionStore } from '../../src-main/memory/session-store';
 function freshDb(): Db {
   return openDatabase(join(mkdtempSync(join(tmpdir(), 'deskhand-damaged-')), 'deskhand.sqlite'));
 }
+
+const step: NewStep = {
+  round: 0,
+  agent: 'AppAgent',
+  target: null,
+  subtask: null,
+  status: 'CONTINUE',
+  observation: 'o',
+  thought: 't',
+  plan: [],
+  comment: '',
+  action: null,
+  actionText: 'No action',
+  result: null,
+  error: null,
+  modelReply: null,
+  promptText: null,
+  screenshot: null,
+  annotated: null,
+  startedAt: 1,
+  durationMs: 1,
+  phaseMs: {},
+  tokens: { prompt: 0, completion: 0 },
+  costUsd: null,
+  approvedBy: null,
+};
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -31,5 +57,14 @@ describe('a damaged row', () => {
     expect(store.listSessions(200, 'one').map((session) => session.id)).toEqual([good.id]);
     expect(errors.mock.calls.flat().join('\n')).toContain(bad.id);
     expect(() => store.getSession(bad.id)).toThrow(new RegExp(`session ${bad.id} is damaged`));
+  });
+
+  it('of a step is an error naming the step and its column, not a bare JSON syntax error', () => {
+    const db = freshDb();
+    const store = new SessionStore(db);
+    const session = store.createSession('steps', 'desktop');
+    store.appendStep(session.id, step);
+    db.prepare(`UPDATE steps SET plan_json = '[unterminated' WHERE session_id = ?`).run(session.id);
+    expect(() => store.steps(session.id)).toThrow(/step 1 of session .* is damaged: plan_json/);
   });
 });
