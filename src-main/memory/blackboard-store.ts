@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { logError } from '../common/log';
 import { ScreenshotRef } from '../protocol';
 import { Blackboard, MEMORY_NAMES, type BlackboardSink, type MemoryName } from './blackboard';
 import { keepAsIs, type Db, type Scrub } from './database';
@@ -59,7 +60,7 @@ export class BlackboardStore {
   load(sessionId: string, carriedQuestions: number): Blackboard {
     const blackboard = new Blackboard(this.sinkFor(sessionId), this.scrub);
     const carried = (this.statements.lastQuestions.all(sessionId, carriedQuestions) as ItemRow[]).reverse();
-    blackboard.restore('questions', carried.map((row) => this.toItem(row, row.session_id)));
+    blackboard.restore('questions', carried.flatMap((row) => this.carriedItem(row)));
     const rows = this.statements.bySession.all(sessionId) as ItemRow[];
     for (const name of MEMORY_NAMES) {
       blackboard.restore(name, rows.filter((row) => row.memory === name).map((row) => this.toItem(row, null)));
@@ -67,9 +68,29 @@ export class BlackboardStore {
     return blackboard;
   }
 
+  /**
+   * A Q&A pair of another session, or none when it is damaged: it only spares the user a question, and
+   * one bad row of an old session must not stop every new session from starting.
+   */
+  private carriedItem(row: ItemRow): MemoryItem[] {
+    try {
+      return [this.toItem(row, row.session_id)];
+    } catch (error) {
+      logError(`[deskhand] a question of session ${row.session_id} is not carried over: ${(error as Error).message}`);
+      return [];
+    }
+  }
+
   private toItem(row: ItemRow, carriedFrom: string | null): MemoryItem {
-    const parsed = RECORD_SCHEMAS[row.memory].safeParse(JSON.parse(row.content_json));
-    if (!parsed.success) throw new Error(`a damaged ${row.memory} record on the blackboard: ${parsed.error.message}`);
+    const damaged = (why: string): Error => new Error(`a damaged ${row.memory} record on the blackboard of session ${row.session_id}: ${why}`);
+    let content: unknown;
+    try {
+      content = JSON.parse(row.content_json);
+    } catch (error) {
+      throw damaged((error as Error).message);
+    }
+    const parsed = RECORD_SCHEMAS[row.memory].safeParse(content);
+    if (!parsed.success) throw damaged(parsed.error.message);
     return new MemoryItem(parsed.data, row.step_idx, carriedFrom);
   }
 }

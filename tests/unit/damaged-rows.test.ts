@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BlackboardStore } from '../../src-main/memory/blackboard-store';
 import { openDatabase, type Db } from '../../src-main/memory/database';
 import { SessionStore, type NewStep } from '../../src-main/memory/session-store';
 
@@ -66,5 +67,23 @@ describe('a damaged row', () => {
     store.appendStep(session.id, step);
     db.prepare(`UPDATE steps SET plan_json = '[unterminated' WHERE session_id = ?`).run(session.id);
     expect(() => store.steps(session.id)).toThrow(/step 1 of session .* is damaged: plan_json/);
+  });
+
+  it('of a question carried from another session does not stop new sessions from starting', () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const db = freshDb();
+    const sessions = new SessionStore(db);
+    const boards = new BlackboardStore(db);
+    const old = sessions.createSession('old', 'desktop');
+    boards.load(old.id, 0).addQuestion('Which folder?', 'Downloads');
+    boards.load(old.id, 0).addQuestion('Which name?', 'report.pdf');
+    db.prepare(`UPDATE blackboard_items SET content_json = '{"question": 1}' WHERE content_json LIKE '%Downloads%'`).run();
+
+    const next = sessions.createSession('new', 'desktop');
+    const board = boards.load(next.id, 5);
+    expect(board.questions.all().map((item) => item.get('answer'))).toEqual(['report.pdf']);
+    expect(errors.mock.calls.flat().join('\n')).toMatch(/damaged questions record/);
+    // The session's own damaged record is still an error: its blackboard would be incomplete.
+    expect(() => boards.load(old.id, 0)).toThrow(/damaged questions record/);
   });
 });
