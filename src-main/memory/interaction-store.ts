@@ -1,14 +1,37 @@
+import type { z } from 'zod';
+import { logError } from '../common/log';
 import { FormView, Interaction } from '../protocol';
 import { keepAsIs, type Db, type Scrub } from './database';
 
 export type InteractionOutcome = 'answered' | 'approved' | 'rejected' | 'cancelled';
 
 interface InteractionRow {
+  id: string;
   payload_json: string;
 }
 
 interface FormRow {
+  form_id: string;
   spec_json: string;
+}
+
+/**
+ * The rows whose JSON `schema` accepts; a damaged one (or one an older Deskhand wrote in a shape since
+ * changed) is left out and logged, so that it cannot stop start-up recovery or the opening of its session.
+ */
+function readable<T>(schema: z.ZodType<T>, rows: Array<{ id: string; json: string }>, what: string): T[] {
+  return rows.flatMap((row) => {
+    let problem: string;
+    try {
+      const parsed = schema.safeParse(JSON.parse(row.json));
+      if (parsed.success) return [parsed.data];
+      problem = parsed.error.message;
+    } catch (error) {
+      problem = (error as Error).message;
+    }
+    logError(`[deskhand] the ${what} ${row.id} is damaged and left out: ${problem}`);
+    return [];
+  });
 }
 
 /** Questions and approvals waiting for the user, and agent forms; written before anyone is asked. */
@@ -24,7 +47,7 @@ export class InteractionStore {
       resolve: db.prepare(
         'UPDATE interactions SET resolved_at = ?, outcome = ?, response_json = ? WHERE id = ? AND resolved_at IS NULL',
       ),
-      open: db.prepare('SELECT payload_json FROM interactions WHERE session_id = ? AND resolved_at IS NULL ORDER BY created_at'),
+      open: db.prepare('SELECT id, payload_json FROM interactions WHERE session_id = ? AND resolved_at IS NULL ORDER BY created_at'),
       cancelOpen: db.prepare(
         `UPDATE interactions SET resolved_at = ?, outcome = 'cancelled' WHERE session_id = ? AND resolved_at IS NULL RETURNING id`,
       ),
@@ -32,7 +55,8 @@ export class InteractionStore {
         `INSERT INTO forms (form_id, session_id, agent, spec_json, state, updated_at) VALUES (@formId, @sessionId, @agent, @spec, @state, @now)
          ON CONFLICT (session_id, form_id) DO UPDATE SET spec_json = @spec, state = @state, updated_at = @now`,
       ),
-      forms: db.prepare('SELECT spec_json FROM forms WHERE session_id = ? ORDER BY updated_at'),
+      closeOpenForms: db.prepare(`UPDATE forms SET state = 'closed', updated_at = ? WHERE session_id = ? AND state = 'open'`),
+      forms: db.prepare('SELECT form_id, spec_json FROM forms WHERE session_id = ? ORDER BY updated_at'),
     };
   }
 
@@ -46,7 +70,8 @@ export class InteractionStore {
   }
 
   open(sessionId: string): Interaction[] {
-    return (this.statements.open.all(sessionId) as InteractionRow[]).map((row) => Interaction.parse(JSON.parse(row.payload_json)));
+    const rows = this.statements.open.all(sessionId) as InteractionRow[];
+    return readable(Interaction, rows.map((row) => ({ id: row.id, json: row.payload_json })), 'question or approval');
   }
 
   cancelOpen(sessionId: string): string[] {
@@ -67,9 +92,12 @@ export class InteractionStore {
   /** After a crash: the agents that had these forms open are gone. */
   closeOpenForms(sessionId: string): void {
     for (const form of this.forms(sessionId)) if (form.state === 'open') this.saveForm({ ...form, state: 'closed' });
+    // A damaged form is not read back, but it is not left open either.
+    this.statements.closeOpenForms.run(Date.now(), sessionId);
   }
 
   forms(sessionId: string): FormView[] {
-    return (this.statements.forms.all(sessionId) as FormRow[]).map((row) => FormView.parse(JSON.parse(row.spec_json)));
+    const rows = this.statements.forms.all(sessionId) as FormRow[];
+    return readable(FormView, rows.map((row) => ({ id: row.form_id, json: row.spec_json })), 'form');
   }
 }

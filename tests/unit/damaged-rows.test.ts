@@ -2,8 +2,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { AuditStore } from '../../src-main/commands/audit-store';
+import { recoverInterrupted } from '../../src-main/host/recover-interrupted';
 import { BlackboardStore } from '../../src-main/memory/blackboard-store';
 import { openDatabase, type Db } from '../../src-main/memory/database';
+import { InteractionStore } from '../../src-main/memory/interaction-store';
 import { SessionStore, type NewStep } from '../../src-main/memory/session-store';
 
 /**
@@ -85,5 +88,31 @@ describe('a damaged row', () => {
     expect(errors.mock.calls.flat().join('\n')).toMatch(/damaged questions record/);
     // The session's own damaged record is still an error: its blackboard would be incomplete.
     expect(() => boards.load(old.id, 0)).toThrow(/damaged questions record/);
+  });
+
+  it('of a held action or a form does not stop start-up recovery; the rest of it is still done', () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const db = freshDb();
+    const sessions = new SessionStore(db);
+    const interactions = new InteractionStore(db);
+    const audit = new AuditStore(db);
+    const session = sessions.createSession('clean up', 'shell');
+    sessions.startRound(session.id, 'clean up');
+    interactions.save({ kind: 'questions', id: 'q-1', sessionId: session.id, agent: 'ShellAgent', questions: ['Which?'] });
+    interactions.saveForm({ formId: 'f-1', sessionId: session.id, agent: 'ShellAgent', schema: {}, uischema: null, data: {}, state: 'open' });
+    interactions.saveForm({ formId: 'f-2', sessionId: session.id, agent: 'ShellAgent', schema: {}, uischema: null, data: {}, state: 'open' });
+    // A payload an older Deskhand wrote (a shape this one does not know), and a form cut short.
+    db.prepare(`UPDATE interactions SET payload_json = '{"kind":"approve","id":"q-1"}' WHERE id = 'q-1'`).run();
+    db.prepare(`UPDATE forms SET spec_json = '{"formId":' WHERE form_id = 'f-2'`).run();
+
+    expect(recoverInterrupted(sessions, interactions, audit)).toEqual([session.id]);
+    expect(sessions.getSession(session.id)?.status).toBe('interrupted');
+    expect(db.prepare('SELECT COUNT(*) AS n FROM interactions WHERE resolved_at IS NULL').get()).toEqual({ n: 0 });
+    expect(db.prepare(`SELECT form_id, state FROM forms ORDER BY form_id`).all()).toEqual([
+      { form_id: 'f-1', state: 'closed' },
+      { form_id: 'f-2', state: 'closed' },
+    ]);
+    expect(interactions.forms(session.id)).toMatchObject([{ formId: 'f-1', state: 'closed' }]);
+    expect(errors.mock.calls.flat().join('\n')).toMatch(/f-2/);
   });
 });
