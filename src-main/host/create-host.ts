@@ -137,6 +137,9 @@ export function createHost(options: HostOptions): Host {
     markUnfinishedUnknown: () => audit.markUnfinishedUnknown(),
   });
   const screenshots = new ScreenshotFiles(dataDir);
+  screenshots
+    .removeOrphanFolders((id) => store.hasSession(id))
+    .catch((error: Error) => logError(`[deskhand] the screenshots of deleted sessions could not all be removed: ${error.message}`));
   const device = new DeviceConnection({
     launch: options.deviceLaunch ?? hostDeviceLaunch(config, env, options.deviceConfig),
     createTransport: options.deviceTransport,

@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { ScreenshotFileName } from '../protocol';
 import type { StoredScreenshot } from './session-store';
+
+/** The folder names sessions get (randomUUID); no other folder under screenshots/ is ever removed. */
+const SESSION_FOLDER = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const EXTENSIONS: Record<string, string> = { 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/png': 'png' };
 
@@ -43,6 +47,24 @@ export class ScreenshotFiles {
   /** Forgets that a session's folder exists (it is being deleted): a write still under way then fails. */
   forget(sessionId: string): void {
     this.folders.delete(this.folderOf(sessionId));
+  }
+
+  /**
+   * At start-up: removes the folders of sessions that are gone (a crash or a failed removal after the
+   * session's rows were deleted left them, and nothing else ever would). The folders are picked at
+   * once, while `isSession` can still be asked; the removal runs on and settles with what it removed.
+   */
+  removeOrphanFolders(isSession: (id: string) => boolean): Promise<string[]> {
+    let names: string[];
+    try {
+      names = readdirSync(this.root, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory() && SESSION_FOLDER.test(entry.name) && !isSession(entry.name))
+        .map((entry) => entry.name);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return Promise.resolve([]);
+      return Promise.reject(error as Error);
+    }
+    return Promise.all(names.map((name) => rm(join(this.root, name), { recursive: true, force: true }).then(() => name)));
   }
 
   /** Creates a session's folder once, until the session is deleted. */

@@ -268,6 +268,7 @@ export class SessionStore {
          VALUES (@id, @title, @request, @mode, 'running', NULL, @now, @now, 0, 0)`,
       ),
       getSession: db.prepare('SELECT * FROM sessions WHERE id = ?'),
+      hasSession: db.prepare('SELECT 1 FROM sessions WHERE id = ?').pluck(),
       listSessions: db.prepare('SELECT * FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT ?'),
       searchSessions: db.prepare(
         `SELECT * FROM sessions WHERE title LIKE @pattern ESCAPE '\\' OR request LIKE @pattern ESCAPE '\\'
@@ -318,6 +319,11 @@ export class SessionStore {
   getSession(id: string): SessionView | null {
     const row = this.statements.getSession.get(id) as SessionRow | undefined;
     return row ? toSessionView(row, this.maxSteps) : null;
+  }
+
+  /** Whether a session of that id exists, its row unread (it may be damaged). */
+  hasSession(id: string): boolean {
+    return this.statements.hasSession.get(id) !== undefined;
   }
 
   requireSession(id: string): SessionView {

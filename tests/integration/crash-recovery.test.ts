@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuditStore, UNFINISHED_AT_CRASH } from '../../src-main/commands/audit-store';
 import { DeskhandConfig } from '../../src-main/host/config';
 import { createHost, type Host } from '../../src-main/host/create-host';
@@ -121,6 +121,28 @@ describe('start-up after a crash', () => {
 });
 
 describe('what a crash part-way through a write leaves', () => {
+  it('a kill while a session is deleted (its rows gone, its screenshots not yet) leaves no folder behind after the next start', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'deskhand-orphans-'));
+    const db = openDatabase(join(dataDir, 'deskhand.sqlite'));
+    const sessions = new SessionStore(db);
+    const kept = sessions.createSession('kept', 'shell');
+    const deleted = sessions.createSession('deleted', 'shell');
+    sessions.setStatus(kept.id, 'finished', 'ok');
+    sessions.deleteSession(deleted.id);
+    db.close();
+    const folder = (name: string): string => join(dataDir, 'screenshots', name);
+    for (const name of [kept.id, deleted.id, 'not-a-session']) {
+      mkdirSync(folder(name), { recursive: true });
+      writeFileSync(join(folder(name), 'step-00000.jpg'), 'img');
+    }
+
+    host = openHost();
+    await vi.waitFor(() => expect(existsSync(folder(deleted.id))).toBe(false));
+    expect(existsSync(join(folder(kept.id), 'step-00000.jpg'))).toBe(true);
+    // Only folders named like a session are Deskhand's to remove.
+    expect(existsSync(folder('not-a-session'))).toBe(true);
+  });
+
   it('a kill while the end of a round is saved leaves the round and its session unfinished together: Resume runs it, not a finished one', async () => {
     harness = await startHostHarness({
       name: 'round end cut off',
