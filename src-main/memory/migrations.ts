@@ -165,4 +165,10 @@ export const MIGRATIONS: readonly string[] = [
   FROM sessions
   WHERE round_count > 0 AND NOT EXISTS (SELECT 1 FROM rounds WHERE rounds.session_id = sessions.id);
   `,
+  // 5: every start looked for the audit's 'running' rows, and every deletion for the session's
+  // interactions (its cascade), by reading the whole table; both grow with every command and question.
+  `
+  CREATE INDEX audit_running ON audit(id) WHERE status = 'running';
+  CREATE INDEX interactions_by_session ON interactions(session_id);
+  `,
 ];

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { AuditStore } from '../../src-main/commands/audit-store';
 import { BlackboardStore } from '../../src-main/memory/blackboard-store';
 import { openDatabase, schemaVersion, type Db } from '../../src-main/memory/database';
 import { InteractionStore } from '../../src-main/memory/interaction-store';
@@ -124,8 +125,8 @@ describe('SessionStore', () => {
 });
 
 /** The database with every statement run through it recorded: its SQL and the columns it returns. */
-function recorded(db: Db): { db: Db; ran: Array<{ source: string; columns: string[] }> } {
-  const ran: Array<{ source: string; columns: string[] }> = [];
+function recorded(db: Db): { db: Db; ran: Array<{ source: string; columns: string[]; args: unknown[] }> } {
+  const ran: Array<{ source: string; columns: string[]; args: unknown[] }> = [];
   const recording = new Proxy(db, {
     get(target, key) {
       if (key !== 'prepare') {
@@ -140,7 +141,7 @@ function recorded(db: Db): { db: Db; ran: Array<{ source: string; columns: strin
             if (typeof value !== 'function') return value;
             if (name !== 'all' && name !== 'get' && name !== 'run' && name !== 'iterate') return value.bind(inner);
             return (...args: unknown[]) => {
-              ran.push({ source, columns: inner.reader ? inner.columns().map((column) => column.name) : [] });
+              ran.push({ source, columns: inner.reader ? inner.columns().map((column) => column.name) : [], args });
               return value.apply(inner, args);
             };
           },
@@ -190,6 +191,26 @@ describe('what session.open and session.export read', () => {
     const document = JSON.parse(json) as { steps: Array<{ index: number; modelReply: string | null }> };
     expect(document.steps.map((exportedStep) => exportedStep.modelReply)).toEqual(Array.from({ length: 20 }, (_, i) => `{"reply": ${i}}`));
     expect(ran.filter((statement) => /\bFROM steps\b/.test(statement.source))).toHaveLength(1);
+  });
+});
+
+describe('the queries of start-up and of deleting a session', () => {
+  /** What SQLite plans for a statement: "SCAN <table>" alone is a read of the whole table (not "… USING INDEX"). */
+  const plan = (db: Db, statement: { source: string; args: unknown[] }): string[] =>
+    (db.prepare(`EXPLAIN QUERY PLAN ${statement.source}`).all(...statement.args) as Array<{ detail: string }>).map((row) => row.detail);
+
+  it('read no table whole that grows with every command or question (the audit, the interactions)', () => {
+    const raw = openDatabase(tempDb());
+    const { db, ran } = recorded(raw);
+    const store = new SessionStore(db);
+    const audit = new AuditStore(db);
+    const session = store.createSession('gone soon', 'desktop');
+    ran.length = 0;
+    audit.markUnfinishedUnknown();
+    store.deleteSession(session.id);
+    expect(ran).toHaveLength(2);
+    const scans = ran.flatMap((statement) => plan(raw, statement)).filter((step) => /^SCAN (audit|interactions)$/.test(step));
+    expect(scans).toEqual([]);
   });
 });
 
