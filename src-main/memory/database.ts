@@ -16,14 +16,21 @@ export const keepAsIs: Scrub = (value) => value;
  * on, and every pending migration applied in its own transaction.
  */
 export function openDatabase(file: string, options: { nativeBinding?: string } = {}): Db {
-  // The Electron shell passes better-sqlite3 built for Electron's ABI; Node uses the installed one.
-  const db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  migrate(db);
-  return db;
+  let db: Db | null = null;
+  try {
+    // The Electron shell passes better-sqlite3 built for Electron's ABI; Node uses the installed one.
+    db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db);
+    return db;
+  } catch (error) {
+    db?.close();
+    // SQLite's own words ("file is not a database", "database is locked") do not say which file.
+    throw new Error(`cannot open the Deskhand database ${file}: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 export function schemaVersion(db: Db): number {

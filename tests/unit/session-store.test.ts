@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -58,6 +58,27 @@ describe('SessionStore', () => {
     raw.pragma(`user_version = ${MIGRATIONS.length + 1}`);
     raw.close();
     expect(() => openDatabase(file)).toThrow(/newer than this Deskhand/);
+  });
+
+  it('says which file it cannot open, and lets go of it', () => {
+    const file = tempDb();
+    writeFileSync(file, 'not a database '.repeat(100));
+    expect(() => openDatabase(file)).toThrow(`cannot open the Deskhand database ${file}: file is not a database`);
+    const newer = tempDb();
+    const raw = new Database(newer);
+    raw.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+    raw.close();
+    expect(() => openDatabase(newer)).toThrow(`cannot open the Deskhand database ${newer}: the database is at schema version`);
+    if (existsSync('/proc/self/fd')) {
+      const open = readdirSync('/proc/self/fd').map((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`);
+        } catch {
+          return '';
+        }
+      });
+      expect(open.filter((path) => path.startsWith(newer) || path.startsWith(file))).toEqual([]);
+    }
   });
 
   it('gives a session from schema 1 the round of its first request, finished or not', () => {
