@@ -87,8 +87,14 @@ export class ActiveSession {
     if (this.current) throw new Error('a round is already running in this session');
     const abort = new AbortController();
     this.abort = abort;
-    const round = this.deps.store.startRound(this.sessionId, request);
-    this.setStatus('running', `Round ${round + 1} started`);
+    // Together: a round saved without its session marked running shows after the next start as an
+    // interrupted round of a session that says it finished, and cannot be resumed.
+    const round = this.deps.store.transaction(() => {
+      const index = this.deps.store.startRound(this.sessionId, request);
+      this.deps.store.setStatus(this.sessionId, 'running', null);
+      return index;
+    });
+    this.deps.emit({ kind: 'status.changed', sessionId: this.sessionId, status: 'running', detail: `Round ${round + 1} started` });
     this.current = this.runRound(round, request, abort.signal, models, options.resumed ?? false)
       .catch((error: unknown): RunOutcome => {
         if (error instanceof StepAborted || abort.signal.aborted) return STOPPED;

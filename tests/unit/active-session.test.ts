@@ -74,3 +74,36 @@ describe('ActiveSession: the end of a round that cannot be saved', () => {
     expect(store.requireSession(session.id).status).toBe('running');
   });
 });
+
+describe('ActiveSession: the start of a round that cannot be saved', () => {
+  it('leaves neither a round nor a status behind: the session is as it was, and nothing is recovered as interrupted', () => {
+    const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'deskhand-active-')), 'deskhand.sqlite'));
+    const store = new SessionStore(db, null, scrub);
+    const session = store.createSession('do a thing', 'desktop');
+    store.startRound(session.id, 'do a thing');
+    store.endRound(session.id, 0, 'finished', 'done');
+    store.setStatus(session.id, 'finished', 'done');
+    const deps = {
+      store,
+      blackboards: new BlackboardStore(db, scrub),
+      interactions: new InteractionStore(db, scrub),
+      config: DeskhandConfig.parse({}),
+      scrub,
+      emit: () => undefined,
+      tools: () => Promise.reject(new Error('no device here')),
+    } as unknown as SessionDeps;
+    const live = new ActiveSession(deps, store.requireSession(session.id));
+    // The follow-up's round is written; the disk fills up as the session is marked running.
+    const setStatus = store.setStatus.bind(store);
+    store.setStatus = () => {
+      throw new Error('database or disk is full');
+    };
+    expect(() => live.startRound('and another', {} as { host: ModelWithPrices; app: ModelWithPrices })).toThrow('database or disk is full');
+    store.setStatus = setStatus;
+
+    expect(store.rounds(session.id)).toEqual([{ idx: 0, request: 'do a thing', status: 'finished', result: 'done' }]);
+    expect(store.requireSession(session.id)).toMatchObject({ status: 'finished', roundCount: 1 });
+    expect(store.markUnfinishedInterrupted()).toEqual([]);
+    expect(store.rounds(session.id).map((round) => round.status)).toEqual(['finished']);
+  });
+});
