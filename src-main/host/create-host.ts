@@ -121,9 +121,10 @@ export function createHost(options: HostOptions): Host {
   const scrub: Scrub = (value) => scrubber.deep(value);
   const unlock = lockDataDir(dataDir);
   const stopScrubbingLogs = scrubLogsWith((text) => scrubber.text(text));
+  const file = join(dataDir, 'deskhand.sqlite');
   let db: Db;
   try {
-    db = openDatabase(join(dataDir, 'deskhand.sqlite'), { nativeBinding: options.sqliteNativeBinding });
+    db = openDatabase(file, { nativeBinding: options.sqliteNativeBinding });
   } catch (error) {
     stopScrubbingLogs();
     unlock();
@@ -132,10 +133,19 @@ export function createHost(options: HostOptions): Host {
   const store = new SessionStore(db, config.limits.maxStepsPerRound, scrub);
   const interactions = new InteractionStore(db, scrub);
   const audit = new AuditStore(db);
-  const interrupted = recoverInterrupted(store, interactions, {
-    record: (entry) => audit.record(scrub(entry)),
-    markUnfinishedUnknown: () => audit.markUnfinishedUnknown(),
-  });
+  let interrupted: string[];
+  try {
+    interrupted = recoverInterrupted(store, interactions, {
+      record: (entry) => audit.record(scrub(entry)),
+      markUnfinishedUnknown: () => audit.markUnfinishedUnknown(),
+    });
+  } catch (error) {
+    // Its first writes: a full disk, a read-only file or another program's lock shows here.
+    db.close();
+    stopScrubbingLogs();
+    unlock();
+    throw new Error(`cannot recover the sessions in ${file}: ${(error as Error).message}`, { cause: error });
+  }
   const screenshots = new ScreenshotFiles(dataDir);
   screenshots
     .removeOrphanFolders((id) => store.hasSession(id))

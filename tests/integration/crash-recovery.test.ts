@@ -118,6 +118,28 @@ describe('start-up after a crash', () => {
     host = null;
     expect(existsSync(join(dataDir, LOCK_FILE)), 'released on close').toBe(false);
   });
+
+  it('a database that cannot be written at start-up (full disk, locked, read-only) stops it with an error naming the file, and lets the folder go', () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'deskhand-unwritable-'));
+    const file = join(dataDir, 'deskhand.sqlite');
+    const db = openDatabase(file);
+    const sessions = new SessionStore(db);
+    const session = sessions.createSession('a long job', 'shell');
+    sessions.startRound(session.id, 'a long job');
+    // What SQLite answers when recovery's first write finds no room.
+    db.exec(`CREATE TRIGGER full BEFORE UPDATE ON rounds BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
+    db.close();
+
+    expect(() => openHost()).toThrow(`cannot recover the sessions in ${file}: database or disk is full`);
+    expect(existsSync(join(dataDir, LOCK_FILE)), 'lock released').toBe(false);
+    // Nothing of the recovery was written, and the database was closed: it is whole for the next start.
+    const check = openDatabase(file);
+    expect(new SessionStore(check).getSession(session.id)?.status).toBe('running');
+    check.exec('DROP TRIGGER full');
+    check.close();
+    host = openHost();
+    expect(host.interrupted).toEqual([session.id]);
+  });
 });
 
 describe('what a crash part-way through a write leaves', () => {
