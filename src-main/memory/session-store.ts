@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import {
   ActionView,
   AgentStatus,
@@ -98,6 +99,10 @@ interface StepRow {
 const STEP_VIEW_COLUMNS = `id, session_id, idx, round, agent, target, subtask, status, observation, thought, plan_json, comment,
   action_json, action_text, result, error, screenshot_file, screenshot_width, screenshot_height, annotated_file, started_at,
   duration_ms, phase_ms_json, prompt_tokens, completion_tokens, cost_usd, approved_by`;
+
+/** A round as stored; checked when read back like a session or a step. */
+const RoundRow = z.object({ idx: z.number().int().nonnegative(), request: z.string(), status: SessionStatus, result: z.string().nullable() });
+export type RoundRow = z.infer<typeof RoundRow>;
 
 const TITLE_CHARS = 80;
 
@@ -376,8 +381,12 @@ export class SessionStore {
     return (this.statements.firstStepFrom.get(sessionId, round) as { idx: number | null }).idx;
   }
 
-  rounds(sessionId: string): Array<{ idx: number; request: string; status: string; result: string | null }> {
-    return this.statements.rounds.all(sessionId) as Array<{ idx: number; request: string; status: string; result: string | null }>;
+  rounds(sessionId: string): RoundRow[] {
+    return (this.statements.rounds.all(sessionId) as Array<{ idx: number }>).map((row, position) => {
+      const parsed = RoundRow.safeParse(row);
+      if (!parsed.success) throw new Error(`round ${position + 1} of session ${sessionId} is damaged: ${parsed.error.message}`);
+      return parsed.data;
+    });
   }
 
   /**

@@ -6,7 +6,6 @@ import type { InteractionStore } from '../memory/interaction-store';
 import type { ScreenshotFiles } from '../memory/screenshot-files';
 import type { SessionStore } from '../memory/session-store';
 import {
-  SessionStatus,
   TERMINAL_SESSION_STATUSES,
   type BlackboardView,
   type CommandResult,
@@ -143,7 +142,7 @@ export class SessionService {
         const session = this.requireSession(command.sessionId);
         return {
           session,
-          rounds: store.rounds(session.id).map((round) => ({ index: round.idx, request: round.request, status: SessionStatus.parse(round.status), result: round.result })),
+          rounds: store.rounds(session.id).map((round) => ({ index: round.idx, request: round.request, status: round.status, result: round.result })),
           steps: store.steps(session.id),
           interactions: this.deps.scrub(this.deps.broker.pending(session.id)),
           forms: this.deps.interactions.forms(session.id),

@@ -116,3 +116,15 @@ describe('a damaged row', () => {
     expect(errors.mock.calls.flat().join('\n')).toMatch(/f-2/);
   });
 });
+
+describe('a damaged round', () => {
+  it('is an error naming the round and its session, where session.open and the export read it', () => {
+    const db = freshDb();
+    const store = new SessionStore(db);
+    const session = store.createSession('rounds', 'desktop');
+    store.startRound(session.id, 'rounds');
+    expect(store.rounds(session.id)).toEqual([{ idx: 0, request: 'rounds', status: 'running', result: null }]);
+    db.prepare(`UPDATE rounds SET status = 'exploded' WHERE session_id = ?`).run(session.id);
+    expect(() => store.rounds(session.id)).toThrow(new RegExp(`round 1 of session ${session.id} is damaged`));
+  });
+});
