@@ -121,6 +121,15 @@ function decodeSegment(segment: string): string | null {
   }
 }
 
+/** The request's target as a URL; null for one that is not (`GET http://[ HTTP/1.1` gets past Node's parser). */
+function requestUrl(request: IncomingMessage): URL | null {
+  try {
+    return new URL(request.url ?? '/', 'http://deskhand.invalid');
+  } catch {
+    return null;
+  }
+}
+
 function isReadMethod(method: string | undefined): boolean {
   return method === 'GET' || method === 'HEAD';
 }
@@ -229,7 +238,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
   const handleHttp = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     if (!hostAndOriginAllowed(request, hosts)) return refuse(response, 403, 'Forbidden: unexpected Host or Origin');
-    const url = new URL(request.url ?? '/', 'http://deskhand.invalid');
+    const url = requestUrl(request);
+    if (!url) return refuse(response, 400, 'Bad Request');
     const screenshot = SCREENSHOT_PATH.exec(url.pathname);
     if (!hasValidToken(request, url, token)) {
       const opensAsset = isReadMethod(request.method) && !screenshot && hasValidAssetKey(request, port, assetKey);
@@ -249,7 +259,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   });
 
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const url = new URL(request.url ?? '/', 'http://deskhand.invalid');
+    // Thrown here, an error would end the process: nothing catches an 'upgrade' listener's errors.
+    const url = requestUrl(request);
+    if (!url) return refuseUpgrade(socket, 400, 'Bad Request');
     if (url.pathname !== '/ws') return refuseUpgrade(socket, 404, 'Not Found');
     if (!hostAndOriginAllowed(request, hosts)) return refuseUpgrade(socket, 403, 'Forbidden');
     if (!hasValidToken(request, url, token)) return refuseUpgrade(socket, 401, 'Unauthorized');

@@ -1,5 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { get as httpGet, request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -171,6 +172,43 @@ describe('screenshot paths', () => {
     expect(errors).not.toHaveBeenCalled();
     expect(await via('/screenshots/s1/step-00000.png')).toEqual({ status: 200, body: 'PIXELS' });
     expect((await via('/screenshots/%73%31/step-00000.png')).body).toBe('PIXELS');
+  });
+});
+
+/** Sends `head` as it is over a fresh connection; resolves with what came back once the server closes it. */
+function rawRequest(port: number, head: string): Promise<string> {
+  return new Promise((done, fail) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(head));
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    socket.on('close', () => done(answer));
+    socket.on('error', fail);
+    setTimeout(() => {
+      socket.destroy();
+      fail(new Error(`no answer to ${JSON.stringify(head.split('\r\n')[0])}, got ${JSON.stringify(answer)}`));
+    }, 3_000).unref();
+  });
+}
+
+describe('a request target that is no URL (defect: an upgrade with one threw out of the handler and ended browser mode)', () => {
+  const head = (target: string, port: number, upgrade: boolean) =>
+    `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
+    (upgrade ? 'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n' : 'Connection: close\r\n') +
+    '\r\n';
+
+  it('is answered 400, with nothing thrown and nothing logged, and the server goes on', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const server = await start();
+    for (const target of ['http://[', '//[', `http://[/ws?token=${TOKEN}`]) {
+      expect(await rawRequest(server.port, head(target, server.port, true)), target).toMatch(/^HTTP\/1\.1 400 /);
+      expect(await rawRequest(server.port, head(target, server.port, false)), target).toMatch(/^HTTP\/1\.1 400 /);
+    }
+    expect(errors).not.toHaveBeenCalled();
+    const ws = await openSocket(server.port);
+    const gone = closed(ws);
+    ws.close();
+    await gone;
+    await expect.poll(() => host.listeners.size).toBe(0);
   });
 });
 
