@@ -110,6 +110,9 @@ function htmlText(text: string): string {
 }
 
 function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
+  // The HTTP server keeps sockets half open and forgets an upgrading one: without this, a client that
+  // never closes its side holds the socket (and close()) forever.
+  socket.once('finish', () => socket.destroy());
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 

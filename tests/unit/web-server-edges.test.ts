@@ -229,6 +229,22 @@ function closed(ws: WebSocket): Promise<{ code: number; reason: string }> {
 }
 
 describe('WebSocket limits', () => {
+  it('a refused upgrade is closed by the server, not held for a client that keeps its half open (defect: held forever, and close() waited for it)', async () => {
+    const server = await start();
+    const socket = connect({ port: server.port, host: '127.0.0.1', allowHalfOpen: true });
+    socket.write(`GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n`);
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    await new Promise((done) => socket.once('end', done));
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    const stopped = await Promise.race([
+      server.close().then(() => 'closed'),
+      new Promise((done) => setTimeout(() => done('still open'), 2_000)),
+    ]);
+    socket.destroy();
+    expect(stopped).toBe('closed');
+  });
+
   it(`at most ${MAX_CONNECTIONS} open connections; one more is refused with 503 until one closes`, async () => {
     const server = await start();
     const before = host.listeners.size;
