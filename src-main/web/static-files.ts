@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { extname, resolve, sep } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -42,14 +43,7 @@ export async function sendFile(
     'Content-Length': String(info.size),
     ...headers,
   });
-  await new Promise<void>((done) => {
-    const stream = createReadStream(path);
-    stream.on('error', () => {
-      response.destroy();
-      done();
-    });
-    stream.on('end', done);
-    stream.pipe(response);
-  });
+  // pipeline, not pipe: a client that leaves mid-file must close the file too, not leave it open and paused.
+  await pipeline(createReadStream(path), response).catch(() => response.destroy());
   return true;
 }
