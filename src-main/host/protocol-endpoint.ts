@@ -51,7 +51,7 @@ export class ProtocolEndpoint {
     } catch (error) {
       if (error instanceof CommandError) return errorReply(parsed.data.id, error.code, error.message);
       logError('[deskhand] command failed:', error);
-      return errorReply(parsed.data.id, 'internal', `the host could not do that: ${(error as Error).message}`);
+      return errorReply(parsed.data.id, 'internal', `the host could not do that: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 }
