@@ -190,10 +190,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     const decodedSession = decodeSegment(sessionId);
     const decodedFile = decodeSegment(file);
     const path = decodedSession !== null && decodedFile !== null ? host.screenshots.pathOf(decodedSession, decodedFile) : null;
-    // A step's screenshot never changes, and only the browser may cache it (private). The renderer sends
-    // the token in a header, and the cached copy is kept for that header only (Vary): no later launch
-    // accepts the token, so a cached copy is never a way in.
-    const headers = { ...securityHeaders(), 'Cache-Control': 'private, max-age=86400', Vary: 'Authorization' };
+    // A picture of the user's screen: not stored by the browser, whose disk cache would keep it after the
+    // session is deleted. The page keeps the screenshots it shows in memory (bridge/screenshot-blobs.ts).
+    const headers = { ...securityHeaders(), 'Cache-Control': 'no-store' };
     if (path && (await sendFile(response, path, headers))) return;
     refuse(response, 404, 'Not Found');
   };
