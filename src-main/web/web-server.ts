@@ -50,6 +50,8 @@ export interface WebServerOptions {
   maxBufferedBytes?: number;
   /** The machine's interfaces and name (tests pass their own). */
   machine?: MachineAddresses;
+  /** Every this often each WebSocket is pinged; one that did not answer the last ping is dropped. */
+  heartbeatMs?: number;
 }
 
 export interface WebServer {
@@ -60,6 +62,7 @@ export interface WebServer {
 
 export const MAX_CONNECTIONS = 16;
 export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+export const HEARTBEAT_MS = 30_000;
 /** "Try again later": the client fell behind; reconnecting gives it a fresh view. */
 const CLOSE_TRY_AGAIN_LATER = 1013;
 
@@ -182,7 +185,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const assetKey = newToken();
   let port = 0;
   let hosts: HostAllowList = new Set<string>();
-  const sockets = new Set<WebSocket>();
+  /** Open WebSockets, each with whether it answered the last ping. */
+  const sockets = new Map<WebSocket, boolean>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const indexPath = resolve(rendererDir, 'index.html');
 
@@ -273,7 +277,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   });
 
   wss.on('connection', (ws: WebSocket) => {
-    sockets.add(ws);
+    sockets.set(ws, true);
+    ws.on('pong', () => sockets.set(ws, true));
     let unsubscribe = (): void => {};
     const send = (message: HostMessage): void => {
       if (ws.readyState !== ws.OPEN) return;
@@ -300,7 +305,24 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     ws.on('error', (error) => console.error('[deskhand] WebSocket error:', error.message));
   });
 
-  const bound = await listen(server, options.port, options.bindHost);
+  // A peer that went away without closing (network gone, machine asleep) would hold its slot for good:
+  // nothing is sent to an idle connection, so nothing ever fails.
+  const heartbeat = setInterval(() => {
+    for (const [ws, answered] of sockets) {
+      if (!answered) {
+        ws.terminate();
+        continue;
+      }
+      sockets.set(ws, false);
+      ws.ping();
+    }
+  }, options.heartbeatMs ?? HEARTBEAT_MS);
+  heartbeat.unref();
+
+  const bound = await listen(server, options.port, options.bindHost).catch((error: unknown) => {
+    clearInterval(heartbeat);
+    throw error;
+  });
   port = bound.port;
   hosts = allowedHosts(options.bindHost, bound.address, port, machine);
   if (!isLoopbackAddress(options.bindHost)) {
@@ -313,7 +335,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     url: printableUrl(options.bindHost, bound, token, machine),
     port,
     async close() {
-      for (const ws of sockets) ws.terminate();
+      clearInterval(heartbeat);
+      for (const ws of sockets.keys()) ws.terminate();
       wss.close();
       const stopped = new Promise<void>((done) => server.close(() => done()));
       // Keep-alive connections that were still finishing a response would hold close() for seconds.

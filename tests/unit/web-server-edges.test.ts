@@ -285,6 +285,44 @@ describe('WebSocket limits', () => {
   });
 });
 
+describe('WebSocket heartbeat (defect: a client that vanished without closing held its slot for good)', () => {
+  /** Completes a WebSocket handshake by hand, then never answers anything: a peer that is gone. */
+  function silentPeer(port: number): Promise<{ gone(): boolean }> {
+    return new Promise((done, fail) => {
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write(
+          `GET /ws?token=${TOKEN} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+            'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+        ),
+      );
+      let gone = false;
+      socket.once('close', () => (gone = true));
+      socket.once('data', (chunk: Buffer) => {
+        if (chunk.toString().startsWith('HTTP/1.1 101 ')) done({ gone: () => gone });
+        else fail(new Error(chunk.toString()));
+      });
+      socket.on('error', () => undefined);
+    });
+  }
+
+  it('a peer that answers no ping is dropped; one that does stays', async () => {
+    // The connections of earlier tests are gone once their servers closed.
+    await expect.poll(() => host.listeners.size).toBe(0);
+    const server = await start({ heartbeatMs: 100 });
+    const healthy = await openSocket(server.port);
+    const silent = await silentPeer(server.port);
+    await expect.poll(() => silent.gone(), { timeout: 3_000 }).toBe(true);
+    await expect.poll(() => host.listeners.size).toBe(1);
+    // Several more rounds of pings: the one that answers stays.
+    await new Promise((done) => setTimeout(done, 500));
+    expect(healthy.readyState).toBe(WebSocket.OPEN);
+    expect(host.listeners.size).toBe(1);
+    const gone = closed(healthy);
+    healthy.close();
+    await gone;
+  });
+});
+
 describe("the page mark (the device client keeps off the browser window whose title has it)", () => {
   it('is refused when it could turn up in other titles by chance, or would not fit in a title', async () => {
     for (const pageMark of ['', 'abc', '<b>mark</b>', 'two words', 'x'.repeat(65)]) {
