@@ -113,8 +113,11 @@ function htmlText(text: string): string {
 }
 
 function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
-  // The HTTP server keeps sockets half open and forgets an upgrading one: without this, a client that
-  // never closes its side holds the socket (and close()) forever.
+  // The HTTP server hands an upgrading socket over without its error listener: a client that resets
+  // the connection would otherwise be an uncaught error, which ends the process.
+  socket.on('error', () => socket.destroy());
+  // It also keeps sockets half open and forgets an upgrading one: without this, a client that never
+  // closes its side holds the socket (and close()) forever.
   socket.once('finish', () => socket.destroy());
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }

@@ -229,6 +229,27 @@ function closed(ws: WebSocket): Promise<{ code: number; reason: string }> {
 }
 
 describe('WebSocket limits', () => {
+  it('a refused upgrade whose client resets the connection is no uncaught error (defect: write ECONNRESET ended the process)', async () => {
+    const server = await start();
+    for (let i = 0; i < 20; i++) {
+      await new Promise<void>((done) => {
+        const socket = connect(server.port, '127.0.0.1', () =>
+          socket.write(`GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n`, () => {
+            socket.resetAndDestroy();
+            done();
+          }),
+        );
+        socket.on('error', () => done());
+      });
+    }
+    // Vitest fails the run on an uncaught error; the server must also still be there.
+    await new Promise((done) => setTimeout(done, 200));
+    const ws = await openSocket(server.port);
+    const gone = closed(ws);
+    ws.close();
+    await gone;
+  });
+
   it('a refused upgrade is closed by the server, not held for a client that keeps its half open (defect: held forever, and close() waited for it)', async () => {
     const server = await start();
     const socket = connect({ port: server.port, host: '127.0.0.1', allowHalfOpen: true });
