@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { issuesText } from '../common/zod-issues';
 import { ACTION_TOOLS, isToolName, POINT_ARGS, ToolArgs } from '../device/contract';
 import type { Command } from './command';
 
@@ -28,11 +29,7 @@ export function validateAction(
   }
   const checked = ToolArgs[functionName].safeParse(args);
   if (!checked.success) {
-    const detail = checked.error.issues
-      .slice(0, 5)
-      .map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`)
-      .join('; ');
-    return { ok: false, error: `invalid arguments for ${functionName}: ${detail}` };
+    return { ok: false, error: `invalid arguments for ${functionName}: ${issuesText(checked.error, { root: 'arguments', max: 5 })}` };
   }
   const half = halfPoint(checked.data as Record<string, unknown>);
   if (half) return { ok: false, error: `invalid arguments for ${functionName}: give both ${half}, or neither` };

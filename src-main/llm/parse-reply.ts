@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { issuesText } from '../common/zod-issues';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -91,17 +92,6 @@ function findJsonObject(text: string): { data: unknown } | { error: string } {
   return { error: error === 'no JSON object found' ? `the reply is not valid JSON: ${error}` : error };
 }
 
-/** An issue quotes the reply's own keys, which may be any length: it goes into the step and the repair prompt. */
-const ISSUE_CHARS = 200;
-
-function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 8)
-    .map((issue) => `${issue.path.length ? issue.path.join('.') : '(reply)'}: ${issue.message}`)
-    .map((text) => (text.length > ISSUE_CHARS ? `${text.slice(0, ISSUE_CHARS)}…` : text))
-    .join('; ');
-}
-
 const PROTO_KEY = Symbol('a "__proto__" key');
 
 /**
@@ -128,6 +118,6 @@ export function parseModelReply<S extends z.ZodType>(text: string, schema: S): P
   if ('error' in found) return { ok: false, error: found.error };
   const { data } = found;
   const checked = schema.safeParse(data);
-  if (!checked.success) return { ok: false, error: `the reply does not match the format: ${describeIssues(checked.error)}` };
+  if (!checked.success) return { ok: false, error: `the reply does not match the format: ${issuesText(checked.error, { root: '(reply)', max: 8 })}` };
   return { ok: true, value: checked.data };
 }

@@ -34,6 +34,16 @@ describe('validateAction: a point is both coordinates or none', () => {
   });
 });
 
+describe('validateAction: an error about arguments stays short', () => {
+  it('cuts an issue that quotes a huge unknown argument name, and still names the tool', () => {
+    const checked = validateAction('click', { x: 1, y: 2, ['k'.repeat(50_000)]: 1 }, new Set(['click']));
+    expect(checked.ok).toBe(false);
+    if (checked.ok) return;
+    expect(checked.error).toMatch(/^invalid arguments for click: /);
+    expect(checked.error.length).toBeLessThan(1_500);
+  });
+});
+
 describe('closing an application by its menu item or button', () => {
   it('waits like the chords that close one (Alt+F4, Ctrl+Q)', () => {
     for (const label of ['Quit', 'Exit', 'File > Quit', 'Quit Mousepad', 'E\u00adxit']) {
