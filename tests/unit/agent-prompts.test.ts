@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { LATEST_OUTPUT_CHARS, NOTES_CHARS, renderFeedback, renderHistory, renderNotes, renderWindows, WINDOWS_CHARS } from '../../src-main/agents/strategies/prompts';
+import {
+  LATEST_OUTPUT_CHARS,
+  NOTES_CHARS,
+  renderFeedback,
+  renderHistory,
+  renderNotes,
+  renderSubtasks,
+  renderWindows,
+  SUBTASKS_CHARS,
+  WINDOWS_CHARS,
+} from '../../src-main/agents/strategies/prompts';
 import type { StepView, StepViewInput } from '../../src-main/protocol';
 import { makeStep } from '../support/ui-fixtures';
 
@@ -105,5 +115,34 @@ describe('renderWindows', () => {
     expect(text).toMatch(/\((\d+) more windows not listed: the list is over its size limit\)$/);
     const listed = text.split('\n').length - 1;
     expect(text).toContain(`(${500 - listed} more windows`);
+  });
+});
+
+describe('renderSubtasks', () => {
+  const record = (index: number) => ({
+    subtask: `Rename report ${index} and move it to the archive ${'y'.repeat(150)}`,
+    agent: 'AppAgent',
+    target: 'Files',
+    status: 'FINISH' as const,
+    result: `report ${index} moved ${'z'.repeat(250)}`,
+  });
+
+  it('lists every sub-task of an ordinary round, numbered from one', () => {
+    const text = renderSubtasks([record(0), record(1)]);
+    expect(text.split('\n')).toHaveLength(2);
+    expect(text).toMatch(/^1\. Rename report 0/);
+    expect(text).toContain('\n2. Rename report 1');
+    expect(renderSubtasks([])).toBe('(none yet)');
+  });
+
+  it('keeps the latest within its budget on a long round, numbered as they were, and counts the rest', () => {
+    const text = renderSubtasks(Array.from({ length: 300 }, (_, i) => record(i)));
+    expect(text.length).toBeLessThan(SUBTASKS_CHARS + 100);
+    expect(text).toContain('300. Rename report 299');
+    expect(text).not.toContain('1. Rename report 0 ');
+    const first = /^\((\d+) earlier sub-tasks not listed: the list is over its size limit\)\n(\d+)\. /.exec(text);
+    expect(first).not.toBeNull();
+    // The count and the first number shown agree: nothing is lost between them.
+    expect(Number(first?.[2])).toBe(Number(first?.[1]) + 1);
   });
 });

@@ -237,6 +237,30 @@ function subtaskLine(record: SubtaskRecord, index: number): string {
   return `${index + 1}. ${asData(record.subtask, 200)} -> ${who}: ${record.status}${record.result ? `, ${asData(record.result, 300)}` : ''}`;
 }
 
+/** Characters the host's list of sub-tasks may take: a long round must not grow the prompt step by step. */
+export const SUBTASKS_CHARS = 6_000;
+
+/**
+ * The round's sub-tasks, numbered from the first, within SUBTASKS_CHARS: the latest are kept (what the
+ * host decides next depends on them most), the earliest give way to a line that counts them.
+ */
+export function renderSubtasks(records: readonly SubtaskRecord[]): string {
+  if (!records.length) return '(none yet)';
+  const lines: string[] = [];
+  let left = SUBTASKS_CHARS;
+  for (let index = records.length - 1; index >= 0; index--) {
+    const record = records[index];
+    if (!record) continue;
+    const line = subtaskLine(record, index);
+    if (line.length + 1 > left) break;
+    lines.unshift(line);
+    left -= line.length + 1;
+  }
+  const unlisted = records.length - lines.length;
+  if (unlisted) lines.unshift(`(${unlisted} earlier sub-task${unlisted === 1 ? '' : 's'} not listed: the list is over its size limit)`);
+  return lines.join('\n');
+}
+
 /** The agents the host can hand work to besides application windows. */
 export const DELEGATE_AGENTS = ['ShellAgent'] as const;
 
@@ -257,7 +281,7 @@ export const hostPromptStrategy: Strategy = {
       request: userText(runtime.request),
       windows: renderWindows(windows),
       agents: '- ShellAgent: runs shell commands (files, programs, system information); no window needed.',
-      subtasks: runtime.subtasks.length ? runtime.subtasks.map(subtaskLine).join('\n') : '(none yet)',
+      subtasks: renderSubtasks(runtime.subtasks),
       blackboard: blackboardPart(runtime, agent),
       documents: renderDocs(runtime.docs.retrieve(runtime.request, 2)),
       feedback: renderFeedback(agent.history),
