@@ -15,7 +15,7 @@ export function DeleteSessionDialog({ session, onCancel, onConfirm }: DeleteSess
       <DialogContent>
         <DialogContentText id="delete-session-text">
           “{session?.title || session?.request}” with its {session?.stepCount === 1 ? 'step' : `${session?.stepCount ?? 0} steps`}, screenshots
-          and forms will be deleted. This cannot be undone.
+          and forms will be deleted. This cannot be undone. The audit record of the commands it ran is kept.
         </DialogContentText>
       </DialogContent>
       <DialogActions>
