@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ChatMessage, ModelClient } from './model-client';
+import type { ChatMessage, ModelAnswer, ModelClient } from './model-client';
 import { parseModelReply } from './parse-reply';
 
 export interface ModelExchange<T> {
@@ -12,6 +12,11 @@ export interface ModelExchange<T> {
   attempts: number;
   /** Time spent waiting on the model endpoint, over every attempt. */
   waitedMs: number;
+  /**
+   * A repair request that failed (the endpoint went down, Stop) after earlier attempts had spent
+   * tokens: the step fails with it, and those tokens are still counted.
+   */
+  failure?: unknown;
 }
 
 function repairPrompt(error: string): string {
@@ -37,7 +42,13 @@ export async function askModel<S extends z.ZodType>(
   let error: string | null = null;
   let waitedMs = 0;
   for (let attempt = 1; attempt <= options.maxRepairs + 1; attempt++) {
-    const answer = await model.complete(conversation, options.signal);
+    let answer: ModelAnswer;
+    try {
+      answer = await model.complete(conversation, options.signal);
+    } catch (failure) {
+      if (attempt === 1) throw failure;
+      return { reply: null, error, text, usage, attempts: attempt, waitedMs, failure };
+    }
     waitedMs += answer.durationMs;
     usage.prompt += answer.usage.prompt;
     usage.completion += answer.usage.completion;

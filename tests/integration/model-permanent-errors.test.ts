@@ -15,10 +15,10 @@ afterEach(async () => {
   rig = null;
 });
 
-async function start(steps: ScenarioStep[], mode: 'shell' | 'desktop') {
+async function start(steps: ScenarioStep[], mode: 'shell' | 'desktop', maxRepairs = 0) {
   rig = await startReliabilityHost(
     { name: 'permanent model errors', steps },
-    { model: { maxRetries: 2 }, config: { limits: { maxConsecutiveErrors: MAX_ERRORS, maxRepairs: 0 }, safety: { confirmation: 'never' } } },
+    { model: { maxRetries: 2 }, config: { limits: { maxConsecutiveErrors: MAX_ERRORS, maxRepairs }, safety: { confirmation: 'never' } } },
   );
   const sessionId = await startSession(rig.host, 'list my files', mode);
   return { rig, sessionId };
@@ -43,5 +43,19 @@ describe('a model endpoint that cannot answer at all', () => {
     expect(outcome).toEqual({ status: 'finished', result: 'all done' });
     expect(rig.host.store.steps(sessionId).map((step) => step.status)).toEqual(['ERROR', 'FINISH']);
     expect(rig.host.store.steps(sessionId)[0]?.error).toMatch(/HTTP 401: token expired; check the API key/);
+  });
+
+  it('a repair request that fails still counts the tokens the step had spent', async () => {
+    const unusable: ScenarioStep = { content: 'not JSON at all' };
+    const { rig, sessionId } = await start([unusable, unknownModel], 'shell', 1);
+    const outcome = await roundWithin(rig.host, 20_000, 'repair fails');
+    expect(outcome.status).toBe('error');
+    const [step] = rig.host.store.steps(sessionId);
+    expect(step?.status).toBe('ERROR');
+    expect(step?.error).toMatch(/HTTP 404/);
+    // The scripted server counts about a token per four characters: the first attempt's prompt and reply.
+    expect(step?.tokens.prompt).toBeGreaterThan(100);
+    expect(step?.tokens.completion).toBeGreaterThan(0);
+    expect(rig.host.store.getSession(sessionId)?.tokens).toEqual(step?.tokens);
   });
 });

@@ -269,6 +269,19 @@ describe('askModel', () => {
     expect(exchange.usage.prompt).toBeGreaterThan(0);
   });
 
+  it('keeps the tokens of earlier attempts when a repair request fails, and carries its error', async () => {
+    const client = await clientFor({ name: 'repair-fails', steps: [completion({ message: { role: 'assistant', content: '{"Status": "NOPE"}' }, finish_reason: 'stop' }), { status: 404 }] }, { maxRetries: 0 });
+    const exchange = await askModel(client, ask, schema, { maxRepairs: 1, signal: new AbortController().signal });
+    expect(exchange).toMatchObject({ reply: null, attempts: 2, text: '{"Status": "NOPE"}', usage: { prompt: 3, completion: 2 } });
+    expect((exchange.failure as Error).message).toMatch(/failed: HTTP 404/);
+    expect(endsRound(exchange.failure)).toBe(true);
+  });
+
+  it('fails at once when the first request fails (nothing was spent)', async () => {
+    const client = await clientFor({ name: 'first-fails', steps: [{ status: 404 }] }, { maxRetries: 0 });
+    await expect(askModel(client, ask, schema, { maxRepairs: 1, signal: new AbortController().signal })).rejects.toThrow(/HTTP 404/);
+  });
+
   it('stops after the bounded number of repairs', async () => {
     const client = await clientFor({ name: 'hopeless', steps: [{ content: 'no' }, { content: 'still no' }] });
     const exchange = await askModel(client, ask, schema, { maxRepairs: 1, signal: new AbortController().signal });

@@ -20,6 +20,7 @@ export function modelStrategy<S extends z.ZodType>(schema: S, pickModel: (models
         signal: runtime.signal,
       });
       ctx.set(K.exchange, exchange);
+      if (exchange.failure !== undefined) throw exchange.failure;
       if (!exchange.reply) throw new Error(`invalid model reply: ${exchange.error}`);
       ctx.set(K.reply, exchange.reply);
     },
