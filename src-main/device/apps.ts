@@ -46,6 +46,16 @@ export interface DesktopEntry {
   listed: boolean;
 }
 
+const VALUE_ESCAPES: Record<string, string> = { s: ' ', n: '\n', t: '\t', r: '\r', '\\': '\\' };
+
+/**
+ * A value's string escapes (\s \n \t \r \\), read before the Exec line's own quoting as the spec says:
+ * Wine's entries write one backslash of a Windows path as four. Other escapes are left for the quoting.
+ */
+function unescapeValue(value: string): string {
+  return value.replace(/\\([sntr\\])/g, (_, code: string) => VALUE_ESCAPES[code] ?? code);
+}
+
 /** Reads the [Desktop Entry] group of a .desktop file; null when it has no Exec. */
 export function parseDesktopEntry(text: string, id: string, path: string): DesktopEntry | null {
   const fields = new Map<string, string>();
@@ -60,7 +70,7 @@ export function parseDesktopEntry(text: string, id: string, path: string): Deskt
     const eq = line.indexOf('=');
     if (eq <= 0) continue;
     const key = line.slice(0, eq).trim();
-    if (!fields.has(key)) fields.set(key, line.slice(eq + 1).trim());
+    if (!fields.has(key)) fields.set(key, unescapeValue(line.slice(eq + 1).trim()));
   }
   const exec = fields.get('Exec');
   if (!exec) return null;

@@ -103,6 +103,30 @@ describe('desktop entries', () => {
     expect(execToArgv('app %d %D -n%N%v %m 50% %%', [])).toEqual(['app', '-n', '50%', '%']);
   });
 
+  it('reads the string escapes of the file before the quoting of the Exec line, as the spec and GLib do', () => {
+    // As Wine writes its entries: four backslashes in the file are one in the argument.
+    const wine = String.raw`[Desktop Entry]
+Name=Game\sLauncher
+Exec=env WINEPREFIX="/home/u/.wine" wine C:\\\\windows\\\\command\\\\start.exe /Unix /home/u/Game.lnk
+Type=Application
+`;
+    const parsed = parseDesktopEntry(wine, 'wine-game', '/x.desktop');
+    expect(parsed?.name).toBe('Game Launcher');
+    expect(execToArgv(parsed?.exec ?? '', [])).toEqual([
+      'env',
+      'WINEPREFIX=/home/u/.wine',
+      'wine',
+      String.raw`C:\windows\command\start.exe`,
+      '/Unix',
+      '/home/u/Game.lnk',
+    ]);
+    // The spec's own example: a literal backslash inside a quoted argument takes four in the file.
+    const quoted = parseDesktopEntry(String.raw`[Desktop Entry]
+Exec=sh -c "printf %%s \\\\ end"
+`, 'q', '/q.desktop');
+    expect(execToArgv(quoted?.exec ?? '', [])).toEqual(['sh', '-c', String.raw`printf %s \ end`]);
+  });
+
   const entry = (id: string, name: string, generic: string, exec: string, terminal = false): DesktopEntry => ({
     id,
     path: `/apps/${id}.desktop`,
