@@ -9,12 +9,27 @@ export const EXIT_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
  * (each in a process group of its own) would live on. These handlers kill them, then exit with
  * 128 + the signal's number, the code a shell reports for a process ended by that signal.
  */
-export function exitOnSignals(log: (message: string) => void): void {
+export function exitOnSignals(log: (message: string) => void, beforeExit: () => Promise<void> = async () => undefined): void {
   for (const signal of EXIT_SIGNALS) {
     process.once(signal, () => {
       log(`${signal}: stopping the running commands and exiting`);
       stopLiveCommands();
-      process.exit(128 + constants.signals[signal]);
+      void boundedBy(beforeExit(), BEFORE_EXIT_MS).then(() => process.exit(128 + constants.signals[signal]));
     });
   }
+}
+
+/** How long an exiting device client gives `beforeExit` (letting go of held input) before it exits anyway. */
+export const BEFORE_EXIT_MS = 1_000;
+
+/** Settles when `promise` does or after `ms`, whichever comes first; never rejects. */
+export function boundedBy(promise: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    promise.then(done, done);
+  });
 }

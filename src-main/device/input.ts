@@ -1,5 +1,5 @@
 import { Button, keyboard, Key, mouse, Point, providerRegistry } from '@nut-tree-fork/nut-js';
-import { abortableSleep, throwIfAborted } from './abort';
+import { abortableSleep, CancelledError, throwIfAborted } from './abort';
 import type { Point as XY } from './coords';
 
 /**
@@ -19,6 +19,40 @@ export function configureInput(): void {
   // The config objects above only govern nut.js's own sleeps; libnut keeps a separate native delay.
   providerRegistry.getMouse().setMouseDelay(0);
   providerRegistry.getKeyboard().setKeyboardDelay(0);
+}
+
+/**
+ * What is held down right now (a drag's button, a chord's keys), so a device client that exits part way
+ * lets go of it first (releaseHeld): the X server keeps fake input pressed after its client has gone,
+ * and a button or Ctrl left down would hold the whole desktop.
+ */
+const heldKeys = new Set<Key>();
+let buttonHeld = false;
+let exiting = false;
+
+function refuseWhenExiting(): void {
+  if (exiting) throw new CancelledError('the device client is exiting');
+}
+
+async function pressKey(key: Key): Promise<void> {
+  refuseWhenExiting();
+  heldKeys.add(key);
+  await keyboard.pressKey(key);
+}
+
+async function releaseKey(key: Key): Promise<void> {
+  heldKeys.delete(key);
+  await keyboard.releaseKey(key);
+}
+
+/** Lets go of everything held down and refuses new presses: for a device client about to exit. */
+export async function releaseHeld(): Promise<void> {
+  exiting = true;
+  if (buttonHeld) {
+    buttonHeld = false;
+    await mouse.releaseButton(Button.LEFT).catch(() => undefined);
+  }
+  for (const key of [...heldKeys].reverse()) await releaseKey(key).catch(() => undefined);
 }
 
 export type MouseButtonName = 'left' | 'right' | 'middle';
@@ -55,6 +89,8 @@ export async function click(point: XY, button: MouseButtonName = 'left', double 
 export async function drag(from: XY, to: XY, signal?: AbortSignal): Promise<void> {
   await moveTo(from);
   throwIfAborted(signal);
+  refuseWhenExiting();
+  buttonHeld = true;
   await mouse.pressButton(Button.LEFT);
   try {
     const steps = Math.max(4, Math.min(30, Math.round(Math.hypot(to.x - from.x, to.y - from.y) / 20)));
@@ -70,6 +106,7 @@ export async function drag(from: XY, to: XY, signal?: AbortSignal): Promise<void
     if (signal?.aborted) await moveTo(from);
     throw error;
   } finally {
+    buttonHeld = false;
     await mouse.releaseButton(Button.LEFT);
   }
 }
@@ -112,11 +149,11 @@ export async function pressChord(keys: readonly Key[], signal?: AbortSignal): Pr
   try {
     for (const key of keys) {
       throwIfAborted(signal);
-      await keyboard.pressKey(key);
+      await pressKey(key);
       pressed.push(key);
     }
   } finally {
-    for (const key of pressed.reverse()) await keyboard.releaseKey(key);
+    for (const key of pressed.reverse()) await releaseKey(key);
   }
 }
 

@@ -4,7 +4,7 @@
  * [--format=auto|png|jpeg|webp] [--quality=70]` (dev: `node --import tsx src-main/device/main.ts`).
  */
 import { parseDeviceArgs, type DeviceConfig } from './config';
-import { exitOnSignals } from './exit-signals';
+import { BEFORE_EXIT_MS, boundedBy, exitOnSignals } from './exit-signals';
 import { checkEnvironment } from './health';
 
 const EXIT_BAD_ARGS = 2;
@@ -22,8 +22,15 @@ function configOrExit(): DeviceConfig {
   }
 }
 
+/** Lets go of input held down (a drag's button) before an exit; set once the input module is loaded. */
+let releaseInput = async (): Promise<void> => undefined;
+
+function exitAfterRelease(code: number): void {
+  void boundedBy(releaseInput(), BEFORE_EXIT_MS).then(() => process.exit(code));
+}
+
 async function main(): Promise<void> {
-  exitOnSignals(log);
+  exitOnSignals(log, () => releaseInput());
   const config = configOrExit();
 
   // Without a display the device still runs shell commands (shell mode needs nothing else).
@@ -32,11 +39,13 @@ async function main(): Promise<void> {
   if (noDisplay) log(`${noDisplay} Only execute_command is offered.`);
 
   // Loaded after the health check; without a display no tool that calls into native screen code is offered.
-  const [{ createDeviceServer }, { StdioServerTransport }, { default: sharp }] = await Promise.all([
+  const [{ createDeviceServer }, { releaseHeld }, { StdioServerTransport }, { default: sharp }] = await Promise.all([
     import('./server'),
+    import('./input'),
     import('@modelcontextprotocol/sdk/server/stdio.js'),
     import('sharp'),
   ]);
+  releaseInput = releaseHeld;
   // Every screenshot is a new image: libvips' operation cache would only hold on to old frames.
   sharp.cache(false);
   const debug = Boolean(process.env.DESKHAND_DEVICE_DEBUG);
@@ -48,16 +57,16 @@ async function main(): Promise<void> {
     },
   });
   const transport = new StdioServerTransport();
-  transport.onclose = () => process.exit(0);
+  transport.onclose = () => exitAfterRelease(0);
   // The host closing our stdin means it is gone; there is no one left to serve.
-  process.stdin.once('end', () => process.exit(0));
+  process.stdin.once('end', () => exitAfterRelease(0));
   await server.connect(transport);
   log(`ready (pid ${process.pid}, display ${noDisplay ? 'none' : (process.env.DISPLAY ?? 'native')})`);
 }
 
 process.on('uncaughtException', (error) => {
   log(`uncaught: ${error.stack ?? error.message}`);
-  process.exit(1);
+  exitAfterRelease(1);
 });
 process.on('unhandledRejection', (reason) => {
   log(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
