@@ -34,9 +34,10 @@ export interface DeviceLaunchOptions {
 
 // The device client runs shell commands the model chooses; the host's secrets stay with the host.
 // KEY, PAT and AUTH count as words (STRIPE_KEY, GH_PAT, NPM_AUTH), not inside others (MONKEY_PATH,
-// XAUTHORITY); SSH_AUTH_SOCK is needed and holds no secret itself.
+// XAUTHORITY); SSH_AUTH_SOCK is needed and holds no secret itself. PASS and PWD count as words too
+// (DB_PASS, MYSQL_PWD), PWD only after an underscore: PWD and OLDPWD are the working directory.
 const SECRET_NAME =
-  /(API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|(^|_)KEY($|_)|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|COOKIE|(^|_)PAT($|_)|(^|_)AUTH($|_))/i;
+  /(API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|(^|_)KEY($|_)|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|COOKIE|(^|_)PAT($|_)|(^|_)AUTH($|_)|(^|_)PASS($|_)|_PWD($|_)|^SSHPASS$)/i;
 const NOT_SECRET_NAMES = new Set(['SSH_AUTH_SOCK']);
 /** A URL with a password in it, whatever the variable is called (DATABASE_URL=postgres://me:pw@db/x). */
 const CREDENTIAL_URL = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:[^@\s]+@/i;

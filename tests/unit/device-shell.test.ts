@@ -138,6 +138,13 @@ describe('runShellCommand', () => {
     for (const name of ['STRIPE_KEY', 'MISTRAL_KEY', 'SIGNING_KEY', 'KEY', 'GH_PAT', 'NPM_AUTH', 'DOCKER_AUTH_CONFIG', 'SESSION_COOKIE']) {
       expect(isSecretEnvName(name), name).toBe(true);
     }
+    // Passwords by the short names programs read: MySQL's client, sshpass, the usual .env spellings.
+    for (const name of ['MYSQL_PWD', 'SSHPASS', 'DB_PASS', 'SMTP_PASS', 'REDIS_PASS_WORD']) {
+      expect(isSecretEnvName(name), name).toBe(true);
+    }
+    for (const name of ['PWD', 'OLDPWD', 'PASSENGER_ROOT', 'COMPASS_HOME', 'BYPASS_PROXY']) {
+      expect(isSecretEnvName(name), name).toBe(false);
+    }
     for (const name of ['MONKEY_PATH', 'KEYBOARD_LAYOUT', 'PATH', 'XAUTHORITY', 'SSH_AUTH_SOCK', 'AUTHOR_NAME', 'PATTERN']) {
       expect(isSecretEnvName(name), name).toBe(false);
     }
