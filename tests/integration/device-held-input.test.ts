@@ -34,7 +34,7 @@ describe('a device client closed while it holds the mouse button', () => {
     xev = spawn('xev', ['-geometry', '1000x700+0+0'], { env: x.env, stdio: ['ignore', out.fd, 'ignore'] });
     await out.close();
     const device = await startDevice(x);
-    const window = await eventually('the xev window', 15_000, async () => {
+    const window = await eventually('the xev window', 30_000, async () => {
       const listed = (await device.callOk('list_windows')).structuredContent as { windows: unknown[] };
       return listed.windows.map((w) => WindowInfo.parse(w)).find((w) => w.title === 'Event Tester');
     });
