@@ -3,6 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Stream } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { childSignal } from '../common/child-signal';
 import { isToolName } from '../device/contract';
@@ -38,6 +39,7 @@ export class DeviceConnection {
   private about = '';
   private restarts = 0;
   private processId: number | null = null;
+  private closed = false;
 
   constructor(private readonly options: DeviceConnectionOptions) {}
 
@@ -75,7 +77,9 @@ export class DeviceConnection {
     }
   }
 
+  /** For good: a call after it fails instead of starting a new device client (which could act after a quit). */
   async close(): Promise<void> {
+    this.closed = true;
     const client = this.client ?? (await this.connecting?.catch(() => null)) ?? null;
     this.client = null;
     this.connecting = null;
@@ -83,6 +87,7 @@ export class DeviceConnection {
   }
 
   private connected(): Promise<Client> {
+    if (this.closed) return Promise.reject(new Error('the device client is closed: Deskhand is shutting down'));
     if (this.client) return Promise.resolve(this.client);
     this.connecting ??= this.start().finally(() => {
       this.connecting = null;
@@ -93,11 +98,20 @@ export class DeviceConnection {
   private async start(): Promise<Client> {
     const transport = this.options.createTransport?.() ?? new StdioClientTransport({ ...this.options.launch, stderr: 'pipe' });
     let stderrTail = '';
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      const text = chunk.toString('utf8');
-      stderrTail = (stderrTail + text).slice(-2_000);
+    // A line (or a character) can arrive in two chunks: it is logged once, whole.
+    const decoder = new StringDecoder('utf8');
+    let partLine = '';
+    const logLines = (text: string): void => {
       for (const line of text.split('\n')) if (line.trim()) this.options.onLog?.(line);
+    };
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      const text = decoder.write(chunk);
+      stderrTail = (stderrTail + text).slice(-2_000);
+      const lines = (partLine + text).split('\n');
+      partLine = (lines.pop() ?? '').slice(-4_000);
+      logLines(lines.join('\n'));
     });
+    transport.stderr?.on('end', () => logLines(partLine + decoder.end()));
     const client = new Client({ name: 'deskhand-host', version: '0.1.0' });
     client.onclose = () => {
       if (this.client === client) {
