@@ -6,7 +6,8 @@ import { Blackboard, type BlackboardSink } from '../../src-main/memory/blackboar
 import { BlackboardStore } from '../../src-main/memory/blackboard-store';
 import { openDatabase } from '../../src-main/memory/database';
 import { Memory, MemoryItem } from '../../src-main/memory/memory';
-import { SessionStore, type NewStep } from '../../src-main/memory/session-store';
+import { SessionStore } from '../../src-main/memory/session-store';
+import { newStep } from '../support/store-fixtures';
 
 const KEYS = ['Step', 'Action', 'Status'];
 
@@ -118,31 +119,7 @@ describe('Blackboard: memory and database agree', () => {
     const store = new BlackboardStore(db);
     const session = sessions.createSession('work', 'desktop');
     const board = store.load(session.id, 0);
-    const step: NewStep = {
-      round: 0,
-      agent: 'AppAgent',
-      target: null,
-      subtask: null,
-      status: 'CONTINUE',
-      observation: '',
-      thought: '',
-      plan: [],
-      comment: '',
-      action: null,
-      actionText: 'No action',
-      result: null,
-      error: null,
-      modelReply: null,
-      promptText: null,
-      screenshot: null,
-      annotated: null,
-      startedAt: 1,
-      durationMs: 1,
-      phaseMs: {},
-      tokens: { prompt: 0, completion: 0 },
-      costUsd: null,
-      approvedBy: null,
-    };
+    const step = newStep();
     const commit = () =>
       board.afterCommit(() =>
         sessions.appendStep(session.id, step, (index) => {

@@ -7,7 +7,8 @@ import { recoverInterrupted } from '../../src-main/host/recover-interrupted';
 import { BlackboardStore } from '../../src-main/memory/blackboard-store';
 import { openDatabase, type Db } from '../../src-main/memory/database';
 import { InteractionStore } from '../../src-main/memory/interaction-store';
-import { SessionStore, type NewStep } from '../../src-main/memory/session-store';
+import { SessionStore } from '../../src-main/memory/session-store';
+import { newStep } from '../support/store-fixtures';
 
 /**
  * What a damaged row (a bad disk, a hand edit, a record of an older Deskhand whose shape has changed since)
@@ -18,31 +19,7 @@ function freshDb(): Db {
   return openDatabase(join(mkdtempSync(join(tmpdir(), 'deskhand-damaged-')), 'deskhand.sqlite'));
 }
 
-const step: NewStep = {
-  round: 0,
-  agent: 'AppAgent',
-  target: null,
-  subtask: null,
-  status: 'CONTINUE',
-  observation: 'o',
-  thought: 't',
-  plan: [],
-  comment: '',
-  action: null,
-  actionText: 'No action',
-  result: null,
-  error: null,
-  modelReply: null,
-  promptText: null,
-  screenshot: null,
-  annotated: null,
-  startedAt: 1,
-  durationMs: 1,
-  phaseMs: {},
-  tokens: { prompt: 0, completion: 0 },
-  costUsd: null,
-  approvedBy: null,
-};
+const step = newStep({ observation: 'o', thought: 't' });
 
 afterEach(() => {
   vi.restoreAllMocks();
