@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { deviceEnv } from '../device/launch';
-import type { ExternalMcpServer } from '../host/config';
+import { tokenVariables, type ExternalMcpServer } from '../host/config';
 
 /**
  * The user's own MCP servers (settings `mcpServers`): each is a stdio command or a
@@ -17,8 +17,8 @@ import type { ExternalMcpServer } from '../host/config';
  * - A connection that drops (the process died, the HTTP server went away) is reopened on the next call.
  *   A call that was in flight when it dropped fails and is not repeated: it may have had its effect.
  * - Each call has a timeout (default 60 s; the server gets a cancellation when it passes).
- * - stdio servers get the host's environment without secrets (deviceEnv): a server that needs a key
- *   should read it from its own configuration. Their stderr goes to onLog.
+ * - stdio servers get the host's environment without secrets (deviceEnv), nor the variables holding the
+ *   HTTP servers' tokens: a server that needs a key should read it from its own configuration. Their stderr goes to onLog.
  * - The bearer token comes from getSecret(tokenSecret) when connecting, so it never sits in settings.
  */
 
@@ -97,7 +97,8 @@ class ServerLink {
       const transport = new StdioClientTransport({
         command: config.command,
         args: config.args,
-        env: deviceEnv(this.options.env ?? process.env),
+        // Another server's token variable may have any name ("GH_MCP"): it is left out by name.
+        env: deviceEnv(this.options.env ?? process.env, tokenVariables({ mcpServers: [...this.options.servers] })),
         stderr: 'pipe',
       });
       transport.stderr?.on('data', (chunk: Buffer) => {

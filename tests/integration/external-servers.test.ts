@@ -81,6 +81,24 @@ describe('external MCP servers over stdio', () => {
     expect(names).not.toContain('MY_TOKEN');
   });
 
+  it('keeps another server\'s token variable from a stdio server, whatever it is called', async () => {
+    const mixed = new ExternalServers({
+      servers: [
+        stdioServer('local'),
+        { name: 'remote', transport: 'http', url: 'http://127.0.0.1:9/mcp', tokenSecret: 'GH_MCP', trusted: false },
+      ],
+      env: { ...process.env, GH_MCP: 'ghp_not-for-the-stdio-server', HARMLESS: '1' },
+      callTimeoutMs: 5_000,
+    });
+    try {
+      const names = textOf(await mixed.callTool('local.env_names', {})).split('\n');
+      expect(names).toContain('HARMLESS');
+      expect(names).not.toContain('GH_MCP');
+    } finally {
+      await mixed.close();
+    }
+  });
+
   it('times a slow call out and keeps working', async () => {
     const quick = new ExternalServers({ servers: [stdioServer('quick')], callTimeoutMs: 300 });
     try {
