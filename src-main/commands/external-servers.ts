@@ -16,6 +16,7 @@ import { tokenVariables, type ExternalMcpServer } from '../host/config';
  *   next tools() or callTool(), never blocking the others.
  * - A connection that drops (the process died, the HTTP server went away) is reopened on the next call.
  *   A call that was in flight when it dropped fails and is not repeated: it may have had its effect.
+ * - Connecting and listing the tools take at most the connect timeout (default 15 s) together.
  * - Each call has a timeout (default 60 s; the server gets a cancellation when it passes).
  * - stdio servers get the host's environment without secrets (deviceEnv), nor the variables holding the
  *   HTTP servers' tokens: a server that needs a key should read it from its own configuration. Their stderr goes to onLog.
@@ -25,6 +26,8 @@ import { tokenVariables, type ExternalMcpServer } from '../host/config';
 export const TOOL_SEPARATOR = '.';
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
+/** Pages of a server's tool list read at most: a cursor that never runs out is a broken server. */
+export const MAX_TOOL_PAGES = 100;
 
 export interface ExternalTool {
   /** `<server>.<tool>`: the name the model uses and the dispatcher routes. */
@@ -139,11 +142,16 @@ class ServerLink {
     };
     try {
       const timeout = this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-      await client.connect(await this.transport(), { timeout });
+      // The timeout holds for connecting and listing together, not per request: pages that each come
+      // just in time would otherwise hold every round (and close()) for as long as the server likes.
+      const deadline = AbortSignal.timeout(timeout);
+      await client.connect(await this.transport(), { timeout, signal: deadline });
       const tools: Tool[] = [];
       let cursor: string | undefined;
+      let pages = 0;
       do {
-        const page = await client.listTools(cursor ? { cursor } : {}, { timeout });
+        if (++pages > MAX_TOOL_PAGES) throw new ExternalToolError(`its tool list did not end after ${MAX_TOOL_PAGES} pages`);
+        const page = await client.listTools(cursor ? { cursor } : {}, { timeout, signal: deadline });
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor);

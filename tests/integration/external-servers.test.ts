@@ -11,8 +11,8 @@ import { startHttpFixture, type HttpFixture } from '../support/external-mcp-fixt
 
 const FIXTURE = join(process.cwd(), 'tests/support/external-mcp-fixture.ts');
 
-function stdioServer(name: string, trusted = false): ExternalMcpServer {
-  return { name, transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', FIXTURE, '--stdio'], trusted };
+function stdioServer(name: string, trusted = false, extraArgs: string[] = []): ExternalMcpServer {
+  return { name, transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', FIXTURE, '--stdio', ...extraArgs], trusted };
 }
 
 function textOf(result: { content: { type: string; text?: string }[] }): string {
@@ -138,6 +138,36 @@ describe('external MCP servers over stdio', () => {
       await expect(mixed.callTool('broken.echo', {})).rejects.toThrow(/cannot connect to the MCP server broken/);
     } finally {
       await mixed.close();
+    }
+  });
+
+  it('gives up on a tool list that never ends, at once when the pages come quickly', { timeout: 20_000 }, async () => {
+    const endless = new ExternalServers({
+      servers: [stdioServer('endless', false, ['--endless-tools=0'])],
+      connectTimeoutMs: 10_000,
+    });
+    try {
+      const started = Date.now();
+      const [status] = await endless.start();
+      expect(Date.now() - started).toBeLessThan(9_000);
+      expect(status).toMatchObject({ connected: false, error: expect.stringMatching(/tool list did not end/) });
+    } finally {
+      await endless.close();
+    }
+  });
+
+  it('bounds connecting and listing the tools together by the connect timeout', { timeout: 20_000 }, async () => {
+    const slow = new ExternalServers({
+      servers: [stdioServer('slow', false, ['--endless-tools=400'])],
+      connectTimeoutMs: 2_000,
+    });
+    try {
+      const started = Date.now();
+      const [status] = await slow.start();
+      expect(Date.now() - started).toBeLessThan(6_000);
+      expect(status).toMatchObject({ connected: false, error: expect.stringMatching(/cannot connect to the MCP server slow/) });
+    } finally {
+      await slow.close();
     }
   });
 

@@ -1,9 +1,11 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
+import { Server as LowLevelServer } from '@modelcontextprotocol/sdk/server/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 /**
@@ -114,8 +116,24 @@ export async function startHttpFixture(token: string, port = 0): Promise<HttpFix
   };
 }
 
-// Run as a program: serve on stdio.
+/**
+ * A server whose tool list never ends: every page (sent after `delayMs`) holds one tool and points
+ * to a next one.
+ */
+export function createEndlessToolsServer(delayMs: number): LowLevelServer {
+  const server = new LowLevelServer({ name: 'fixture-endless', version: '0.0.0' }, { capabilities: { tools: {} } });
+  let page = 0;
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    page++;
+    return { tools: [{ name: `tool${page}`, inputSchema: { type: 'object' as const } }], nextCursor: `page${page}` };
+  });
+  return server;
+}
+
+// Run as a program: serve on stdio (`--endless-tools=<ms>`: createEndlessToolsServer).
 if (process.argv.includes('--stdio') && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const server = createFixtureServer('stdio');
+  const endless = process.argv.find((arg) => arg.startsWith('--endless-tools='));
+  const server = endless ? createEndlessToolsServer(Number(endless.split('=')[1])) : createFixtureServer('stdio');
   await server.connect(new StdioServerTransport());
 }
