@@ -16,6 +16,7 @@ import { tokenVariables, type ExternalMcpServer } from '../host/config';
  *   next tools() or callTool(), never blocking the others.
  * - A connection that drops (the process died, the HTTP server went away) is reopened on the next call.
  *   A call that was in flight when it dropped fails and is not repeated: it may have had its effect.
+ * - update() follows the settings: a server removed or changed (marked untrusted, say) is closed at once.
  * - Connecting and listing the tools take at most the connect timeout (default 15 s) together.
  * - Each call has a timeout (default 60 s; the server gets a cancellation when it passes).
  * - stdio servers get the host's environment without secrets (deviceEnv), nor the variables holding the
@@ -83,6 +84,8 @@ class ServerLink {
   constructor(
     readonly config: ExternalMcpServer,
     private readonly options: ExternalServersOptions,
+    /** The variables holding the HTTP servers' tokens, as configured now. */
+    private readonly tokenNames: () => ReadonlySet<string>,
   ) {}
 
   connected(): Promise<Client> {
@@ -101,7 +104,7 @@ class ServerLink {
         command: config.command,
         args: config.args,
         // Another server's token variable may have any name ("GH_MCP"): it is left out by name.
-        env: deviceEnv(this.options.env ?? process.env, tokenVariables({ mcpServers: [...this.options.servers] })),
+        env: deviceEnv(this.options.env ?? process.env, this.tokenNames()),
         stderr: 'pipe',
       });
       transport.stderr?.on('data', (chunk: Buffer) => {
@@ -184,13 +187,29 @@ export function splitToolName(name: string): [string, string] | null {
 }
 
 export class ExternalServers {
-  private readonly links = new Map<string, ServerLink>();
+  private links = new Map<string, ServerLink>();
+  private servers: readonly ExternalMcpServer[] = [];
 
   constructor(private readonly options: ExternalServersOptions) {
-    for (const server of options.servers) {
-      if (this.links.has(server.name)) throw new Error(`two MCP servers are named "${server.name}"; names must differ`);
-      this.links.set(server.name, new ServerLink(server, options));
+    this.update(options.servers);
+  }
+
+  /**
+   * The servers the settings now name. One that is gone or changed (its trust included) is closed
+   * (a call of it in flight fails); new and changed ones connect on the next tools() or call.
+   */
+  update(servers: readonly ExternalMcpServer[]): void {
+    const next = new Map<string, ServerLink>();
+    for (const server of servers) {
+      if (next.has(server.name)) throw new Error(`two MCP servers are named "${server.name}"; names must differ`);
+      const kept = this.links.get(server.name);
+      const same = kept && JSON.stringify(kept.config) === JSON.stringify(server);
+      next.set(server.name, same ? kept : new ServerLink(server, this.options, () => tokenVariables({ mcpServers: [...this.servers] })));
     }
+    const dropped = [...this.links.values()].filter((link) => next.get(link.config.name) !== link);
+    this.links = next;
+    this.servers = servers;
+    for (const link of dropped) void link.close();
   }
 
   /** Connects every server (in parallel) and reports how each went; never throws for a failed server. */

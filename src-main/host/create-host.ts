@@ -156,18 +156,17 @@ export function createHost(options: HostOptions): Host {
     defaultTimeoutMs: config.device.toolTimeoutMs,
     onLog: (line) => logError(`[device] ${line}`),
   });
-  const externals = config.mcpServers.length
-    ? new ExternalServers({
-        servers: config.mcpServers,
-        async getSecret(name) {
-          const token = await getSecret(name);
-          if (token) tokensFetched.add(token);
-          return token;
-        },
-        env,
-        onLog: (server, line) => logError(`[mcp:${server}] ${line}`),
-      })
-    : null;
+  // Made without servers too: the Settings may add some while the host runs.
+  const externals = new ExternalServers({
+    servers: config.mcpServers,
+    async getSecret(name) {
+      const token = await getSecret(name);
+      if (token) tokensFetched.add(token);
+      return token;
+    },
+    env,
+    onLog: (server, line) => logError(`[mcp:${server}] ${line}`),
+  });
   const dispatcher = new Dispatcher(device, externals);
   // Device tools are Deskhand's own; an external server's tools count as sensitive unless marked trusted.
   const gate = new CommandGate(
@@ -178,11 +177,12 @@ export function createHost(options: HostOptions): Host {
       begin: (entry) => audit.begin(scrub(entry)),
       finish: (id, outcome) => audit.finish(id, scrub(outcome)),
     },
-    (tool) => !externals?.handles(tool) || externals.isTrusted(tool),
+    (tool) => !externals.handles(tool) || externals.isTrusted(tool),
   );
   options.watchConfig?.((next) => {
     try {
       gate.setPolicy(new SafetyPolicy(next.safety));
+      externals.update(next.mcpServers);
       config = next;
     } catch (error) {
       logError(`[deskhand] the new settings were not applied: ${(error as Error).message}`);
@@ -235,7 +235,7 @@ export function createHost(options: HostOptions): Host {
     },
     async tools() {
       const own = await device.tools();
-      const tools: Tool[] = [...own, ...((await externals?.tools()) ?? [])];
+      const tools: Tool[] = [...own, ...(await externals.tools())];
       const screenless = own.some((tool) => tool.name === 'list_windows') ? null : (await device.instructions()) || 'the device client offers no screen tools';
       return { names: new Set(tools.map((tool) => tool.name)), docs: renderToolDocs(tools, HOST_ONLY_TOOLS), screenless };
     },
@@ -252,7 +252,7 @@ export function createHost(options: HostOptions): Host {
     deviceStatus: () => ({ pid: device.pid, restarts: device.restartCount }),
     async close() {
       await sessions.shutdown();
-      await externals?.close();
+      await externals.close();
       await device.close();
       db.close();
       stopScrubbingLogs();

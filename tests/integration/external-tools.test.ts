@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DeskhandConfig } from '../../src-main/host/config';
 import { replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
 
 const { app, hostTo, host } = replies;
@@ -28,6 +29,10 @@ const scenario = () => ({
   ],
 });
 
+/** The configuration the Settings dialog would hand on: the harness's model, these servers. */
+const settingsWith = (h: HostHarness, mcpServers: ReturnType<typeof server>[]) =>
+  DeskhandConfig.parse({ models: { host: { baseUrl: h.model.baseUrl, model: 'scripted', maxRetries: 0, timeoutMs: 10_000 } }, mcpServers });
+
 describe('tools of the user\'s own MCP servers', () => {
   it('join the tool list, and an untrusted server\'s tool waits for approval before it runs', async () => {
     const asked: string[] = [];
@@ -53,5 +58,33 @@ describe('tools of the user\'s own MCP servers', () => {
     const { outcome, steps } = await runRequest(harness.host, 'echo hello');
     expect(outcome.status).toBe('finished');
     expect(steps[1]).toMatchObject({ status: 'CONTINUE', approvedBy: 'policy', result: expect.stringMatching(/hello/) });
+  });
+
+  it('follow the Settings: a server no longer trusted waits for approval from the next request on', async () => {
+    const asked: string[] = [];
+    let apply: ((config: DeskhandConfig) => void) | null = null;
+    harness = await startHostHarness(scenario(), {
+      config: { mcpServers: [server(true)] },
+      watchConfig: (listener) => (apply = listener),
+      autoResponder: (interaction) => {
+        if (interaction.kind !== 'confirm') return null;
+        asked.push(interaction.reasons.join('; '));
+        return { kind: 'decision', approved: false, note: null };
+      },
+    });
+    expect(apply).not.toBeNull();
+    apply!(settingsWith(harness, [server(false)]));
+    await runRequest(harness.host, 'echo hello');
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatch(/not marked trusted/);
+  });
+
+  it('follow the Settings: a server removed there offers no tools any more', async () => {
+    let apply: ((config: DeskhandConfig) => void) | null = null;
+    const steps = scenario().steps.map((step) => ('expect' in step ? { ...step, expect: { notContains: ['notes.echo('] } } : step));
+    harness = await startHostHarness({ name: 'removed server', steps }, { config: { mcpServers: [server(true)] }, watchConfig: (listener) => (apply = listener) });
+    apply!(settingsWith(harness, []));
+    const run = await runRequest(harness.host, 'echo hello');
+    expect(run.steps[1]?.error ?? '').toMatch(/unknown tool 'notes.echo'/);
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deviceEnv, type DeviceLaunchSpec } from '../../src-main/device/launch';
 import { DeskhandConfig, type DeskhandConfigInput } from '../../src-main/host/config';
-import { createHost, type Host } from '../../src-main/host/create-host';
+import { createHost, type Host, type HostOptions } from '../../src-main/host/create-host';
 import type { HostEvent, SessionMode } from '../../src-main/protocol';
 import type { AutoResponder } from '../../src-main/session/interaction-broker';
 import { startModelServer, type ModelServer, type Scenario } from '../fixtures/model-server';
@@ -50,6 +50,8 @@ export interface HarnessOptions {
   dataDir?: string;
   /** Model prices in US dollars per million tokens. */
   prices?: { input: number; output: number };
+  /** Settings changed while running: the test calls the listener with the new configuration. */
+  watchConfig?: HostOptions['watchConfig'];
 }
 
 /** A host in this process with the fake device client and the scripted model server. */
@@ -78,6 +80,7 @@ export async function startHostHarness(scenario: Scenario, options: HarnessOptio
       env: { ...process.env, OPENAI_API_KEY: 'test-key' },
       deviceLaunch: fakeDeviceLaunch({ DESKHAND_FAKE_DEVICE_LOG: actionLog, ...options.deviceEnv }),
       autoResponder: options.autoResponder,
+      watchConfig: options.watchConfig,
     });
     host.sessions.subscribe((event) => events.push(event));
     return host;
