@@ -30,6 +30,16 @@ function textOf(result: CallToolResult): string {
     .join('\n');
 }
 
+/** The most of an external tool's text result kept (as much as the device keeps of a command's output). */
+export const MAX_EXTERNAL_RESULT_CHARS = 64 * 1024;
+
+/** An external server's text, cut to MAX_EXTERNAL_RESULT_CHARS: it is stored with the step and sent in its events. */
+function bounded(text: string): string {
+  if (text.length <= MAX_EXTERNAL_RESULT_CHARS) return text;
+  const cut = text.length - MAX_EXTERNAL_RESULT_CHARS;
+  return `${text.slice(0, MAX_EXTERNAL_RESULT_CHARS)}\n… (${cut.toLocaleString('en-US')} more characters of the result were cut)`;
+}
+
 /**
  * A pointer report at most this old is as good as asking the device again. The reports that matter
  * come back with every screenshot and action, and each action is checked on the device anyway.
@@ -68,7 +78,7 @@ export class Dispatcher {
     try {
       if (this.externals?.handles(command.toolName)) {
         const result = await this.externals.callTool(command.toolName, command.parameters, signal);
-        const text = textOf(result);
+        const text = bounded(textOf(result));
         if (result.isError) return { status: 'failure', result: '', error: text || 'the tool failed', durationMs: elapsed() };
         return { status: 'success', result: text, error: null, durationMs: elapsed() };
       }

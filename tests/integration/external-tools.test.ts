@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_EXTERNAL_RESULT_CHARS } from '../../src-main/commands/dispatcher';
 import { DeskhandConfig } from '../../src-main/host/config';
 import { replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
 
@@ -86,5 +87,25 @@ describe('tools of the user\'s own MCP servers', () => {
     apply!(settingsWith(harness, []));
     const run = await runRequest(harness.host, 'echo hello');
     expect(run.steps[1]?.error ?? '').toMatch(/unknown tool 'notes.echo'/);
+  });
+
+  it('keep a huge result to a bounded size, saying how much was cut', async () => {
+    harness = await startHostHarness(
+      {
+        name: 'huge result',
+        steps: [
+          hostTo('xterm', 'read a lot through the notes server'),
+          app({ Function: 'notes.big', Args: { chars: 5_000_000 }, Status: 'CONTINUE' }),
+          app({ Function: '', Status: 'FINISH', Comment: 'read' }),
+          host({ Status: 'FINISH', Comment: 'done' }),
+        ],
+      },
+      { config: { mcpServers: [server(true)] } },
+    );
+    const { steps } = await runRequest(harness.host, 'read a lot');
+    const result = steps[1]?.result ?? '';
+    expect(steps[1]?.status).toBe('CONTINUE');
+    expect(result.length).toBeLessThanOrEqual(MAX_EXTERNAL_RESULT_CHARS + 200);
+    expect(result).toMatch(/4[0-9,]+ more characters of the result were cut/);
   });
 });

@@ -11,7 +11,7 @@ import { z } from 'zod';
 /**
  * A tiny MCP server standing in for a user's own server in tests: over stdio when run as a program
  * (`node --import tsx tests/support/external-mcp-fixture.ts --stdio`), or over Streamable HTTP on
- * 127.0.0.1 with a bearer token (startHttpFixture). Tools: echo, add, slow, pid, env_names, crash.
+ * 127.0.0.1 with a bearer token (startHttpFixture). Tools: echo, add, slow, big, pid, env_names, crash.
  */
 
 export function createFixtureServer(label: string): McpServer {
@@ -33,6 +33,11 @@ export function createFixtureServer(label: string): McpServer {
       await new Promise((resolve) => setTimeout(resolve, ms));
       return { content: [{ type: 'text', text: `waited ${ms}` }] };
     },
+  );
+  server.registerTool(
+    'big',
+    { description: 'Returns chars characters.', inputSchema: { chars: z.number() } },
+    async ({ chars }) => ({ content: [{ type: 'text', text: 'x'.repeat(chars) }] }),
   );
   server.registerTool('pid', { description: 'The server process id.' }, async () => ({
     content: [{ type: 'text', text: String(process.pid) }],
