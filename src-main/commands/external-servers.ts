@@ -3,6 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { unlessAborted } from '../common/unless-aborted';
 import { deviceEnv } from '../device/launch';
 import { tokenVariables, type ExternalMcpServer } from '../host/config';
 
@@ -275,7 +276,8 @@ export class ExternalServers {
       throw new ExternalToolError(`unknown tool "${name}": external tools are named <server>.<tool>; servers: ${servers}`);
     }
     const [server, tool] = parts;
-    const client = await link.connected();
+    // (Re)connecting may take the whole connect timeout: Stop does not wait for it.
+    const client = await unlessAborted(link.connected(), signal, () => new ExternalToolError(`${name} was not run: stopped while connecting to ${server}`));
     if (!link.tools.some((t) => t.name === tool)) {
       const known = link.tools.map((t) => t.name).join(', ');
       throw new ExternalToolError(`the MCP server ${server} has no tool "${tool}"; its tools: ${known}`);

@@ -171,6 +171,25 @@ describe('external MCP servers over stdio', () => {
     }
   });
 
+  // Reads its input and never answers; it ends when its input does, so no test leaves it behind.
+  const MUTE_SERVER = "process.stdin.on('data', () => {}).on('end', () => process.exit(0))";
+
+  it('Stop ends a call at once while its server is still connecting', { timeout: 20_000 }, async () => {
+    const mute = new ExternalServers({
+      servers: [{ name: 'mute', transport: 'stdio', command: process.execPath, args: ['-e', MUTE_SERVER], trusted: false }],
+      connectTimeoutMs: 5_000,
+    });
+    try {
+      const stop = new AbortController();
+      setTimeout(() => stop.abort(), 300);
+      const started = Date.now();
+      await expect(mute.callTool('mute.anything', {}, stop.signal)).rejects.toThrow(ExternalToolError);
+      expect(Date.now() - started).toBeLessThan(3_000);
+    } finally {
+      await mute.close();
+    }
+  });
+
   it('rejects two servers with the same name', () => {
     expect(() => new ExternalServers({ servers: [stdioServer('dup'), stdioServer('dup')] })).toThrow(/two MCP servers are named "dup"/);
   });
