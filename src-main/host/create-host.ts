@@ -86,7 +86,8 @@ export function hostDeviceLaunch(config: DeskhandConfig, env: NodeJS.ProcessEnv,
 /** Creates the data folder, or says which folder could not be used and what to do, naming the errno. */
 function prepareDataDir(dataDir: string): void {
   try {
-    mkdirSync(dataDir, { recursive: true });
+    // Private: it holds the sessions (requests, answers, typed text) and screenshots of the screen.
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     accessSync(dataDir, fsConstants.W_OK | fsConstants.X_OK);
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;

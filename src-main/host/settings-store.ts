@@ -131,9 +131,9 @@ export function readValidatedJson<T>(path: string, schema: z.ZodType<T>): JsonFi
   }
 }
 
-/** Writes JSON atomically (temporary file + rename), creating the folder. */
+/** Writes JSON atomically (temporary file + rename), creating the folder (private, as the data folder is). */
 export function writeJsonAtomic(path: string, value: unknown, mode = 0o600): void {
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const temp = `${path}.${process.pid}.tmp`;
   try {
     writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`, { mode });

@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SettingsView } from '../../src-main/protocol';
 import { configFromEnv } from '../../src-main/host/config';
+import { createHost } from '../../src-main/host/create-host';
 import { createSecretStore, type Encryptor } from '../../src-main/host/secrets';
 import { deepMerge, overridesOf, SETTINGS_FILE_NAME, SettingsStore } from '../../src-main/host/settings-store';
 
@@ -197,6 +198,26 @@ describe('SettingsStore', () => {
     await store.applySettings({ limits: { maxStepsPerRound: 12 } });
     await store.applySettings({ limits: { maxStepsPerRound: 12 } });
     expect(seen).toEqual([12]);
+  });
+});
+
+describe('the data folder', () => {
+  const modeOf = (path: string) => statSync(path).mode & 0o777;
+
+  it.skipIf(process.platform === 'win32')('is made private when Deskhand creates it: it holds the sessions and screenshots', async () => {
+    const dataDir = join(dir, 'made-by-the-host', 'Deskhand');
+    const host = createHost({ dataDir, config: configFromEnv({}), env: {} });
+    await host.close();
+    expect(modeOf(dataDir)).toBe(0o700);
+  });
+
+  it.skipIf(process.platform === 'win32')('is made private when saving the settings creates it', async () => {
+    const dataDir = join(dir, 'made-by-settings', 'Deskhand');
+    const secrets = createSecretStore({ dataDir, env: {}, encryptor: null });
+    const store = new SettingsStore({ dataDir, env: {}, secrets, secretStorage: secrets.storage });
+    expect((await store.applySettings({ limits: { maxStepsPerRound: 12 } })).ok).toBe(true);
+    expect(modeOf(dataDir)).toBe(0o700);
+    expect(modeOf(join(dataDir, SETTINGS_FILE_NAME))).toBe(0o600);
   });
 });
 
