@@ -23,8 +23,8 @@ Runs one request without the UI and prints one JSON line per event on stdout.
   --answer TEXT         answers the agent's next question (repeat it for several, in order)
   --approve             approves every step held for approval (by default they are rejected)
 
-Exit status: 0 finished, 1 failed, 130 stopped with Ctrl+C, 2 error (also for bad usage or no
-model configured).`;
+Exit status: 0 finished, 1 failed, 130 stopped with Ctrl+C, 141 stopped because nothing reads the
+output any more (| head), 2 error (also for bad usage or no model configured).`;
 
 /** The option each field of a run comes from, to name it in an error. */
 const FIELD_OPTIONS: Record<string, string> = { mode: '--mode', answers: '--answer', approve: '--approve' };

@@ -9,9 +9,14 @@ import { cliResponder } from './responder';
 
 /** finished 0, failed 1, stopped with Ctrl+C 130 (as a shell reports an interrupted command), else 2. */
 const EXIT_CODES: Partial<Record<SessionStatus, number>> = { finished: 0, failed: 1, stopped: 130 };
+/** The reader of the output went away (`| head`): 128 + SIGPIPE, as a shell reports a broken pipe. */
+const EXIT_OUTPUT_GONE = 141;
+
+/** Set once nothing reads stdout any more: events are no longer written. */
+let outputGone = false;
 
 function line(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value)}\n`);
+  if (!outputGone) process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
 /** The version in Deskhand's package.json (two folders up from the source file and from the built one). */
@@ -55,22 +60,35 @@ async function main(argv: string[]): Promise<number> {
   const host = createHost({ dataDir, config, apiKey: (profile) => settings.apiKey(profile), autoResponder: cliResponder(run) });
   const unsubscribe = host.sessions.subscribe(line);
   let stopping = false;
-  const stopOnSignal = (): void => {
+  const stopRun = (): void => {
     const sessionId = host.sessions.runningSessionId;
-    if (stopping || !sessionId) process.exit(130);
+    if (stopping || !sessionId) return;
     stopping = true;
     host.sessions
       .handle({ type: 'session.stop', id: 'cli-stop', sessionId })
       .catch((error: unknown) => console.error(`deskhand: could not stop the run: ${error instanceof Error ? error.message : String(error)}`));
   };
+  const stopOnSignal = (): void => {
+    if (stopping || !host.sessions.runningSessionId) process.exit(130);
+    stopRun();
+  };
   process.on('SIGINT', stopOnSignal);
+  // Nobody reads what the run reports any more: it is stopped, as a pipeline stops at a broken pipe.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (outputGone) return;
+    outputGone = true;
+    console.error(`deskhand: the output was closed (${error.code ?? error.message}): the run is stopped.`);
+    stopRun();
+  });
   try {
     const reply = await host.endpoint.handle({ type: 'session.start', id: 'cli', request: run.request, mode: run.mode });
     if (reply.type !== 'reply' || !reply.ok) {
       line(reply);
       return 2;
     }
+    if (outputGone) stopRun();
     const outcome = await host.sessions.running;
+    if (outputGone) return EXIT_OUTPUT_GONE;
     return outcome ? (EXIT_CODES[outcome.status] ?? 2) : 2;
   } finally {
     unsubscribe();

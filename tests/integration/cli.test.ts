@@ -193,6 +193,30 @@ describe('npx deskhand run', () => {
     }
   });
 
+  it('stops the run and exits 141 when nothing reads its output any more (| head)', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'deskhand-cli-out-')), 'out.txt');
+    const model = await startModelServer({ name: 'nobody reads', steps: [shell(`sleep 3; echo late > ${out}`), shell('true', 'FINISH', 'done')] });
+    let closed = false;
+    try {
+      const result = await runCli(['run', '--mode', 'shell', '--approve', 'take a while'], { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'scripted' }, (stdout, child) => {
+        // What `| head -1` does: read the first lines, then close the pipe while the command runs.
+        if (!closed && stdout.includes('sleep 3') && stdout.includes('"approved"')) {
+          closed = true;
+          child.stdout?.destroy();
+        }
+      });
+      expect(closed).toBe(true);
+      expect(result.code).toBe(141);
+      expect(result.stderr).toMatch(/^deskhand: the output was closed \(EPIPE\): the run is stopped\.$/m);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      // The run was stopped with the command under way: it never got to write the file.
+      await new Promise((done) => setTimeout(done, 4_000));
+      expect(existsSync(out)).toBe(false);
+    } finally {
+      await model.close();
+    }
+  });
+
   it('exits 2 when the run ends in ERROR', async () => {
     const result = await withModel(
       { name: 'errors', steps: Array.from({ length: 6 }, () => ({ content: 'not json' })) },
