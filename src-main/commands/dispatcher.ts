@@ -30,6 +30,35 @@ function textOf(result: CallToolResult): string {
     .join('\n');
 }
 
+type ResultPart = CallToolResult['content'][number];
+
+/** What a part the agent cannot read is, in words (the model only ever gets text from a tool). */
+function partText(part: ResultPart): string {
+  switch (part.type) {
+    case 'text':
+      return part.text;
+    case 'image':
+    case 'audio':
+      return `[${part.type === 'image' ? 'an image' : 'audio'} (${part.mimeType}), not passed on to the agent]`;
+    case 'resource':
+      return 'text' in part.resource ? part.resource.text : `[a resource, ${part.resource.uri}, not passed on to the agent]`;
+    case 'resource_link':
+      return `[a link to ${part.uri}]`;
+    default:
+      return '';
+  }
+}
+
+/**
+ * An external tool's result as text: every part said (an image-only result used to read as an empty
+ * "done"), or its structured content when it sent nothing else.
+ */
+function externalText(result: CallToolResult): string {
+  const text = result.content.map(partText).filter(Boolean).join('\n');
+  if (text || result.structuredContent === undefined) return text;
+  return JSON.stringify(result.structuredContent);
+}
+
 /** The most of an external tool's text result kept (as much as the device keeps of a command's output). */
 export const MAX_EXTERNAL_RESULT_CHARS = 64 * 1024;
 
@@ -78,7 +107,7 @@ export class Dispatcher {
     try {
       if (this.externals?.handles(command.toolName)) {
         const result = await this.externals.callTool(command.toolName, command.parameters, signal);
-        const text = bounded(textOf(result));
+        const text = bounded(externalText(result));
         if (result.isError) return { status: 'failure', result: '', error: text || 'the tool failed', durationMs: elapsed() };
         return { status: 'success', result: text, error: null, durationMs: elapsed() };
       }

@@ -108,4 +108,21 @@ describe('tools of the user\'s own MCP servers', () => {
     expect(result.length).toBeLessThanOrEqual(MAX_EXTERNAL_RESULT_CHARS + 200);
     expect(result).toMatch(/4[0-9,]+ more characters of the result were cut/);
   });
+
+  it('say what a result without text holds, instead of an empty answer', async () => {
+    harness = await startHostHarness(
+      {
+        name: 'picture result',
+        steps: [
+          hostTo('xterm', 'draw the chart through the notes server'),
+          app({ Function: 'notes.picture', Status: 'CONTINUE' }),
+          app({ Function: '', Status: 'FINISH', Comment: 'drawn' }),
+          host({ Status: 'FINISH', Comment: 'done' }),
+        ],
+      },
+      { config: { mcpServers: [server(true)] } },
+    );
+    const { steps } = await runRequest(harness.host, 'draw the chart');
+    expect(steps[1]?.result).toBe('[an image (image/png), not passed on to the agent]\n[a link to file:///tmp/chart.png]');
+  });
 });

@@ -39,6 +39,12 @@ export function createFixtureServer(label: string): McpServer {
     { description: 'Returns chars characters.', inputSchema: { chars: z.number() } },
     async ({ chars }) => ({ content: [{ type: 'text', text: 'x'.repeat(chars) }] }),
   );
+  server.registerTool('picture', { description: 'Returns a picture and a link, no text.' }, async () => ({
+    content: [
+      { type: 'image', data: Buffer.from('not really a png').toString('base64'), mimeType: 'image/png' },
+      { type: 'resource_link', uri: 'file:///tmp/chart.png', name: 'chart.png' },
+    ],
+  }));
   server.registerTool('pid', { description: 'The server process id.' }, async () => ({
     content: [{ type: 'text', text: String(process.pid) }],
   }));
