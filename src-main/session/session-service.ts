@@ -105,7 +105,12 @@ export class SessionService {
         this.ensureIdle();
         const session = store.createSession(command.request, command.mode);
         this.emit({ kind: 'session.started', session });
-        this.begin(this.activate(session), command.request, models);
+        try {
+          this.begin(this.activate(session), command.request, models);
+        } catch (error) {
+          this.endUnstarted(session.id, error);
+          throw error;
+        }
         return { session: store.requireSession(session.id) };
       }
       case 'session.continue': {
@@ -231,6 +236,20 @@ export class SessionService {
     void running.finally(() => {
       if (this.runningSession === live) this.runningSession = null;
     });
+  }
+
+  /**
+   * A new session whose first round could not start (the database refused it, say) would otherwise
+   * say "running" with nothing running: it ends in error, with the reason, when that can be written.
+   */
+  private endUnstarted(sessionId: string, error: unknown): void {
+    const reason = `the run could not start: ${error instanceof Error ? error.message : String(error)}`;
+    try {
+      this.deps.store.setStatus(sessionId, 'error', reason);
+      this.emit({ kind: 'session.ended', sessionId, status: 'error', result: reason });
+    } catch (failure) {
+      logError(`[deskhand] session ${sessionId} could not be marked as not started: ${(failure as Error).message}`);
+    }
   }
 
   private respond(sessionId: string, interactionId: string, response: Parameters<InteractionBroker['respond']>[2]): Record<string, never> {

@@ -1,6 +1,7 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { HostEvent } from '../../src-main/protocol';
 import { replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
 
 const { app, hostTo, host } = replies;
@@ -43,6 +44,23 @@ describe('a session through the host core', () => {
     // Saved without a screenshot: none is on disk to show.
     for (const step of appSteps) expect(step).toMatchObject({ status: 'ERROR', error: expect.stringMatching(/ENOTDIR/), screenshot: null });
     expect(harness.deviceActions().filter((action) => action.tool === 'click')).toEqual([]);
+  });
+
+  it('ends a new session in error, saying why, when its first round cannot be saved (it said "running" with nothing running)', async () => {
+    harness = await startHostHarness({ name: 'round not saved', steps: [] });
+    const { host: deskhand } = harness;
+    vi.spyOn(deskhand.store, 'startRound').mockImplementation(() => {
+      throw new Error('database or disk is full');
+    });
+    const events: HostEvent[] = [];
+    deskhand.sessions.subscribe((event) => events.push(event));
+    const reply = await deskhand.endpoint.handle({ type: 'session.start', id: 's', request: 'tidy the desktop' });
+    expect(reply).toMatchObject({ ok: false, error: { message: expect.stringMatching(/database or disk is full/) } });
+    const [session] = deskhand.store.listSessions(10);
+    expect(session).toMatchObject({ status: 'error', result: 'the run could not start: database or disk is full' });
+    expect(events.at(-1)).toMatchObject({ kind: 'session.ended', sessionId: session?.id, status: 'error' });
+    expect(deskhand.sessions.runningSessionId).toBeNull();
+    expect(harness.model.requests).toHaveLength(0);
   });
 
   it('says the device client did not start, and why, as an error of the round (no internal error, no stack)', async () => {

@@ -423,7 +423,7 @@ export async function startFakeUiHost(options: { rendererDir?: string } = {}): P
         image = drawScreenshot(file);
         screenshotCache.set(file, image);
       }
-      response.writeHead(200, { 'Content-Type': 'image/png', 'Cache-Control': 'private, max-age=86400', ...SECURITY_HEADERS }).end(await image);
+      response.writeHead(200, { 'Content-Type': 'image/png', 'Cache-Control': 'no-store', ...SECURITY_HEADERS }).end(await image);
       return;
     }
     const isPage = url.pathname === '/' || url.pathname === '/index.html';
