@@ -75,12 +75,52 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Longer than the MCP library takes to end a server process (its input closed, 2 s, SIGTERM, 2 s, SIGKILL). */
+const PROCESS_END_WAIT_MS = 5_000;
+
+/**
+ * A stdio server's transport that knows when its process is gone. The MCP library ends the process of
+ * a connection that failed in the background, so closing the client does not wait for it: without
+ * this, Deskhand could quit first and leave a server that ignores its closed input running.
+ */
+class StdioServerTransport extends StdioClientTransport {
+  private markGone: () => void = () => undefined;
+  readonly gone = new Promise<void>((resolve) => (this.markGone = resolve));
+
+  override async start(): Promise<void> {
+    try {
+      await super.start();
+    } catch (error) {
+      this.markGone();
+      throw error;
+    }
+    // The client set its own onclose before starting the transport; it is called on the process's close.
+    const clientOnClose = this.onclose;
+    this.onclose = () => {
+      this.markGone();
+      clientOnClose?.();
+    };
+  }
+}
+
+function settledWithin(promise: Promise<void>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    void promise.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 class ServerLink {
   client: Client | null = null;
   tools: Tool[] = [];
   error: string | null = null;
   private connecting: Promise<Client> | null = null;
   private closed = false;
+  /** The stdio processes started and not yet gone. */
+  private readonly processes = new Set<StdioServerTransport>();
 
   constructor(
     readonly config: ExternalMcpServer,
@@ -101,13 +141,15 @@ class ServerLink {
   private async transport(): Promise<Transport> {
     const config = this.config;
     if (config.transport === 'stdio') {
-      const transport = new StdioClientTransport({
+      const transport = new StdioServerTransport({
         command: config.command,
         args: config.args,
         // Another server's token variable may have any name ("GH_MCP"): it is left out by name.
         env: deviceEnv(this.options.env ?? process.env, this.tokenNames()),
         stderr: 'pipe',
       });
+      this.processes.add(transport);
+      void transport.gone.then(() => this.processes.delete(transport));
       transport.stderr?.on('data', (chunk: Buffer) => {
         for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) this.options.onLog?.(config.name, line);
       });
@@ -172,11 +214,13 @@ class ServerLink {
     }
   }
 
+  /** Resolves once the server's processes are gone (the library kills one that ignores its closed input). */
   async close(): Promise<void> {
     this.closed = true;
     const client = this.client ?? (await this.connecting?.catch(() => null)) ?? null;
     this.client = null;
     await client?.close().catch(() => undefined);
+    await Promise.all([...this.processes].map((transport) => settledWithin(transport.gone, PROCESS_END_WAIT_MS)));
   }
 }
 

@@ -1,3 +1,5 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ExternalServers, ExternalToolError, splitToolName } from '../../src-main/commands/external-servers';
@@ -187,6 +189,27 @@ describe('external MCP servers over stdio', () => {
       expect(Date.now() - started).toBeLessThan(3_000);
     } finally {
       await mute.close();
+    }
+  });
+
+  it('closes only once the process of a server that ignores its closed input (and SIGTERM) is gone', { timeout: 30_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'deskhand-stubborn-'));
+    const pidFile = join(dir, 'pid');
+    const stubborn = `process.stdin.resume(); process.on('SIGTERM', () => {}); require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`;
+    const servers = new ExternalServers({
+      servers: [{ name: 'stubborn', transport: 'stdio', command: process.execPath, args: ['-e', stubborn], trusted: false }],
+      connectTimeoutMs: 500,
+    });
+    try {
+      const [status] = await servers.start();
+      expect(status?.connected).toBe(false);
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      expect(pid).toBeGreaterThan(0);
+      await servers.close();
+      // Had close() returned first, a Deskhand that quits right after would leave this process running.
+      expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
