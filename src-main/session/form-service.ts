@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { InteractionStore } from '../memory/interaction-store';
 import { MAX_FORM_SPEC_BYTES, type FormView, type HostEvent } from '../protocol';
+import { checkFormSpec } from '../protocol/form-spec';
 import type { FormService } from '../agents/runtime';
 import { CommandError } from './command-error';
 import { InteractionCancelled } from './interaction-broker';
@@ -11,15 +12,6 @@ const FormSpec = z.object({
   uischema: z.record(z.string(), z.unknown()).optional(),
   data: z.record(z.string(), z.unknown()).optional(),
 });
-
-/** Refuses remote references: a form spec must not make the UI fetch anything. */
-function hasRemoteRef(value: unknown): boolean {
-  if (Array.isArray(value)) return value.some(hasRemoteRef);
-  if (value && typeof value === 'object') {
-    return Object.entries(value).some(([key, inner]) => (key === '$ref' && typeof inner === 'string' && !inner.startsWith('#')) || hasRemoteRef(inner));
-  }
-  return false;
-}
 
 const UNSAFE_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
 const ARRAY_INDEX = /^(0|[1-9]\d*)$/;
@@ -84,7 +76,6 @@ export class SessionForms implements FormService {
     if (size > MAX_FORM_SPEC_BYTES) throw new Error(`the form spec is ${size} bytes; at most ${MAX_FORM_SPEC_BYTES} are accepted`);
     const parsed = FormSpec.safeParse(spec);
     if (!parsed.success) throw new Error(`invalid form spec: ${parsed.error.issues[0]?.message ?? 'unknown problem'}`);
-    if (hasRemoteRef(parsed.data)) throw new Error('invalid form spec: remote $ref is not allowed');
     const existing = this.byAgent.get(agent);
     const form: FormView = {
       formId: existing?.formId ?? `${agent.toLowerCase()}-${Date.now().toString(36)}-${++this.counter}`,
@@ -97,6 +88,9 @@ export class SessionForms implements FormService {
     };
     const bytes = formBytes(form);
     if (bytes > MAX_FORM_SPEC_BYTES) throw new Error(`the form is ${bytes} bytes with its data; at most ${MAX_FORM_SPEC_BYTES} are accepted`);
+    // The UI's own check: a form it would not show has no buttons, and the agent would wait on it for ever.
+    const check = checkFormSpec(form);
+    if (!check.ok) throw new Error(`invalid form spec: ${check.problem}`);
     // A press on what the form was before this update does not answer what it asks now.
     this.pressed.delete(form.formId);
     this.save(form);

@@ -96,6 +96,20 @@ describe('SessionForms: a user edit that would make the form too large to show',
     expect(new SessionForms('s1', store, () => {}).all()).toMatchObject([{ state: 'closed' }]);
   });
 
+  it('a spec the UI would refuse to show is refused when opened, with the reason, so the agent is not left waiting on it', () => {
+    const refused = [
+      [{ schema: SPEC.schema, uischema: { type: 'HTML', html: '<img src=x onerror=alert(1)>' } }, /uischema: element type "HTML" is not one/],
+      [{ schema: SPEC.schema, uischema: { type: 'Button', label: 'Go', props: {} } }, /uischema\.props\.action/],
+      [{ schema: { type: 'object', properties: { a: { $dynamicRef: 'https://evil.example/s.json' } } } }, /\$dynamicRef .* points outside the form/],
+      [{ schema: { type: 'object', properties: { a: { $ref: '#/definitions/missing' } } } }, /\$ref #\/definitions\/missing is not in the schema/],
+    ] as const;
+    for (const [spec, reason] of refused) {
+      expect(() => forms.open('AppAgent', spec)).toThrow(reason);
+    }
+    expect(store.forms('s1')).toEqual([form]);
+    expect(emitted).toEqual([]);
+  });
+
   it('a form an agent opens is measured with its data too', () => {
     expect(() => forms.open('AppAgent', { schema: SPEC.schema })).not.toThrow();
     // The spec alone is just under the limit; with the data carried over from the open form it is over.

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_FORM_SPEC_BYTES } from '../../src-main/protocol';
 import { LocalEdits, valueChanges } from '../../src-renderer/src/forms/changes';
 import { AgentFormData } from '../../src-renderer/src/forms/form-data';
-import { checkFormSpec } from '../../src-renderer/src/forms/form-spec';
+import { checkFormSpec } from '../../src-main/protocol/form-spec';
 import { safeLinkUrl } from '../../src-renderer/src/forms/links';
 import { answerKey, answersInOrder, questionsForm } from '../../src-renderer/src/forms/questions';
 import { createFormsAjv } from '../../src-renderer/src/forms/safe-ajv';

@@ -5,7 +5,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FormView } from '../../../src-main/protocol';
 import { AgentFormContext, type AgentFormActions } from '../forms/AgentFormContext';
 import { AgentFormData } from '../forms/form-data';
-import { checkFormSpec } from '../forms/form-spec';
+import { checkFormSpec } from '../../../src-main/protocol/form-spec';
 import { formCells, formRenderers } from '../forms/renderers';
 import { createFormsAjv } from '../forms/safe-ajv';
 import { useSettledInput } from '../forms/useSettledInput';

@@ -1,5 +1,5 @@
 import type { JsonSchema } from './schema-validator';
-import type { UiElement } from './form-spec';
+import type { UiElement } from '../../../src-main/protocol/form-spec';
 
 /** The field that holds the answer to question `index` (0-based). */
 export function answerKey(index: number): string {

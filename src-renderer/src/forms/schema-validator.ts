@@ -9,7 +9,9 @@
  * them at the right controls.
  */
 
-export type JsonSchema = Record<string, unknown>;
+import { resolveLocalRef, type JsonSchema } from '../../../src-main/protocol/form-spec';
+
+export { resolveLocalRef, type JsonSchema };
 
 export interface SchemaError {
   keyword: string;
@@ -56,21 +58,6 @@ function deepEqual(a: unknown, b: unknown): boolean {
   const right = b as Record<string, unknown>;
   const keys = Object.keys(left);
   return keys.length === Object.keys(right).length && keys.every((key) => Object.hasOwn(right, key) && deepEqual(left[key], right[key]));
-}
-
-/** Resolves a local `$ref` ("#", "#/definitions/x", "#/$defs/x"); anything else is not followed. */
-export function resolveLocalRef(root: unknown, ref: string): unknown {
-  if (!ref.startsWith('#')) return undefined;
-  const pointer = decodeURIComponent(ref.slice(1));
-  if (pointer === '') return root;
-  if (!pointer.startsWith('/')) return undefined;
-  let node: unknown = root;
-  for (const raw of pointer.slice(1).split('/')) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (!isObject(node) && !Array.isArray(node)) return undefined;
-    node = (node as Record<string, unknown>)[key];
-  }
-  return node;
 }
 
 const FORMATS: Record<string, (value: string) => boolean> = {

@@ -1,4 +1,4 @@
-import type { UiElement } from './form-spec';
+import type { UiElement } from '../../../src-main/protocol/form-spec';
 import type { JsonSchema } from './schema-validator';
 
 function isObject(value: unknown): value is Record<string, unknown> {

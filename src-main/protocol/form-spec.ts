@@ -1,12 +1,14 @@
 import { z } from 'zod';
-import { MAX_FORM_SPEC_BYTES, type FormView } from '../../../src-main/protocol';
-import { resolveLocalRef, type JsonSchema } from './schema-validator';
+import { MAX_FORM_SPEC_BYTES, type FormView } from './views';
 
 /**
  * Form specs are written by a model, so they are untrusted: before JSONForms sees one it must be a
  * JSON Schema object form of bounded size, whose UI schema uses only element types we render (no raw
- * HTML, nothing executable), and whose `$ref`s stay inside the spec (nothing is fetched).
+ * HTML, nothing executable), and whose `$ref`s stay inside the spec (nothing is fetched). The host
+ * checks each spec with this when an agent opens it, and the renderer again before showing it.
  */
+
+export type JsonSchema = Record<string, unknown>;
 
 /** UI schema element types Deskhand renders: JSONForms' own layouts and controls, plus Button and Markdown. */
 export const KNOWN_ELEMENT_TYPES = [
@@ -71,6 +73,21 @@ export type FormSpecCheck =
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Resolves a local `$ref` ("#", "#/definitions/x", "#/$defs/x"); anything else is not followed. */
+export function resolveLocalRef(root: unknown, ref: string): unknown {
+  if (!ref.startsWith('#')) return undefined;
+  const pointer = decodeURIComponent(ref.slice(1));
+  if (pointer === '') return root;
+  if (!pointer.startsWith('/')) return undefined;
+  let node: unknown = root;
+  for (const raw of pointer.slice(1).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (!isObject(node) && !Array.isArray(node)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
 }
 
 function describeIssue(error: z.ZodError, where: string): string {
