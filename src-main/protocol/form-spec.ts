@@ -78,7 +78,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** Resolves a local `$ref` ("#", "#/definitions/x", "#/$defs/x"); anything else is not followed. */
 export function resolveLocalRef(root: unknown, ref: string): unknown {
   if (!ref.startsWith('#')) return undefined;
-  const pointer = decodeURIComponent(ref.slice(1));
+  let pointer: string;
+  try {
+    pointer = decodeURIComponent(ref.slice(1));
+  } catch {
+    return undefined; // A broken %-escape points nowhere.
+  }
   if (pointer === '') return root;
   if (!pointer.startsWith('/')) return undefined;
   let node: unknown = root;

@@ -77,6 +77,14 @@ describe('form spec check (model-written specs are untrusted)', () => {
     expect(ruleRef.ok).toBe(false);
   });
 
+  it('a $ref with a broken %-escape is a problem to show, not an exception that breaks the page', () => {
+    const broken = spec({ type: 'object', properties: { a: { $ref: '#/properties/%E0%A4%A' } } });
+    const result = checkFormSpec(broken);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.problem).toContain('is not in the schema');
+    expect(validateAgainstSchema(broken.schema, { a: 'x' })).toMatchObject([{ keyword: '$ref' }]);
+  });
+
   it('refuses specs larger than the cap, and absurd nesting', () => {
     const big = checkFormSpec(spec(objectSchema, null, { text: 'x'.repeat(MAX_FORM_SPEC_BYTES) }));
     expect(big.ok).toBe(false);
