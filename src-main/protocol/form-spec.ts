@@ -121,8 +121,11 @@ function findProblem(value: unknown, path: string, depth: number, visit: (node: 
   return null;
 }
 
-/** `$ref`s must point inside the spec: a remote one would make the renderer fetch what a model chose. */
-function refProblem(root: unknown, where: string, mustResolve: boolean): string | null {
+/**
+ * `$ref`s must point inside the spec: a remote one would make the renderer fetch what a model chose.
+ * A UI schema's rule conditions are checked against themselves as the root, so they may have none.
+ */
+function refProblem(root: unknown, where: string, inSchema: boolean): string | null {
   return findProblem(root, where, 0, (node, path) => {
     for (const keyword of ['$ref', '$dynamicRef', '$recursiveRef']) {
       const ref = node[keyword];
@@ -130,10 +133,92 @@ function refProblem(root: unknown, where: string, mustResolve: boolean): string 
       if (typeof ref !== 'string' || !ref.startsWith('#')) {
         return `${path}: ${keyword} ${JSON.stringify(ref)} points outside the form; only references inside it (#/…) are allowed`;
       }
-      if (mustResolve && keyword === '$ref' && resolveLocalRef(root, ref) === undefined) return `${path}: $ref ${ref} is not in the schema`;
+      if (!inSchema) return `${path}: ${keyword} is not allowed in a UI schema`;
+      if (keyword === '$ref' && resolveLocalRef(root, ref) === undefined) return `${path}: $ref ${ref} is not in the schema`;
     }
-    return null;
+    return patternProblem(node, path);
   });
+}
+
+/** How many schema nodes a form's `$ref`s may expand to, counted as the validator and JSONForms follow them. */
+const MAX_EXPANDED_NODES = 20_000;
+
+/** The quantifier starting at `pattern[at]` (`*`, `+`, `{2}`, `{2,}`, `{1,5}`) repeats what it follows; `?` or `{1}` does not. */
+function repeats(pattern: string, at: number): boolean {
+  const char = pattern[at];
+  if (char === '*' || char === '+') return true;
+  if (char !== '{') return false;
+  const bounds = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(at));
+  if (!bounds) return false;
+  return Number(bounds[1]) > 1 || (bounds[2] !== undefined && (bounds[3] === '' || Number(bounds[3]) > 1));
+}
+
+/**
+ * Whether a regular expression has a repeated group that itself repeats something (`(a+)+`,
+ * `(\w+\s?){2,}`): JavaScript's engine backtracks through every way of splitting the text between
+ * the two, so one keystroke could freeze the window. A heuristic (safe-regex's "star height"): it
+ * refuses some harmless patterns, such as `(-[a-z]+)*`, and catches the usual catastrophic ones.
+ */
+export function backtracksCatastrophically(pattern: string): boolean {
+  const groups: boolean[] = [];
+  let repeatedInside = false;
+  for (let at = 0; at < pattern.length; at += 1) {
+    const char = pattern[at];
+    if (char === '\\') {
+      at += 1;
+      if (repeats(pattern, at + 1)) repeatedInside = true;
+    } else if (char === '[') {
+      for (at += 1; at < pattern.length && pattern[at] !== ']'; at += 1) if (pattern[at] === '\\') at += 1;
+      if (repeats(pattern, at + 1)) repeatedInside = true;
+    } else if (char === '(') {
+      groups.push(repeatedInside);
+      repeatedInside = false;
+    } else if (char === ')') {
+      const inner = repeatedInside;
+      repeatedInside = groups.pop() ?? false;
+      if (repeats(pattern, at + 1)) {
+        if (inner) return true;
+        repeatedInside = true;
+      } else if (inner) {
+        repeatedInside = true;
+      }
+    } else if (repeats(pattern, at + 1) && char !== undefined && !'*+?}'.includes(char)) {
+      repeatedInside = true;
+    }
+  }
+  return false;
+}
+
+function patternProblem(node: Record<string, unknown>, path: string): string | null {
+  const patterns = typeof node.pattern === 'string' ? [node.pattern] : [];
+  if (isObject(node.patternProperties)) patterns.push(...Object.keys(node.patternProperties));
+  const risky = patterns.find(backtracksCatastrophically);
+  return risky === undefined
+    ? null
+    : `${path}: the pattern ${JSON.stringify(risky.slice(0, 80))} repeats a group that repeats inside, and may take too long to check (use a simpler pattern)`;
+}
+
+/**
+ * Counts the schema's nodes with each `$ref` expanded where it stands, as the validator and JSONForms
+ * follow them: a `$ref` loop never ends, and refs that each use the next one twice double per level.
+ * An explicit stack, so that a deep expansion cannot exhaust the call stack either.
+ */
+function expansionProblem(root: Record<string, unknown>): string | null {
+  const stack: unknown[] = [root];
+  let count = 0;
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) {
+      stack.push(...node);
+      continue;
+    }
+    if (!isObject(node)) continue;
+    count += 1;
+    if (count > MAX_EXPANDED_NODES) return `schema: its references loop or expand to more than ${MAX_EXPANDED_NODES} parts; a form schema cannot be recursive`;
+    if (typeof node.$ref === 'string') stack.push(resolveLocalRef(root, node.$ref));
+    stack.push(...Object.values(node));
+  }
+  return null;
 }
 
 function checkElement(element: unknown, path: string, depth: number, counter: { count: number }): string | null {
@@ -174,7 +259,7 @@ export function checkFormSpec(form: Pick<FormView, 'schema' | 'uischema' | 'data
   if (schema.properties !== undefined && !isObject(schema.properties)) {
     return { ok: false, problem: 'schema.properties: must be an object of field schemas.' };
   }
-  const schemaRefs = refProblem(schema, 'schema', true);
+  const schemaRefs = refProblem(schema, 'schema', true) ?? expansionProblem(schema);
   if (schemaRefs) return { ok: false, problem: `${schemaRefs}.` };
   if (uischema !== null) {
     const elementProblem = checkElement(uischema, 'uischema', 0, { count: 0 });

@@ -85,6 +85,33 @@ describe('form spec check (model-written specs are untrusted)', () => {
     expect(validateAgainstSchema(broken.schema, { a: 'x' })).toMatchObject([{ keyword: '$ref' }]);
   });
 
+  it('refuses patterns that backtrack catastrophically: the UI tests each keystroke against them', () => {
+    const field = (pattern: string) => spec({ type: 'object', properties: { code: { type: 'string', pattern } } });
+    for (const pattern of ['^(a+)+$', '(x*y?)*z', '^(\\w+\\s?){2,}$', '((ab)*c)+', '(.*a){20}']) {
+      const result = checkFormSpec(field(pattern));
+      expect(result.ok, pattern).toBe(false);
+      if (!result.ok) expect(result.problem).toMatch(/schema\.properties\.code: the pattern .* may take too long/);
+    }
+    const keys = checkFormSpec(spec({ type: 'object', patternProperties: { '^(a|b+)+$': { type: 'string' } } }));
+    expect(keys.ok).toBe(false);
+    for (const pattern of ['^[a-z]+$', '^\\d{4}-\\d{2}$', '^(https?)://\\S+$', '(ab)?c+', '[(a+)+]', '\\(a+\\)+']) {
+      expect(checkFormSpec(field(pattern)).ok, pattern).toBe(true);
+    }
+  });
+
+  it('refuses $refs that loop or fan out, which the validator and JSONForms would follow without end', () => {
+    const loop = checkFormSpec(spec({ type: 'object', allOf: [{ $ref: '#' }, { $ref: '#' }] }));
+    expect(loop.ok).toBe(false);
+    if (!loop.ok) expect(loop.problem).toMatch(/references loop or expand/);
+    const recursive = { type: 'object', definitions: { node: { type: 'object', properties: { next: { $ref: '#/definitions/node' } } } }, properties: { root: { $ref: '#/definitions/node' } } };
+    expect(checkFormSpec(spec(recursive)).ok).toBe(false);
+    const definitions: Record<string, unknown> = { d30: { type: 'string' } };
+    for (let i = 29; i >= 0; i -= 1) definitions[`d${i}`] = { allOf: [{ $ref: `#/definitions/d${i + 1}` }, { $ref: `#/definitions/d${i + 1}` }] };
+    expect(checkFormSpec(spec({ type: 'object', definitions, properties: { a: { $ref: '#/definitions/d0' } } })).ok).toBe(false);
+    const condition = { scope: '#/properties/name', schema: { allOf: [{ $ref: '#' }, { $ref: '#' }] } };
+    expect(checkFormSpec(spec(objectSchema, { type: 'Control', scope: '#/properties/name', rule: { effect: 'HIDE', condition } })).ok).toBe(false);
+  });
+
   it('refuses specs larger than the cap, and absurd nesting', () => {
     const big = checkFormSpec(spec(objectSchema, null, { text: 'x'.repeat(MAX_FORM_SPEC_BYTES) }));
     expect(big.ok).toBe(false);
