@@ -42,6 +42,46 @@ export function setAtPath(data: Record<string, unknown>, path: string, value: un
   return root;
 }
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The data paths of the fields a schema marks secret: `format: "password"` or `writeOnly`. */
+function secretSchemaPaths(schema: unknown, prefix: string[], depth = 0): string[][] {
+  if (!isRecord(schema) || !isRecord(schema.properties) || depth > 64) return [];
+  return Object.entries(schema.properties).flatMap(([key, field]) => {
+    const path = [...prefix, key];
+    const secret = isRecord(field) && (field.format === 'password' || field.writeOnly === true);
+    return secret ? [path] : secretSchemaPaths(field, path, depth + 1);
+  });
+}
+
+/** The data paths of the Controls a UI schema shows as password boxes (`options.format: "password"`). */
+function secretControlPaths(element: unknown, depth = 0): string[][] {
+  if (!isRecord(element) || depth > 64) return [];
+  const children = Array.isArray(element.elements) ? element.elements.flatMap((child) => secretControlPaths(child, depth + 1)) : [];
+  const password = element.type === 'Control' && isRecord(element.options) && element.options.format === 'password';
+  if (!password || typeof element.scope !== 'string') return children;
+  const path = element.scope.replace(/^#\/?/, '').split('/').filter((key, index) => index % 2 === 1 && key !== '');
+  return [...children, path];
+}
+
+/**
+ * The form as it is stored: without what the user typed into password fields. The agent gets those
+ * values from memory when a button is pressed; the database (and so exports) never holds them.
+ */
+function withoutSecrets(form: FormView): FormView {
+  const paths = [...secretSchemaPaths(form.schema, []), ...secretControlPaths(form.uischema)];
+  if (!paths.length) return form;
+  const data = structuredClone(form.data);
+  for (const path of paths) {
+    const parent = path.slice(0, -1).reduce<unknown>((node, key) => (isRecord(node) ? node[key] : undefined), data);
+    const last = path[path.length - 1];
+    if (isRecord(parent) && last !== undefined) delete parent[last];
+  }
+  return { ...form, data };
+}
+
 /** Measured as the UI measures it before showing a form (schema, uischema and data, as JSON). */
 function formBytes(form: Pick<FormView, 'schema' | 'uischema' | 'data'>): number {
   return Buffer.byteLength(JSON.stringify({ schema: form.schema, uischema: form.uischema, data: form.data }), 'utf8');
@@ -167,7 +207,7 @@ export class SessionForms implements FormService {
 
   private save(form: FormView): void {
     if (form.state === 'open') this.byAgent.set(form.agent, form);
-    this.store.saveForm(form);
+    this.store.saveForm(withoutSecrets(form));
     this.emit({ kind: 'form.updated', form });
   }
 }

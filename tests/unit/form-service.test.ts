@@ -110,6 +110,34 @@ describe('SessionForms: a user edit that would make the form too large to show',
     expect(emitted).toEqual([]);
   });
 
+  it('keeps the values of secret fields (format password, writeOnly, a password Control) out of the database; the agent still gets them', async () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        user: { type: 'string' },
+        pass: { type: 'string', format: 'password' },
+        account: { type: 'object', properties: { token: { type: 'string', writeOnly: true } } },
+        pin: { type: 'string' },
+      },
+    };
+    const uischema = {
+      type: 'VerticalLayout',
+      elements: ['user', 'pass', 'account', 'pin'].map((name) => ({ type: 'Control', scope: `#/properties/${name}`, ...(name === 'pin' ? { options: { format: 'password' } } : {}) })),
+    };
+    const secret = forms.open('AppAgent', { schema, uischema, data: { user: 'me', pass: 'given-by-the-model' } });
+    forms.handleEvent(secret.formId, 'pass', 'hunter2-typed', null);
+    forms.handleEvent(secret.formId, 'account.token', 'tok-typed-123', null);
+    forms.handleEvent(secret.formId, 'pin', '4321-typed', null);
+    const stored = JSON.stringify(store.forms('s1'));
+    for (const value of ['given-by-the-model', 'hunter2-typed', 'tok-typed-123', '4321-typed']) expect(stored).not.toContain(value);
+    expect(store.forms('s1')[0]?.data).toEqual({ user: 'me', account: {} });
+    forms.handleEvent(secret.formId, '', null, 'Log in');
+    await expect(forms.waitForAction('AppAgent', new AbortController().signal)).resolves.toEqual({
+      action: 'Log in',
+      data: { user: 'me', pass: 'hunter2-typed', account: { token: 'tok-typed-123' }, pin: '4321-typed' },
+    });
+  });
+
   it('a form an agent opens is measured with its data too', () => {
     expect(() => forms.open('AppAgent', { schema: SPEC.schema })).not.toThrow();
     // The spec alone is just under the limit; with the data carried over from the open form it is over.
