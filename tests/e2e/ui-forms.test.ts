@@ -178,6 +178,16 @@ describe('agent forms in the browser UI (fake host)', () => {
     }
   });
 
+  it('shows a field the schema marks secret as a password box, labelled', async () => {
+    const { page } = ui;
+    const schema = { title: 'Sign in', type: 'object', properties: { user: { type: 'string', title: 'User' }, pass: { type: 'string', title: 'Password', format: 'password' } } };
+    host.upsertForm({ formId: 'login', sessionId, agent: 'AppAgent', schema, uischema: null, data: {}, state: 'open' });
+    const card = page.getByRole('region', { name: 'Sign in' });
+    await card.waitFor();
+    expect(await card.getByLabel('Password').getAttribute('type')).toBe('password');
+    expect(await card.getByLabel('User').getAttribute('type')).toBe('text');
+  });
+
   it('shows a clear message instead of a form whose spec is invalid', async () => {
     const { page } = ui;
     const base = { sessionId, agent: 'AppAgent', data: {}, state: 'open' as const };

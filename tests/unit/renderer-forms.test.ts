@@ -7,6 +7,7 @@ import { checkFormSpec } from '../../src-main/protocol/form-spec';
 import { safeLinkUrl } from '../../src-renderer/src/forms/links';
 import { answerKey, answersInOrder, questionsForm } from '../../src-renderer/src/forms/questions';
 import { createFormsAjv } from '../../src-renderer/src/forms/safe-ajv';
+import { maskSecretFields } from '../../src-renderer/src/forms/secret-fields';
 import { validateAgainstSchema } from '../../src-renderer/src/forms/schema-validator';
 import { asFormError, fieldErrorFromMessage, schemaHasPath } from '../../src-renderer/src/forms/settings-errors';
 import { settingsUiSchema, withoutNullAlternatives } from '../../src-renderer/src/forms/settings-schema';
@@ -119,6 +120,23 @@ describe('form spec check (model-written specs are untrusted)', () => {
     let deep: Record<string, unknown> = { type: 'Label', text: 'bottom' };
     for (let i = 0; i < 40; i += 1) deep = { type: 'VerticalLayout', elements: [deep] };
     expect(checkFormSpec(spec(objectSchema, deep)).ok).toBe(false);
+  });
+});
+
+describe('secret fields', () => {
+  const schema = {
+    type: 'object',
+    properties: { user: { type: 'string' }, pass: { type: 'string', format: 'password' }, token: { type: 'string', writeOnly: true } },
+  };
+  const formats = (uischema: Record<string, unknown>) =>
+    (uischema.elements as Array<{ scope: string; options?: { format?: string } }>).map((element) => [element.scope, element.options?.format ?? null]);
+
+  it('a field the schema marks secret is shown as a password box, in the agent\'s UI schema or in the generated one', () => {
+    const expected = [['#/properties/user', null], ['#/properties/pass', 'password'], ['#/properties/token', 'password']];
+    expect(formats(maskSecretFields(schema, undefined))).toEqual(expected);
+    const uischema = { type: 'VerticalLayout', elements: ['user', 'pass', 'token'].map((name) => ({ type: 'Control', scope: `#/properties/${name}`, options: { focus: true } })) };
+    expect(formats(maskSecretFields(schema, uischema))).toEqual(expected);
+    expect(maskSecretFields(schema, uischema).elements).toMatchObject([{ options: { focus: true } }, { options: { focus: true } }, { options: { focus: true } }]);
   });
 });
 

@@ -8,6 +8,7 @@ import { AgentFormData } from '../forms/form-data';
 import { checkFormSpec } from '../../../src-main/protocol/form-spec';
 import { formCells, formRenderers } from '../forms/renderers';
 import { createFormsAjv } from '../forms/safe-ajv';
+import { maskSecretFields } from '../forms/secret-fields';
 import { useSettledInput } from '../forms/useSettledInput';
 import { useDeskhand } from '../store';
 
@@ -28,6 +29,7 @@ function formTitle(form: FormView): string {
 export function AgentFormCard({ form }: { form: FormView }) {
   const sendFormEvent = useDeskhand((state) => state.sendFormEvent);
   const check = useMemo(() => checkFormSpec(form), [form]);
+  const uischema = useMemo(() => (check.ok ? maskSecretFields(check.schema, check.uischema) : undefined), [check]);
   const ajv = useMemo(createFormsAjv, []);
   const closed = form.state === 'closed';
   const titleId = `form-${form.sessionId}-${form.formId}`;
@@ -110,7 +112,7 @@ export function AgentFormCard({ form }: { form: FormView }) {
           <AgentFormContext.Provider value={actions}>
             <JsonForms
               schema={check.schema}
-              uischema={check.uischema as UISchemaElement | undefined}
+              uischema={uischema as UISchemaElement | undefined}
               data={data}
               renderers={formRenderers}
               cells={formCells}
