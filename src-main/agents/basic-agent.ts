@@ -292,8 +292,9 @@ export abstract class BasicAgent {
         runtime.blackboard.addQuestion('Your form', 'Not filled in: this run has no one to fill in forms (it runs without a UI)');
         runtime.forms.close(this.name);
       } else if (this.pendingForm) {
-        const { action, data } = await runtime.forms.waitForAction(this.name, runtime.signal);
-        runtime.blackboard.addQuestion(`Form submitted with '${action}'`, JSON.stringify(data));
+        const { action, data, kept } = await runtime.forms.waitForAction(this.name, runtime.signal);
+        // The agent sees what was typed; the database, exports and later sessions never get the passwords.
+        runtime.blackboard.addQuestion(`Form submitted with '${action}'`, JSON.stringify(data), null, JSON.stringify(kept));
       } else {
         const questions = this.pendingQuestions.length ? this.pendingQuestions : ['The agent needs more information: what should it do?'];
         const response = await runtime.broker.ask(

@@ -36,7 +36,14 @@ export interface FormService {
   open(agent: string, spec: { schema: Record<string, unknown>; uischema?: Record<string, unknown>; data?: Record<string, unknown> }): FormView;
   close(agent: string): void;
   /** Waits for a Button press in the agent's open form; returns the action and the form's data. */
-  waitForAction(agent: string, signal: AbortSignal): Promise<{ action: string; data: Record<string, unknown> }>;
+  waitForAction(agent: string, signal: AbortSignal): Promise<FormSubmission>;
+}
+
+export interface FormSubmission {
+  action: string;
+  data: Record<string, unknown>;
+  /** The data as it may be kept (stored, carried into later sessions): password fields marked as not kept. */
+  kept: Record<string, unknown>;
 }
 
 /**

@@ -9,11 +9,15 @@ const MIN_SECRET_LENGTH = 8;
  * back from the desktop is scrubbed, not only what Deskhand itself writes.
  */
 export class SecretScrubber {
-  constructor(private readonly secrets: () => Iterable<string | null | undefined>) {}
+  constructor(
+    private readonly secrets: () => Iterable<string | null | undefined>,
+    /** Values known to be secrets (a password the user typed) may be shorter than a key found by its look. */
+    private readonly minLength = MIN_SECRET_LENGTH,
+  ) {}
 
   private values(): string[] {
     const unique = new Set<string>();
-    for (const value of this.secrets()) if (value && value.length >= MIN_SECRET_LENGTH) unique.add(value);
+    for (const value of this.secrets()) if (value && value.length >= this.minLength) unique.add(value);
     // Longest first, so a key that contains another is removed whole.
     return [...unique].sort((a, b) => b.length - a.length);
   }

@@ -30,6 +30,9 @@ import { appRoot, promptsDir, runningFromBuild } from './paths';
 import { ProtocolEndpoint } from './protocol-endpoint';
 import { recoverInterrupted } from './recover-interrupted';
 
+/** A password typed into a form this short (a PIN) is still left out of what is stored. */
+const MIN_TYPED_SECRET_LENGTH = 4;
+
 export interface HostOptions {
   dataDir: string;
   config: DeskhandConfig;
@@ -119,9 +122,14 @@ export function createHost(options: HostOptions): Host {
     .map(([, value]) => value);
   // Keys and tokens never reach the database, events, exports or prompts, even when a command prints them.
   const scrubber = new SecretScrubber(() => [apiKey('host'), apiKey('app'), ...tokensFetched, ...envSecrets]);
-  const scrub: Scrub = (value) => scrubber.deep(value);
+  // Passwords the user typed into an agent's form: the agent that asked gets them in its prompts, but
+  // no record, event, export or log line keeps them.
+  const typedSecrets = new Set<string>();
+  const typedScrubber = new SecretScrubber(() => typedSecrets, MIN_TYPED_SECRET_LENGTH);
+  const scrubForModel: Scrub = (value) => scrubber.deep(value);
+  const scrub: Scrub = (value) => typedScrubber.deep(scrubber.deep(value));
   const unlock = lockDataDir(dataDir);
-  const stopScrubbingLogs = scrubLogsWith((text) => scrubber.text(text));
+  const stopScrubbingLogs = scrubLogsWith((text) => typedScrubber.text(scrubber.text(text)));
   const file = join(dataDir, 'deskhand.sqlite');
   let db: Db;
   try {
@@ -198,7 +206,7 @@ export function createHost(options: HostOptions): Host {
     if (!made) {
       if (clients.size >= 8) clients.clear(); // settings changed many times: drop the old ones
       made = {
-        client: new ModelClient({ ...profile, apiKey: key ?? 'not-needed', scrub }),
+        client: new ModelClient({ ...profile, apiKey: key ?? 'not-needed', scrub: scrubForModel }),
         inputPricePerMTok: profile.inputPricePerMTok,
         outputPricePerMTok: profile.outputPricePerMTok,
       };
@@ -211,7 +219,7 @@ export function createHost(options: HostOptions): Host {
   const broker = new InteractionBroker(interactions, (event) => sessions.emit(event), options.autoResponder ?? null);
   const sessions = new SessionService({
     store,
-    blackboards: new BlackboardStore(db, scrub),
+    blackboards: new BlackboardStore(db, scrub, scrubForModel),
     interactions,
     screenshots,
     gate,
@@ -224,6 +232,7 @@ export function createHost(options: HostOptions): Host {
     },
     settings: options.settings ?? null,
     scrub,
+    rememberSecret: (value) => typedSecrets.add(value),
     models() {
       const host = config.models.host;
       if (!host) throw new Error(NO_MODEL_MESSAGE);

@@ -30,7 +30,10 @@ export class BlackboardStore {
 
   constructor(
     db: Db,
+    /** For what is written. */
     private readonly scrub: Scrub = keepAsIs,
+    /** For the records the agents read (their prompts), which may hold what is never written (a typed password). */
+    private readonly scrubForAgents: Scrub = scrub,
   ) {
     this.statements = {
       insert: db.prepare(
@@ -47,7 +50,7 @@ export class BlackboardStore {
   sinkFor(sessionId: string): BlackboardSink {
     return {
       write: (memory, item) => {
-        this.statements.insert.run(sessionId, memory, item.step, JSON.stringify(item.toJSON()), Date.now());
+        this.statements.insert.run(sessionId, memory, item.step, JSON.stringify(this.scrub(item.toJSON())), Date.now());
       },
     };
   }
@@ -58,7 +61,7 @@ export class BlackboardStore {
    * for prompts, and never shown or exported as the session's own. With 0, only its own items.
    */
   load(sessionId: string, carriedQuestions: number): Blackboard {
-    const blackboard = new Blackboard(this.sinkFor(sessionId), this.scrub);
+    const blackboard = new Blackboard(this.sinkFor(sessionId), this.scrubForAgents);
     const carried = (this.statements.lastQuestions.all(sessionId, carriedQuestions) as ItemRow[]).reverse();
     blackboard.restore('questions', carried.flatMap((row) => this.carriedItem(row)));
     const rows = this.statements.bySession.all(sessionId) as ItemRow[];

@@ -57,12 +57,15 @@ export class Blackboard {
     return this[name];
   }
 
-  /** Adds a record to a memory: an item, a plain object, or a text (stored as { text }). */
-  addData(name: MemoryName, data: MemoryItem | Record<string, unknown> | string, step: number | null = null): MemoryItem {
+  /**
+   * Adds a record to a memory: an item, a plain object, or a text (stored as { text }). `stored` is what
+   * is written instead, when the record holds what must not be kept (a password the user typed).
+   */
+  addData(name: MemoryName, data: MemoryItem | Record<string, unknown> | string, step: number | null = null, stored?: Record<string, unknown>): MemoryItem {
     const values = data instanceof MemoryItem ? data.toJSON() : typeof data === 'string' ? { text: data } : data;
     const item = new MemoryItem(this.scrub(values), data instanceof MemoryItem ? data.step : step);
     // Written first: a record the store refused is not kept either.
-    this.sink?.write(name, item);
+    this.sink?.write(name, stored ? new MemoryItem(this.scrub(stored), item.step) : item);
     if (this.staged) this.staged.push({ name, item });
     else this.memory(name).add(item);
     return item;
@@ -85,8 +88,9 @@ export class Blackboard {
     }
   }
 
-  addQuestion(question: string, answer: string, step: number | null = null): MemoryItem {
-    return this.addData('questions', { question, answer }, step);
+  /** `storedAnswer`: the answer as it is written to disk, when the one the agents see must not be kept. */
+  addQuestion(question: string, answer: string, step: number | null = null, storedAnswer?: string): MemoryItem {
+    return this.addData('questions', { question, answer }, step, storedAnswer === undefined ? undefined : { question, answer: storedAnswer });
   }
 
   addRequest(request: string): MemoryItem {

@@ -42,6 +42,8 @@ export interface SessionDeps {
   tools(): Promise<{ names: ReadonlySet<string>; docs: string; screenless: string | null }>;
   /** Removes known secrets from a value before it is stored or shown. */
   scrub<T>(value: T): T;
+  /** A value the user typed into a password field: from now on it is removed from what is stored or shown. */
+  rememberSecret?(value: string): void;
   emit(event: HostEvent): void;
 }
 
@@ -66,7 +68,7 @@ export class ActiveSession {
     session: SessionView,
   ) {
     this.blackboard = deps.blackboards.load(session.id, deps.config.prompt.carriedQuestions);
-    this.forms = new SessionForms(session.id, deps.interactions, deps.emit);
+    this.forms = new SessionForms(session.id, deps.interactions, deps.emit, deps.rememberSecret);
     this.root = session.mode === 'shell' ? new ShellAgent(null) : new HostAgent();
     for (const step of deps.store.stepsOf(session.id, this.root.name)) this.root.history.push(step);
     this.nextIndex = session.stepCount;

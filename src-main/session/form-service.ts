@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { InteractionStore } from '../memory/interaction-store';
 import { MAX_FORM_SPEC_BYTES, type FormView, type HostEvent } from '../protocol';
 import { checkFormSpec } from '../protocol/form-spec';
-import type { FormService } from '../agents/runtime';
+import type { FormService, FormSubmission } from '../agents/runtime';
 import { CommandError } from './command-error';
 import { InteractionCancelled } from './interaction-broker';
 
@@ -66,20 +66,41 @@ function secretControlPaths(element: unknown, depth = 0): string[][] {
   return [...children, path];
 }
 
+/** What stands in a kept copy for what the user typed into a password field. */
+export const SECRET_NOT_KEPT = '[typed into a password field: not kept]';
+
+/** `data` with each secret field of `form` handed to `mask` (its parent object and key), on a copy. */
+function maskedSecrets(form: FormView, data: Record<string, unknown>, mask: (parent: Record<string, unknown>, key: string) => void): Record<string, unknown> {
+  const paths = [...secretSchemaPaths(form.schema, []), ...secretControlPaths(form.uischema)];
+  if (!paths.length) return data;
+  const copy = structuredClone(data);
+  for (const path of paths) {
+    const parent = path.slice(0, -1).reduce<unknown>((node, key) => (isRecord(node) ? node[key] : undefined), copy);
+    const last = path[path.length - 1];
+    if (isRecord(parent) && last !== undefined && last in parent) mask(parent, last);
+  }
+  return copy;
+}
+
 /**
  * The form as it is stored: without what the user typed into password fields. The agent gets those
  * values from memory when a button is pressed; the database (and so exports) never holds them.
  */
 function withoutSecrets(form: FormView): FormView {
-  const paths = [...secretSchemaPaths(form.schema, []), ...secretControlPaths(form.uischema)];
-  if (!paths.length) return form;
-  const data = structuredClone(form.data);
-  for (const path of paths) {
-    const parent = path.slice(0, -1).reduce<unknown>((node, key) => (isRecord(node) ? node[key] : undefined), data);
-    const last = path[path.length - 1];
-    if (isRecord(parent) && last !== undefined) delete parent[last];
-  }
-  return { ...form, data };
+  return { ...form, data: maskedSecrets(form, form.data, (parent, key) => delete parent[key]) };
+}
+
+/**
+ * A pressed button, with the form's data, a copy of it to keep (the passwords in it marked as not
+ * kept), and the passwords themselves, so that they can be kept out of everything stored from now on.
+ */
+function submitted(form: FormView, action: string): { submission: FormSubmission; secrets: string[] } {
+  const secrets: string[] = [];
+  const kept = maskedSecrets(form, form.data, (parent, key) => {
+    if (typeof parent[key] === 'string') secrets.push(parent[key]);
+    parent[key] = SECRET_NOT_KEPT;
+  });
+  return { submission: { action, data: form.data, kept }, secrets };
 }
 
 /** Measured as the UI measures it before showing a form (schema, uischema and data, as JSON). */
@@ -92,7 +113,7 @@ function kilobytes(bytes: number): string {
 }
 
 interface Waiter {
-  resolve(result: { action: string; data: Record<string, unknown> }): void;
+  resolve(result: FormSubmission): void;
 }
 
 /** The blue-style agent forms of one session: create, update, close, and the user's events back. */
@@ -107,6 +128,8 @@ export class SessionForms implements FormService {
     private readonly sessionId: string,
     private readonly store: InteractionStore,
     private readonly emit: (event: HostEvent) => void,
+    /** Told each password the user submits (the step records, audit and logs then leave it out). */
+    private readonly rememberSecret: (value: string) => void = () => undefined,
   ) {
     for (const form of store.forms(sessionId)) if (form.state === 'open') this.byAgent.set(form.agent, form);
   }
@@ -150,14 +173,14 @@ export class SessionForms implements FormService {
     for (const agent of [...this.byAgent.keys()]) this.close(agent);
   }
 
-  waitForAction(agent: string, signal: AbortSignal): Promise<{ action: string; data: Record<string, unknown> }> {
+  waitForAction(agent: string, signal: AbortSignal): Promise<FormSubmission> {
     const form = this.byAgent.get(agent);
     if (!form) return Promise.reject(new Error(`${agent} has no open form to wait on`));
     const pressed = this.pressed.get(form.formId);
     if (pressed) {
       this.pressed.delete(form.formId);
       // With the data as it is now: edits made after the press count too.
-      return Promise.resolve({ action: pressed.action, data: form.data });
+      return Promise.resolve(this.submission(form, pressed.action));
     }
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
@@ -196,13 +219,19 @@ export class SessionForms implements FormService {
       const waiter = this.waiters.get(formId);
       this.waiters.delete(formId);
       // Pressed before the agent got round to waiting on it: kept for when it does (the latest press wins).
-      if (waiter) waiter.resolve({ action, data: current.data });
+      if (waiter) waiter.resolve(this.submission(current, action));
       else this.pressed.set(formId, { action });
     }
   }
 
   all(): FormView[] {
     return this.store.forms(this.sessionId);
+  }
+
+  private submission(form: FormView, action: string): FormSubmission {
+    const { submission, secrets } = submitted(form, action);
+    for (const secret of secrets) this.rememberSecret(secret);
+    return submission;
   }
 
   private save(form: FormView): void {

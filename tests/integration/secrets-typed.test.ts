@@ -75,4 +75,48 @@ describe('secrets the user types', () => {
     expect(bytes.includes(Buffer.from(KEY)), 'the key is in the database files').toBe(false);
     expect(bytes.includes(Buffer.from('the one for [redacted]')), 'the answer was stored, scrubbed').toBe(true);
   });
+
+  it('a password typed into a form reaches the agent, but never the database, the blackboard view or a later session', async () => {
+    const PASSWORD = 'correct-horse-battery';
+    const form = { schema: { type: 'object', properties: { user: { type: 'string' }, pass: { type: 'string', format: 'password' } } } };
+    harness = await startHostHarness({
+      name: 'form password',
+      steps: [
+        app({ Function: '', Status: 'PENDING', Questions: [], Form: form }),
+        // The agent that asked for it gets it, to type it where it is needed.
+        { ...app({ Function: '', Status: 'FINISH', Comment: 'logged in' }), expect: { contains: [PASSWORD] } },
+        // A later session is told the form was answered, without the password.
+        { ...app({ Function: '', Status: 'FINISH', Comment: 'next' }), expect: { contains: ['typed into a password field: not kept'], notContains: [PASSWORD] } },
+      ],
+    });
+    const current = harness;
+    const { host } = current;
+    const start = await host.endpoint.handle({ type: 'session.start', id: 's', request: 'log in to the intranet', mode: 'shell' });
+    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
+    const formId = await until(() => {
+      const event = current.events.find((candidate) => candidate.kind === 'form.updated');
+      return event?.kind === 'form.updated' ? event.form.formId : undefined;
+    }, 'the form');
+    expect(await host.endpoint.handle({ type: 'form.event', id: 'f1', sessionId, formId, path: 'user', value: 'ana', action: null })).toMatchObject({ ok: true });
+    expect(await host.endpoint.handle({ type: 'form.event', id: 'f2', sessionId, formId, path: 'pass', value: PASSWORD, action: 'Log in' })).toMatchObject({ ok: true });
+    // Until it is submitted, what the user types goes back to their own UI like any field.
+    const typedUntil = current.events.length;
+    expect(await host.sessions.running).toEqual({ status: 'finished', result: 'logged in' });
+
+    const board = JSON.stringify(await host.endpoint.handle({ type: 'blackboard.get', id: 'b', sessionId }));
+    expect(board).toContain('ana');
+    expect(board).not.toContain(PASSWORD);
+
+    const next = await host.endpoint.handle({ type: 'session.start', id: 's2', request: 'check the mail', mode: 'shell' });
+    expect(next).toMatchObject({ ok: true });
+    expect(await host.sessions.running).toEqual({ status: 'finished', result: 'next' });
+    current.model.assertDone();
+    // The step that read it keeps its prompt for the step detail: with the password left out.
+    const last = host.store.steps(sessionId).at(-1);
+    const detail = last ? host.store.step(sessionId, last.id) : null;
+    expect(detail?.promptText).toContain('"pass":"[redacted]"');
+    expect(JSON.stringify(current.events.slice(typedUntil))).not.toContain(PASSWORD);
+    await host.close();
+    expect(databaseBytes(current.dataDir).includes(Buffer.from(PASSWORD)), 'the password is in the database files').toBe(false);
+  });
 });

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src-main/memory/database';
 import { InteractionStore } from '../../src-main/memory/interaction-store';
 import { MAX_FORM_SPEC_BYTES, type FormView, type HostEvent } from '../../src-main/protocol';
-import { SessionForms, setAtPath } from '../../src-main/session/form-service';
+import { SECRET_NOT_KEPT, SessionForms, setAtPath } from '../../src-main/session/form-service';
 import { replies, startHostHarness, type HostHarness } from '../support/host-harness';
 
 const SPEC = { schema: { type: 'object', properties: { note: { type: 'string' } } }, data: { note: 'short' } };
@@ -16,6 +16,7 @@ describe('SessionForms: a user edit that would make the form too large to show',
   let db: Db;
   let store: InteractionStore;
   let emitted: HostEvent[];
+  let remembered: string[];
   let forms: SessionForms;
   let form: FormView;
 
@@ -25,7 +26,8 @@ describe('SessionForms: a user edit that would make the form too large to show',
     db.prepare(`INSERT INTO sessions (id, title, request, mode, status, created_at, updated_at) VALUES ('s1', 't', 'r', 'desktop', 'running', 0, 0)`).run();
     store = new InteractionStore(db);
     emitted = [];
-    forms = new SessionForms('s1', store, (event) => emitted.push(event));
+    remembered = [];
+    forms = new SessionForms('s1', store, (event) => emitted.push(event), (value) => remembered.push(value));
     form = forms.open('AppAgent', SPEC);
     emitted.length = 0;
   });
@@ -62,12 +64,12 @@ describe('SessionForms: a user edit that would make the form too large to show',
     forms.handleEvent(form.formId, 'note', 'fits', null);
     expect(() => forms.handleEvent(form.formId, 'note', TOO_LONG, 'submit')).toThrow(/too large/);
     forms.handleEvent(form.formId, '', null, 'submit');
-    expect(await waiting).toEqual({ action: 'submit', data: { note: 'fits' } });
+    expect(await waiting).toMatchObject({ action: 'submit', data: { note: 'fits' } });
   });
 
   it('a button pressed before the agent waits on the form is kept for it, and dropped when the form closes', async () => {
     forms.handleEvent(form.formId, 'note', 'early', 'Send');
-    await expect(forms.waitForAction('AppAgent', new AbortController().signal)).resolves.toEqual({ action: 'Send', data: { note: 'early' } });
+    await expect(forms.waitForAction('AppAgent', new AbortController().signal)).resolves.toMatchObject({ action: 'Send', data: { note: 'early' } });
     forms.handleEvent(form.formId, '', null, 'Send');
     forms.closeAll();
     expect(store.forms('s1')).toMatchObject([{ formId: form.formId, state: 'closed' }]);
@@ -78,7 +80,7 @@ describe('SessionForms: a user edit that would make the form too large to show',
   it('a press kept for later carries the data as it is when the agent waits, and an update of the form drops it', async () => {
     forms.handleEvent(form.formId, 'note', 'first', 'Send');
     forms.handleEvent(form.formId, 'note', 'edited after the press', null);
-    await expect(forms.waitForAction('AppAgent', new AbortController().signal)).resolves.toEqual({ action: 'Send', data: { note: 'edited after the press' } });
+    await expect(forms.waitForAction('AppAgent', new AbortController().signal)).resolves.toMatchObject({ action: 'Send', data: { note: 'edited after the press' } });
 
     // "Cancel" on a progress form, then the agent replaces it with a question: the old press is no answer.
     forms.handleEvent(form.formId, '', null, 'Cancel');
@@ -135,7 +137,11 @@ describe('SessionForms: a user edit that would make the form too large to show',
     await expect(forms.waitForAction('AppAgent', new AbortController().signal)).resolves.toEqual({
       action: 'Log in',
       data: { user: 'me', pass: 'hunter2-typed', account: { token: 'tok-typed-123' }, pin: '4321-typed' },
+      // What may be kept (the blackboard's stored record): the passwords marked, the rest as typed.
+      kept: { user: 'me', pass: SECRET_NOT_KEPT, account: { token: SECRET_NOT_KEPT }, pin: SECRET_NOT_KEPT },
     });
+    // The host is told each password, to leave it out of whatever it stores from now on.
+    expect(remembered.sort()).toEqual(['4321-typed', 'hunter2-typed', 'tok-typed-123']);
   });
 
   it('a form an agent opens is measured with its data too', () => {
