@@ -5,7 +5,7 @@ import { HostCommandError } from '../../src-renderer/src/bridge/errors';
 import type { Bridge, BridgeConnection, CommandInput } from '../../src-renderer/src/bridge/types';
 import { waitingElsewhere } from '../../src-renderer/src/store/state';
 import { createDeskhandStore } from '../../src-renderer/src/store/store';
-import { makeSession } from '../support/ui-fixtures';
+import { makeSession, makeStep } from '../support/ui-fixtures';
 
 /** A finished session unless the test says otherwise. */
 const session = (id: string, overrides: Partial<SessionViewInput> = {}): SessionView => makeSession(id, { status: 'finished', createdAt: 1, updatedAt: 1, ...overrides });
@@ -146,6 +146,59 @@ describe('renderer store actions: opening sessions out of order', () => {
     opens[0]?.reply(detail(session('b')));
     await openingB;
     expect(store.getState().currentSessionId).toBe('b');
+  });
+});
+
+describe('renderer store actions: events that overtake a snapshot', () => {
+  it('keeps the steps and the end of a session that came while its session.open reply travelled', async () => {
+    const { bridge, sent, emit } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    const b = session('b', { status: 'running', stepCount: 1 });
+    store.setState({ sessions: [session('a'), b], currentSessionId: 'a' });
+
+    const opening = store.getState().openSession('b');
+    // The host took its snapshot (step 0, running); step 1 and the end were sent before the reply came.
+    emit({ kind: 'step.added', step: makeStep('b', 1) });
+    emit({ kind: 'session.ended', sessionId: 'b', status: 'finished', result: 'All done' });
+    await flush();
+    sent[0]?.reply({ ...detail(b), steps: [makeStep('b', 0)] });
+    await opening;
+
+    const state = store.getState();
+    expect(state.currentSessionId).toBe('b');
+    expect(state.steps.map((shown) => shown.index)).toEqual([0, 1]);
+    expect(state.sessions.find((listed) => listed.id === 'b')?.status).toBe('finished');
+    expect(state.statusDetail).toBe('All done');
+  });
+
+  it('does not show a session deleted while its session.open reply travelled', async () => {
+    const { bridge, sent, emit } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    store.setState({ sessions: [session('a'), session('b')], currentSessionId: 'a' });
+
+    const opening = store.getState().openSession('b');
+    emit({ kind: 'session.deleted', sessionId: 'b' });
+    await flush();
+    sent[0]?.reply(detail(session('b')));
+    await opening;
+
+    expect(store.getState().sessions.map((listed) => listed.id)).toEqual(['a']);
+    expect(store.getState().currentSessionId).toBeNull();
+  });
+
+  it('keeps the end of a session that came while the session.list reply travelled', async () => {
+    const { bridge, sent, emit } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    const running = session('r', { status: 'running' });
+    store.setState({ sessions: [running], currentSessionId: 'r' });
+
+    const listing = store.getState().refreshSessions();
+    emit({ kind: 'session.ended', sessionId: 'r', status: 'stopped', result: null });
+    await flush();
+    sent[0]?.reply({ sessions: [running] });
+    await listing;
+
+    expect(store.getState().sessions[0]?.status).toBe('stopped');
   });
 });
 

@@ -214,6 +214,28 @@ export function upsertForm(forms: FormView[], form: FormView): FormView[] {
   return next;
 }
 
+/** The session an event is about. */
+export function eventSessionId(event: HostEvent): string {
+  switch (event.kind) {
+    case 'session.started':
+    case 'session.updated':
+      return event.session.id;
+    case 'step.added':
+      return event.step.sessionId;
+    case 'interaction.requested':
+      return event.interaction.sessionId;
+    case 'form.updated':
+      return event.form.sessionId;
+    default:
+      return event.sessionId;
+  }
+}
+
+/** Events that change what the session list holds (statuses, counts, sessions gone). */
+export function changesSessionList(event: HostEvent): boolean {
+  return event.kind === 'session.started' || event.kind === 'session.updated' || event.kind === 'session.ended' || event.kind === 'session.deleted' || event.kind === 'status.changed';
+}
+
 export function applyHostEvent(state: DeskhandState, event: HostEvent): DeskhandState {
   switch (event.kind) {
     case 'session.started': {

@@ -11,7 +11,9 @@ import {
   applySessionList,
   applyStartedSession,
   applyWaits,
+  changesSessionList,
   currentSession,
+  eventSessionId,
   initialState,
   requestMode,
   sessionsToRecheck,
@@ -73,6 +75,21 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
   const requestScreen = (sessionId: string | null): { sessionId: string | null } => {
     screenRequest = { sessionId };
     return screenRequest;
+  };
+  /**
+   * The events received while a snapshot (`session.open`, `session.list`) travels, one log per request.
+   * The host takes a snapshot before its reply leaves, and events sent meanwhile can arrive first: they
+   * are applied again on top of the snapshot, or a step would be lost and an ended run shown as running.
+   */
+  const eventLogs = new Set<HostEvent[]>();
+  const withEventsSince = async <T>(reply: Promise<T>): Promise<{ result: T; since: HostEvent[] }> => {
+    const since: HostEvent[] = [];
+    eventLogs.add(since);
+    try {
+      return { result: await reply, since };
+    } finally {
+      eventLogs.delete(since);
+    }
   };
   let queued: HostEvent[] = [];
   let flushTimer: ReturnType<typeof setTimeout> | null = null;
@@ -196,11 +213,12 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
       async openSession(sessionId) {
         const request = requestScreen(sessionId);
         try {
-          const detail = await bridge.send({ type: 'session.open', sessionId });
+          const { result: detail, since } = await withEventsSince(bridge.send({ type: 'session.open', sessionId }));
           // The user may have opened another session (or "New") while this one loaded: the last wins.
           if (request !== screenRequest) return;
           screenRequest = { sessionId: null };
-          set((state) => applySessionDetail(state, detail));
+          const newer = since.filter((event) => eventSessionId(event) === sessionId);
+          set((state) => applyHostEvents(applySessionDetail(state, detail), newer));
         } catch (error) {
           if (request !== screenRequest) return;
           screenRequest = { sessionId: null };
@@ -212,10 +230,11 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
         const trimmed = query.trim();
         set({ sessionQuery: trimmed });
         try {
-          const result = await bridge.send(trimmed ? { type: 'session.list', query: trimmed } : { type: 'session.list' });
+          const { result, since } = await withEventsSince(bridge.send(trimmed ? { type: 'session.list', query: trimmed } : { type: 'session.list' }));
           // A slower answer to an older search must not replace a newer one.
           if (get().sessionQuery !== trimmed) return;
-          set((state) => applySessionList(state, result.sessions, trimmed));
+          const newer = since.filter(changesSessionList);
+          set((state) => applyHostEvents(applySessionList(state, result.sessions, trimmed), newer));
         } catch (error) {
           reportError(error);
         }
@@ -329,6 +348,7 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
   // A microtask or a timer, not requestAnimationFrame: frames stop in a hidden window, and a held step
   // must still be noticed there (title, notification).
   bridge.onEvent((event) => {
+    for (const log of eventLogs) log.push(event);
     queued.push(event);
     if (flushScheduled) return;
     flushScheduled = true;
