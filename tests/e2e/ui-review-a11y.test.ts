@@ -178,3 +178,34 @@ describe('approval keys with more than one held step (review)', () => {
   });
 });
 
+
+describe('keyboard focus on the run controls (review)', () => {
+  it('keeps the focus on the controls when Pause becomes Resume and back, and takes it to the request box once Stop ended the run', async () => {
+    ui = await openUi(browser, host);
+    const { page } = ui;
+    await page.getByRole('textbox', { name: 'Request' }).fill('sort the downloads');
+    await page.getByRole('textbox', { name: 'Request' }).press('Enter');
+    await host.waitForCommand('session.start');
+    const focused = () =>
+      page.evaluate(`document.activeElement === document.body ? 'body' : (document.activeElement?.id || document.activeElement?.textContent)`);
+
+    await page.getByRole('button', { name: 'Pause' }).focus();
+    await page.keyboard.press('Enter');
+    await host.waitForCommand('session.pause');
+    await page.getByRole('button', { name: 'Resume' }).waitFor();
+    await expect.poll(focused).toBe('Resume');
+
+    await page.keyboard.press('Enter');
+    await host.waitForCommand('session.resume');
+    await page.getByRole('button', { name: 'Pause' }).waitFor();
+    await expect.poll(focused).toBe('Pause');
+
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Stop');
+    await page.keyboard.press('Enter');
+    await host.waitForCommand('session.stop');
+    await expect.poll(() => page.getByRole('button', { name: 'Stop' }).isDisabled()).toBe(true);
+    await expect.poll(focused).toBe('deskhand-request');
+    expect(ui.problems).toEqual([]);
+  });
+});
