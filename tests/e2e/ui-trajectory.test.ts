@@ -156,6 +156,8 @@ describe('the trajectory in the browser UI (fake host)', () => {
 
   it('lets the wheel stop the following while steps stream in every few milliseconds', async () => {
     const { page } = ui;
+    // The host runs one session at a time: the previous test's run ends first.
+    host.end([...host.sessions.keys()].at(-1) ?? '', 'finished', 'Done');
     await page.getByRole('button', { name: 'New', exact: true }).click();
     await page.getByRole('textbox', { name: 'Request' }).fill('a fast run');
     await page.getByRole('button', { name: 'Send' }).click();
@@ -210,6 +212,8 @@ describe('the trajectory in the browser UI (fake host)', () => {
 
   it('keeps the keyboard focus on a step while new ones stream in, and on the step last viewed after its detail closes', async () => {
     const { page } = ui;
+    // The host runs one session at a time: the previous test's run ends first.
+    host.end([...host.sessions.keys()].at(-1) ?? '', 'finished', 'Done');
     await page.getByRole('button', { name: 'New', exact: true }).click();
     await page.getByRole('textbox', { name: 'Request' }).fill('a run read by keyboard');
     await page.getByRole('button', { name: 'Send' }).click();

@@ -101,6 +101,20 @@ describe('renderer store actions: Pause and Resume', () => {
   });
 });
 
+describe('renderer store actions: Send while another session runs', () => {
+  it('sends nothing from "New" or an ended session while the host runs another one (it runs one at a time)', async () => {
+    const { bridge, sent } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    store.setState({ sessions: [session('done', { createdAt: 2 }), session('run', { status: 'paused', createdAt: 1 })], currentSessionId: 'done' });
+
+    expect(await store.getState().sendRequest('and now the invoices')).toBe(false);
+    store.getState().newSession();
+    expect(await store.getState().sendRequest('something else')).toBe(false);
+    expect(sent).toEqual([]);
+    expect(store.getState().lastError).toMatchObject({ severity: 'warning', message: expect.stringContaining('Session run') });
+  });
+});
+
 describe('renderer store actions: opening sessions out of order', () => {
   it('a slow reply for the session opened first does not replace the one opened after it', async () => {
     const { bridge, sent } = scriptedBridge();

@@ -1,12 +1,20 @@
 import { Box, Button, TextField } from '@mui/material';
 import { useState, type ClipboardEvent, type FormEvent, type KeyboardEvent } from 'react';
 import { MAX_REQUEST_CHARS } from '../../../src-main/protocol';
-import { currentSession, FOCUS_TARGETS, requestMode, useDeskhand, type DeskhandState } from '../store';
+import { activeSession, currentSession, FOCUS_TARGETS, requestMode, useDeskhand, type DeskhandState, type RequestMode } from '../store';
+
+function modeOf(state: DeskhandState): RequestMode {
+  return requestMode(currentSession(state), state.awaitingStart, activeSession(state));
+}
 
 function hintFor(state: DeskhandState): string {
   const session = currentSession(state);
-  const mode = requestMode(session, state.awaitingStart);
+  const mode = modeOf(state);
+  const running = activeSession(state);
   if (state.awaitingStart) return 'Sending…';
+  if (running && running.id !== session?.id) {
+    return `Deskhand is working on “${running.title || running.request}” (one session at a time): wait, or Stop it, before sending a request.`;
+  }
   if (mode === 'continue' && session) {
     const resume = session.status === 'interrupted' ? ' Or press Resume to go on from where it was cut off.' : '';
     return `Follow-up: Send adds a new round to this session, which keeps what it learned. New starts afresh.${resume}`;
@@ -17,7 +25,7 @@ function hintFor(state: DeskhandState): string {
 
 export function RequestBox() {
   const sendRequest = useDeskhand((state) => state.sendRequest);
-  const mode = useDeskhand((state) => requestMode(currentSession(state), state.awaitingStart));
+  const mode = useDeskhand(modeOf);
   const hint = useDeskhand(hintFor);
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);

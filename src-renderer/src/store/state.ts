@@ -79,15 +79,21 @@ export function currentSession(state: DeskhandState): SessionView | null {
 
 /**
  * What "Send" does now. `start`: a new session. `continue`: a follow-up round in the session on screen,
- * which has ended (finished, failed, stopped, error, or interrupted by a crash). `busy`: the session on
- * screen still runs (or waits, or is paused), or a start is on its way: nothing can be sent.
+ * which has ended (finished, failed, stopped, error, or interrupted by a crash). `busy`: a session still
+ * runs (or waits, or is paused), the one on screen or another (`running`: the host runs one at a time and
+ * refuses a second), or a start is on its way: nothing can be sent.
  */
 export type RequestMode = 'start' | 'continue' | 'busy';
 
-export function requestMode(session: SessionView | null, awaitingStart: boolean): RequestMode {
-  if (awaitingStart) return 'busy';
+export function requestMode(session: SessionView | null, awaitingStart: boolean, running: SessionView | null = null): RequestMode {
+  if (awaitingStart || running !== null) return 'busy';
   if (!session) return 'start';
   return isSessionActive(session.status) ? 'busy' : 'continue';
+}
+
+/** The session the host runs (or holds paused, or waiting), if any, as the sessions' statuses say. */
+export function activeSession(state: Pick<DeskhandState, 'sessions'>): SessionView | null {
+  return state.sessions.find((session) => isSessionActive(session.status)) ?? null;
 }
 
 /** Paused runs go on from where they stopped; interrupted ones (the app was killed) from their last committed step. */

@@ -3,6 +3,7 @@ import type { CommandResult, HostEvent, StepDetail } from '../../../src-main/pro
 import { HostCommandError } from '../bridge/errors';
 import type { Bridge } from '../bridge/types';
 import {
+  activeSession,
   applyBlackboard,
   applyContinuedSession,
   applyHostEvent,
@@ -162,9 +163,11 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
         if (!request) return false;
         const state = get();
         const session = currentSession(state);
-        const mode = requestMode(session, state.awaitingStart);
+        const running = activeSession(state);
+        const mode = requestMode(session, state.awaitingStart, running);
         if (mode === 'busy') {
-          set((current) => showError(current, 'Deskhand is busy with this session. Stop it, or wait for it to end.', 'warning'));
+          const what = running && running.id !== session?.id ? `with “${running.title || running.request}”` : 'with this session';
+          set((current) => showError(current, `Deskhand is busy ${what}. Stop it, or wait for it to end.`, 'warning'));
           return false;
         }
         // What is sent is what the user wants on screen, not a session still loading.
