@@ -42,6 +42,9 @@ describe('past sessions in the browser UI (fake host)', () => {
     await expect.poll(() => list.getByRole('link').count()).toBe(2);
     const searches = host.commands('session.list').filter((command) => command.query !== undefined);
     expect(searches.map((command) => command.query)).toEqual(['invoice']);
+    // Said to screen readers too, which do not see the list shrink.
+    const found = page.getByRole('navigation', { name: 'Past sessions' }).getByTestId('session-search-summary');
+    await expect.poll(() => found.textContent()).toBe('2 sessions match “invoice”.');
 
     // Export: the JSON the host made, downloaded through a Blob link.
     await page.getByRole('button', { name: 'Actions for Email the March invoice to Ana' }).click();
@@ -67,8 +70,11 @@ describe('past sessions in the browser UI (fake host)', () => {
     expect((await host.waitForCommand('session.delete')).sessionId).toBe('invoice-mail');
     await expect.poll(() => list.getByRole('link').count()).toBe(1);
 
+    await expect.poll(() => found.textContent()).toBe('1 session matches “invoice”.');
+
     await page.getByRole('searchbox', { name: 'Search sessions' }).fill('');
     await expect.poll(() => list.getByRole('link').count()).toBe(2);
+    await expect.poll(() => found.textContent()).toBe('');
     expect(ui.problems).toEqual([]);
   });
 

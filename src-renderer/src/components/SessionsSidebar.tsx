@@ -9,10 +9,18 @@ import { downloadText } from './download';
 import { SessionListItem } from './SessionListItem';
 import { SessionSearch } from './SessionSearch';
 import { SESSIONS_PANEL_ID, useNarrowWindow } from './useNarrowWindow';
+import { visuallyHidden } from './visuallyHidden';
 
 interface SessionListProps {
   onExport(session: SessionView): void;
   onDelete(session: SessionView): void;
+}
+
+/** What a search found, for screen readers (they do not see the list shrink); empty when not searching. */
+function searchSummary(query: string, count: number): string {
+  if (!query) return '';
+  if (count === 0) return `No session matches “${query}”.`;
+  return `${count} ${count === 1 ? 'session matches' : 'sessions match'} “${query}”.`;
 }
 
 /**
@@ -38,6 +46,10 @@ const SessionList = memo(function SessionList({ onExport, onDelete }: SessionLis
   );
   return (
     <>
+      {/* A live region, not role="status": that role is the status bar's, which people (and tests) look for. */}
+      <Box aria-live="polite" aria-atomic="true" data-testid="session-search-summary" sx={visuallyHidden}>
+        {searchSummary(query, sessions.length)}
+      </Box>
       {sessions.length === 0 && (
         <Typography variant="body2" color="text.secondary" sx={{ px: 2, py: 1 }}>
           {query ? `No session matches “${query}”.` : 'No sessions yet.'}
