@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ModelWithPrices } from '../../src-main/agents/runtime';
 import { DeskhandConfig } from '../../src-main/host/config';
 import { BlackboardStore } from '../../src-main/memory/blackboard-store';
-import { openDatabase } from '../../src-main/memory/database';
+import { openDatabase, type Db } from '../../src-main/memory/database';
 import { InteractionStore } from '../../src-main/memory/interaction-store';
 import { SessionStore } from '../../src-main/memory/session-store';
 import { ActiveSession, type SessionDeps } from '../../src-main/session/active-session';
@@ -45,21 +45,26 @@ describe('ActiveSession: a resumed request', () => {
   });
 });
 
+/** What a round needs of the host, over a real database, with no device (no step gets far). */
+function depsWithoutDevice(db: Db, store: SessionStore, emit: (event: { kind: string; status?: string; result?: string | null }) => void): SessionDeps {
+  return {
+    store,
+    blackboards: new BlackboardStore(db, scrub),
+    interactions: new InteractionStore(db, scrub),
+    config: DeskhandConfig.parse({}),
+    scrub,
+    emit,
+    tools: () => Promise.reject(new Error('no device here')),
+  } as unknown as SessionDeps;
+}
+
 describe('ActiveSession: the end of a round that cannot be saved', () => {
   it('is reported as an error saying so, not as the outcome the database does not hold', async () => {
     const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'deskhand-active-')), 'deskhand.sqlite'));
     const store = new SessionStore(db, null, scrub);
     const session = store.createSession('do a thing', 'desktop');
     const events: Array<{ kind: string; status?: string; result?: string | null }> = [];
-    const deps = {
-      store,
-      blackboards: new BlackboardStore(db, scrub),
-      interactions: new InteractionStore(db, scrub),
-      config: DeskhandConfig.parse({}),
-      scrub,
-      emit: (event: { kind: string }) => events.push(event),
-      tools: () => Promise.reject(new Error('no device here')),
-    } as unknown as SessionDeps;
+    const deps = depsWithoutDevice(db, store, (event) => events.push(event));
     const live = new ActiveSession(deps, store.requireSession(session.id));
     // The disk fills up just as the round ends.
     store.endRound = () => {
@@ -83,15 +88,7 @@ describe('ActiveSession: the start of a round that cannot be saved', () => {
     store.startRound(session.id, 'do a thing');
     store.endRound(session.id, 0, 'finished', 'done');
     store.setStatus(session.id, 'finished', 'done');
-    const deps = {
-      store,
-      blackboards: new BlackboardStore(db, scrub),
-      interactions: new InteractionStore(db, scrub),
-      config: DeskhandConfig.parse({}),
-      scrub,
-      emit: () => undefined,
-      tools: () => Promise.reject(new Error('no device here')),
-    } as unknown as SessionDeps;
+    const deps = depsWithoutDevice(db, store, () => undefined);
     const live = new ActiveSession(deps, store.requireSession(session.id));
     // The follow-up's round is written; the disk fills up as the session is marked running.
     const setStatus = store.setStatus.bind(store);
