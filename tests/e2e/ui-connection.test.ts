@@ -131,14 +131,15 @@ describe('a dropped connection (browser mode)', () => {
     try {
       await page.goto(app.url);
       const notice = page.getByTestId('connection-state');
-      await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: 15_000 }).toBe('Ready');
       expect(await notice.getAttribute('aria-live')).toBe('polite');
-      expect(await notice.textContent()).toBe('');
+      // The first connection of a page load is no news: nothing is said once it is up.
+      await expect.poll(() => notice.textContent(), { timeout: 15_000 }).toBe('');
+      const socketsBefore = pageSides.length;
 
-      await pageSides[0]?.close();
+      await pageSides.at(-1)?.close();
       await expect.poll(() => notice.textContent(), { timeout: 5_000 }).toBe('Disconnected, retrying…');
       await expect.poll(() => notice.textContent(), { timeout: 15_000 }).toBe('Connected to Deskhand again');
-      expect(pageSides).toHaveLength(2);
+      expect(pageSides.length).toBeGreaterThan(socketsBefore);
       // Shown only to screen readers: the chip is gone, and the words take no room on screen.
       const box = await notice.getByText('Connected to Deskhand again').boundingBox();
       expect((box?.width ?? 0) * (box?.height ?? 0)).toBeLessThanOrEqual(1);
