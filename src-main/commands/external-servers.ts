@@ -3,6 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { settledWithin } from '../common/settled-within';
 import { unlessAborted } from '../common/unless-aborted';
 import { deviceEnv } from '../device/launch';
 import { tokenVariables, type ExternalMcpServer } from '../host/config';
@@ -83,7 +84,7 @@ const PROCESS_END_WAIT_MS = 5_000;
  * a connection that failed in the background, so closing the client does not wait for it: without
  * this, Deskhand could quit first and leave a server that ignores its closed input running.
  */
-class StdioServerTransport extends StdioClientTransport {
+class ServerProcessTransport extends StdioClientTransport {
   private markGone: () => void = () => undefined;
   readonly gone = new Promise<void>((resolve) => (this.markGone = resolve));
 
@@ -103,16 +104,6 @@ class StdioServerTransport extends StdioClientTransport {
   }
 }
 
-function settledWithin(promise: Promise<void>, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    void promise.then(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}
-
 class ServerLink {
   client: Client | null = null;
   tools: Tool[] = [];
@@ -120,7 +111,7 @@ class ServerLink {
   private connecting: Promise<Client> | null = null;
   private closed = false;
   /** The stdio processes started and not yet gone. */
-  private readonly processes = new Set<StdioServerTransport>();
+  private readonly processes = new Set<ServerProcessTransport>();
 
   constructor(
     readonly config: ExternalMcpServer,
@@ -141,7 +132,7 @@ class ServerLink {
   private async transport(): Promise<Transport> {
     const config = this.config;
     if (config.transport === 'stdio') {
-      const transport = new StdioServerTransport({
+      const transport = new ServerProcessTransport({
         command: config.command,
         args: config.args,
         // Another server's token variable may have any name ("GH_MCP"): it is left out by name.

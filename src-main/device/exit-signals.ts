@@ -1,4 +1,5 @@
 import { constants } from 'node:os';
+import { settledWithin } from '../common/settled-within';
 import { stopLiveCommands } from './shell';
 
 /** The signals that end a device client: the host stopping it, Ctrl+C in a terminal, a closed session. */
@@ -14,22 +15,10 @@ export function exitOnSignals(log: (message: string) => void, beforeExit: () => 
     process.once(signal, () => {
       log(`${signal}: stopping the running commands and exiting`);
       stopLiveCommands();
-      void boundedBy(beforeExit(), BEFORE_EXIT_MS).then(() => process.exit(128 + constants.signals[signal]));
+      void settledWithin(beforeExit(), BEFORE_EXIT_MS).then(() => process.exit(128 + constants.signals[signal]));
     });
   }
 }
 
 /** How long an exiting device client gives `beforeExit` (letting go of held input) before it exits anyway. */
 export const BEFORE_EXIT_MS = 1_000;
-
-/** Settles when `promise` does or after `ms`, whichever comes first; never rejects. */
-export function boundedBy(promise: Promise<unknown>, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    const done = (): void => {
-      clearTimeout(timer);
-      resolve();
-    };
-    promise.then(done, done);
-  });
-}

@@ -3,8 +3,9 @@
  * channel, so everything else goes to stderr. Run as `node out/main/device.js [--max-edge=1280]
  * [--format=auto|png|jpeg|webp] [--quality=70]` (dev: `node --import tsx src-main/device/main.ts`).
  */
+import { settledWithin } from '../common/settled-within';
 import { parseDeviceArgs, type DeviceConfig } from './config';
-import { BEFORE_EXIT_MS, boundedBy, exitOnSignals } from './exit-signals';
+import { BEFORE_EXIT_MS, exitOnSignals } from './exit-signals';
 import { checkEnvironment } from './health';
 
 const EXIT_BAD_ARGS = 2;
@@ -26,7 +27,7 @@ function configOrExit(): DeviceConfig {
 let releaseInput = async (): Promise<void> => undefined;
 
 function exitAfterRelease(code: number): void {
-  void boundedBy(releaseInput(), BEFORE_EXIT_MS).then(() => process.exit(code));
+  void settledWithin(releaseInput(), BEFORE_EXIT_MS).then(() => process.exit(code));
 }
 
 async function main(): Promise<void> {
