@@ -75,6 +75,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A field whose value is a secret: shown as a password box, never saved with the form. */
+export function isSecretField(field: unknown): boolean {
+  return isObject(field) && (field.format === 'password' || field.writeOnly === true);
+}
+
 /** Resolves a local `$ref` ("#", "#/definitions/x", "#/$defs/x"); anything else is not followed. */
 export function resolveLocalRef(root: unknown, ref: string): unknown {
   if (!ref.startsWith('#')) return undefined;

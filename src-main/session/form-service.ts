@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { InteractionStore } from '../memory/interaction-store';
 import { MAX_FORM_SPEC_BYTES, type FormView, type HostEvent } from '../protocol';
-import { checkFormSpec } from '../protocol/form-spec';
+import { checkFormSpec, isSecretField } from '../protocol/form-spec';
 import type { FormService, FormSubmission } from '../agents/runtime';
 import { CommandError } from './command-error';
 import { InteractionCancelled } from './interaction-broker';
@@ -51,8 +51,7 @@ function secretSchemaPaths(schema: unknown, prefix: string[], depth = 0): string
   if (!isRecord(schema) || !isRecord(schema.properties) || depth > 64) return [];
   return Object.entries(schema.properties).flatMap(([key, field]) => {
     const path = [...prefix, key];
-    const secret = isRecord(field) && (field.format === 'password' || field.writeOnly === true);
-    return secret ? [path] : secretSchemaPaths(field, path, depth + 1);
+    return isSecretField(field) ? [path] : secretSchemaPaths(field, path, depth + 1);
   });
 }
 

@@ -1,19 +1,15 @@
 import { Generate, type JsonSchema7 } from '@jsonforms/core';
-import { resolveLocalRef, type JsonSchema, type UiElement } from '../../../src-main/protocol/form-spec';
+import { isSecretField, resolveLocalRef, type JsonSchema, type UiElement } from '../../../src-main/protocol/form-spec';
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isSecret(field: unknown): boolean {
-  return isObject(field) && (field.format === 'password' || field.writeOnly === true);
 }
 
 function masked(element: UiElement, schema: JsonSchema): UiElement {
   if (Array.isArray(element.elements)) {
     return { ...element, elements: element.elements.map((child: unknown) => (isObject(child) && typeof child.type === 'string' ? masked(child as UiElement, schema) : child)) };
   }
-  if (element.type !== 'Control' || typeof element.scope !== 'string' || !isSecret(resolveLocalRef(schema, element.scope))) return element;
+  if (element.type !== 'Control' || typeof element.scope !== 'string' || !isSecretField(resolveLocalRef(schema, element.scope))) return element;
   return { ...element, options: { ...(isObject(element.options) ? element.options : {}), format: 'password' } };
 }
 
