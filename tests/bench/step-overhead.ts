@@ -16,8 +16,9 @@ import { visibleParts } from '../../src-main/device/coords';
 import { DeskhandConfig } from '../../src-main/host/config';
 import { createHost } from '../../src-main/host/create-host';
 import { startModelServer } from '../fixtures/model-server';
-import { XTERM_TITLE } from '../support/bench-desktop';
-import { emit, goal, info, median, note, runBench } from '../support/bench-stats';
+import { TEXT_BLOCKS, XTERM_TITLE } from '../support/bench-desktop';
+import { emit, goal, info, median, note, runBench, type Figure } from '../support/bench-stats';
+import { coloursLost, readWords, tesseractAvailable, wordsKept } from '../support/ocr-words';
 import { replies } from '../support/host-harness';
 import { isolatedHome } from '../support/reliability-harness';
 
@@ -44,30 +45,89 @@ const png9 = (image: Buffer | { data: Buffer; width: number; height: number }): 
     .png({ compressionLevel: 9 })
     .toBuffer();
 
-/** The frame as raw RGB, and its lossless PNG; other encodings of it are noted for comparison. */
-async function pngOfScreen(): Promise<{ bytes: number; width: number; height: number }> {
+/** An encoding of the bench frame, compared with its lossless PNG. */
+interface Comparison {
+  setting: string;
+  bytes: number;
+  ms: number;
+  /** Share of the lossless frame's words that OCR reads in it (null without tesseract). */
+  wordsKept: number | null;
+  /** The frame's colours it loses (see coloursLost). */
+  coloursLost: number;
+}
+
+/** A comparison keeps the text when OCR reads this share of the lossless frame's words in it. */
+const KEEPS_TEXT = 0.99;
+
+/**
+ * Encodings the model could be sent instead, of the same frame: their bytes against the lossless PNG,
+ * their time, and, with tesseract installed, how much of the frame's text OCR still reads in them.
+ */
+async function compareEncodings(rgb: Buffer, width: number, height: number, png: Buffer): Promise<Comparison[]> {
+  const raw = { raw: { width, height, channels: 3 as const } };
+  const viaDevice = (format: 'png' | 'jpeg' | 'webp', quality: number, maxEdge: number) => async (): Promise<Buffer> =>
+    (await encodeRgb(rgb, width, height, { format, quality, maxEdge })).data;
+  const encodings: Array<[string, () => Promise<Buffer>]> = [
+    ['png (zlib level 2, as sent)', viaDevice('png', 0, 1280)],
+    ['jpeg q70', viaDevice('jpeg', 70, 1280)],
+    ['jpeg q50 at 960 px', viaDevice('jpeg', 50, 960)],
+    ['jpeg q30 at 640 px', viaDevice('jpeg', 30, 640)],
+    ['webp q70', viaDevice('webp', 70, 1280)],
+    ['webp q50 at 1024 px', viaDevice('webp', 50, 1024)],
+    ['webp lossless', () => sharp(rgb, raw).webp({ lossless: true }).toBuffer()],
+    ['webp near-lossless (60)', () => sharp(rgb, raw).webp({ nearLossless: true, quality: 60, effort: 2 }).toBuffer()],
+    ['png, 256-colour palette', () => sharp(rgb, raw).png({ palette: true, compressionLevel: 9 }).toBuffer()],
+    // libimagequant picks as few colours as keep the frame's look; WebP's lossless coder indexes them.
+    ['webp lossless of a quantised palette', async () => sharp(await sharp(rgb, raw).png({ palette: true, dither: 0, compressionLevel: 0 }).toBuffer()).webp({ lossless: true, effort: 2 }).toBuffer()],
+    ['webp lossless of a 16-colour palette', async () => sharp(await sharp(rgb, raw).png({ palette: true, colours: 16, dither: 0, compressionLevel: 0 }).toBuffer()).webp({ lossless: true, effort: 2 }).toBuffer()],
+  ];
+  const ocr = tesseractAvailable();
+  if (!ocr) note('tesseract is not installed (Debian: tesseract-ocr): the comparisons leave out how much text OCR reads back');
+  const size = { width, height };
+  const reference = ocr ? await readWords(png, size, TEXT_BLOCKS) : [];
+  if (ocr) note(`OCR reads ${reference.length} words in the lossless frame`);
+  const comparisons: Comparison[] = [];
+  for (const [setting, encode] of encodings) {
+    const started = performance.now();
+    const bytes = await encode();
+    const ms = performance.now() - started;
+    const comparison: Comparison = {
+      setting,
+      bytes: bytes.length,
+      ms,
+      wordsKept: ocr ? wordsKept(reference, await readWords(bytes, size, TEXT_BLOCKS)) : null,
+      coloursLost: await coloursLost(png, bytes, size),
+    };
+    comparisons.push(comparison);
+    const legibility = comparison.wordsKept === null ? '' : `; OCR reads ${(100 * comparison.wordsKept).toFixed(1)} % of its words`;
+    note(
+      `for comparison: ${setting}: ${(bytes.length / 1024).toFixed(1)} KB = ${(bytes.length / png.length).toFixed(2)} of the PNG, in ${ms.toFixed(0)} ms` +
+        `${legibility}; ${comparison.coloursLost} of the frame's colours lost`,
+    );
+  }
+  return comparisons;
+}
+
+/** The frame as the screen shows it now, and its lossless PNG; other encodings of it are compared. */
+async function pngOfScreen(): Promise<{ bytes: number; width: number; height: number; comparisons: Comparison[] }> {
   const { screen } = await import('@nut-tree-fork/nut-js');
   const grabbed = await screen.grab();
   const rgb = toRgb(rawImageOf(grabbed));
   const png = await png9({ data: rgb, width: grabbed.width, height: grabbed.height });
-  const comparisons = [['jpeg', 70, 1280], ['png', 0, 1280], ['webp', 70, 1280], ['webp', 50, 1024], ['jpeg', 50, 960], ['jpeg', 30, 640]] as const;
-  for (const [format, quality, maxEdge] of comparisons) {
-    const other = await encodeRgb(rgb, grabbed.width, grabbed.height, { format, quality, maxEdge });
-    const setting = format === 'png' ? 'png (zlib level 2)' : `${format} q${quality}`;
-    note(`for comparison: ${setting} at ${other.width}x${other.height}: ${(other.data.length / 1024).toFixed(1)} KB = ${(other.data.length / png.length).toFixed(2)} of the PNG`);
-  }
-  // The best that lossless coding (WebP's) and a 256-colour palette (libimagequant) do with the same frame.
-  const raw = { raw: { width: grabbed.width, height: grabbed.height, channels: 3 as const } };
-  const bestCoders = [
-    ['webp lossless', () => sharp(rgb, raw).webp({ lossless: true })],
-    ['png with a 256-colour palette', () => sharp(rgb, raw).png({ palette: true, compressionLevel: 9 })],
-  ] as const;
-  for (const [setting, encoder] of bestCoders) {
-    const started = performance.now();
-    const other = await encoder().toBuffer();
-    note(`for comparison: ${setting} at ${grabbed.width}x${grabbed.height}: ${(other.length / 1024).toFixed(1)} KB = ${(other.length / png.length).toFixed(2)} of the PNG, in ${(performance.now() - started).toFixed(0)} ms`);
-  }
-  return { bytes: png.length, width: grabbed.width, height: grabbed.height };
+  const comparisons = await compareEncodings(rgb, grabbed.width, grabbed.height, png);
+  return { bytes: png.length, width: grabbed.width, height: grabbed.height, comparisons };
+}
+
+/** The smallest comparison that keeps the text (by OCR) and the colours, as a figure; none without tesseract. */
+function smallestFaithful(comparisons: readonly Comparison[], pngBytes: number): Figure[] {
+  const faithful = comparisons
+    .filter((comparison) => comparison.wordsKept !== null && comparison.wordsKept >= KEEPS_TEXT && comparison.coloursLost === 0)
+    .sort((a, b) => a.bytes - b.bytes)[0];
+  if (!faithful) return [];
+  return [
+    info(`Smallest encoding compared that keeps the text and colours (${faithful.setting}: OCR reads ${(100 * (faithful.wordsKept as number)).toFixed(1)} % of the words, no colour lost) / lossless PNG`, faithful.bytes / pngBytes, 'ratio'),
+    info(`Encoding the frame that way`, faithful.ms, 'ms'),
+  ];
 }
 
 /**
@@ -209,6 +269,7 @@ async function main(): Promise<void> {
       goal('Image bytes sent / lossless PNG of the same frame', sent.length / png.bytes, 'ratio', '<=', 0.2),
       info(`AppAgent window image sent (${windowMeta.format} ${windowMeta.width}x${windowMeta.height})`, windowShot.length / 1024, 'KB'),
       info('AppAgent window image sent / lossless PNG of it (level 9)', windowShot.length / windowPng.length, 'ratio'),
+      ...smallestFaithful(png.comparisons, png.bytes),
       info('Keyboard check before a line typed: the active window, p50', median(windowChecks.active), 'ms'),
       info('Keyboard check before typing at a point: the window there, p50', median(windowChecks.atPoint), 'ms'),
       info("Finding what shows of Deskhand's window, to paint over in a screenshot, p50", median(windowChecks.hidden), 'ms'),

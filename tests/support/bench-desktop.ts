@@ -17,6 +17,18 @@ export interface BenchDesktop {
 export const DESKTOP = { width: 1280, height: 800 };
 export const XTERM_TITLE = 'bench-xterm';
 
+/**
+ * The blocks of text on that desktop, as it shows once Chromium has painted (measured on its frame):
+ * the xterm's lines, the page's header, its links, its paragraphs and the top of its table.
+ */
+export const TEXT_BLOCKS = [
+  { left: 0, top: 20, width: 630, height: 770 },
+  { left: 640, top: 80, width: 620, height: 40 },
+  { left: 640, top: 120, width: 165, height: 380 },
+  { left: 810, top: 140, width: 450, height: 450 },
+  { left: 820, top: 690, width: 440, height: 110 },
+] as const;
+
 function busyPage(): string {
   const words = 'desktop agent screenshot window request blackboard trajectory model prompt session step action result status'.split(' ');
   const sentence = (n: number): string => Array.from({ length: 12 + (n % 9) }, (_, i) => words[(n * 7 + i * 3) % words.length]).join(' ');
