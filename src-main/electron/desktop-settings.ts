@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { readValidatedJson, writeJsonAtomic } from '../host/settings-store';
+import { readValidatedJson, writeJsonAtomic } from '../host/json-file';
 
 /**
  * Settings only the desktop app has (the stop hotkey, what the window does while the agent acts,

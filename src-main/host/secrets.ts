@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { writeJsonAtomic } from './json-file';
 
 /**
  * API keys and tokens: never in the database, logs, exports or settings file.
@@ -227,14 +228,7 @@ export class EncryptedFileSecretStore implements SecretStore {
   }
 
   private write(file: SecretsFile): void {
-    const temp = `${this.path}.${process.pid}.tmp`;
-    try {
-      writeFileSync(temp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
-      renameSync(temp, this.path);
-    } catch (error) {
-      rmSync(temp, { force: true });
-      throw error;
-    }
+    writeJsonAtomic(this.path, file);
     this.cache = file;
   }
 }

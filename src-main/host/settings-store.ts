@@ -1,9 +1,10 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import type { SettingsView } from '../protocol';
 import { CommandError, type SettingsHandler } from '../session/session-service';
 import { configFromEnv, DeskhandConfig } from './config';
+import { readValidatedJson, writeJsonAtomic } from './json-file';
 import { SecretName, type SecretStorageKind, secretStorageNote, type SecretStore } from './secrets';
 
 /**
@@ -101,47 +102,6 @@ function dropAt(saved: Json, path: readonly PropertyKey[]): boolean {
     if (!empty || i === 0) break;
   }
   return true;
-}
-
-export type JsonFileResult<T> = { value: T; problem: null } | { value: null; problem: string | null };
-
-/**
- * Reads a JSON file and checks it with a zod schema. Missing: `{ value: null, problem: null }`.
- * Unreadable or invalid: the file is moved aside to `<name>.bad` (replacing an older one) and the
- * problem is described, so the caller can fall back to defaults and say why.
- */
-export function readValidatedJson<T>(path: string, schema: z.ZodType<T>): JsonFileResult<T> {
-  if (!existsSync(path)) return { value: null, problem: null };
-  let problem: string;
-  try {
-    const parsed = schema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
-    if (parsed.success) return { value: parsed.data, problem: null };
-    problem = fieldErrors(parsed.error)
-      .map((error) => `${error.path || '(top level)'}: ${error.message}`)
-      .join('; ');
-  } catch (error) {
-    problem = error instanceof SyntaxError ? `not valid JSON (${error.message})` : (error as Error).message;
-  }
-  const aside = `${path}.bad`;
-  try {
-    renameSync(path, aside);
-    return { value: null, problem: `${path} is damaged (${problem}); it was kept as ${aside} and defaults are used` };
-  } catch (error) {
-    return { value: null, problem: `${path} is damaged (${problem}) and could not be moved aside: ${(error as Error).message}` };
-  }
-}
-
-/** Writes JSON atomically (temporary file + rename), creating the folder (private, as the data folder is). */
-export function writeJsonAtomic(path: string, value: unknown, mode = 0o600): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const temp = `${path}.${process.pid}.tmp`;
-  try {
-    writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`, { mode });
-    renameSync(temp, path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
 }
 
 /** The model profiles a key can be set for: the keys of `models` in the schema. */
