@@ -50,6 +50,15 @@ export class ScreenshotFiles {
   }
 
   /**
+   * Removes a deleted session's folder and every screenshot in it. An id that is not a plain name (a
+   * damaged row's may be anything, "..") names no folder of ours: nothing is removed for it.
+   */
+  async removeFolder(sessionId: string): Promise<void> {
+    if (!ScreenshotFileName.safeParse(sessionId).success) return;
+    await rm(this.folderOf(sessionId), { recursive: true, force: true });
+  }
+
+  /**
    * At start-up: removes the folders of sessions that are gone (a crash or a failed removal after the
    * session's rows were deleted left them, and nothing else ever would). The folders are picked at
    * once, while `isSession` can still be asked; the removal runs on and settles with what it removed.

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import {
   ActionView,
   AgentStatus,
+  DAMAGED_TEXT_CHARS,
+  DamagedSessionView,
   SessionMode,
   SessionStatus,
   SessionView,
@@ -10,6 +12,7 @@ import {
   type ScreenshotRef,
 } from '../protocol';
 import { logError } from '../common/log';
+import { issuesText } from '../common/zod-issues';
 import { keepAsIs, type Db, type Scrub } from './database';
 
 export interface StoredScreenshot {
@@ -111,6 +114,41 @@ function titleFrom(request: string): string {
   return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line;
 }
 
+/** A session's row exists but does not read as a session; `problem` says why, in short. */
+export class DamagedSessionError extends Error {
+  constructor(
+    readonly sessionId: string,
+    readonly problem: string,
+  ) {
+    super(`session ${sessionId} is damaged: ${problem}`);
+  }
+}
+
+/** What `listEntries` finds: the sessions, and the rows that are sessions no longer (see DamagedSessionView). */
+export interface SessionEntries {
+  sessions: SessionView[];
+  damaged: DamagedSessionView[];
+}
+
+function cut(text: string): string {
+  return text.length > DAMAGED_TEXT_CHARS ? `${text.slice(0, DAMAGED_TEXT_CHARS - 1)}…` : text;
+}
+
+/**
+ * What can be read of a damaged row: its id (without one it cannot even be deleted: null), and its start
+ * time and request where those columns still hold a number and a text.
+ */
+function toDamagedView(row: Record<string, unknown>, problem: string): DamagedSessionView | null {
+  const createdAt = row.created_at;
+  const parsed = DamagedSessionView.safeParse({
+    id: row.id,
+    createdAt: typeof createdAt === 'number' && Number.isFinite(createdAt) ? createdAt : null,
+    request: typeof row.request === 'string' ? cut(row.request) : null,
+    problem: cut(problem),
+  });
+  return parsed.success ? parsed.data : null;
+}
+
 /** Rows read back are checked like any other input: a damaged row is a clear error, not a crash later. */
 function toSessionView(row: SessionRow, maxSteps: number | null): SessionView {
   const parsed = SessionView.safeParse({
@@ -128,7 +166,7 @@ function toSessionView(row: SessionRow, maxSteps: number | null): SessionView {
     costUsd: row.cost_usd,
     maxSteps,
   });
-  if (!parsed.success) throw new Error(`session ${row.id} is damaged: ${parsed.error.message}`);
+  if (!parsed.success) throw new DamagedSessionError(String(row.id), issuesText(parsed.error, { root: 'row', max: 2 }));
   return parsed.data;
 }
 
@@ -338,18 +376,30 @@ export class SessionStore {
   }
 
   listSessions(limit = 200, query?: string): SessionView[] {
+    return this.listEntries(limit, query).sessions;
+  }
+
+  /**
+   * The sessions, newest first, and apart from them the damaged ones: one damaged session must not hide
+   * all the others, nor be hidden itself (the user could then never delete it). A row without a readable
+   * id cannot be deleted through the protocol: that one is left out, and named in the log.
+   */
+  listEntries(limit = 200, query?: string): SessionEntries {
     const rows = query?.trim()
       ? this.statements.searchSessions.all({ pattern: `%${query.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`, limit })
       : this.statements.listSessions.all(limit);
-    return (rows as SessionRow[]).flatMap((row) => {
-      // One damaged session must not hide all the others: it is left out of the list, and named in the log.
+    const entries: SessionEntries = { sessions: [], damaged: [] };
+    for (const row of rows as SessionRow[]) {
       try {
-        return [toSessionView(row, this.maxSteps)];
+        entries.sessions.push(toSessionView(row, this.maxSteps));
       } catch (error) {
-        logError(`[deskhand] left out of the session list: ${(error as Error).message}`);
-        return [];
+        const problem = error instanceof DamagedSessionError ? error.problem : (error as Error).message;
+        const damaged = toDamagedView(row as unknown as Record<string, unknown>, problem);
+        logError(`[deskhand] ${damaged ? 'listed as damaged' : 'left out of the session list'}: ${(error as Error).message}`);
+        if (damaged) entries.damaged.push(damaged);
       }
-    });
+    }
+    return entries;
   }
 
   setStatus(id: string, status: SessionStatus, result: string | null = null): SessionView {

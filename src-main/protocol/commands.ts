@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SessionMode } from './status';
-import { BlackboardView, SessionDetail, SessionView, SettingsView, StepDetail } from './views';
+import { BlackboardView, DamagedSessionView, SessionDetail, SessionView, SettingsView, StepDetail } from './views';
 
 /** The longest request a user may type; longer text is refused, not cut. */
 export const MAX_REQUEST_CHARS = 20_000;
@@ -76,7 +76,8 @@ export const CommandResults = {
   'session.stop': z.object({ sessionId: Id, stopped: z.boolean() }),
   'session.pause': z.object({ sessionId: Id, paused: z.boolean() }),
   'session.resume': z.object({ session: SessionView }),
-  'session.list': z.object({ sessions: z.array(SessionView) }),
+  /** `damaged`: sessions whose stored row cannot be read as one; they can only be deleted. */
+  'session.list': z.object({ sessions: z.array(SessionView), damaged: z.array(DamagedSessionView).default([]) }),
   'session.open': SessionDetail,
   'session.delete': z.object({ sessionId: Id }),
   /** The session as one JSON document (no secrets, screenshots by file name). */

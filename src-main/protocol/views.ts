@@ -95,6 +95,22 @@ export const SessionView = z.object({
 export type SessionView = z.infer<typeof SessionView>;
 export type SessionViewInput = z.input<typeof SessionView>;
 
+/** The most of a damaged session's request and problem the list carries (one line in the sidebar). */
+export const DAMAGED_TEXT_CHARS = 300;
+
+/**
+ * A session whose stored row no longer reads as a session (written by a faulty older Deskhand, or a
+ * damaged disk page): listed so that it can be seen and deleted, never opened. It carries what could be
+ * read of it (null where that column could not) and why it is damaged, in short.
+ */
+export const DamagedSessionView = z.object({
+  id: z.string().min(1).max(64),
+  createdAt: z.number().nullable(),
+  request: z.string().max(DAMAGED_TEXT_CHARS).nullable(),
+  problem: z.string().min(1).max(DAMAGED_TEXT_CHARS),
+});
+export type DamagedSessionView = z.infer<typeof DamagedSessionView>;
+
 export const RoundView = z.object({
   index: z.number().int().nonnegative(),
   request: z.string(),

@@ -1,10 +1,9 @@
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ModelWithPrices } from '../agents/runtime';
 import type { BlackboardStore } from '../memory/blackboard-store';
 import type { InteractionStore } from '../memory/interaction-store';
 import type { ScreenshotFiles } from '../memory/screenshot-files';
-import type { SessionStore } from '../memory/session-store';
+import { DamagedSessionError, type SessionStore } from '../memory/session-store';
 import {
   TERMINAL_SESSION_STATUSES,
   type BlackboardView,
@@ -142,7 +141,7 @@ export class SessionService {
         this.requireSession(command.sessionId);
         return { sessionId: command.sessionId, paused: this.live(command.sessionId)?.pauseRun('Paused by you') ?? false };
       case 'session.list':
-        return { sessions: store.listSessions(200, command.query) };
+        return store.listEntries(200, command.query);
       case 'session.open': {
         const session = this.requireSession(command.sessionId);
         return {
@@ -208,7 +207,22 @@ export class SessionService {
   }
 
   private requireSession(sessionId: string): SessionView {
-    const session = this.deps.store.getSession(sessionId);
+    const session = this.storedSession(sessionId);
+    if (session instanceof DamagedSessionError) {
+      throw new CommandError('conflict', `this session is damaged and cannot be opened or continued, only deleted (${session.problem})`);
+    }
+    return session;
+  }
+
+  /** The session as stored, or why its row does not read as one (it can still be deleted). */
+  private storedSession(sessionId: string): SessionView | DamagedSessionError {
+    let session: SessionView | null;
+    try {
+      session = this.deps.store.getSession(sessionId);
+    } catch (error) {
+      if (error instanceof DamagedSessionError) return error;
+      throw error;
+    }
     if (!session) throw new CommandError('not_found', `no session with id ${sessionId}`);
     return session;
   }
@@ -258,8 +272,10 @@ export class SessionService {
   }
 
   private async delete(sessionId: string): Promise<{ sessionId: string }> {
-    const session = this.requireSession(sessionId);
-    if (!TERMINAL_SESSION_STATUSES.has(session.status) || this.runningSession?.sessionId === sessionId) {
+    const session = this.storedSession(sessionId);
+    // A damaged session's status cannot be read; it runs only if it is the one in memory.
+    const ended = session instanceof DamagedSessionError || TERMINAL_SESSION_STATUSES.has(session.status);
+    if (!ended || this.runningSession?.sessionId === sessionId) {
       throw new CommandError('conflict', 'stop the session before deleting it');
     }
     this.deps.store.deleteSession(sessionId);
@@ -269,7 +285,7 @@ export class SessionService {
     this.emit({ kind: 'session.deleted', sessionId });
     const folder = join(this.deps.screenshots.root, sessionId);
     try {
-      await rm(folder, { recursive: true, force: true });
+      await this.deps.screenshots.removeFolder(sessionId);
     } catch (error) {
       throw new Error(`the session was deleted, but its screenshots could not be removed from ${folder}: ${(error as Error).message}`);
     }
