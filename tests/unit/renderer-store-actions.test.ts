@@ -1,6 +1,6 @@
 // The store's actions against a scripted bridge: which session a command goes to, and which reply wins.
 import { describe, expect, it } from 'vitest';
-import { Interaction, type SessionView, type HostCommandType, type HostEvent, type SessionDetail, type SessionViewInput } from '../../src-main/protocol';
+import { CommandResults, Interaction, type SessionView, type HostCommandType, type HostEvent, type SessionDetail, type SessionViewInput } from '../../src-main/protocol';
 import { HostCommandError } from '../../src-renderer/src/bridge/errors';
 import type { Bridge, BridgeConnection, CommandInput } from '../../src-renderer/src/bridge/types';
 import { waitingElsewhere } from '../../src-renderer/src/store/state';
@@ -31,7 +31,9 @@ function scriptedBridge(): { bridge: Bridge; sent: Sent[]; connect(state: Bridge
   const bridge: Bridge = {
     send: (command) =>
       new Promise((resolve, reject) => {
-        sent.push({ command: command as CommandInput<HostCommandType>, reply: (result) => resolve(result as never), fail: reject });
+        // Checked like the real bridges check a reply (their defaults filled in).
+        const reply = (result: unknown): void => resolve(CommandResults[command.type].parse(result) as never);
+        sent.push({ command: command as CommandInput<HostCommandType>, reply, fail: reject });
       }),
     onEvent: (listener) => {
       onEvent = listener;

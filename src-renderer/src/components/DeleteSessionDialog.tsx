@@ -1,10 +1,21 @@
 import { Button, Dialog, DialogActions, DialogContent, DialogContentText, DialogTitle } from '@mui/material';
-import type { SessionView } from '../../../src-main/protocol';
+import type { DamagedSessionView, SessionView } from '../../../src-main/protocol';
+import { damagedSessionName } from '../store';
+
+type Deletable = SessionView | DamagedSessionView;
 
 interface DeleteSessionDialogProps {
-  session: SessionView | null;
+  session: Deletable | null;
   onCancel(): void;
-  onConfirm(session: SessionView): void;
+  onConfirm(session: Deletable): void;
+}
+
+/** What will go, in words: a damaged session's step count cannot be read. */
+function whatGoes(session: Deletable | null): string {
+  if (session !== null && 'problem' in session) {
+    return `The damaged session “${damagedSessionName(session)}” with its steps, screenshots and forms will be deleted.`;
+  }
+  return `“${session?.title || session?.request}” with its ${session?.stepCount === 1 ? 'step' : `${session?.stepCount ?? 0} steps`}, screenshots and forms will be deleted.`;
 }
 
 /** Asks before a session, its steps and its screenshots are deleted for good. */
@@ -14,8 +25,7 @@ export function DeleteSessionDialog({ session, onCancel, onConfirm }: DeleteSess
       <DialogTitle id="delete-session-title">Delete this session?</DialogTitle>
       <DialogContent>
         <DialogContentText id="delete-session-text">
-          “{session?.title || session?.request}” with its {session?.stepCount === 1 ? 'step' : `${session?.stepCount ?? 0} steps`}, screenshots
-          and forms will be deleted. This cannot be undone. The audit record of the commands it ran is kept.
+          {whatGoes(session)} This cannot be undone. The audit record of the commands it ran is kept.
         </DialogContentText>
       </DialogContent>
       <DialogActions>

@@ -1,9 +1,10 @@
 import AddIcon from '@mui/icons-material/Add';
 import { Box, Button, Drawer, List, Typography } from '@mui/material';
 import { memo, useCallback, useState } from 'react';
-import type { SessionView } from '../../../src-main/protocol';
+import type { DamagedSessionView, SessionView } from '../../../src-main/protocol';
 import { useShallow } from 'zustand/react/shallow';
-import { FOCUS_TARGETS, listedSessions, useDeskhand, useUi } from '../store';
+import { damagedSessionName, FOCUS_TARGETS, listedSessions, sessionListEntries, useDeskhand, useUi } from '../store';
+import { DamagedSessionItem } from './DamagedSessionItem';
 import { DeleteSessionDialog } from './DeleteSessionDialog';
 import { downloadText } from './download';
 import { SessionListItem } from './SessionListItem';
@@ -13,7 +14,7 @@ import { visuallyHidden } from './visuallyHidden';
 
 interface SessionListProps {
   onExport(session: SessionView): void;
-  onDelete(session: SessionView): void;
+  onDelete(session: SessionView | DamagedSessionView): void;
 }
 
 /** What a search found, for screen readers (they do not see the list shrink); empty when not searching. */
@@ -29,6 +30,8 @@ function searchSummary(query: string, count: number): string {
  */
 const SessionList = memo(function SessionList({ onExport, onDelete }: SessionListProps) {
   const sessions = useDeskhand(useShallow(listedSessions));
+  const damaged = useDeskhand((state) => state.damagedSessions);
+  const notify = useDeskhand((state) => state.notify);
   const query = useDeskhand((state) => state.sessionQuery);
   const currentSessionId = useDeskhand((state) => state.currentSessionId);
   const openSession = useDeskhand((state) => state.openSession);
@@ -44,29 +47,39 @@ const SessionList = memo(function SessionList({ onExport, onDelete }: SessionLis
     },
     [openSession, setSessionsOpen],
   );
+  const onOpenDamaged = useCallback(
+    (entry: DamagedSessionView) =>
+      notify(`“${damagedSessionName(entry)}” is damaged and cannot be opened (${entry.problem}). Its menu can delete it.`, 'warning'),
+    [notify],
+  );
+  const entries = sessionListEntries(sessions, damaged);
   return (
     <>
       {/* A live region, not role="status": that role is the status bar's, which people (and tests) look for. */}
       <Box aria-live="polite" aria-atomic="true" data-testid="session-search-summary" sx={visuallyHidden}>
-        {searchSummary(query, sessions.length)}
+        {searchSummary(query, entries.length)}
       </Box>
-      {sessions.length === 0 && (
+      {entries.length === 0 && (
         <Typography variant="body2" color="text.secondary" sx={{ px: 2, py: 1 }}>
           {query ? `No session matches “${query}”.` : 'No sessions yet.'}
         </Typography>
       )}
       <List dense aria-label="Sessions" sx={{ overflowY: 'auto', flex: 1, minHeight: 0 }}>
-        {sessions.map((session) => (
-          <SessionListItem
-            key={session.id}
-            session={session}
-            selected={session.id === currentSessionId}
-            opening={session.id === opening}
-            onOpen={onOpen}
-            onExport={onExport}
-            onDelete={onDelete}
-          />
-        ))}
+        {entries.map((entry) =>
+          entry.kind === 'damaged' ? (
+            <DamagedSessionItem key={entry.damaged.id} damaged={entry.damaged} onOpen={onOpenDamaged} onDelete={onDelete} />
+          ) : (
+            <SessionListItem
+              key={entry.session.id}
+              session={entry.session}
+              selected={entry.session.id === currentSessionId}
+              opening={entry.session.id === opening}
+              onOpen={onOpen}
+              onExport={onExport}
+              onDelete={onDelete}
+            />
+          ),
+        )}
       </List>
     </>
   );
@@ -89,7 +102,7 @@ export function SessionsSidebar() {
   const deleteSession = useDeskhand((state) => state.deleteSession);
   const exportSession = useDeskhand((state) => state.exportSession);
   const notify = useDeskhand((state) => state.notify);
-  const [deleting, setDeleting] = useState<SessionView | null>(null);
+  const [deleting, setDeleting] = useState<SessionView | DamagedSessionView | null>(null);
   const narrow = useNarrowWindow();
   const panelOpen = useUi((state) => state.sessionsOpen);
   const setSessionsOpen = useUi((state) => state.setSessionsOpen);
@@ -104,7 +117,7 @@ export function SessionsSidebar() {
     },
     [exportSession, notify],
   );
-  const onDelete = useCallback((session: SessionView) => setDeleting(session), []);
+  const onDelete = useCallback((session: SessionView | DamagedSessionView) => setDeleting(session), []);
 
   const startNew = (): void => {
     setSessionsOpen(false);

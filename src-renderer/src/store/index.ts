@@ -1,4 +1,5 @@
 export * from './state';
+export * from './damaged';
 export * from './trajectory';
 export { createDeskhandStore, type DeskhandActions, type DeskhandStore } from './store';
 export { DeskhandProvider, useBridge, useDeskhand } from './context';

@@ -1,6 +1,7 @@
 import {
   TERMINAL_SESSION_STATUSES,
   type BlackboardView,
+  type DamagedSessionView,
   type FormView,
   type HostEvent,
   type Interaction,
@@ -31,6 +32,8 @@ export interface DeskhandState {
   sessionQuery: string;
   /** Ids of the sessions the host found for `sessionQuery`; null when not searching. */
   sessionResults: string[] | null;
+  /** Sessions whose stored row is damaged, as the last `session.list` found them: listed to be deleted, never opened. */
+  damagedSessions: DamagedSessionView[];
   currentSessionId: string | null;
   /** Steps of the current session, ordered by index, unique by id. */
   steps: StepView[];
@@ -57,6 +60,7 @@ export const initialState: DeskhandState = {
   sessions: [],
   sessionQuery: '',
   sessionResults: null,
+  damagedSessions: [],
   currentSessionId: null,
   steps: [],
   statusDetail: '',
@@ -205,6 +209,7 @@ function withoutSession(state: DeskhandState, sessionId: string): DeskhandState 
     ...state,
     sessions: state.sessions.filter((session) => session.id !== sessionId),
     sessionResults: state.sessionResults?.filter((id) => id !== sessionId) ?? null,
+    damagedSessions: state.damagedSessions.filter((damaged) => damaged.id !== sessionId),
     interactions: state.interactions.filter((interaction) => interaction.sessionId !== sessionId),
     forms: state.forms.filter((form) => form.sessionId !== sessionId),
     roundRequests,

@@ -2,6 +2,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { CommandResult, HostEvent, StepDetail } from '../../../src-main/protocol';
 import { HostCommandError } from '../bridge/errors';
 import type { Bridge } from '../bridge/types';
+import { applyDamagedSessions } from './damaged';
 import {
   activeSession,
   applyBlackboard,
@@ -237,7 +238,7 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
           // A slower answer to an older search must not replace a newer one.
           if (get().sessionQuery !== trimmed) return;
           const newer = since.filter(changesSessionList);
-          set((state) => applyHostEvents(applySessionList(state, result.sessions, trimmed), newer));
+          set((state) => applyHostEvents(applyDamagedSessions(applySessionList(state, result.sessions, trimmed), result.damaged), newer));
         } catch (error) {
           reportError(error);
         }
