@@ -77,6 +77,18 @@ export class DeviceConnection {
     }
   }
 
+  /**
+   * Ends the running device client so that the next call starts a fresh one: after the screen changed
+   * size, only a new process's native screen code sees the new size.
+   */
+  async restart(): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    this.client = null;
+    this.restarts++;
+    await client.close();
+  }
+
   /** For good: a call after it fails instead of starting a new device client (which could act after a quit). */
   async close(): Promise<void> {
     this.closed = true;

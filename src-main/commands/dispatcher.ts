@@ -9,6 +9,7 @@ import {
   leavesPointerAlone,
   pointerMovedRefusalOf,
   ScreenshotMeta,
+  screenResizedRefusalOf,
   WindowInfo,
   type ExpectKeyboard,
   type ToolName,
@@ -147,7 +148,13 @@ export class Dispatcher {
   }
 
   async screenshot(signal?: AbortSignal, windowId?: string): Promise<CapturedScreenshot> {
-    const result = await this.device.callTool('screenshot', windowId ? { window_id: windowId } : {}, signal);
+    const args = windowId ? { window_id: windowId } : {};
+    let result = await this.device.callTool('screenshot', args, signal);
+    if (result.isError && screenResizedRefusalOf(result._meta)) {
+      // The screen changed size: a new device client sees it as it is now.
+      await this.device.restart();
+      result = await this.device.callTool('screenshot', args, signal);
+    }
     if (result.isError) throw new Error(`screenshot failed: ${textOf(result) || 'no detail'}`);
     const image = result.content.find((part) => part.type === 'image');
     if (!image || image.type !== 'image') throw new Error('screenshot failed: the device client sent no image');

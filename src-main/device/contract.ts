@@ -294,6 +294,38 @@ export function keyboardElsewhereResult(tool: string, refusal: KeyboardElsewhere
   };
 }
 
+/**
+ * A screenshot refused because the screen changed size after the device client connected to it: its
+ * native screen code keeps the size it saw then, so it would capture the wrong area (or abort on a
+ * smaller screen). The result's `_meta` says the sizes under this key; the host restarts the device
+ * client, whose new connection sees the screen as it is, and asks again.
+ */
+export const SCREEN_RESIZED_META = 'deskhand/screenResized';
+const Size = z.object({ width: z.number().int().nonnegative(), height: z.number().int().nonnegative() });
+export const ScreenResizedRefusal = z.object({ seen: Size, now: Size });
+export type ScreenResizedRefusal = z.infer<typeof ScreenResizedRefusal>;
+
+/** The refusal in a tool result's `_meta`, or null when the result is not one. */
+export function screenResizedRefusalOf(resultMeta: unknown): ScreenResizedRefusal | null {
+  return refusalOf(resultMeta, SCREEN_RESIZED_META, ScreenResizedRefusal);
+}
+
+export function screenResizedResult(tool: string, refusal: ScreenResizedRefusal) {
+  const { seen, now } = refusal;
+  return {
+    content: [
+      {
+        type: 'text' as const,
+        text:
+          `${tool} not taken: the screen changed size (${seen.width}x${seen.height} when the device client started, ` +
+          `${now.width}x${now.height} now); the device client must be restarted to capture it`,
+      },
+    ],
+    isError: true,
+    _meta: { [SCREEN_RESIZED_META]: refusal },
+  };
+}
+
 /** One monitor (list_displays); bounds in logical screen coordinates. */
 export const DisplayInfo = z.object({
   index: z.number().int().nonnegative(),

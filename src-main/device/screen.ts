@@ -4,6 +4,7 @@ import type { ScreenshotMeta } from './contract';
 import { fitLongEdge, intersect, type Rect } from './coords';
 import type { BandedPngEncoders } from './png-bands';
 import { PNG_COMPRESSION_LEVEL } from './png-level';
+import { rootSize, UnsupportedError } from './windows';
 
 export interface Screenshot {
   data: Buffer;
@@ -240,10 +241,23 @@ export async function encodeFrame(frame: Frame, options: EncodeOptions): Promise
   return jpeg.data.length < png.data.length ? jpeg : png;
 }
 
-/** Logical screen size (the coordinate space of mouse input). */
+/**
+ * Logical screen size (the coordinate space of mouse input) as nut.js sees it: on X11 the size the
+ * screen had when this process connected, which is also what its captures assume.
+ */
 export async function screenSize(): Promise<{ width: number; height: number }> {
   const [width, height] = await Promise.all([screen.width(), screen.height()]);
   return { width, height };
+}
+
+/** Logical screen size now: asked of the X server on X11 (one round trip), nut.js's elsewhere. */
+export async function liveScreenSize(): Promise<{ width: number; height: number }> {
+  try {
+    return await rootSize();
+  } catch (error) {
+    if (error instanceof UnsupportedError) return screenSize();
+    throw error;
+  }
 }
 
 /**

@@ -16,26 +16,29 @@ import {
   pointerMoved,
   pointerMovedResult,
   pointsOf,
+  screenResizedResult,
   ScreenshotMeta,
   sendsInput,
   ToolArgs,
   type ExpectKeyboard,
   type ExpectPointer,
+  type ScreenResizedRefusal,
   type ToolArgsOf,
   type ToolName,
 } from './contract';
 import { identityGeometry, imageToScreen, screenToImage, visibleParts, type Point, type Rect, type ScreenshotGeometry } from './coords';
+import { screenChange, screenChangedMessage, type ShotSource, type TakenGeometry } from './screen-change';
 import { KeyboardCheck, KeyboardElsewhereError } from './keyboard-check';
-import { listDisplays, pickDisplay } from './displays';
+import { DisplayNotFoundError, listDisplays, pickDisplay } from './displays';
 import { click, drag, moveTo, pointerPosition, pressChord, scroll } from './input';
 import { parseKeys } from './keys';
 import { SerialQueue } from './queue';
 import { BandedPngEncoders } from './png-bands';
-import { captureScreenshot, screenSize } from './screen';
+import { captureScreenshot, liveScreenSize, screenSize } from './screen';
 import { runShellCommand } from './shell';
 import { DEFAULT_COMMAND_TIMEOUT_S, toolTimeoutMs } from './timeouts';
 import { normaliseNewlines, typeText } from './typing';
-import { focusWindow, getWindow, listWindows, UnsupportedError, windowAt, windowBounds, type DesktopWindow } from './windows';
+import { focusWindow, getWindow, listWindows, UnsupportedError, windowAt, windowBounds, WindowNotFoundError, type DesktopWindow } from './windows';
 
 export const DEVICE_SERVER_NAME = 'deskhand-device';
 export const DEVICE_SERVER_VERSION = '0.1.0';
@@ -61,6 +64,14 @@ interface CallProgress {
 function withProgress(error: unknown, progress: CallProgress): unknown {
   if (!progress.done) return error;
   return `${error instanceof Error ? error.message : String(error)}; ${progress.done}`;
+}
+
+/** Thrown by a screenshot this process cannot take as the screen is now (SCREEN_RESIZED_META). */
+class ScreenResizedError extends Error {
+  override name = 'ScreenResizedError';
+  constructor(readonly refusal: ScreenResizedRefusal) {
+    super('the screen changed size since the device client started');
+  }
 }
 
 function toolError(name: string, error: unknown): CallToolResult {
@@ -131,12 +142,35 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
   );
   const queue = new SerialQueue();
   const pngEncoders = new BandedPngEncoders();
-  let geometry: ScreenshotGeometry | null = null;
+  let geometry: TakenGeometry | null = null;
 
   const currentGeometry = async (): Promise<ScreenshotGeometry> => {
     if (geometry) return geometry;
-    const size = await screenSize();
+    const size = await liveScreenSize();
     return identityGeometry(size.width, size.height);
+  };
+  /** Where a window or monitor a screenshot showed is now; null when it is gone. */
+  const boundsNow = async (source: ShotSource): Promise<Rect | null> => {
+    try {
+      if (source.kind === 'window') return await windowBounds(source.id);
+      if (source.kind === 'display') return pickDisplay(await listDisplays(liveScreenSize), source.index).bounds;
+      return null;
+    } catch (error) {
+      if (error instanceof WindowNotFoundError || error instanceof DisplayNotFoundError) return null;
+      throw error;
+    }
+  };
+  /**
+   * An action at a point of the last screenshot is refused when that point is no longer where it was:
+   * the screen changed size, or the window (monitor) the screenshot showed moved or changed size. The
+   * screen's size costs one request on the open X connection; a window's bounds, one more batch.
+   */
+  const refusalIfScreenChanged = async (name: ToolName, args: Record<string, unknown>): Promise<CallToolResult | null> => {
+    const taken = geometry;
+    if (!taken || pointsOf(args).length === 0) return null;
+    const [screenNow, bounds] = await Promise.all([liveScreenSize(), boundsNow(taken.source)]);
+    const change = screenChange(taken, { screen: screenNow, bounds });
+    return change ? { content: [{ type: 'text', text: screenChangedMessage(name, change) }], isError: true } : null;
   };
   const toScreen = async (x: number, y: number): Promise<Point> => imageToScreen(await currentGeometry(), { x, y });
   /** Where the pointer is now (PointerReport), for the host's takeover check. */
@@ -232,7 +266,10 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
         try {
           const result = await queue.run(
             async (signal) => {
-              const refused = (await refusalIfPointerMoved(name, expected)) ?? (await refusalIfOnDeskhand(name, data));
+              const refused =
+                (await refusalIfPointerMoved(name, expected)) ??
+                (await refusalIfScreenChanged(name, data)) ??
+                (await refusalIfOnDeskhand(name, data));
               if (refused) return refused;
               await keyboard?.ensure(await pointOf(data));
               return withPointer(await run(data, signal, keyboard, progress));
@@ -243,6 +280,7 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
           return result;
         } catch (error) {
           if (error instanceof KeyboardElsewhereError) return keyboardElsewhereResult(name, error.refusal);
+          if (error instanceof ScreenResizedError) return screenResizedResult(name, error.refusal);
           const reported = withProgress(error, progress);
           log('error', `${name} failed: ${reported instanceof Error ? reported.message : String(reported)}`);
           return toolError(name, reported);
@@ -267,13 +305,22 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
       if (window_id !== undefined && protects && isProtected(await getWindow(window_id))) {
         throw new Error(`window ${window_id} is Deskhand's own: the agent does not look at it`);
       }
-      const region = window_id
-        ? await windowBounds(window_id)
+      // Native capture assumes the size the screen had when this process connected (see screenSize).
+      const [seen, now] = await Promise.all([screenSize(), liveScreenSize()]);
+      if (seen.width !== now.width || seen.height !== now.height) throw new ScreenResizedError({ seen, now });
+      const source: ShotSource = window_id
+        ? { kind: 'window', id: window_id }
         : display !== undefined
-          ? pickDisplay(await listDisplays(screenSize), display).bounds
-          : null;
+          ? { kind: 'display', index: display }
+          : { kind: 'screen' };
+      const region =
+        source.kind === 'window'
+          ? await windowBounds(source.id)
+          : source.kind === 'display'
+            ? pickDisplay(await listDisplays(liveScreenSize), source.index).bounds
+            : null;
       const shot = await captureScreenshot(region, config, pngEncoders, protects ? await protectedAreas() : []);
-      geometry = { region: shot.meta.region, imageWidth: shot.meta.width, imageHeight: shot.meta.height };
+      geometry = { region: shot.meta.region, imageWidth: shot.meta.width, imageHeight: shot.meta.height, source, screen: now };
       return {
         content: [
           { type: 'image', data: shot.data.toString('base64'), mimeType: shot.meta.mimeType },
@@ -381,7 +428,7 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
     'list_displays',
     LOOKS,
     async () => {
-      const displays = await listDisplays(screenSize);
+      const displays = await listDisplays(liveScreenSize);
       return text(JSON.stringify(displays), { displays });
     },
   );

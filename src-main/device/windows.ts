@@ -257,6 +257,17 @@ export async function windowBounds(id: string): Promise<DesktopWindow['bounds']>
   }
 }
 
+/**
+ * The screen's size as the X server has it now (its root window). nut.js keeps the size the screen had
+ * when the process connected, however RandR changed it since.
+ */
+export async function rootSize(): Promise<{ width: number; height: number }> {
+  assertX11();
+  const x = await connection();
+  const { width, height } = await x.geometry(x.root);
+  return { width, height };
+}
+
 /** Ids of the managed top-level windows and the active one. */
 export async function windowIds(): Promise<{ ids: string[]; active: string | null }> {
   assertX11();

@@ -175,6 +175,25 @@ export async function startXvfb(options: XDisplayOptions = {}): Promise<XDisplay
   return { display, env, width, height, stop };
 }
 
+/**
+ * Changes the screen's size through RandR, as a new monitor resolution does. Xvfb's framebuffer cannot
+ * grow past the size the display was started with: start it at the largest size a test needs.
+ */
+export async function setScreenSize(x: XDisplay, width: number, height: number): Promise<void> {
+  const mode = `${width}x${height}`;
+  const xrandr = async (...args: string[]): Promise<string> => (await execFileP('xrandr', args, { env: x.env, timeout: 5_000 })).stdout;
+  const state = await xrandr();
+  const output = /^(\S+) connected/m.exec(state)?.[1];
+  if (!output) throw new Error(`xrandr shows no connected output on ${x.display}: ${state}`);
+  if (!new RegExp(`^\\s+${mode}\\s`, 'm').test(state)) {
+    const w = String(width);
+    const h = String(height);
+    await xrandr('--newmode', mode, '60', w, w, w, w, h, h, h, h);
+    await xrandr('--addmode', output, mode);
+  }
+  await xrandr('--output', output, '--mode', mode, '--fb', mode);
+}
+
 interface WmctrlRow {
   id: string;
   pid: number;
