@@ -112,4 +112,41 @@ describe('past sessions in the browser UI (fake host)', () => {
     await dark.close();
     expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(255, 255, 255)');
   });
+
+  it('a run that ends before the reply to its start, or to its follow-up, shows as ended, not running', async () => {
+    const { page } = ui;
+    host.end('crashed', 'stopped', 'Stopped by you');
+    // Each reply carries the session as it was when the round began; the run ended before the reply left.
+    host.handle('session.start', (command) => {
+      const view = makeSession('quick', { title: command.request, request: command.request, status: 'running' });
+      host.addSession(view);
+      host.push({ kind: 'session.started', session: view });
+      host.addStep(makeStep(view.id, 0));
+      host.end(view.id, 'failed', 'No model key is set');
+      return { session: view };
+    });
+    host.handle('session.continue', (command) => {
+      const snapshot = { ...(host.sessions.get(command.sessionId)?.view ?? makeSession(command.sessionId)), status: 'running' as const, roundCount: 2, result: null };
+      host.setStatus(command.sessionId, 'running', 'Round 2 started');
+      host.addStep(makeStep(command.sessionId, 1, { round: 1 }));
+      host.end(command.sessionId, 'finished', 'Read the folder');
+      return { session: snapshot };
+    });
+    const status = () => page.getByRole('status').first().textContent();
+    const request = page.getByRole('textbox', { name: 'Request' });
+
+    await page.getByRole('button', { name: 'New' }).click();
+    await request.fill('list the folder');
+    await request.press('Enter');
+    await expect.poll(status).toMatch(/^Failed: No model key is set/);
+    await expect.poll(() => page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem').count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Stop' }).isDisabled()).toBe(true);
+
+    await request.fill('and read it aloud');
+    await request.press('Enter');
+    expect((await host.waitForCommand('session.continue')).sessionId).toBe('quick');
+    await expect.poll(status).toMatch(/^Finished: Read the folder/);
+    await expect.poll(() => page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem').count()).toBe(2);
+    expect(await page.getByRole('button', { name: 'Stop' }).isDisabled()).toBe(true);
+  });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CommandResults, Interaction, type SessionView, type HostCommandType, type HostEvent, type SessionDetail, type SessionViewInput } from '../../src-main/protocol';
 import { HostCommandError } from '../../src-renderer/src/bridge/errors';
 import type { Bridge, BridgeConnection, CommandInput } from '../../src-renderer/src/bridge/types';
-import { waitingElsewhere } from '../../src-renderer/src/store/state';
+import { activeSession, requestMode, waitingElsewhere } from '../../src-renderer/src/store/state';
 import { createDeskhandStore } from '../../src-renderer/src/store/store';
 import { makeSession, makeStep } from '../support/ui-fixtures';
 
@@ -218,6 +218,107 @@ describe('renderer store actions: events that overtake a snapshot', () => {
   });
 });
 
+describe('renderer store actions: events that overtake the reply to a start, a follow-up or a resume', () => {
+  const current = (store: ReturnType<typeof createDeskhandStore>): SessionView | undefined => {
+    const state = store.getState();
+    return state.sessions.find((listed) => listed.id === state.currentSessionId);
+  };
+
+  it('a new session that ended before the reply to session.start shows as ended, with its steps, and Send is free', async () => {
+    const { bridge, sent, emit } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    const sending = store.getState().sendRequest('count the files');
+    // The reply's snapshot was taken as the round began; one step later the run failed.
+    const started = session('n', { status: 'running', roundCount: 0, createdAt: 5 });
+    emit({ kind: 'session.started', session: started });
+    emit({ kind: 'step.added', step: makeStep('n', 0) });
+    emit({ kind: 'session.updated', session: { ...started, roundCount: 1, stepCount: 1 } });
+    emit({ kind: 'session.ended', sessionId: 'n', status: 'error', result: 'The model refused the key' });
+    await flush();
+    sent[0]?.reply({ session: { ...started, roundCount: 1 } });
+    expect(await sending).toBe(true);
+
+    const state = store.getState();
+    expect(state.currentSessionId).toBe('n');
+    expect(state.steps.map((shown) => shown.index)).toEqual([0]);
+    expect(current(store)).toMatchObject({ status: 'error', roundCount: 1, stepCount: 1 });
+    expect(state.statusDetail).toBe('The model refused the key');
+    expect(state.awaitingStart).toBe(false);
+    expect(requestMode(current(store) ?? null, state.awaitingStart, activeSession(state))).toBe('continue');
+  });
+
+  it('the session.started event, older than any snapshot of its session, does not undo the reply', async () => {
+    const { bridge, sent, emit } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    const sending = store.getState().sendRequest('count the files');
+    const started = session('n', { status: 'running', roundCount: 0 });
+    emit({ kind: 'session.started', session: started });
+    emit({ kind: 'status.changed', sessionId: 'n', status: 'running', detail: 'Round 1 started' });
+    await flush();
+    sent[0]?.reply({ session: { ...started, roundCount: 1 } });
+    await sending;
+
+    expect(current(store)).toMatchObject({ id: 'n', status: 'running', roundCount: 1 });
+    expect(store.getState().statusDetail).toBe('Round 1 started');
+  });
+
+  it('a new session not adopted from its session.started event (another one was opened meanwhile) gets its steps from the replay', async () => {
+    const { bridge, sent, emit } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    store.setState({ sessions: [session('a')] });
+    const sending = store.getState().sendRequest('count the files');
+    const opening = store.getState().openSession('a');
+    sent[1]?.reply(detail(session('a')));
+    await opening;
+    const started = session('n', { status: 'running', createdAt: 5 });
+    emit({ kind: 'session.started', session: started });
+    emit({ kind: 'step.added', step: makeStep('n', 0) });
+    emit({ kind: 'step.added', step: makeStep('n', 1) });
+    await flush();
+    expect(store.getState().currentSessionId).toBe('a');
+    sent[0]?.reply({ session: started });
+    await sending;
+
+    expect(store.getState().currentSessionId).toBe('n');
+    expect(store.getState().steps.map((shown) => shown.index)).toEqual([0, 1]);
+    expect(sent.map((entry) => entry.command.type)).toEqual(['session.start', 'session.open']);
+  });
+
+  it('a follow-up round that ended before the reply to session.continue shows as ended, with its request', async () => {
+    const { bridge, sent, emit } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    store.setState({ sessions: [session('a', { result: 'First done' })], currentSessionId: 'a' });
+    const sending = store.getState().sendRequest('and now the invoices');
+    emit({ kind: 'status.changed', sessionId: 'a', status: 'running', detail: 'Round 2 started' });
+    emit({ kind: 'step.added', step: makeStep('a', 0, { round: 1 }) });
+    emit({ kind: 'session.ended', sessionId: 'a', status: 'finished', result: 'Invoices done' });
+    await flush();
+    sent[0]?.reply({ session: session('a', { status: 'running', roundCount: 2 }) });
+    await sending;
+
+    const state = store.getState();
+    expect(current(store)?.status).toBe('finished');
+    expect(state.statusDetail).toBe('Invoices done');
+    expect(state.steps.map((shown) => shown.round)).toEqual([1]);
+    expect(state.roundRequests.a?.[1]).toBe('and now the invoices');
+  });
+
+  it('a resumed session that was stopped before the reply to session.resume shows as stopped', async () => {
+    const { bridge, sent, emit } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    const paused = session('p', { status: 'paused' });
+    store.setState({ sessions: [paused] });
+    const resuming = store.getState().resume();
+    emit({ kind: 'status.changed', sessionId: 'p', status: 'running', detail: 'Resumed' });
+    emit({ kind: 'session.ended', sessionId: 'p', status: 'stopped', result: 'Stopped by you' });
+    await flush();
+    sent[0]?.reply({ session: { ...paused, status: 'running' } });
+    await resuming;
+
+    expect(store.getState().sessions[0]).toMatchObject({ id: 'p', status: 'stopped', result: 'Stopped by you' });
+  });
+});
+
 describe('renderer store actions: other sessions waiting, after a reconnect', () => {
   /** The first command of `type` (for `sessionId`) not replied to yet by this helper. */
   const take = (sent: Sent[], type: HostCommandType, sessionId?: string): Sent | undefined => {
@@ -271,6 +372,35 @@ describe('renderer store actions: other sessions waiting, after a reconnect', ()
 
     expect(store.getState().interactions.map((interaction) => interaction.id)).toEqual(['q1', 'q2']);
     expect(waitingElsewhere(store.getState())).toEqual([{ sessionId: 'd', title: 'Session d', count: 2 }]);
+  });
+
+  it('does not bring back a question answered, or a session ended, while its check travelled', async () => {
+    const { bridge, sent, connect, emit } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    const shown = session('a');
+    store.setState({
+      sessions: [shown, session('b', { status: 'waiting' }), session('c', { status: 'waiting' })],
+      currentSessionId: 'a',
+      interactions: [question('qb', 'b'), question('qc', 'c')],
+    });
+
+    connect('connected');
+    await flush();
+    take(sent, 'session.list')?.reply({ sessions: [shown, session('b', { status: 'waiting' }), session('c', { status: 'waiting' })] });
+    take(sent, 'session.open', 'a')?.reply(detail(shown));
+    await flush();
+    const checkB = take(sent, 'session.open', 'b');
+    const checkC = take(sent, 'session.open', 'c');
+    // Both snapshots were taken before: b's question is answered in another window, and c is stopped.
+    emit({ kind: 'interaction.resolved', sessionId: 'b', interactionId: 'qb', outcome: 'answered' });
+    emit({ kind: 'session.ended', sessionId: 'c', status: 'stopped', result: null });
+    await flush();
+    checkB?.reply(detail(session('b', { status: 'waiting' }), [question('qb', 'b')]));
+    checkC?.reply(detail(session('c', { status: 'waiting' }), [question('qc', 'c')]));
+    await flush();
+
+    expect(store.getState().interactions).toEqual([]);
+    expect(waitingElsewhere(store.getState())).toEqual([]);
   });
 
   it('asks which sessions wait of all of them, not only those a search in the sidebar shows', async () => {

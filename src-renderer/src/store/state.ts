@@ -247,6 +247,22 @@ export function changesSessionList(event: HostEvent): boolean {
   return event.kind === 'session.started' || event.kind === 'session.updated' || event.kind === 'session.ended' || event.kind === 'session.deleted' || event.kind === 'status.changed';
 }
 
+/**
+ * Events that can be newer than a snapshot of one session: its `session.open`, or the session view a
+ * start, follow-up or resume replies with. Not its `session.started`: the host announces a session
+ * before anything else of it, so every snapshot of it is newer.
+ */
+export function updatesSnapshotOf(sessionId: string): (event: HostEvent) => boolean {
+  return (event) => event.kind !== 'session.started' && eventSessionId(event) === sessionId;
+}
+
+/** Events that change what one session waits for (its questions and approvals). */
+export function changesWaitsOf(sessionId: string): (event: HostEvent) => boolean {
+  return (event) =>
+    (event.kind === 'interaction.requested' || event.kind === 'interaction.resolved' || event.kind === 'session.ended' || event.kind === 'session.deleted') &&
+    eventSessionId(event) === sessionId;
+}
+
 export function applyHostEvent(state: DeskhandState, event: HostEvent): DeskhandState {
   switch (event.kind) {
     case 'session.started': {
@@ -503,16 +519,12 @@ export function sessionsToRecheck(state: Pick<DeskhandState, 'interactions' | 's
 
 /**
  * What the host says a session waits for (its `session.open` snapshot) replaces what we had of it,
- * without opening it. `known`: the interactions we had when the snapshot was asked for; one that came
- * since is newer than the snapshot, and stays.
+ * without opening it. Questions that came while the snapshot travelled are newer: the store applies
+ * their events again on top (see `changesWaitsOf`).
  */
-export function applyWaits(state: DeskhandState, sessionId: string, waiting: readonly Interaction[], known: ReadonlySet<string>): DeskhandState {
-  const fromHost = new Set(waiting.map((interaction) => interaction.id));
+export function applyWaits(state: DeskhandState, sessionId: string, waiting: readonly Interaction[]): DeskhandState {
   const others = state.interactions.filter((interaction) => interaction.sessionId !== sessionId);
-  const newer = state.interactions.filter(
-    (interaction) => interaction.sessionId === sessionId && !known.has(interaction.id) && !fromHost.has(interaction.id),
-  );
-  return { ...state, interactions: [...others, ...waiting, ...newer] };
+  return { ...state, interactions: [...others, ...waiting] };
 }
 
 /**

@@ -14,13 +14,14 @@ import {
   applyStartedSession,
   applyWaits,
   changesSessionList,
+  changesWaitsOf,
   currentSession,
-  eventSessionId,
   initialState,
   requestMode,
   sessionsToRecheck,
   showError,
   stopTarget,
+  updatesSnapshotOf,
   upsertSession,
   type DeskhandState,
   type ShownError,
@@ -79,7 +80,8 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
     return screenRequest;
   };
   /**
-   * The events received while a snapshot (`session.open`, `session.list`) travels, one log per request.
+   * The events received while a reply that carries a snapshot travels (`session.open`, `session.list`,
+   * and the session view of `session.start`, `session.continue`, `session.resume`), one log per request.
    * The host takes a snapshot before its reply leaves, and events sent meanwhile can arrive first: they
    * are applied again on top of the snapshot, or a step would be lost and an ended run shown as running.
    */
@@ -117,6 +119,18 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
     };
     const reportError = (error: unknown): void => {
       set((state) => showError(state, messageOf(error)));
+    };
+    /**
+     * Applies a reply's snapshot, then again the events of `since` (see `withEventsSince`) that
+     * `mayBeNewer` selects: only those about what the snapshot holds, as each must change nothing when
+     * applied twice (a step of a session not on screen, replayed, would be counted twice).
+     */
+    const setFromSnapshot = (
+      since: readonly HostEvent[],
+      mayBeNewer: (event: HostEvent) => boolean,
+      applySnapshot: (state: DeskhandState) => DeskhandState,
+    ): void => {
+      set((state) => applyHostEvents(applySnapshot(state), since.filter(mayBeNewer)));
     };
 
     /** Runs a command for the session on screen; false when there is none or the host refused. */
@@ -176,15 +190,13 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
         set({ awaitingStart: true });
         try {
           if (mode === 'continue' && session) {
-            const result = await bridge.send({ type: 'session.continue', sessionId: session.id, request });
-            set((current) => applyContinuedSession(current, result.session, request));
+            const { result, since } = await withEventsSince(bridge.send({ type: 'session.continue', sessionId: session.id, request }));
+            setFromSnapshot(since, updatesSnapshotOf(session.id), (current) => applyContinuedSession(current, result.session, request));
             return true;
           }
-          const result = await bridge.send({ type: 'session.start', request });
-          const adoptedEarly = get().currentSessionId === result.session.id;
-          set((current) => applyStartedSession(current, result.session));
-          // Without the `session.started` event first, steps sent before this reply went unseen: fetch them.
-          if (!adoptedEarly) void get().openSession(result.session.id);
+          const { result, since } = await withEventsSince(bridge.send({ type: 'session.start', request }));
+          // Every event of the new session came after this request: replayed, they are all its steps so far.
+          setFromSnapshot(since, updatesSnapshotOf(result.session.id), (current) => applyStartedSession(current, result.session));
           return true;
         } catch (error) {
           set({ awaitingStart: false });
@@ -209,8 +221,8 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
 
       async resume() {
         await forRunTarget(async (sessionId) => {
-          const result = await bridge.send({ type: 'session.resume', sessionId });
-          set((state) => ({ ...state, sessions: upsertSession(state.sessions, result.session) }));
+          const { result, since } = await withEventsSince(bridge.send({ type: 'session.resume', sessionId }));
+          setFromSnapshot(since, updatesSnapshotOf(sessionId), (state) => ({ ...state, sessions: upsertSession(state.sessions, result.session) }));
         });
       },
 
@@ -221,8 +233,7 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
           // The user may have opened another session (or "New") while this one loaded: the last wins.
           if (request !== screenRequest) return;
           screenRequest = { sessionId: null };
-          const newer = since.filter((event) => eventSessionId(event) === sessionId);
-          set((state) => applyHostEvents(applySessionDetail(state, detail), newer));
+          setFromSnapshot(since, updatesSnapshotOf(sessionId), (state) => applySessionDetail(state, detail));
         } catch (error) {
           if (request !== screenRequest) return;
           screenRequest = { sessionId: null };
@@ -237,8 +248,7 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
           const { result, since } = await withEventsSince(bridge.send(trimmed ? { type: 'session.list', query: trimmed } : { type: 'session.list' }));
           // A slower answer to an older search must not replace a newer one.
           if (get().sessionQuery !== trimmed) return;
-          const newer = since.filter(changesSessionList);
-          set((state) => applyHostEvents(applyDamagedSessions(applySessionList(state, result.sessions, trimmed), result.damaged), newer));
+          setFromSnapshot(since, changesSessionList, (state) => applyDamagedSessions(applySessionList(state, result.sessions, trimmed), result.damaged));
         } catch (error) {
           reportError(error);
         }
@@ -256,15 +266,14 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
         }
         await Promise.all(
           sessionsToRecheck({ ...get(), sessions }).map(async (sessionId) => {
-            const known = new Set(get().interactions.map((interaction) => interaction.id));
             try {
-              const detail = await bridge.send({ type: 'session.open', sessionId });
-              set((state) => applyWaits(state, sessionId, detail.interactions, known));
+              const { result: detail, since } = await withEventsSince(bridge.send({ type: 'session.open', sessionId }));
+              setFromSnapshot(since, changesWaitsOf(sessionId), (state) => applyWaits(state, sessionId, detail.interactions));
             } catch (error) {
               // Deleted while we were away: it waits for nothing. Otherwise (the connection dropped
               // again) what we had stays, and the next connect asks again.
               if (error instanceof HostCommandError && error.code === 'not_found') {
-                set((state) => applyWaits(state, sessionId, [], known));
+                set((state) => applyWaits(state, sessionId, []));
               }
             }
           }),
