@@ -15,7 +15,7 @@ import { useDeskhand } from '../store';
 /** Typing sends one event per pause, not per key. */
 export const FORM_VALUE_DEBOUNCE_MS = 300;
 
-function formTitle(form: FormView): string {
+export function formTitle(form: FormView): string {
   const title = form.schema.title;
   return typeof title === 'string' && title.trim() ? title : `A form from ${form.agent}`;
 }

@@ -2,11 +2,12 @@ import { Box, Typography } from '@mui/material';
 import { useLayoutEffect } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { pendingInteractions, sessionForms, useDeskhand } from '../store';
-import { AgentFormCard } from './AgentFormCard';
+import { AgentFormCard, formTitle } from './AgentFormCard';
 import { ConfirmCard } from './ConfirmCard';
 import { moveFocusIfAnsweredGone } from './focus';
 import { QuestionsCard } from './QuestionsCard';
 import { readableColor } from './readableColor';
+import { ViewErrorBoundary } from './ViewErrorBoundary';
 
 /** What the agent asks of the user in the session on screen: questions and approvals first, then its forms. */
 export function AgentPanel() {
@@ -28,9 +29,13 @@ export function AgentPanel() {
       )}
       {interactions.map((interaction) =>
         interaction.kind === 'questions' ? (
-          <QuestionsCard key={interaction.id} interaction={interaction} />
+          <ViewErrorBoundary key={interaction.id} area="the agent's questions">
+            <QuestionsCard interaction={interaction} />
+          </ViewErrorBoundary>
         ) : (
-          <ConfirmCard key={interaction.id} interaction={interaction} shortcuts={interaction === firstConfirm} />
+          <ViewErrorBoundary key={interaction.id} area="the action to approve">
+            <ConfirmCard interaction={interaction} shortcuts={interaction === firstConfirm} />
+          </ViewErrorBoundary>
         ),
       )}
       {forms.length > 0 && (
@@ -39,7 +44,10 @@ export function AgentPanel() {
         </Typography>
       )}
       {forms.map((form) => (
-        <AgentFormCard key={`${form.sessionId}/${form.formId}`} form={form} />
+        // Each form alone: a model-written spec that breaks its renderer leaves the others, and the approvals, usable.
+        <ViewErrorBoundary key={`${form.sessionId}/${form.formId}`} area={`the form “${formTitle(form)}”`} resetKey={form}>
+          <AgentFormCard form={form} />
+        </ViewErrorBoundary>
       ))}
     </Box>
   );

@@ -16,6 +16,7 @@ import { TrajectoryList } from './TrajectoryList';
 import { useAttention } from './useAttention';
 import { useGlobalShortcuts } from './useGlobalShortcuts';
 import { useSystemTheme } from './useSystemTheme';
+import { ViewErrorBoundary } from './ViewErrorBoundary';
 import { WaitingElsewhere } from './WaitingElsewhere';
 
 export function App() {
@@ -36,7 +37,9 @@ export function App() {
       />
       <GlobalStyles styles={trajectoryStyles} />
       <Box sx={{ display: 'flex', height: '100vh', overflow: 'hidden' }}>
-        <SessionsSidebar />
+        <ViewErrorBoundary area="the sessions">
+          <SessionsSidebar />
+        </ViewErrorBoundary>
         <Box component="main" sx={{ flex: 1, minWidth: 0, display: 'flex', flexDirection: 'column' }}>
           <AppHeader />
           <ConnectionAlert />
@@ -44,9 +47,13 @@ export function App() {
           <StatusBar />
           <Box sx={{ flex: 1, minHeight: 0, display: 'flex' }}>
             <Box sx={{ flex: 1, minWidth: 0, display: 'flex', flexDirection: 'column' }}>
-              <TrajectoryList />
+              <ViewErrorBoundary area="the trajectory">
+                <TrajectoryList />
+              </ViewErrorBoundary>
               <Box sx={{ borderTop: 1, borderColor: 'divider' }}>
-                <RequestBox />
+                <ViewErrorBoundary area="the request box">
+                  <RequestBox />
+                </ViewErrorBoundary>
               </Box>
             </Box>
             <AgentPanel />

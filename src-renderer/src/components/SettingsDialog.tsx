@@ -13,6 +13,7 @@ import { settingsUiSchema, withoutNullAlternatives } from '../forms/settings-sch
 import { useSettledInput } from '../forms/useSettledInput';
 import { useBridge, useDeskhand, useUi } from '../store';
 import { ApiKeyFields } from './ApiKeyFields';
+import { ViewErrorBoundary } from './ViewErrorBoundary';
 
 function describeErrors(errors: readonly SchemaError[]): string {
   const first = errors.find((error) => !['anyOf', 'oneOf', 'allOf'].includes(error.keyword));
@@ -91,26 +92,28 @@ function SettingsForm({ view, onSaved, onClose, onDirty }: SettingsFormProps) {
         )}
         {/* Only the JSONForms inputs are debounced: typing an API key below must not hold Save back. */}
         <Box onInputCapture={onInputCapture}>
-          <JsonForms
-            schema={shownSchema}
-            uischema={uischema}
-            data={data}
-            renderers={formRenderers}
-            cells={formCells}
-            ajv={ajv}
-            validationMode={showErrors ? 'ValidateAndShow' : 'ValidateAndHide'}
-            additionalErrors={hostErrors as never}
-            onChange={({ data: next, errors: found }) => {
-              changed();
-              latest.current = { data: (next ?? {}) as Record<string, unknown>, errors: (found ?? []) as unknown as SchemaError[] };
-              const values = JSON.stringify(latest.current.data);
-              firstValues.current ??= values;
-              setValuesChanged(values !== firstValues.current);
-              setData(latest.current.data);
-              // Editing a refused field takes the host's complaint away; a new Save will tell.
-              if (hostErrors.length > 0 && JSON.stringify(next) !== JSON.stringify(data)) setHostErrors([]);
-            }}
-          />
+          <ViewErrorBoundary area="the settings form">
+            <JsonForms
+              schema={shownSchema}
+              uischema={uischema}
+              data={data}
+              renderers={formRenderers}
+              cells={formCells}
+              ajv={ajv}
+              validationMode={showErrors ? 'ValidateAndShow' : 'ValidateAndHide'}
+              additionalErrors={hostErrors as never}
+              onChange={({ data: next, errors: found }) => {
+                changed();
+                latest.current = { data: (next ?? {}) as Record<string, unknown>, errors: (found ?? []) as unknown as SchemaError[] };
+                const values = JSON.stringify(latest.current.data);
+                firstValues.current ??= values;
+                setValuesChanged(values !== firstValues.current);
+                setData(latest.current.data);
+                // Editing a refused field takes the host's complaint away; a new Save will tell.
+                if (hostErrors.length > 0 && JSON.stringify(next) !== JSON.stringify(data)) setHostErrors([]);
+              }}
+            />
+          </ViewErrorBoundary>
         </Box>
         <ApiKeyFields
           secrets={view.secrets}

@@ -10,6 +10,7 @@ import { ScreenshotViewer } from './ScreenshotViewer';
 import { StepStatusChip } from './StepStatusChip';
 import { ToolResultSection } from './ToolResultSection';
 import { useNarrowWindow } from './useNarrowWindow';
+import { ViewErrorBoundary } from './ViewErrorBoundary';
 
 type Fetched = { stepId: string; detail: StepDetail } | { stepId: string; error: string };
 
@@ -181,7 +182,9 @@ export function StepDetailDialog() {
             // Stacked, the content is the one scroll: it takes the keyboard's arrows and Page keys.
             {...(stacked ? { tabIndex: 0 } : {})}
           >
-            <StepDetailBody step={step} fetched={fetched?.stepId === step.id ? fetched : null} stacked={stacked} />
+            <ViewErrorBoundary area="the details of this step" resetKey={step.id}>
+              <StepDetailBody step={step} fetched={fetched?.stepId === step.id ? fetched : null} stacked={stacked} />
+            </ViewErrorBoundary>
           </DialogContent>
         </>
       )}
