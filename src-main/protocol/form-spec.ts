@@ -226,6 +226,58 @@ function expansionProblem(root: Record<string, unknown>): string | null {
   return null;
 }
 
+const JSON_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'] as const;
+/** Keywords whose value is one schema, a list of them, or a map of names to them. */
+const ONE_SCHEMA = ['additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'additionalItems'] as const;
+const SCHEMA_LISTS = ['oneOf', 'anyOf', 'allOf'] as const;
+const SCHEMA_MAPS = ['properties', 'patternProperties', 'definitions', '$defs'] as const;
+
+/**
+ * The schema's structure, as JSONForms reads it while rendering: a `type` it does not know, a field
+ * whose schema is no object, or an `enum` or `required` that is no list makes it throw, and the form
+ * could not be shown. Keywords JSONForms does not read structurally are left to the validator.
+ */
+function schemaShapeProblem(node: unknown, path: string, depth: number): string | null {
+  if (depth > 64) return `${path}: nested too deeply`;
+  // `true` and `false` are schemas too (anything, nothing); a field's must be an object (checked below).
+  if (typeof node === 'boolean' && depth > 0) return null;
+  if (!isObject(node)) return `${path}: a schema must be an object`;
+  const types = typeof node.type === 'string' ? [node.type] : Array.isArray(node.type) ? node.type : node.type === undefined ? [] : [node.type];
+  const unknownType = types.find((type) => !(JSON_TYPES as readonly unknown[]).includes(type));
+  if (unknownType !== undefined) {
+    return `${path}.type: ${JSON.stringify(unknownType)?.slice(0, 40)} is not a JSON Schema type (${JSON_TYPES.join(', ')})`;
+  }
+  if (node.enum !== undefined && (!Array.isArray(node.enum) || node.enum.length === 0)) return `${path}.enum: must be a list of at least one value`;
+  if (node.required !== undefined && !(Array.isArray(node.required) && node.required.every((name) => typeof name === 'string'))) {
+    return `${path}.required: must be a list of field names`;
+  }
+  const children: Array<[unknown, string]> = [];
+  for (const keyword of ONE_SCHEMA) if (node[keyword] !== undefined) children.push([node[keyword], `${path}.${keyword}`]);
+  if (Array.isArray(node.items)) node.items.forEach((item, i) => children.push([item, `${path}.items.${i}`]));
+  else if (node.items !== undefined) children.push([node.items, `${path}.items`]);
+  for (const keyword of SCHEMA_LISTS) {
+    const list = node[keyword];
+    if (list === undefined) continue;
+    if (!Array.isArray(list) || list.length === 0) return `${path}.${keyword}: must be a list of schemas`;
+    list.forEach((item, i) => children.push([item, `${path}.${keyword}.${i}`]));
+  }
+  for (const keyword of SCHEMA_MAPS) {
+    const map = node[keyword];
+    if (map === undefined) continue;
+    if (!isObject(map)) return `${path}.${keyword}: must be an object of schemas`;
+    // A field of a form is shown from its schema: that schema must be an object.
+    for (const [name, child] of Object.entries(map)) {
+      if (keyword === 'properties' && !isObject(child)) return `${path}.properties.${name}: a field's schema must be an object`;
+      children.push([child, `${path}.${keyword}.${name}`]);
+    }
+  }
+  for (const [child, childPath] of children) {
+    const problem = schemaShapeProblem(child, childPath, depth + 1);
+    if (problem) return problem;
+  }
+  return null;
+}
+
 function checkElement(element: unknown, path: string, depth: number, counter: { count: number }): string | null {
   if (depth > MAX_NESTING) return `${path}: layouts are nested too deeply`;
   counter.count += 1;
@@ -264,7 +316,7 @@ export function checkFormSpec(form: Pick<FormView, 'schema' | 'uischema' | 'data
   if (schema.properties !== undefined && !isObject(schema.properties)) {
     return { ok: false, problem: 'schema.properties: must be an object of field schemas.' };
   }
-  const schemaRefs = refProblem(schema, 'schema', true) ?? expansionProblem(schema);
+  const schemaRefs = refProblem(schema, 'schema', true) ?? expansionProblem(schema) ?? schemaShapeProblem(schema, 'schema', 0);
   if (schemaRefs) return { ok: false, problem: `${schemaRefs}.` };
   if (uischema !== null) {
     const elementProblem = checkElement(uischema, 'uischema', 0, { count: 0 });

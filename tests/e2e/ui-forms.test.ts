@@ -195,6 +195,8 @@ describe('agent forms in the browser UI (fake host)', () => {
     host.upsertForm({ ...base, formId: 'remote', schema: { title: 'Remote ref', type: 'object', properties: { a: { $ref: 'https://evil.example/schema.json' } } }, uischema: null });
     host.upsertForm({ ...base, formId: 'huge', schema: { title: 'Huge form', type: 'object', properties: { a: { type: 'string', default: 'x'.repeat(70_000) } } }, uischema: null });
     host.upsertForm({ ...base, formId: 'array', schema: { title: 'Not an object', type: 'array' }, uischema: null });
+    // JSONForms throws on a field type it does not know: that blanked the window before the check refused it.
+    host.upsertForm({ ...base, formId: 'odd', schema: { title: 'Odd field', type: 'object', properties: { when: { type: 'moment' } } }, uischema: null });
 
     const frame = page.getByRole('region', { name: 'Sneaky frame' });
     await frame.getByText('This form cannot be shown').waitFor();
@@ -203,36 +205,9 @@ describe('agent forms in the browser UI (fake host)', () => {
     await page.getByRole('region', { name: 'Remote ref' }).getByText(/points outside the form/).waitFor();
     await page.getByRole('region', { name: 'Huge form' }).getByText(/The form is too large/).waitFor();
     await page.getByRole('region', { name: 'Not an object' }).getByText(/must be an object schema/).waitFor();
+    await page.getByRole('region', { name: 'Odd field' }).getByText(/"moment" is not a JSON Schema type/).waitFor();
     await page.getByRole('region', { name: 'Sneaky frame' }).scrollIntoViewIfNeeded();
     await saveScreenshot(page, 'agent-form-invalid');
     expect(ui.problems).toEqual([]);
-  });
-
-  it('a form whose field type JSONForms cannot render fails alone, says why, and shows once the agent fixes it', async () => {
-    const { page } = ui;
-    const base = { sessionId, agent: 'AppAgent', data: {}, state: 'open' as const };
-    // The spec check lets a field type it does not know through; JSONForms throws on it while rendering.
-    host.upsertForm({ ...base, formId: 'odd', schema: { title: 'Odd field', type: 'object', properties: { when: { type: 'moment' } } }, uischema: null });
-    host.upsertForm({ ...base, formId: 'fine', schema: { title: 'Fine form', type: 'object', properties: { city: { type: 'string', title: 'City' } } }, uischema: null });
-    const failure = page.getByRole('alert').filter({ hasText: 'Deskhand could not show the form “Odd field”' });
-    await failure.getByText(/Unknown type/).waitFor();
-    // The rest of the window, and of the session, is still there.
-    await page.getByRole('region', { name: 'Fine form' }).getByLabel('City').waitFor();
-    expect(await page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem').count()).toBe(1);
-    await failure.scrollIntoViewIfNeeded();
-    await saveScreenshot(page, 'agent-form-render-error');
-
-    const reload = failure.getByRole('button', { name: 'Reload the form “Odd field”' });
-    await reload.focus();
-    await page.keyboard.press('Enter');
-    // Tried again, the same spec fails the same way; the keyboard stays on the way to try once more.
-    await failure.getByText(/Unknown type/).waitFor();
-    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Reload the form “Odd field”');
-
-    host.upsertForm({ ...base, formId: 'odd', schema: { title: 'Odd field', type: 'object', properties: { when: { type: 'string', title: 'When' } } }, uischema: null });
-    await page.getByRole('region', { name: 'Odd field' }).getByLabel('When').waitFor();
-    expect(await failure.count()).toBe(0);
-    expect(ui.problems.filter((problem) => !problem.includes('Unknown type'))).toEqual([]);
-    ui.problems.length = 0;
   });
 });

@@ -43,6 +43,33 @@ describe('form spec check (model-written specs are untrusted)', () => {
     expect(checkFormSpec(spec({ type: 'object', properties: [] })).ok).toBe(false);
   });
 
+  it('refuses a schema JSONForms cannot read: an unknown type, a field that is no schema, an enum or required that is no list', () => {
+    const problem = (schema: Record<string, unknown>): string | null => {
+      const result = checkFormSpec(spec(schema));
+      return result.ok ? null : result.problem;
+    };
+    expect(problem({ type: 'object', properties: { when: { type: 'moment' } } })).toContain('schema.properties.when.type: "moment" is not a JSON Schema type');
+    expect(problem({ type: 'object', properties: { a: { type: ['string', 'date'] } } })).toContain('"date" is not a JSON Schema type');
+    expect(problem({ type: 'object', properties: { a: null } })).toContain("schema.properties.a: a field's schema must be an object");
+    expect(problem({ type: 'object', properties: { a: true } })).toContain("a field's schema must be an object");
+    expect(problem({ type: 'object', properties: { a: { type: 'string', enum: 'red' } } })).toContain('schema.properties.a.enum: must be a list');
+    expect(problem({ type: 'object', properties: { a: { type: 'string', enum: [] } } })).toContain('enum: must be a list of at least one value');
+    expect(problem({ type: 'object', required: 'a', properties: { a: { type: 'string' } } })).toContain('schema.required: must be a list of field names');
+    // Nested fields, array items and alternatives are read the same way.
+    expect(problem({ type: 'object', properties: { trip: { type: 'object', properties: { when: { type: 'datetime' } } } } })).toContain('schema.properties.trip.properties.when.type');
+    expect(problem({ type: 'object', properties: { list: { type: 'array', items: { type: 'text' } } } })).toContain('schema.properties.list.items.type');
+    expect(problem({ type: 'object', properties: { a: { oneOf: [] } } })).toContain('schema.properties.a.oneOf: must be a list of schemas');
+    expect(problem({ type: 'object', $defs: { city: { type: 'place' } }, properties: { a: { $ref: '#/$defs/city' } } })).toContain('schema.$defs.city.type');
+  });
+
+  it('accepts what JSON Schema allows and JSONForms shows: type lists, boolean sub-schemas, a field named "type", defaults of any shape', () => {
+    const ok = (schema: Record<string, unknown>): boolean => checkFormSpec(spec(schema)).ok;
+    expect(ok({ type: 'object', properties: { a: { type: ['string', 'null'] } } })).toBe(true);
+    expect(ok({ type: 'object', additionalProperties: false, properties: { type: { type: 'string', enum: ['a', 'b'] } } })).toBe(true);
+    expect(ok({ type: 'object', properties: { a: { type: 'object', default: { type: 'moment' }, properties: {} } } })).toBe(true);
+    expect(ok({ type: 'object', required: ['a'], properties: { a: { type: 'array', items: { type: 'string' } }, b: { anyOf: [{ type: 'string' }, { type: 'integer' }] } } })).toBe(true);
+  });
+
   it('refuses unknown element types anywhere in the layout', () => {
     const result = checkFormSpec(
       spec(objectSchema, { type: 'VerticalLayout', elements: [{ type: 'Group', elements: [{ type: 'Iframe', src: 'https://x' }] }] }),
