@@ -35,6 +35,8 @@ export interface Observation {
   height: number;
   /** The window it was cropped to, if any. */
   windowId: string | null;
+  /** The device's name for it (ScreenshotMeta.id): the step's actions say their points are its pixels. */
+  shotId: string | null;
 }
 
 /** What the model's reply asks to do, checked: commands ready for the gate, and their description. */

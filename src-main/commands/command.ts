@@ -5,6 +5,11 @@ export interface Command {
   parameters: Record<string, unknown>;
   toolType: 'data_collection' | 'action';
   callId: string;
+  /**
+   * The screenshot (ScreenshotMeta.id) whose pixels the coordinates are: the device refuses the action
+   * if its last screenshot is another (EXPECT_SCREENSHOT_META).
+   */
+  screenshotId?: string;
 }
 
 export type ResultStatus = 'success' | 'failure' | 'skipped';

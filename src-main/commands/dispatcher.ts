@@ -5,8 +5,10 @@ import {
   DESKTOP_BLIND_TOOLS,
   EXPECT_KEYBOARD_META,
   EXPECT_POINTER_META,
+  EXPECT_SCREENSHOT_META,
   keyboardElsewhereRefusalOf,
   leavesPointerAlone,
+  pointsOf,
   pointerMovedRefusalOf,
   ScreenshotMeta,
   screenResizedRefusalOf,
@@ -76,6 +78,12 @@ function bounded(text: string): string {
  */
 export const FRESH_POINTER_MS = 100;
 
+/** The screenshot an action's points are pixels of, for the device to check (EXPECT_SCREENSHOT_META). */
+function screenshotMeta(command: Command): Record<string, unknown> | undefined {
+  if (!command.screenshotId || pointsOf(command.parameters).length === 0) return undefined;
+  return { [EXPECT_SCREENSHOT_META]: { id: command.screenshotId } };
+}
+
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -118,7 +126,11 @@ export class Dispatcher {
       if (acts && this.takeover.paused) {
         return { status: 'failure', result: '', error: `not run: ${this.takeover.check(null).message}`, durationMs: elapsed(), takenOver: true };
       }
-      const meta = { ...(acts ? this.expectPointerMeta() : undefined), ...(keyboard ? { [EXPECT_KEYBOARD_META]: keyboard } : undefined) };
+      const meta = {
+        ...(acts ? this.expectPointerMeta() : undefined),
+        ...(keyboard ? { [EXPECT_KEYBOARD_META]: keyboard } : undefined),
+        ...screenshotMeta(command),
+      };
       const result = await this.device.callTool(tool, command.parameters, signal, Object.keys(meta).length ? meta : undefined);
       const text = textOf(result);
       const moved = result.isError ? pointerMovedRefusalOf(result._meta) : null;

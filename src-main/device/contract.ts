@@ -120,8 +120,13 @@ export function leavesPointerAlone(tool: string, args: Record<string, unknown>):
  */
 export const DESKTOP_BLIND_TOOLS: ReadonlySet<ToolName> = new Set(['execute_command']);
 
+/** Names one screenshot among all a device client ever took, its restarts included (see EXPECT_SCREENSHOT_META). */
+export const ScreenshotId = z.string().min(1).max(80);
+
 /** Geometry that comes back with every screenshot (MCP structuredContent). */
 export const ScreenshotMeta = z.object({
+  /** Absent from a device that does not name its screenshots: actions cannot name one then. */
+  id: ScreenshotId.optional(),
   /** Size of the encoded image the model sees. */
   width: z.number().int().positive(),
   height: z.number().int().positive(),
@@ -172,6 +177,17 @@ export const ExpectPointer = z.object({ x: z.number(), y: z.number(), tolerance:
 export type ExpectPointer = z.infer<typeof ExpectPointer>;
 
 /**
+ * The screenshot an action's coordinates are pixels of: the host puts its id (ScreenshotMeta.id) in the
+ * call's `_meta` under this key, and the device refuses an action at a point unless its last screenshot
+ * is that one. A device client restarted since (a crash, a screen size change) has no screenshot or
+ * another, and would map the pixels one-to-one or through another image. Without it the device maps
+ * through its last screenshot, whichever that is (the CLI, other MCP clients).
+ */
+export const EXPECT_SCREENSHOT_META = 'deskhand/screenshot';
+export const ExpectScreenshot = z.object({ id: ScreenshotId }).strict();
+export type ExpectScreenshot = z.infer<typeof ExpectScreenshot>;
+
+/**
  * An action the device refused because the pointer had moved says where it is now in the result's
  * `_meta` under this key (not in structuredContent, which a tool's output schema governs).
  */
@@ -207,6 +223,11 @@ export type PointerMovedRefusal = z.infer<typeof PointerMovedRefusal>;
 /** The expected pointer in a call's `_meta`, or null when there is none; throws on anything malformed. */
 export function expectedPointerOf(meta: unknown): ExpectPointer | null {
   return expectationOf(meta, EXPECT_POINTER_META, ExpectPointer);
+}
+
+/** The screenshot named in a call's `_meta`, or null when there is none; throws on anything malformed. */
+export function expectedScreenshotOf(meta: unknown): ExpectScreenshot | null {
+  return expectationOf(meta, EXPECT_SCREENSHOT_META, ExpectScreenshot);
 }
 
 /** Whether the pointer is farther from where the agent left it than the tolerance. */

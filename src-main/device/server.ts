@@ -10,6 +10,7 @@ import {
   CommandOutput,
   expectedKeyboardOf,
   expectedPointerOf,
+  expectedScreenshotOf,
   keyboardElsewhereResult,
   LaunchResult,
   PointerReport,
@@ -22,12 +23,14 @@ import {
   ToolArgs,
   type ExpectKeyboard,
   type ExpectPointer,
+  type ExpectScreenshot,
   type ScreenResizedRefusal,
   type ToolArgsOf,
   type ToolName,
 } from './contract';
 import { identityGeometry, imageToScreen, screenToImage, visibleParts, type Point, type Rect, type ScreenshotGeometry } from './coords';
 import { screenChange, screenChangedMessage, type ShotSource, type TakenGeometry } from './screen-change';
+import { otherScreenshot, otherScreenshotMessage, ShotIds } from './shot-ids';
 import { KeyboardCheck, KeyboardElsewhereError } from './keyboard-check';
 import { DisplayNotFoundError, listDisplays, pickDisplay } from './displays';
 import { click, drag, moveTo, pointerPosition, pressChord, scroll } from './input';
@@ -142,7 +145,9 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
   );
   const queue = new SerialQueue();
   const pngEncoders = new BandedPngEncoders();
-  let geometry: TakenGeometry | null = null;
+  const shotIds = new ShotIds();
+  /** The last screenshot's mapping, and its id (ScreenshotMeta.id). */
+  let geometry: (TakenGeometry & { id: string }) | null = null;
 
   const currentGeometry = async (): Promise<ScreenshotGeometry> => {
     if (geometry) return geometry;
@@ -171,6 +176,15 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
     const [screenNow, bounds] = await Promise.all([liveScreenSize(), boundsNow(taken.source)]);
     const change = screenChange(taken, { screen: screenNow, bounds });
     return change ? { content: [{ type: 'text', text: screenChangedMessage(name, change) }], isError: true } : null;
+  };
+  /**
+   * An action at a point names the screenshot its pixels are of (EXPECT_SCREENSHOT_META): refused unless
+   * that is the last one, through whose geometry the point would be mapped. No X request.
+   */
+  const refusalIfOtherScreenshot = (name: ToolName, args: Record<string, unknown>, expected: ExpectScreenshot | null): CallToolResult | null => {
+    if (!expected || pointsOf(args).length === 0) return null;
+    const why = otherScreenshot(shotIds, expected.id, geometry?.id ?? null);
+    return why ? { content: [{ type: 'text', text: otherScreenshotMessage(name, why) }], isError: true } : null;
   };
   const toScreen = async (x: number, y: number): Promise<Point> => imageToScreen(await currentGeometry(), { x, y });
   /** Where the pointer is now (PointerReport), for the host's takeover check. */
@@ -252,9 +266,11 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
         if (!parsed.success) return toolError(name, parsed.error.issues.map((i) => i.message).join('; '));
         const data = parsed.data as ToolArgsOf<N>;
         let expected: ExpectPointer | null;
+        let expectedShot: ExpectScreenshot | null;
         let keyboard: KeyboardCheck | null;
         try {
           expected = ACTION_TOOLS.has(name) ? expectedPointerOf(extra._meta) : null;
+          expectedShot = expectedScreenshotOf(extra._meta);
           const expectedKeyboard = expectedKeyboardOf(extra._meta);
           if (expectedKeyboard && !sendsInput(name, data)) throw new Error(`${name} sends no keyboard input to check`);
           keyboard = keyboardCheckFor(expectedKeyboard);
@@ -268,6 +284,7 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
             async (signal) => {
               const refused =
                 (await refusalIfPointerMoved(name, expected)) ??
+                refusalIfOtherScreenshot(name, data, expectedShot) ??
                 (await refusalIfScreenChanged(name, data)) ??
                 (await refusalIfOnDeskhand(name, data));
               if (refused) return refused;
@@ -320,13 +337,15 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
             ? pickDisplay(await listDisplays(liveScreenSize), source.index).bounds
             : null;
       const shot = await captureScreenshot(region, config, pngEncoders, protects ? await protectedAreas() : []);
-      geometry = { region: shot.meta.region, imageWidth: shot.meta.width, imageHeight: shot.meta.height, source, screen: now };
+      const id = shotIds.next();
+      const meta: ScreenshotMeta = { ...shot.meta, id };
+      geometry = { id, region: meta.region, imageWidth: meta.width, imageHeight: meta.height, source, screen: now };
       return {
         content: [
-          { type: 'image', data: shot.data.toString('base64'), mimeType: shot.meta.mimeType },
-          { type: 'text', text: JSON.stringify(shot.meta) },
+          { type: 'image', data: shot.data.toString('base64'), mimeType: meta.mimeType },
+          { type: 'text', text: JSON.stringify(meta) },
         ],
-        structuredContent: { ...shot.meta },
+        structuredContent: { ...meta },
       };
     },
     ScreenshotMeta,

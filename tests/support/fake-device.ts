@@ -7,7 +7,8 @@ import { appendFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import sharp from 'sharp';
-import { expectedPointerOf, pointerMoved, pointerMovedResult, ToolArgs } from '../../src-main/device/contract';
+import { expectedPointerOf, expectedScreenshotOf, pointerMoved, pointerMovedResult, pointsOf, ToolArgs } from '../../src-main/device/contract';
+import { otherScreenshot, otherScreenshotMessage, ShotIds } from '../../src-main/device/shot-ids';
 
 // DESKHAND_FAKE_DEVICE_FAILS_TO_START=<reason>: says why on stderr and exits before it serves anything.
 if (process.env.DESKHAND_FAKE_DEVICE_FAILS_TO_START) {
@@ -40,18 +41,44 @@ function userMayMoveAfter(tool: string): void {
   if (moves.some(([movesAfter, nth = '1']) => movesAfter === tool && count === Number(nth))) pointer = { x: pointer.x + 200, y: pointer.y + 100 };
 }
 
+// Screenshots are named as the real device names them, and an action at a point naming another than the
+// last is refused. DESKHAND_FAKE_DEVICE_SHOT_LOG: a file that gets {tool, screenshot} for every screenshot
+// taken and every action that named one. DESKHAND_FAKE_DEVICE_FORGETS_BEFORE=<tool>[#n]: right before
+// the n-th call of that tool the device forgets its screenshots, as a restarted device client would.
+let shotIds = new ShotIds();
+let lastShot: string | null = null;
+const shotLog = process.env.DESKHAND_FAKE_DEVICE_SHOT_LOG;
+const forgetCalls = new Map<string, number>();
+
+function mayForget(tool: string): void {
+  const [forgetsBefore, nth = '1'] = (process.env.DESKHAND_FAKE_DEVICE_FORGETS_BEFORE ?? '').split('#');
+  if (forgetsBefore !== tool) return;
+  const count = (forgetCalls.get(tool) ?? 0) + 1;
+  forgetCalls.set(tool, count);
+  if (count === Number(nth)) {
+    shotIds = new ShotIds();
+    lastShot = null;
+  }
+}
+
 function recordAction(tool: string, args: Record<string, unknown>, meta: unknown) {
   if (process.env.DESKHAND_FAKE_DEVICE_CRASH_ON === tool) process.exit(134);
   if (process.env.DESKHAND_FAKE_DEVICE_FAIL_ON === tool) {
     return { content: [{ type: 'text' as const, text: `${tool} failed on purpose` }], isError: true };
   }
+  mayForget(tool);
   let expected;
+  let expectedShot;
   try {
     expected = expectedPointerOf(meta);
+    expectedShot = expectedScreenshotOf(meta);
   } catch (error) {
     return { content: [{ type: 'text' as const, text: `${tool} failed: ${(error as Error).message}` }], isError: true };
   }
+  if (shotLog && expectedShot) appendFileSync(shotLog, `${JSON.stringify({ tool, screenshot: expectedShot.id })}\n`);
   if (expected && pointerMoved(expected, pointer)) return pointerMovedResult(tool, expected, pointerReport().pointer);
+  const why = expectedShot && pointsOf(args).length ? otherScreenshot(shotIds, expectedShot.id, lastShot) : null;
+  if (why) return { content: [{ type: 'text' as const, text: otherScreenshotMessage(tool, why) }], isError: true };
   if (log) appendFileSync(log, `${JSON.stringify({ tool, args })}\n`);
   if (typeof args.x === 'number' && typeof args.y === 'number') pointer = { x: args.x, y: args.y };
   // DESKHAND_FAKE_DEVICE_USER_MOVES_DURING=<tool>: "the user" moves the pointer while that tool runs.
@@ -72,9 +99,12 @@ server.registerTool('screenshot', { description: 'Capture the screen or one wind
   const data = await sharp({ create: { width, height, channels: 3, background: { r: 30, g: 90, b: 160 } } })
     .jpeg({ quality: 60 })
     .toBuffer();
+  lastShot = shotIds.next();
+  if (shotLog) appendFileSync(shotLog, `${JSON.stringify({ tool: 'screenshot', screenshot: lastShot, args })}\n`);
   const result = {
     content: [{ type: 'image' as const, data: data.toString('base64'), mimeType: 'image/jpeg' }],
     structuredContent: {
+      id: lastShot,
       width,
       height,
       mimeType: 'image/jpeg',

@@ -92,7 +92,7 @@ export function actionPlanStrategy(options: {
         if (!validated.ok) throw new Error(`${where}${validated.error}`);
         const outside = checkInsideImage(validated.command, image);
         if (outside) throw new Error(`${where}${outside}`);
-        commands.push(validated.command);
+        commands.push(image?.shotId ? { ...validated.command, screenshotId: image.shotId } : validated.command);
         contexts.push({ controlText: step.control, modelStatus: step.status, targetApp: target.app, ...(target.window ? { targetWindow: target.window } : {}) });
         words.push(describeAction({ function: step.fn, args }, step.control || undefined));
       }

@@ -43,6 +43,7 @@ export function screenshotStrategy(windowId: () => string | null, beforeCapture?
         width: shot.meta.width,
         height: shot.meta.height,
         windowId: id,
+        shotId: shot.meta.id ?? null,
       };
       ctx.set(K.screenshot, observation);
     },
