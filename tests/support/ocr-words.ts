@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import sharp from 'sharp';
 
 /**
@@ -26,19 +26,37 @@ export function tesseractAvailable(): boolean {
 export async function readWords(image: Buffer, size: { width: number; height: number }, blocks: readonly Block[]): Promise<string[]> {
   const full = await sharp(image).removeAlpha().resize(size.width, size.height, { fit: 'fill', kernel: 'lanczos3' }).raw().toBuffer();
   const raw = { raw: { width: size.width, height: size.height, channels: 3 as const } };
-  const words: string[] = [];
-  for (const block of blocks) {
-    const crop = await sharp(full, raw)
-      .extract(block)
-      .resize(block.width * UPSCALE, block.height * UPSCALE, { kernel: 'lanczos3' })
-      .png({ compressionLevel: 1 })
-      .toBuffer();
-    // --psm 6: one uniform block of text, so a block's columns are read in the same order every time.
-    const read = spawnSync('tesseract', ['stdin', 'stdout', '--psm', '6'], { input: crop, maxBuffer: 16 * 1024 * 1024 });
-    if (read.status !== 0) throw new Error(`tesseract failed (exit ${read.status ?? read.signal}): ${read.stderr.toString().trim()}`);
-    words.push(...read.stdout.toString().split(/\s+/).filter((word) => word.length > 0));
-  }
-  return words;
+  // The blocks are read side by side, one tesseract each (single-threaded, so they share the cores).
+  const texts = await Promise.all(
+    blocks.map(async (block) => {
+      const crop = await sharp(full, raw)
+        .extract(block)
+        .resize(block.width * UPSCALE, block.height * UPSCALE, { kernel: 'lanczos3' })
+        .png({ compressionLevel: 1 })
+        .toBuffer();
+      return tesseract(crop);
+    }),
+  );
+  return texts.flatMap((text) => text.split(/\s+/).filter((word) => word.length > 0));
+}
+
+/** tesseract's reading of a PNG, as one uniform block of text (--psm 6: a block's columns are read in the same order every time). */
+function tesseract(png: Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('tesseract', ['stdin', 'stdout', '--psm', '6'], { env: { ...process.env, OMP_THREAD_LIMIT: '1' } });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.once('error', reject);
+    // A tesseract that exits before reading all of it says why on stderr; the pipe's own error adds nothing.
+    child.stdin.once('error', () => undefined);
+    child.once('close', (code, signal) => {
+      if (code === 0) resolve(Buffer.concat(out).toString());
+      else reject(new Error(`tesseract failed (exit ${code ?? signal}): ${Buffer.concat(err).toString().trim()}`));
+    });
+    child.stdin.end(png);
+  });
 }
 
 /** The share of `reference`'s words that `words` has in the same order (their longest common subsequence). */
