@@ -57,12 +57,20 @@ export function writeJsonAtomic(path: string, value: unknown, mode = 0o600): voi
   syncFolder(folder);
 }
 
-/** Windows cannot open a folder for syncing; its renames are flushed with the file system's journal. */
+/** What fsync of a folder answers on file systems that cannot flush one (some network and FUSE mounts). */
+const FOLDER_SYNC_UNSUPPORTED = new Set(['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EISDIR']);
+
+/**
+ * Windows cannot open a folder for syncing; its renames are flushed with the file system's journal.
+ * Where a folder cannot be flushed the file is in place all the same: that is no failed write.
+ */
 function syncFolder(folder: string): void {
   if (process.platform === 'win32') return;
   const handle = openSync(folder, 'r');
   try {
     fsyncSync(handle);
+  } catch (error) {
+    if (!FOLDER_SYNC_UNSUPPORTED.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
   } finally {
     closeSync(handle);
   }
