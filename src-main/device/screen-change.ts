@@ -57,10 +57,13 @@ export function screenChange(taken: TakenGeometry, now: ScreenNow): string | nul
   return `${what} moved or changed size since the last screenshot (${rect(taken.region)} then, ${area ? rect(area) : 'off screen'} now)`;
 }
 
+/**
+ * How a refusal of an action at a point ends. Deskhand's agents get a new screenshot with their next
+ * step (they cannot take one themselves); another MCP client takes one.
+ */
+export const LOOK_AGAIN = 'Look at a new screenshot before acting at a point.';
+
 /** The refusal the agent reads: what changed, and to look again before acting. */
 export function screenChangedMessage(tool: string, change: string): string {
-  return (
-    `${tool} not run: ${change}, so its coordinates no longer point at what it showed. ` +
-    'Take a new screenshot and look again before acting.'
-  );
+  return `${tool} not run: ${change}, so its coordinates no longer point at what it showed. ${LOOK_AGAIN}`;
 }

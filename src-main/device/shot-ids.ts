@@ -4,6 +4,7 @@
  * saw before the restart: each process adds a random prefix of its own.
  */
 import { randomBytes } from 'node:crypto';
+import { LOOK_AGAIN } from './screen-change';
 
 export class ShotIds {
   private count = 0;
@@ -32,5 +33,5 @@ export function otherScreenshot(ids: ShotIds, expected: string, last: string | n
 
 /** The refusal the agent reads: why, and to look again before acting. */
 export function otherScreenshotMessage(tool: string, why: string): string {
-  return `${tool} not run: ${why}. Take a new screenshot and look again before acting.`;
+  return `${tool} not run: ${why}. ${LOOK_AGAIN}`;
 }

@@ -83,7 +83,7 @@ describe('an action after the screen or the window changed since the screenshot'
       const refused = await dispatcher.run(click(100, 100));
       expect(refused.status).toBe('failure');
       expect(refused.error).toMatch(/^click not run: the screen changed size since the last screenshot \(1280x800 then, 1024x700 now\)/);
-      expect(refused.error).toContain('Take a new screenshot and look again before acting');
+      expect(refused.error).toContain('Look at a new screenshot before acting at a point');
       await quiet();
       expect(await recorder.clicks()).toBe(0);
 

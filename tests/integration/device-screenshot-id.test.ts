@@ -78,7 +78,7 @@ describe('an action whose screenshot the device client has not got', () => {
       const refused = await dispatcher.run(click(60, 60, first.meta.id));
       expect(refused.status).toBe('failure');
       expect(refused.error).toMatch(/^click not run: the device client was restarted since that screenshot/);
-      expect(refused.error).toContain('Take a new screenshot and look again before acting');
+      expect(refused.error).toContain('Look at a new screenshot before acting at a point');
       await quiet();
       expect(await recorder.clicks()).toBe(0);
 

@@ -95,7 +95,7 @@ describe('actions name the screenshot their coordinates are pixels of', () => {
     const { outcome, steps } = await runRequest(harness.host, 'click');
     expect(outcome).toEqual({ status: 'finished', result: 'done' });
     expect(steps[1]).toMatchObject({ status: 'ERROR', actionText: 'Click at (10, 10)' });
-    expect(steps[1]?.error).toMatch(/^click not run: the device client was restarted since that screenshot.*Take a new screenshot and look again before acting/);
+    expect(steps[1]?.error).toMatch(/^click not run: the device client was restarted since that screenshot.*Look at a new screenshot before acting at a point/);
     expect(steps[2]).toMatchObject({ status: 'CONTINUE' });
     expect(harness.deviceActions().filter((action) => action.tool === 'click')).toEqual([{ tool: 'click', args: { x: 10, y: 10 } }]);
   });

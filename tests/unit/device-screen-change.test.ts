@@ -74,7 +74,7 @@ describe('screenChange', () => {
   it('says what to do in the message', () => {
     expect(screenChangedMessage('click', 'the screen changed size since the last screenshot (1280x800 then, 1024x768 now)')).toBe(
       'click not run: the screen changed size since the last screenshot (1280x800 then, 1024x768 now), so its coordinates ' +
-        'no longer point at what it showed. Take a new screenshot and look again before acting.',
+        'no longer point at what it showed. Look at a new screenshot before acting at a point.',
     );
   });
 });

@@ -43,7 +43,7 @@ describe('otherScreenshot', () => {
   });
 
   it('tells the agent to look again', () => {
-    expect(otherScreenshotMessage('click', 'why')).toBe('click not run: why. Take a new screenshot and look again before acting.');
+    expect(otherScreenshotMessage('click', 'why')).toBe('click not run: why. Look at a new screenshot before acting at a point.');
   });
 });
 
