@@ -103,6 +103,12 @@ export function intersect(a: Rect, b: Rect): Rect | null {
   return { x, y, width: right - x, height: bottom - y };
 }
 
+/** What a capture of `bounds` (the whole screen when null) covers on a screen of `screen` size; null when none of it shows. */
+export function capturedArea(bounds: Rect | null, screen: { width: number; height: number }): Rect | null {
+  const full: Rect = { x: 0, y: 0, width: screen.width, height: screen.height };
+  return bounds ? intersect(bounds, full) : full;
+}
+
 /** The parts of `a` that `b` does not cover: up to four rectangles (above, below, left, right of b). */
 export function subtract(a: Rect, b: Rect): Rect[] {
   const overlap = intersect(a, b);

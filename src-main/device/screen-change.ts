@@ -4,7 +4,7 @@
  * moved or changed size, since then, the same pixel is another place on screen now. Pure: the caller
  * reads the screen and the window as they are now.
  */
-import { intersect, type Rect, type ScreenshotGeometry } from './coords';
+import { capturedArea, type Rect, type ScreenshotGeometry } from './coords';
 
 export interface Size {
   width: number;
@@ -19,12 +19,6 @@ export interface TakenGeometry extends ScreenshotGeometry {
   source: ShotSource;
   /** The whole screen's logical size when it was taken. */
   screen: Size;
-}
-
-/** What a screenshot of `bounds` (the whole screen when null) covers on a screen of `screen` size. */
-export function capturedArea(bounds: Rect | null, screen: Size): Rect | null {
-  const full: Rect = { x: 0, y: 0, width: screen.width, height: screen.height };
-  return bounds ? intersect(bounds, full) : full;
 }
 
 /** The screen (or the source's bounds) as it is at action time; `bounds` null when the window is gone. */

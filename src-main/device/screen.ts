@@ -1,7 +1,7 @@
 import { ColorMode, Region, screen, type Image } from '@nut-tree-fork/nut-js';
 import sharp, { type Sharp } from 'sharp';
 import type { ScreenshotMeta } from './contract';
-import { fitLongEdge, intersect, type Rect } from './coords';
+import { capturedArea, fitLongEdge, intersect, type Rect } from './coords';
 import type { BandedPngEncoders } from './png-bands';
 import { PNG_COMPRESSION_LEVEL } from './png-level';
 import { rootSize, UnsupportedError } from './windows';
@@ -298,9 +298,7 @@ export async function captureScreenshot(
   hide: readonly Rect[] = [],
 ): Promise<Screenshot> {
   const started = performance.now();
-  const size = await screenSize();
-  const full: Rect = { x: 0, y: 0, width: size.width, height: size.height };
-  const logical = region ? intersect(region, full) : full;
+  const logical = capturedArea(region, await screenSize());
   if (!logical) throw new Error('the requested area is entirely off screen');
   // Only the wanted area is read from the screen; on HiDPI screens it comes back in device pixels.
   const grabbed = region

@@ -154,12 +154,16 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
     const size = await liveScreenSize();
     return identityGeometry(size.width, size.height);
   };
-  /** Where a window or monitor a screenshot showed is now; null when it is gone. */
+  /** The area a screenshot of `source` shows now: a window's or monitor's bounds, null for the whole screen. */
+  const regionOf = async (source: ShotSource): Promise<Rect | null> => {
+    if (source.kind === 'window') return windowBounds(source.id);
+    if (source.kind === 'display') return pickDisplay(await listDisplays(liveScreenSize), source.index).bounds;
+    return null;
+  };
+  /** Where a window or monitor a screenshot showed is now; null when it is gone (or for the whole screen). */
   const boundsNow = async (source: ShotSource): Promise<Rect | null> => {
     try {
-      if (source.kind === 'window') return await windowBounds(source.id);
-      if (source.kind === 'display') return pickDisplay(await listDisplays(liveScreenSize), source.index).bounds;
-      return null;
+      return await regionOf(source);
     } catch (error) {
       if (error instanceof WindowNotFoundError || error instanceof DisplayNotFoundError) return null;
       throw error;
@@ -330,13 +334,7 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
         : display !== undefined
           ? { kind: 'display', index: display }
           : { kind: 'screen' };
-      const region =
-        source.kind === 'window'
-          ? await windowBounds(source.id)
-          : source.kind === 'display'
-            ? pickDisplay(await listDisplays(liveScreenSize), source.index).bounds
-            : null;
-      const shot = await captureScreenshot(region, config, pngEncoders, protects ? await protectedAreas() : []);
+      const shot = await captureScreenshot(await regionOf(source), config, pngEncoders, protects ? await protectedAreas() : []);
       const id = shotIds.next();
       const meta: ScreenshotMeta = { ...shot.meta, id };
       geometry = { id, region: meta.region, imageWidth: meta.width, imageHeight: meta.height, source, screen: now };

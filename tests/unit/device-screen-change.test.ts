@@ -3,7 +3,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Dispatcher } from '../../src-main/commands/dispatcher';
 import type { DeviceConnection } from '../../src-main/commands/device-connection';
 import { screenResizedResult } from '../../src-main/device/contract';
-import { capturedArea, screenChange, screenChangedMessage, type TakenGeometry } from '../../src-main/device/screen-change';
+import { capturedArea } from '../../src-main/device/coords';
+import { screenChange, screenChangedMessage, type TakenGeometry } from '../../src-main/device/screen-change';
 
 const screen = { width: 1280, height: 800 };
 
