@@ -1,14 +1,14 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Command } from '../../src-main/commands/command';
 import { DeviceConnection } from '../../src-main/commands/device-connection';
 import { Dispatcher } from '../../src-main/commands/dispatcher';
 import { deviceLaunchSpec } from '../../src-main/device/launch';
-import { eventually, setScreenSize, startXProgram, startXvfb, type XDisplay, type XProgram } from '../support/xvfb';
+import { clickCommand, clicksSettled, startClickRecorder, type ClickRecorder } from '../support/click-recorder';
+import { eventually, setScreenSize, startXvfb, type XDisplay } from '../support/xvfb';
 
 /**
  * The screen changing size (RandR, as a new monitor resolution does) or the agent's window moving
@@ -21,7 +21,6 @@ import { eventually, setScreenSize, startXProgram, startXvfb, type XDisplay, typ
 const execFileP = promisify(execFile);
 /** Xvfb's framebuffer cannot grow past its start size: start large, shrink to the size the test begins at. */
 const LARGEST = { width: 1600, height: 1000 };
-const QUIET_MS = 700;
 
 let x: XDisplay;
 let dir: string;
@@ -49,26 +48,7 @@ function hostDispatcher(): { dispatcher: Dispatcher; device: DeviceConnection } 
   return { dispatcher: new Dispatcher(device), device };
 }
 
-/** An xterm at `place` ("+0+0") that writes every mouse button event it gets to its file. */
-async function clickRecorder(name: string, place: string): Promise<{ program: XProgram; clicks: () => Promise<number> }> {
-  const file = join(dir, `${name}.clicks`);
-  const script = `stty raw -echo; printf '\\033[?1000h'; exec cat -v > '${file}'`;
-  const program = await startXProgram(x, 'xterm', ['-geometry', `60x16${place}`, '-title', name, '-e', 'sh', '-c', script]);
-  const clicks = async (): Promise<number> => {
-    const text = await readFile(file, 'utf8').catch(() => '');
-    return text.split('^[[M').length - 1;
-  };
-  // The shell has set up the terminal once the file exists.
-  await eventually(`${name} ready`, 10_000, async () => ((await readFile(file, 'utf8').catch(() => null)) !== null ? true : undefined));
-  return { program, clicks };
-}
-
-let calls = 0;
-function click(x: number, y: number): Command {
-  return { toolName: 'click', parameters: { x, y }, toolType: 'action', callId: `click-${++calls}` };
-}
-
-const quiet = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+const clickRecorder = (name: string, place: string): Promise<ClickRecorder> => startClickRecorder(x, dir, name, place);
 
 describe('an action after the screen or the window changed since the screenshot', () => {
   it('does not click when the screen changed size, tells the agent to look again, and clicks after a new screenshot', async () => {
@@ -80,18 +60,18 @@ describe('an action after the screen or the window changed since the screenshot'
       expect(first.meta.region).toEqual({ x: 0, y: 0, width: 1280, height: 800 });
 
       await setScreenSize(x, 1024, 700);
-      const refused = await dispatcher.run(click(100, 100));
+      const refused = await dispatcher.run(clickCommand(100, 100));
       expect(refused.status).toBe('failure');
       expect(refused.error).toMatch(/^click not run: the screen changed size since the last screenshot \(1280x800 then, 1024x700 now\)/);
       expect(refused.error).toContain('Look at a new screenshot before acting at a point');
-      await quiet();
+      await clicksSettled();
       expect(await recorder.clicks()).toBe(0);
 
       // The next step's screenshot restarts the device client, whose native code sees the new size.
       const second = await dispatcher.screenshot();
       expect(second.meta.region).toEqual({ x: 0, y: 0, width: 1024, height: 700 });
       expect(device.restartCount).toBe(1);
-      const done = await dispatcher.run(click(100, 100));
+      const done = await dispatcher.run(clickCommand(100, 100));
       expect(done.error).toBeNull();
       await eventually('the click in the xterm', 5_000, async () => ((await recorder.clicks()) > 0 ? true : undefined));
     } finally {
@@ -124,15 +104,15 @@ describe('an action after the screen or the window changed since the screenshot'
         const { stdout } = await execFileP('xdotool', ['getwindowgeometry', agentWindow.program.windowId], { env: x.env });
         return /Position: 6\d\d,3\d\d/.test(stdout) ? true : undefined;
       });
-      const refused = await dispatcher.run(click(center.x, center.y));
+      const refused = await dispatcher.run(clickCommand(center.x, center.y));
       expect(refused.status).toBe('failure');
       expect(refused.error).toMatch(new RegExp(`^click not run: window ${agentWindow.program.windowId} moved or changed size since the last screenshot`));
-      await quiet();
+      await clicksSettled();
       expect(await below.clicks()).toBe(0);
       expect(await agentWindow.clicks()).toBe(0);
 
       await dispatcher.screenshot(undefined, agentWindow.program.windowId);
-      const done = await dispatcher.run(click(center.x, center.y));
+      const done = await dispatcher.run(clickCommand(center.x, center.y));
       expect(done.error).toBeNull();
       await eventually('the click in the moved window', 5_000, async () => ((await agentWindow.clicks()) > 0 ? true : undefined));
       expect(await below.clicks()).toBe(0);

@@ -1,12 +1,12 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Command } from '../../src-main/commands/command';
 import { DeviceConnection } from '../../src-main/commands/device-connection';
 import { Dispatcher } from '../../src-main/commands/dispatcher';
 import { deviceLaunchSpec } from '../../src-main/device/launch';
-import { eventually, startXProgram, startXvfb, type XDisplay, type XProgram } from '../support/xvfb';
+import { clickCommand, clicksSettled, startClickRecorder, type ClickRecorder } from '../support/click-recorder';
+import { eventually, startXvfb, type XDisplay } from '../support/xvfb';
 
 /**
  * An action names the screenshot its coordinates are pixels of. A device client that has not taken that
@@ -16,7 +16,6 @@ import { eventually, startXProgram, startXvfb, type XDisplay, type XProgram } fr
  * event they get to a file).
  */
 
-const QUIET_MS = 700;
 
 let x: XDisplay;
 let dir: string;
@@ -45,24 +44,7 @@ function hostDispatcher(): { dispatcher: Dispatcher; device: DeviceConnection } 
   return { dispatcher: new Dispatcher(device), device };
 }
 
-async function clickRecorder(name: string, place: string): Promise<{ program: XProgram; clicks: () => Promise<number> }> {
-  const file = join(dir, `${name}.clicks`);
-  const script = `stty raw -echo; printf '\\033[?1000h'; exec cat -v > '${file}'`;
-  const program = await startXProgram(x, 'xterm', ['-geometry', `60x16${place}`, '-title', name, '-e', 'sh', '-c', script]);
-  const clicks = async (): Promise<number> => {
-    const text = await readFile(file, 'utf8').catch(() => '');
-    return text.split('^[[M').length - 1;
-  };
-  await eventually(`${name} ready`, 10_000, async () => ((await readFile(file, 'utf8').catch(() => null)) !== null ? true : undefined));
-  return { program, clicks };
-}
-
-let calls = 0;
-function click(px: number, py: number, screenshotId: string | undefined): Command {
-  return { toolName: 'click', parameters: { x: px, y: py }, toolType: 'action', callId: `click-${++calls}`, ...(screenshotId ? { screenshotId } : {}) };
-}
-
-const quiet = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+const clickRecorder = (name: string, place: string): Promise<ClickRecorder> => startClickRecorder(x, dir, name, place);
 
 describe('an action whose screenshot the device client has not got', () => {
   it('does not click after the device client restarted, and clicks after a new screenshot', async () => {
@@ -75,16 +57,16 @@ describe('an action whose screenshot the device client has not got', () => {
       // (60, 60) of the half-size screenshot is (120, 120) on screen; a fresh process would take it as
       // (60, 60): both are on the xterm, so any click at all would show.
       await device.restart();
-      const refused = await dispatcher.run(click(60, 60, first.meta.id));
+      const refused = await dispatcher.run(clickCommand(60, 60, first.meta.id));
       expect(refused.status).toBe('failure');
       expect(refused.error).toMatch(/^click not run: the device client was restarted since that screenshot/);
       expect(refused.error).toContain('Look at a new screenshot before acting at a point');
-      await quiet();
+      await clicksSettled();
       expect(await recorder.clicks()).toBe(0);
 
       const second = await dispatcher.screenshot();
       expect(second.meta.id).not.toBe(first.meta.id);
-      const done = await dispatcher.run(click(60, 60, second.meta.id));
+      const done = await dispatcher.run(clickCommand(60, 60, second.meta.id));
       expect(done.error).toBeNull();
       expect(done.structured).toMatchObject({ screen: { x: 120, y: 120 } });
       await eventually('the click in the xterm', 5_000, async () => ((await recorder.clicks()) > 0 ? true : undefined));
@@ -105,22 +87,22 @@ describe('an action whose screenshot the device client has not got', () => {
       process.kill(pid as number, 'SIGKILL');
       await eventually('the host noticing the dead device client', 5_000, async () => (device.pid === null ? true : undefined));
 
-      const refused = await dispatcher.run(click(30, 30, shot.meta.id));
+      const refused = await dispatcher.run(clickCommand(30, 30, shot.meta.id));
       expect(refused.status).toBe('failure');
       expect(refused.error).toMatch(/^click not run: the device client was restarted since that screenshot/);
 
       // A screenshot of the whole screen, taken by someone else: pixels of the window's are not its pixels.
       const window = await dispatcher.screenshot(undefined, agentWindow.program.windowId);
       await dispatcher.screenshot();
-      const other = await dispatcher.run(click(30, 30, window.meta.id));
+      const other = await dispatcher.run(clickCommand(30, 30, window.meta.id));
       expect(other.status).toBe('failure');
       expect(other.error).toMatch(/^click not run: another screenshot was taken since that one/);
-      await quiet();
+      await clicksSettled();
       expect(await corner.clicks()).toBe(0);
       expect(await agentWindow.clicks()).toBe(0);
 
       const again = await dispatcher.screenshot(undefined, agentWindow.program.windowId);
-      const done = await dispatcher.run(click(30, 30, again.meta.id));
+      const done = await dispatcher.run(clickCommand(30, 30, again.meta.id));
       expect(done.error).toBeNull();
       await eventually('the click in the window', 5_000, async () => ((await agentWindow.clicks()) > 0 ? true : undefined));
       expect(await corner.clicks()).toBe(0);
@@ -135,7 +117,7 @@ describe('an action whose screenshot the device client has not got', () => {
     try {
       const { dispatcher } = hostDispatcher();
       await dispatcher.screenshot();
-      const done = await dispatcher.run(click(60, 60, undefined));
+      const done = await dispatcher.run(clickCommand(60, 60, undefined));
       expect(done.error).toBeNull();
       expect(done.structured).toMatchObject({ screen: { x: 120, y: 120 } });
       await eventually('the click in the xterm', 5_000, async () => ((await recorder.clicks()) > 0 ? true : undefined));
