@@ -11,12 +11,14 @@ import { SafetyPolicy } from '../commands/safety-policy';
 import { logError, scrubLogsWith } from '../common/log';
 import { SecretScrubber } from '../common/scrub';
 import { HOST_ONLY_TOOLS } from '../device/contract';
+import type { DatabaseRepairView } from '../protocol';
 import type { DeviceConfig } from '../device/config';
 import { deviceLaunchSpec, isSecretEnv, type DeviceLaunchSpec } from '../device/launch';
 import { ModelClient } from '../llm/model-client';
 import { BlackboardStore } from '../memory/blackboard-store';
-import { openDatabase, type Db, type Scrub } from '../memory/database';
+import type { Db, Scrub } from '../memory/database';
 import { InteractionStore } from '../memory/interaction-store';
+import { hasDamagedCopies, openRepairing, repairView } from '../memory/repair';
 import { ScreenshotFiles } from '../memory/screenshot-files';
 import { SessionStore } from '../memory/session-store';
 import { loadPromptLibrary } from '../prompter/prompt-library';
@@ -65,6 +67,8 @@ export interface Host {
   readonly audit: AuditStore;
   /** Sessions found unfinished at start-up (the previous run was killed). */
   readonly interrupted: readonly string[];
+  /** Set when the database was found damaged at start-up and replaced by what could be read of it. */
+  readonly repair: DatabaseRepairView | null;
   /** The device client's state, for diagnostics: its process id while running, and how often it died. */
   deviceStatus(): { pid: number | null; restarts: number };
   close(): Promise<void>;
@@ -132,8 +136,9 @@ export function createHost(options: HostOptions): Host {
   const stopScrubbingLogs = scrubLogsWith((text) => typedScrubber.text(scrubber.text(text)));
   const file = join(dataDir, 'deskhand.sqlite');
   let db: Db;
+  let repaired: ReturnType<typeof openRepairing>['repair'];
   try {
-    db = openDatabase(file, { nativeBinding: options.sqliteNativeBinding });
+    ({ db, repair: repaired } = openRepairing(file, { nativeBinding: options.sqliteNativeBinding }));
   } catch (error) {
     stopScrubbingLogs();
     unlock();
@@ -155,10 +160,21 @@ export function createHost(options: HostOptions): Host {
     unlock();
     throw new Error(`cannot recover the sessions in ${file}: ${(error as Error).message}`, { cause: error });
   }
+  const repair = repaired ? repairView(repaired, store) : null;
+  if (repair) {
+    logError(
+      `[deskhand] the database was damaged (${repair.reason}); it is kept as ${repair.damagedFile}, and a new one holds ` +
+        `what could be read of it: ${repair.sessions} sessions (${repair.rebuiltSessions} rebuilt from their steps), ${repair.steps} steps` +
+        (repair.partsLost ? '; parts of it could not be read' : ''),
+    );
+  }
   const screenshots = new ScreenshotFiles(dataDir);
-  screenshots
-    .removeOrphanFolders((id) => store.hasSession(id))
-    .catch((error: Error) => logError(`[deskhand] the screenshots of deleted sessions could not all be removed: ${error.message}`));
+  // While a damaged database is kept, the screenshots of sessions only it still holds are kept too.
+  if (!hasDamagedCopies(file)) {
+    screenshots
+      .removeOrphanFolders((id) => store.hasSession(id))
+      .catch((error: Error) => logError(`[deskhand] the screenshots of deleted sessions could not all be removed: ${error.message}`));
+  }
   const device = new DeviceConnection({
     launch: options.deviceLaunch ?? hostDeviceLaunch(config, env, options.deviceConfig),
     createTransport: options.deviceTransport,
@@ -231,6 +247,7 @@ export function createHost(options: HostOptions): Host {
       return config;
     },
     settings: options.settings ?? null,
+    repair,
     scrub,
     rememberSecret: (value) => typedSecrets.add(value),
     models() {
@@ -259,6 +276,7 @@ export function createHost(options: HostOptions): Host {
     store,
     audit,
     interrupted,
+    repair,
     deviceStatus: () => ({ pid: device.pid, restarts: device.restartCount }),
     async close() {
       await sessions.shutdown();

@@ -11,9 +11,33 @@ export type Scrub = <T>(value: T) => T;
 
 export const keepAsIs: Scrub = (value) => value;
 
+/** SQLite's quick check found damage: the file's pages no longer hold together. */
+export class DatabaseDamagedError extends Error {
+  override name = 'DatabaseDamagedError';
+}
+
+/** Whether `error` (or an error it wraps) says the database file is damaged, not busy, full or read-only. */
+export function isDatabaseDamage(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+    if (cause instanceof DatabaseDamagedError) return true;
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB')) return true;
+  }
+  return false;
+}
+
+/** What the user is told when the database turns out damaged while Deskhand runs. */
+export function damagedDatabaseMessage(error: unknown): string {
+  return (
+    `Deskhand's database is damaged (${error instanceof Error ? error.message : String(error)}). ` +
+    'Restart Deskhand: it sets the damaged file aside and keeps what can still be read of it.'
+  );
+}
+
 /**
  * Opens (or creates) the Deskhand database: WAL so readers never block the step writer, foreign keys
- * on, and every pending migration applied in its own transaction.
+ * on, a quick check of its pages (a few milliseconds for tens of megabytes) so damage shows at start-up
+ * and not in the middle of a run, and every pending migration applied in its own transaction.
  */
 export function openDatabase(file: string, options: { nativeBinding?: string } = {}): Db {
   let db: Db | null = null;
@@ -24,6 +48,7 @@ export function openDatabase(file: string, options: { nativeBinding?: string } =
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    checkPages(db);
     migrate(db);
     return db;
   } catch (error) {
@@ -31,6 +56,15 @@ export function openDatabase(file: string, options: { nativeBinding?: string } =
     // SQLite's own words ("file is not a database", "database is locked") do not say which file.
     throw new Error(`cannot open the Deskhand database ${file}: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/** Throws DatabaseDamagedError naming the first problem SQLite's quick check finds. */
+function checkPages(db: Db): void {
+  const rows = (db.pragma('quick_check(3)') as Array<{ quick_check: string }>).map((row) => row.quick_check);
+  if (rows.length === 1 && rows[0] === 'ok') return;
+  // A row may hold several lines, the first only naming the database ("*** in database main ***").
+  const problem = rows.flatMap((row) => row.split('\n')).find((line) => line.trim() && !line.startsWith('***'));
+  throw new DatabaseDamagedError(`SQLite's check of its pages found: ${problem ?? 'no detail'}`);
 }
 
 export function schemaVersion(db: Db): number {

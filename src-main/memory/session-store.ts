@@ -109,7 +109,8 @@ export type RoundRow = z.infer<typeof RoundRow>;
 
 const TITLE_CHARS = 80;
 
-function titleFrom(request: string): string {
+/** A session's title: its request on one line, cut to TITLE_CHARS. */
+export function titleFrom(request: string): string {
   const line = request.replace(/\s+/g, ' ').trim();
   return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line;
 }
@@ -343,6 +344,7 @@ export class SessionStore {
         `UPDATE sessions SET status = 'interrupted', updated_at = ?
          WHERE status IN ('running', 'stopping', 'waiting', 'paused') RETURNING id`,
       ),
+      counts: db.prepare('SELECT (SELECT COUNT(*) FROM sessions) AS sessions, (SELECT COUNT(*) FROM steps) AS steps'),
       markRoundsInterrupted: db.prepare(`UPDATE rounds SET status = 'interrupted', ended_at = ? WHERE ended_at IS NULL`),
     };
   }
@@ -481,6 +483,11 @@ export class SessionStore {
   step(sessionId: string, stepId: string): { step: StepView; modelReply: string | null; promptText: string | null } | null {
     const row = this.statements.step.get(sessionId, stepId) as (StepRow & { model_reply: string | null; prompt_text: string | null }) | undefined;
     return row ? { step: toStepView(row), modelReply: row.model_reply, promptText: row.prompt_text } : null;
+  }
+
+  /** How many sessions and steps the database holds. */
+  counts(): { sessions: number; steps: number } {
+    return this.statements.counts.get() as { sessions: number; steps: number };
   }
 
   /** At start-up: a session still marked active was cut off by a crash or kill. */

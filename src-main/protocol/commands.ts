@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SessionMode } from './status';
-import { BlackboardView, DamagedSessionView, SessionDetail, SessionView, SettingsView, StepDetail } from './views';
+import { BlackboardView, DamagedSessionView, DatabaseRepairView, SessionDetail, SessionView, SettingsView, StepDetail } from './views';
 
 /** The longest request a user may type; longer text is refused, not cut. */
 export const MAX_REQUEST_CHARS = 20_000;
@@ -77,7 +77,12 @@ export const CommandResults = {
   'session.pause': z.object({ sessionId: Id, paused: z.boolean() }),
   'session.resume': z.object({ session: SessionView }),
   /** `damaged`: sessions whose stored row cannot be read as one; they can only be deleted. */
-  'session.list': z.object({ sessions: z.array(SessionView), damaged: z.array(DamagedSessionView).default([]) }),
+  'session.list': z.object({
+    sessions: z.array(SessionView),
+    damaged: z.array(DamagedSessionView).default([]),
+    /** Set when this start of Deskhand repaired a damaged database. */
+    repair: DatabaseRepairView.nullable().default(null),
+  }),
   'session.open': SessionDetail,
   'session.delete': z.object({ sessionId: Id }),
   /** The session as one JSON document (no secrets, screenshots by file name). */

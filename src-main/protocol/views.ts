@@ -111,6 +111,25 @@ export const DamagedSessionView = z.object({
 });
 export type DamagedSessionView = z.infer<typeof DamagedSessionView>;
 
+/**
+ * Deskhand found its database damaged at start-up: it set the file aside (kept as it was) and carried
+ * what could be read into a new one. Shown above the sessions list until dismissed.
+ */
+export const DatabaseRepairView = z.object({
+  /** Where the damaged file now is. */
+  damagedFile: z.string().min(1).max(4_096),
+  /** What SQLite said of it. */
+  reason: z.string().max(DAMAGED_TEXT_CHARS),
+  /** What the new database holds of it. */
+  sessions: z.number().int().nonnegative(),
+  steps: z.number().int().nonnegative(),
+  /** Sessions whose own record was lost, made again from their requests and steps. */
+  rebuiltSessions: z.number().int().nonnegative(),
+  /** Whether parts of the file could not be read (what was on them is not in the new database). */
+  partsLost: z.boolean(),
+});
+export type DatabaseRepairView = z.infer<typeof DatabaseRepairView>;
+
 export const RoundView = z.object({
   index: z.number().int().nonnegative(),
   request: z.string(),

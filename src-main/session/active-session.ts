@@ -8,6 +8,7 @@ import { unlessAborted } from '../common/unless-aborted';
 import type { DeskhandConfig } from '../host/config';
 import type { Blackboard } from '../memory/blackboard';
 import type { BlackboardStore } from '../memory/blackboard-store';
+import { damagedDatabaseMessage, isDatabaseDamage } from '../memory/database';
 import type { InteractionStore } from '../memory/interaction-store';
 import type { ScreenshotFiles } from '../memory/screenshot-files';
 import type { NewStep, SessionStore } from '../memory/session-store';
@@ -105,6 +106,7 @@ export class ActiveSession {
           return { status: 'error', result: error.message };
         }
         logError('[deskhand] the round failed:', error);
+        if (isDatabaseDamage(error)) return { status: 'error', result: damagedDatabaseMessage(error) };
         return { status: 'error', result: `internal error: ${(error as Error).message}` };
       })
       .then((outcome) => this.endRound(round, outcome))

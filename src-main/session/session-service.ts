@@ -8,6 +8,7 @@ import {
   TERMINAL_SESSION_STATUSES,
   type BlackboardView,
   type CommandResult,
+  type DatabaseRepairView,
   type HostCommand,
   type HostCommandType,
   type HostEvent,
@@ -35,6 +36,8 @@ export interface SessionServiceDeps extends Omit<SessionDeps, 'emit'> {
   screenshots: ScreenshotFiles;
   broker: InteractionBroker;
   settings: SettingsHandler | null;
+  /** What start-up did with a damaged database, for the sessions list to say. */
+  repair: DatabaseRepairView | null;
 }
 
 type Listener = (event: HostEvent) => void;
@@ -141,7 +144,7 @@ export class SessionService {
         this.requireSession(command.sessionId);
         return { sessionId: command.sessionId, paused: this.live(command.sessionId)?.pauseRun('Paused by you') ?? false };
       case 'session.list':
-        return store.listEntries(200, command.query);
+        return { ...store.listEntries(200, command.query), repair: this.deps.repair };
       case 'session.open': {
         const session = this.requireSession(command.sessionId);
         return {

@@ -20,7 +20,8 @@ export interface HostHarness {
   events: HostEvent[];
   /** Actions that reached the fake device client, in order. */
   deviceActions(): FakeDeviceAction[];
-  restart(): Promise<Host>;
+  /** Closes the host and starts another on the same data folder; `meanwhile` runs while none is running. */
+  restart(meanwhile?: () => void): Promise<Host>;
   close(): Promise<void>;
 }
 
@@ -91,8 +92,9 @@ export async function startHostHarness(scenario: Scenario, options: HarnessOptio
     dataDir,
     events,
     deviceActions: () => readDeviceActions(actionLog),
-    async restart() {
+    async restart(meanwhile) {
       await harness.host.close();
+      meanwhile?.();
       harness.host = build();
       return harness.host;
     },

@@ -25,3 +25,23 @@ describe('ProtocolEndpoint never throws', () => {
     }
   });
 });
+
+describe('a database found damaged while Deskhand runs', () => {
+  it('is named as such in the error reply, with what to do', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    // What better-sqlite3 throws when a query meets a damaged page.
+    const damaged = Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' });
+    const locked = Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+    const reply = (thrown: Error) => new ProtocolEndpoint(failingSessions(thrown)).handleText(JSON.stringify({ type: 'session.open', id: 'r1', sessionId: 's1' }));
+    await expect(reply(damaged)).resolves.toMatchObject({
+      ok: false,
+      error: {
+        code: 'internal',
+        message:
+          "the host could not do that: Deskhand's database is damaged (database disk image is malformed). " +
+          'Restart Deskhand: it sets the damaged file aside and keeps what can still be read of it.',
+      },
+    });
+    await expect(reply(locked)).resolves.toMatchObject({ ok: false, error: { message: 'the host could not do that: database is locked' } });
+  });
+});

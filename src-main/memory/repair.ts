@@ -1,0 +1,126 @@
+import Database from 'better-sqlite3';
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { DAMAGED_TEXT_CHARS, type DatabaseRepairView } from '../protocol';
+import { isDatabaseDamage, openDatabase, type Db } from './database';
+import { salvageInto, type SalvageReport } from './salvage';
+import type { SessionStore } from './session-store';
+
+/** What start-up did with a damaged database. */
+export interface DatabaseRepair {
+  /** Where the damaged file now is, kept as it was (with its -wal and -shm files). */
+  damagedFile: string;
+  /** What SQLite said of it. */
+  reason: string;
+  /** What was copied into the new database; null when nothing of the damaged file could be read. */
+  salvaged: SalvageReport | null;
+}
+
+export interface OpenedDatabase {
+  db: Db;
+  /** Set when the database was damaged and start-up replaced it. */
+  repair: DatabaseRepair | null;
+}
+
+/** A damaged database's file and its companions, as SQLite names them. */
+const COMPANIONS = ['-wal', '-shm'] as const;
+
+/**
+ * Opens the database; if it is damaged (SQLite finds broken pages, or the file is no database), copies
+ * what can be read into a new one, sets the damaged file aside beside it and puts the new one in its
+ * place. Nothing is deleted: the damaged file stays for a closer look (SQLite's own `.recover`). The new
+ * database is built under another name first, so a repair that fails (a full disk) changes nothing and
+ * is tried again at the next start. Any other failure (a lock, a newer schema) is thrown as it was.
+ */
+export function openRepairing(file: string, options: { nativeBinding?: string } = {}, now = new Date()): OpenedDatabase {
+  try {
+    return { db: openDatabase(file, options), repair: null };
+  } catch (error) {
+    if (!isDatabaseDamage(error)) throw error;
+    const reason = rootMessage(error);
+    const building = `${file}.repairing`;
+    let salvaged: SalvageReport | null;
+    try {
+      // Left by a repair that failed or was cut off.
+      for (const path of [building, ...COMPANIONS.map((suffix) => building + suffix)]) rmSync(path, { force: true });
+      salvaged = buildRepaired(file, building, options);
+    } catch (failure) {
+      throw new Error(`the Deskhand database ${file} is damaged (${reason}), and repairing it failed: ${(failure as Error).message}`, {
+        cause: failure,
+      });
+    }
+    const damagedFile = asideName(file, now);
+    // The write-ahead log first: a main file moved without it would lose its last transactions.
+    for (const suffix of COMPANIONS) if (existsSync(file + suffix)) renameSync(file + suffix, damagedFile + suffix);
+    renameSync(file, damagedFile);
+    renameSync(building, file);
+    return { db: openDatabase(file, options), repair: { damagedFile, reason, salvaged } };
+  }
+}
+
+/** Builds the repaired database at `building`; returns what was salvaged (null: nothing could be read). */
+function buildRepaired(file: string, building: string, options: { nativeBinding?: string }): SalvageReport | null {
+  const fresh = openDatabase(building, options);
+  try {
+    let salvaged: SalvageReport | null = null;
+    let damaged: Db | null = null;
+    try {
+      // Read-only: closing it must not checkpoint into the damaged file, which is kept as it was.
+      damaged = new Database(file, { readonly: true, fileMustExist: true, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) });
+    } catch {
+      // It cannot even be opened: the new database starts empty.
+    }
+    if (damaged) {
+      try {
+        salvaged = salvageInto(damaged, fresh);
+      } finally {
+        damaged.close();
+      }
+    }
+    // One file to move into place, with no write-ahead log beside it.
+    fresh.pragma('journal_mode = DELETE');
+    return salvaged;
+  } finally {
+    fresh.close();
+  }
+}
+
+/** `deskhand.sqlite.damaged-2026-11-22T09-30-00Z`, or with `-2`, `-3` when that is taken. */
+function asideName(file: string, now: Date): string {
+  const stamp = now.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+  for (let n = 1; ; n++) {
+    const name = `${file}.damaged-${stamp}${n > 1 ? `-${n}` : ''}`;
+    if (![name, ...COMPANIONS.map((suffix) => name + suffix)].some((path) => existsSync(path))) return name;
+  }
+}
+
+/** Whether a damaged database was set aside in the data folder (its sessions' screenshots are kept then). */
+export function hasDamagedCopies(file: string): boolean {
+  const prefix = `${basename(file)}.damaged-`;
+  try {
+    return readdirSync(dirname(file)).some((name) => name.startsWith(prefix));
+  } catch {
+    return false;
+  }
+}
+
+/** The innermost message: SQLite's words, without the wrappers that name the file. */
+function rootMessage(error: unknown): string {
+  let cause = error;
+  while (cause instanceof Error && cause.cause instanceof Error) cause = cause.cause;
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
+/** The repair as the sessions list shows it: what the new database holds now, and whether parts were lost. */
+export function repairView(repair: DatabaseRepair, store: SessionStore): DatabaseRepairView {
+  const { sessions, steps } = store.counts();
+  const salvaged = repair.salvaged;
+  return {
+    damagedFile: repair.damagedFile,
+    reason: repair.reason.length > DAMAGED_TEXT_CHARS ? `${repair.reason.slice(0, DAMAGED_TEXT_CHARS - 1)}…` : repair.reason,
+    sessions,
+    steps,
+    rebuiltSessions: salvaged?.rebuiltSessions ?? 0,
+    partsLost: !salvaged || salvaged.unreadable.length > 0 || salvaged.dropped > 0,
+  };
+}

@@ -1,0 +1,293 @@
+import type { Db } from './database';
+import { titleFrom } from './session-store';
+
+/**
+ * Copies what can still be read of a damaged Deskhand database into a fresh one (at the current schema).
+ * SQLite fails a whole query at the first damaged page it meets, so each table is read in order of its
+ * rowids, and a read that fails goes on after the damaged stretch: the first rowid a search can reach
+ * again is found by probing further and further ahead, then narrowing back (a damaged leaf page hides its
+ * own rows only; a damaged inner page, the rows under it). A session whose own row was lost but whose
+ * rounds or steps were read is rebuilt from them; what belongs to a session that is gone for good is
+ * dropped, except its audit rows, which stay without it as after a delete.
+ */
+
+/** The tables Deskhand keeps, parents first. */
+const TABLES = ['sessions', 'rounds', 'steps', 'blackboard_items', 'interactions', 'forms', 'audit'] as const;
+type Table = (typeof TABLES)[number];
+
+/** Rows read per query; the probe narrows back to one rowid. */
+const PAGE_ROWS = 500;
+/** SQLite's rowids are signed 64-bit integers. */
+const MIN_ROWID = -(2n ** 63n);
+const MAX_ROWID = 2n ** 63n - 1n;
+/** Far enough to skip any stretch of rowids. */
+const MAX_PROBE_STEPS = 65;
+
+export interface SalvageReport {
+  /** Rows copied per table. */
+  copied: Record<Table, number>;
+  /** Sessions whose own row was lost, rebuilt from their rounds and steps. */
+  rebuiltSessions: number;
+  /** Tables where a damaged stretch was skipped, or that could not be read at all: their rows there are lost. */
+  unreadable: Table[];
+  /** Rows read but not kept: their session is lost, or the row does not fit the schema. */
+  dropped: number;
+}
+
+type Row = Record<string, unknown>;
+
+/**
+ * Copies every readable row of `damaged` into `fresh` (opened at the current schema, empty). Never throws
+ * for what it reads; a failure to write `fresh` (a full disk) is thrown.
+ */
+export function salvageInto(damaged: Db, fresh: Db): SalvageReport {
+  const report: SalvageReport = {
+    copied: { sessions: 0, rounds: 0, steps: 0, blackboard_items: 0, interactions: 0, forms: 0, audit: 0 },
+    rebuiltSessions: 0,
+    unreadable: [],
+    dropped: 0,
+  };
+  // A row whose session is missing is kept for now: the session may be rebuilt from its steps.
+  fresh.pragma('foreign_keys = OFF');
+  try {
+    fresh.transaction(() => {
+      for (const table of TABLES) copyTable(damaged, fresh, table, report);
+      report.rebuiltSessions = rebuildLostSessions(fresh);
+      report.dropped += dropOrphans(fresh);
+    })();
+  } finally {
+    fresh.pragma('foreign_keys = ON');
+  }
+  const broken = fresh.pragma('foreign_key_check') as unknown[];
+  if (broken.length > 0) throw new Error(`the repaired database still has ${broken.length} rows without their session`);
+  return report;
+}
+
+function copyTable(damaged: Db, fresh: Db, table: Table, report: SalvageReport): void {
+  const columns = sharedColumns(damaged, fresh, table);
+  if (!columns) {
+    report.unreadable.push(table);
+    return;
+  }
+  const insert = fresh.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`);
+  let reader: RowReader;
+  try {
+    reader = new RowReader(damaged, table, columns);
+  } catch {
+    report.unreadable.push(table);
+    return;
+  }
+  for (const row of reader.rows()) {
+    try {
+      insert.run(row);
+      report.copied[table]++;
+    } catch {
+      // A NOT NULL or CHECK the damaged row breaks, or a duplicate key: the row is not Deskhand's to keep.
+      report.dropped++;
+    }
+  }
+  if (reader.skipped) report.unreadable.push(table);
+}
+
+/** The columns both databases have for `table`; null when the damaged one's schema cannot be read. */
+function sharedColumns(damaged: Db, fresh: Db, table: Table): string[] | null {
+  const namesOf = (db: Db): string[] => (db.pragma(`table_info(${table})`) as Array<{ name: string }>).map((column) => column.name);
+  try {
+    const old = new Set(namesOf(damaged));
+    const shared = namesOf(fresh).filter((name) => old.has(name));
+    return shared.length > 0 ? shared : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Reads a table's rows in rowid order, stepping over damaged stretches. */
+class RowReader {
+  /** Whether a damaged stretch (or the whole table) could not be read. */
+  skipped = false;
+  private readonly page;
+  private readonly firstFrom;
+
+  constructor(db: Db, table: Table, columns: string[]) {
+    const list = columns.join(', ');
+    // `rowid >= after + 1`, not `rowid > after`: SQLite seeks to `after` first, on the damaged page if it is there.
+    this.page = db.prepare(`SELECT rowid AS rowid_, ${list} FROM ${table} WHERE rowid >= ? ORDER BY rowid LIMIT ${PAGE_ROWS}`).safeIntegers();
+    this.firstFrom = db.prepare(`SELECT rowid FROM ${table} WHERE rowid >= ? ORDER BY rowid LIMIT 1`).pluck().safeIntegers();
+  }
+
+  *rows(): Generator<Row> {
+    let after: bigint | null = MIN_ROWID - 1n;
+    while (after !== null && after < MAX_ROWID) {
+      const batch: Row[] = [];
+      let failed = false;
+      try {
+        for (const row of this.page.iterate(after + 1n) as IterableIterator<Row>) batch.push(row);
+      } catch {
+        failed = true;
+      }
+      for (const row of batch) {
+        const { rowid_: rowid, ...values } = row;
+        after = rowid as bigint;
+        yield normalised(values);
+      }
+      // A read that failed after some rows is simply asked again from the last one: it then fails at once.
+      if (failed && batch.length === 0) {
+        this.skipped = true;
+        after = this.resumeAfter(after);
+      } else if (!failed && batch.length < PAGE_ROWS) {
+        after = null;
+      }
+    }
+  }
+
+  /**
+   * A read of the rows after `after` failed at once. If a search still finds the next row, that row's
+   * own content is damaged: reading goes on past it. Otherwise the search itself meets the damage: the
+   * probe goes `after + 1, + 2, + 4, ...` until a search succeeds, then narrows back between the last
+   * failed probe and it, and reading goes on just before the first row found. Null: nothing further.
+   */
+  private resumeAfter(after: bigint): bigint | null {
+    const next = this.searchFrom(after + 1n);
+    if (next !== 'damaged') return next;
+    let failedAt = after + 1n;
+    let step = 2n;
+    for (let probe = 0; probe < MAX_PROBE_STEPS; probe++) {
+      const from = after + step;
+      const found = this.searchFrom(from);
+      if (found === 'damaged') {
+        failedAt = from;
+        step *= 2n;
+        continue;
+      }
+      if (found === null) return null;
+      let low = failedAt;
+      let high = from;
+      let first = found;
+      while (high - low > 1n) {
+        const middle = low + (high - low) / 2n;
+        const hit = this.searchFrom(middle);
+        if (hit === 'damaged') low = middle;
+        else {
+          high = middle;
+          if (hit !== null) first = hit;
+        }
+      }
+      return first - 1n;
+    }
+    return null;
+  }
+
+  /** The first rowid from `from` on; null when there is none; 'damaged' when the search fails. */
+  private searchFrom(from: bigint): bigint | null | 'damaged' {
+    if (from > MAX_ROWID) return null;
+    try {
+      const rowid = this.firstFrom.get(from) as bigint | undefined;
+      return rowid ?? null;
+    } catch {
+      return 'damaged';
+    }
+  }
+}
+
+/** Integers come back as bigint (safeIntegers, for rowids); the stores write and read numbers. */
+function normalised(row: Row): Row {
+  for (const [key, value] of Object.entries(row)) {
+    if (typeof value === 'bigint') row[key] = Number(value);
+  }
+  return row;
+}
+
+/** What a rebuilt session says of its first request when none of its rounds could be read. */
+export const LOST_REQUEST = '(the request was lost when the database was repaired)';
+
+interface LostSession {
+  id: string;
+  request: string | null;
+  status: string | null;
+  result: string | null;
+  round_start: number | null;
+  step_start: number | null;
+  round_end: number | null;
+  step_end: number | null;
+  next_step: number | null;
+  next_round: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost: number | null;
+}
+
+/**
+ * Sessions referred to by rounds or steps but with no row of their own get one back, from what those
+ * rows say: the first request, the last round's status and result, the usage summed over the steps. Its
+ * step and round counts continue after the highest index read, so the next step or round never takes an
+ * index that is in use.
+ */
+function rebuildLostSessions(fresh: Db): number {
+  const lost = fresh
+    .prepare(
+      `WITH ids AS (
+         SELECT session_id AS id FROM rounds UNION SELECT session_id FROM steps
+       ), missing AS (
+         SELECT id FROM ids WHERE id NOT IN (SELECT id FROM sessions)
+       )
+       SELECT m.id,
+         (SELECT request FROM rounds WHERE session_id = m.id ORDER BY idx LIMIT 1) AS request,
+         (SELECT status FROM rounds WHERE session_id = m.id ORDER BY idx DESC LIMIT 1) AS status,
+         (SELECT result FROM rounds WHERE session_id = m.id ORDER BY idx DESC LIMIT 1) AS result,
+         (SELECT MIN(started_at) FROM rounds WHERE session_id = m.id) AS round_start,
+         (SELECT MIN(started_at) FROM steps WHERE session_id = m.id) AS step_start,
+         (SELECT MAX(COALESCE(ended_at, started_at)) FROM rounds WHERE session_id = m.id) AS round_end,
+         (SELECT MAX(started_at) FROM steps WHERE session_id = m.id) AS step_end,
+         (SELECT MAX(idx) + 1 FROM steps WHERE session_id = m.id) AS next_step,
+         -- Several arguments: MAX is NULL when one of them is, hence the COALESCEs.
+         MAX(COALESCE((SELECT MAX(idx) + 1 FROM rounds WHERE session_id = m.id), 0),
+             COALESCE((SELECT MAX(round) + 1 FROM steps WHERE session_id = m.id), 0)) AS next_round,
+         (SELECT COALESCE(SUM(prompt_tokens), 0) FROM steps WHERE session_id = m.id) AS prompt_tokens,
+         (SELECT COALESCE(SUM(completion_tokens), 0) FROM steps WHERE session_id = m.id) AS completion_tokens,
+         (SELECT SUM(cost_usd) FROM steps WHERE session_id = m.id) AS cost
+       FROM missing m`,
+    )
+    .all() as LostSession[];
+  const insert = fresh.prepare(
+    `INSERT INTO sessions (id, title, request, mode, status, result, created_at, updated_at, step_count, round_count,
+       prompt_tokens, completion_tokens, cost_usd)
+     VALUES (@id, @title, @request, @mode, @status, @result, @created, @updated, @steps, @rounds, @prompt, @completion, @cost)`,
+  );
+  const modeOf = fresh.prepare(`SELECT COUNT(*) FROM steps WHERE session_id = ? AND agent <> 'ShellAgent'`).pluck();
+  for (const session of lost) {
+    const request = session.request ?? LOST_REQUEST;
+    // Only the ShellAgent's steps: a shell session; anything else had the HostAgent (desktop).
+    const onlyShell = session.next_step !== null && (modeOf.get(session.id) as number) === 0;
+    const times = (...values: Array<number | null>): number[] => values.filter((value): value is number => value !== null);
+    const starts = times(session.round_start, session.step_start);
+    const ends = times(session.round_end, session.step_end);
+    const created = starts.length ? Math.min(...starts) : Date.now();
+    insert.run({
+      id: session.id,
+      title: titleFrom(request),
+      request,
+      mode: onlyShell ? 'shell' : 'desktop',
+      // Left as it was; start-up recovery then marks an unfinished one interrupted (resumable).
+      status: session.status ?? 'interrupted',
+      result: session.result,
+      created,
+      updated: ends.length ? Math.max(...ends) : created,
+      steps: session.next_step ?? 0,
+      rounds: session.next_round,
+      prompt: session.prompt_tokens,
+      completion: session.completion_tokens,
+      cost: session.cost,
+    });
+  }
+  return lost.length;
+}
+
+/** Rows of sessions that are gone for good; audit rows lose their session instead. Returns how many went. */
+function dropOrphans(fresh: Db): number {
+  let dropped = 0;
+  for (const table of ['rounds', 'steps', 'blackboard_items', 'interactions', 'forms'] as const) {
+    dropped += fresh.prepare(`DELETE FROM ${table} WHERE session_id NOT IN (SELECT id FROM sessions)`).run().changes;
+  }
+  fresh.prepare('UPDATE audit SET session_id = NULL WHERE session_id IS NOT NULL AND session_id NOT IN (SELECT id FROM sessions)').run();
+  return dropped;
+}

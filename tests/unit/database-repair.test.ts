@@ -1,0 +1,242 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isDatabaseDamage, openDatabase, type Db } from '../../src-main/memory/database';
+import { hasDamagedCopies, openRepairing } from '../../src-main/memory/repair';
+import { LOST_REQUEST } from '../../src-main/memory/salvage';
+import { SessionStore } from '../../src-main/memory/session-store';
+import { damagePage, pagesOf } from '../support/damage-db';
+import { newStep } from '../support/store-fixtures';
+
+const SESSIONS = 12;
+const STEPS_EACH = 150;
+const NOW = new Date('2026-11-22T10:00:00.000Z');
+const ASIDE = 'deskhand.sqlite.damaged-2026-11-22T10-00-00Z';
+
+let dir: string;
+let file: string;
+const opened: Db[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'deskhand-repair-'));
+  file = join(dir, 'deskhand.sqlite');
+});
+
+afterEach(() => {
+  for (const db of opened.splice(0)) if (db.open) db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Made {
+  ids: string[];
+  /** Each session's request, by id. */
+  requests: Map<string, string>;
+}
+
+/** A database of finished sessions, one round each, the last a shell session, with blackboard and audit rows. */
+function makeDatabase(): Made {
+  const db = openDatabase(file);
+  const store = new SessionStore(db, 1_000);
+  const made: Made = { ids: [], requests: new Map() };
+  for (let s = 0; s < SESSIONS; s++) {
+    const shell = s === SESSIONS - 1;
+    const request = `request number ${s}: tidy the folder ${'and more '.repeat(10)}`;
+    const id = store.createSession(request, shell ? 'shell' : 'desktop').id;
+    const round = store.startRound(id, request);
+    store.transaction(() => {
+      for (let i = 0; i < STEPS_EACH; i++) {
+        store.appendStep(
+          id,
+          newStep({ agent: shell ? 'ShellAgent' : i % 3 === 0 ? 'HostAgent' : 'AppAgent', observation: `seen ${i} `.repeat(40), startedAt: 1_000 + i, tokens: { prompt: 10, completion: 2 } }),
+        );
+      }
+    });
+    store.endRound(id, round, 'finished', `done ${s}`);
+    store.setStatus(id, 'finished', `done ${s}`);
+    db.prepare(`INSERT INTO blackboard_items (session_id, memory, step_idx, content_json, created_at) VALUES (?, 'requests', 0, '"x"', 1)`).run(id);
+    db.prepare(
+      `INSERT INTO audit (call_id, session_id, agent, tool, tool_type, args_json, decision, status, requested_at)
+       VALUES (?, ?, 'AppAgent', 'click', 'action', '{}', 'allowed', 'success', 1)`,
+    ).run(`call-${s}`, id);
+    made.ids.push(id);
+    made.requests.set(id, request);
+  }
+  db.close();
+  return made;
+}
+
+function sha256(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+function reopen(): { db: Db; repair: ReturnType<typeof openRepairing>['repair']; store: SessionStore } {
+  const { db, repair } = openRepairing(file, {}, NOW);
+  opened.push(db);
+  return { db, repair, store: new SessionStore(db, 1_000) };
+}
+
+/** The pages of a table, read from a copy of the database as it is now. */
+function pages(name: string) {
+  const db = new Database(file);
+  try {
+    return pagesOf(db, name);
+  } finally {
+    db.close();
+  }
+}
+
+describe('opening a damaged database', () => {
+  it('leaves a healthy database as it is', () => {
+    makeDatabase();
+    const { repair, store } = reopen();
+    expect(repair).toBeNull();
+    expect(store.counts()).toEqual({ sessions: SESSIONS, steps: SESSIONS * STEPS_EACH });
+    expect(readdirSync(dir).some((name) => name.includes('damaged'))).toBe(false);
+    expect(hasDamagedCopies(file)).toBe(false);
+  });
+
+  it('rebuilds every session whose own row was on a damaged page from its round and steps, and keeps the damaged file as it was', () => {
+    const made = makeDatabase();
+    const [sessionsPage] = pages('sessions');
+    expect(sessionsPage?.pagetype).toBe('leaf');
+    damagePage(file, sessionsPage!.pageno);
+    const damagedHash = sha256(file);
+    expect(() => openDatabase(file)).toThrow(/cannot open the Deskhand database .*SQLite's check of its pages found: /);
+
+    const { db, repair, store } = reopen();
+    expect(repair).toMatchObject({ damagedFile: join(dir, ASIDE), reason: expect.stringMatching(/^SQLite's check of its pages found: /) });
+    expect(repair?.salvaged).toMatchObject({ rebuiltSessions: SESSIONS, unreadable: ['sessions'], dropped: 0 });
+    expect(repair?.salvaged?.copied).toMatchObject({ sessions: 0, rounds: SESSIONS, steps: SESSIONS * STEPS_EACH, blackboard_items: SESSIONS, audit: SESSIONS });
+    // The damaged file is set aside untouched: nothing is lost that a closer look could still get back.
+    expect(sha256(join(dir, ASIDE))).toBe(damagedHash);
+    expect(hasDamagedCopies(file)).toBe(true);
+    expect(db.pragma('quick_check', { simple: true })).toBe('ok');
+    expect(db.pragma('foreign_key_check')).toEqual([]);
+
+    const sessions = store.listEntries();
+    expect(sessions.damaged).toEqual([]);
+    expect(sessions.sessions.map((session) => session.id).sort()).toEqual([...made.ids].sort());
+    for (const session of sessions.sessions) {
+      const request = made.requests.get(session.id) as string;
+      expect(session).toMatchObject({ request, status: 'finished', result: expect.stringMatching(/^done \d+$/), stepCount: STEPS_EACH, roundCount: 1 });
+      expect(session.title).toBe(request.replace(/\s+/g, ' ').trim().slice(0, 79) + '…');
+      expect(session.tokens).toEqual({ prompt: 10 * STEPS_EACH, completion: 2 * STEPS_EACH });
+      expect(session.mode).toBe(session.id === made.ids.at(-1) ? 'shell' : 'desktop');
+      expect(store.steps(session.id)).toHaveLength(STEPS_EACH);
+    }
+    // A rebuilt session goes on where it was: its next round and step take the next indexes.
+    const first = made.ids[0] as string;
+    expect(store.startRound(first, 'one more thing')).toBe(1);
+    expect(store.appendStep(first, newStep({ round: 1 })).index).toBe(STEPS_EACH);
+  });
+
+  it('rebuilds a session from its steps alone when its rounds are lost too, and says its request was lost', () => {
+    makeDatabase();
+    damagePage(file, pages('sessions')[0]!.pageno);
+    damagePage(file, pages('rounds')[0]!.pageno);
+    const { repair, store } = reopen();
+    expect(repair?.salvaged).toMatchObject({ rebuiltSessions: SESSIONS, unreadable: ['sessions', 'rounds'] });
+    const sessions = store.listSessions();
+    expect(sessions).toHaveLength(SESSIONS);
+    for (const session of sessions) {
+      // Resumable: whether its last round had ended is not known.
+      expect(session).toMatchObject({ request: LOST_REQUEST, title: LOST_REQUEST, status: 'interrupted', stepCount: STEPS_EACH, roundCount: 1 });
+    }
+    expect(sessions.filter((session) => session.mode === 'shell')).toHaveLength(1);
+  });
+
+  it('loses only the steps on a damaged page, and reads on past it', () => {
+    makeDatabase();
+    const leaves = pages('steps').filter((page) => page.pagetype === 'leaf');
+    const hit = leaves[Math.floor(leaves.length / 2)]!;
+    expect(hit.ncell).toBeGreaterThan(0);
+    damagePage(file, hit.pageno);
+
+    const { repair, store } = reopen();
+    expect(repair?.salvaged).toMatchObject({ rebuiltSessions: 0, unreadable: ['steps'], dropped: 0 });
+    expect(store.counts()).toEqual({ sessions: SESSIONS, steps: SESSIONS * STEPS_EACH - hit.ncell });
+    // The sessions keep their step counts, so new steps never take an index still held by a lost one.
+    const session = store.listSessions()[0]!;
+    expect(session.stepCount).toBe(STEPS_EACH);
+  });
+
+  it('loses nothing when only an index is damaged: the new database builds its indexes again', () => {
+    makeDatabase();
+    const index = pages('sqlite_autoindex_steps_2').find((page) => page.pagetype === 'leaf')!;
+    damagePage(file, index.pageno);
+    const { db, repair, store } = reopen();
+    expect(repair?.salvaged).toMatchObject({ unreadable: [], dropped: 0, copied: { steps: SESSIONS * STEPS_EACH } });
+    expect(store.counts()).toEqual({ sessions: SESSIONS, steps: SESSIONS * STEPS_EACH });
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+  });
+
+  it('steps over damaged pages one after another', () => {
+    makeDatabase();
+    const leaves = pages('steps').filter((page) => page.pagetype === 'leaf');
+    const twoInARow = leaves.slice(5, 7);
+    for (const page of twoInARow) damagePage(file, page.pageno);
+    const { store } = reopen();
+    expect(store.counts().steps).toBe(SESSIONS * STEPS_EACH - twoInARow.reduce((sum, page) => sum + page.ncell, 0));
+  });
+
+  it('keeps every other table when an inner page puts all the steps out of reach', () => {
+    makeDatabase();
+    const inner = pages('steps').filter((page) => page.pagetype === 'internal');
+    // At this size the table's root is its only inner page: every step is under it.
+    expect(inner).toHaveLength(1);
+    damagePage(file, inner[0]!.pageno);
+    const { repair, store } = reopen();
+    expect(repair?.salvaged).toMatchObject({ unreadable: ['steps'], copied: { sessions: SESSIONS, rounds: SESSIONS, steps: 0, blackboard_items: SESSIONS, audit: SESSIONS } });
+    expect(store.counts()).toEqual({ sessions: SESSIONS, steps: 0 });
+  });
+
+  it('sets aside a file that is no database at all and starts an empty one', () => {
+    writeFileSync(file, 'these are not the pages of a database '.repeat(200));
+    const { repair, store } = reopen();
+    expect(repair).toMatchObject({ damagedFile: join(dir, ASIDE), reason: 'file is not a database' });
+    expect(repair?.salvaged?.unreadable).toEqual(['sessions', 'rounds', 'steps', 'blackboard_items', 'interactions', 'forms', 'audit']);
+    expect(store.counts()).toEqual({ sessions: 0, steps: 0 });
+    expect(readFileSync(join(dir, ASIDE), 'utf8')).toMatch(/^these are not the pages/);
+  });
+
+  it('changes nothing when the repair cannot be written, and tries again at the next start', () => {
+    makeDatabase();
+    damagePage(file, pages('sessions')[0]!.pageno);
+    const damagedHash = sha256(file);
+    // Where the repaired database is built, something that cannot be replaced.
+    mkdirSync(`${file}.repairing`);
+    writeFileSync(join(`${file}.repairing`, 'keep'), '');
+    expect(() => openRepairing(file, {}, NOW)).toThrow(/^the Deskhand database .* is damaged \(SQLite's check .*\), and repairing it failed: /);
+    expect(sha256(file)).toBe(damagedHash);
+    expect(existsSync(join(dir, ASIDE))).toBe(false);
+
+    rmSync(`${file}.repairing`, { recursive: true });
+    const { repair, store } = reopen();
+    expect(repair?.salvaged?.rebuiltSessions).toBe(SESSIONS);
+    expect(store.counts().sessions).toBe(SESSIONS);
+  });
+
+  it('does not take a database from a newer Deskhand, or one another program locks, for a damaged one', () => {
+    makeDatabase();
+    const db = new Database(file);
+    db.pragma('user_version = 99');
+    db.close();
+    expect(() => openRepairing(file, {}, NOW)).toThrow(/schema version 99, newer than this Deskhand/);
+    expect(readdirSync(dir).some((name) => name.includes('damaged'))).toBe(false);
+    expect(isDatabaseDamage(new Error('database is locked'))).toBe(false);
+  });
+
+  it('names a second repair in the same second apart from the first', () => {
+    writeFileSync(file, 'not a database '.repeat(100));
+    reopen().db.close();
+    writeFileSync(file, 'still not a database '.repeat(100));
+    rmSync(`${file}-wal`, { force: true });
+    rmSync(`${file}-shm`, { force: true });
+    const { repair } = reopen();
+    expect(repair?.damagedFile).toBe(join(dir, `${ASIDE}-2`));
+    expect(readFileSync(join(dir, ASIDE), 'utf8')).toMatch(/^not a database/);
+  });
+});
