@@ -2,6 +2,7 @@ import { Box, CssBaseline, GlobalStyles, ThemeProvider } from '@mui/material';
 import { AgentPanel } from './AgentPanel';
 import { AppHeader } from './AppHeader';
 import { ConnectionAlert } from './ConnectionAlert';
+import { DatabaseRepairNotice } from './DatabaseRepairNotice';
 import { useDraftCleanup } from './drafts';
 import { BlackboardDrawer } from './BlackboardDrawer';
 import { ErrorSnackbar } from './ErrorSnackbar';
@@ -43,6 +44,7 @@ export function App() {
         <Box component="main" sx={{ flex: 1, minWidth: 0, display: 'flex', flexDirection: 'column' }}>
           <AppHeader />
           <ConnectionAlert />
+          <DatabaseRepairNotice />
           <WaitingElsewhere />
           <StatusBar />
           <Box sx={{ flex: 1, minHeight: 0, display: 'flex' }}>

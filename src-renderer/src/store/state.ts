@@ -2,6 +2,7 @@ import {
   TERMINAL_SESSION_STATUSES,
   type BlackboardView,
   type DamagedSessionView,
+  type DatabaseRepairView,
   type FormView,
   type HostEvent,
   type Interaction,
@@ -34,6 +35,8 @@ export interface DeskhandState {
   sessionResults: string[] | null;
   /** Sessions whose stored row is damaged, as the last `session.list` found them: listed to be deleted, never opened. */
   damagedSessions: DamagedSessionView[];
+  /** Set when the host repaired a damaged database at its start (from `session.list`). */
+  databaseRepair: DatabaseRepairView | null;
   currentSessionId: string | null;
   /** Steps of the current session, ordered by index, unique by id. */
   steps: StepView[];
@@ -61,6 +64,7 @@ export const initialState: DeskhandState = {
   sessionQuery: '',
   sessionResults: null,
   damagedSessions: [],
+  databaseRepair: null,
   currentSessionId: null,
   steps: [],
   statusDetail: '',

@@ -2,7 +2,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { CommandResult, HostEvent, StepDetail } from '../../../src-main/protocol';
 import { HostCommandError } from '../bridge/errors';
 import type { Bridge } from '../bridge/types';
-import { applyDamagedSessions } from './damaged';
+import { applyDamagedSessions, applyDatabaseRepair } from './damaged';
 import {
   activeSession,
   applyBlackboard,
@@ -248,7 +248,9 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
           const { result, since } = await withEventsSince(bridge.send(trimmed ? { type: 'session.list', query: trimmed } : { type: 'session.list' }));
           // A slower answer to an older search must not replace a newer one.
           if (get().sessionQuery !== trimmed) return;
-          setFromSnapshot(since, changesSessionList, (state) => applyDamagedSessions(applySessionList(state, result.sessions, trimmed), result.damaged));
+          setFromSnapshot(since, changesSessionList, (state) =>
+            applyDatabaseRepair(applyDamagedSessions(applySessionList(state, result.sessions, trimmed), result.damaged), result.repair),
+          );
         } catch (error) {
           reportError(error);
         }
