@@ -14,12 +14,13 @@ import {
   screenResizedRefusalOf,
   WindowInfo,
   type ExpectKeyboard,
+  type ScreenSize,
   type ToolName,
 } from '../device/contract';
 import type { Command, CommandResult } from './command';
 import type { DeviceConnection } from './device-connection';
 import type { ExternalServers } from './external-servers';
-import { pointerFromResult, TakeoverGuard, type ScreenPoint, type TakeoverCheck } from './takeover';
+import { pointerFromResult, screenSizeFromResult, TakeoverGuard, type ScreenPoint, type TakeoverCheck } from './takeover';
 
 export interface CapturedScreenshot {
   bytes: Buffer;
@@ -84,6 +85,12 @@ function screenshotMeta(command: Command): Record<string, unknown> | undefined {
   return { [EXPECT_SCREENSHOT_META]: { id: command.screenshotId } };
 }
 
+/** A pointer position a device result reported, and the screen's size when the result said it too. */
+interface PointerSeen {
+  point: ScreenPoint;
+  screenSize: ScreenSize | null;
+}
+
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -96,7 +103,7 @@ function errorMessage(error: unknown): string {
 export class Dispatcher {
   readonly takeover = new TakeoverGuard();
   /** The latest pointer position any device result reported, and when. */
-  private lastPointer: { point: ScreenPoint; at: number } | null = null;
+  private lastPointer: (PointerSeen & { at: number }) | null = null;
   /** How many inputs the device refused because the keyboard was in another application's window. */
   keyboardRefusals = 0;
 
@@ -135,7 +142,7 @@ export class Dispatcher {
       const text = textOf(result);
       const moved = result.isError ? pointerMovedRefusalOf(result._meta) : null;
       if (moved) {
-        const seen = this.takeover.check(this.noted(moved.pointer.screen));
+        const seen = this.checkSeen(this.noted(moved.pointer.screen));
         return { status: 'failure', result: '', error: `not run: ${seen.message || text}`, durationMs: elapsed(), takenOver: true };
       }
       if (result.isError && keyboardElsewhereRefusalOf(result._meta)) {
@@ -143,10 +150,10 @@ export class Dispatcher {
         return { status: 'failure', result: '', error: text, durationMs: elapsed() };
       }
       if (result.isError) return { status: 'failure', result: '', error: text || 'the tool failed', durationMs: elapsed() };
-      const pointer = this.noted(pointerFromResult(result.structuredContent));
+      const pointer = this.notedFrom(result.structuredContent);
       if (acts && !DESKTOP_BLIND_TOOLS.has(tool)) {
-        if (leavesPointerAlone(tool, command.parameters)) this.takeover.check(pointer);
-        else this.takeover.agentLeftPointerAt(pointer);
+        if (leavesPointerAlone(tool, command.parameters)) this.checkSeen(pointer);
+        else this.takeover.agentLeftPointerAt(pointer?.point ?? null);
       }
       return { status: 'success', result: text, error: null, durationMs: elapsed(), ...(result.structuredContent ? { structured: result.structuredContent } : {}) };
     } catch (error) {
@@ -172,7 +179,7 @@ export class Dispatcher {
     if (!image || image.type !== 'image') throw new Error('screenshot failed: the device client sent no image');
     const meta = ScreenshotMeta.safeParse(result.structuredContent);
     if (!meta.success) throw new Error(`screenshot failed: bad geometry from the device client (${meta.error.message})`);
-    this.takeover.check(this.noted(pointerFromResult(result.structuredContent)));
+    this.checkSeen(this.notedFrom(result.structuredContent));
     return { bytes: Buffer.from(image.data, 'base64'), meta: meta.data };
   }
 
@@ -182,8 +189,8 @@ export class Dispatcher {
    */
   async checkTakeover(signal?: AbortSignal): Promise<TakeoverCheck> {
     if (this.takeover.paused || !this.takeover.lastAgentPointer) return this.takeover.check(null);
-    const fresh = this.lastPointer && performance.now() - this.lastPointer.at <= FRESH_POINTER_MS ? this.lastPointer.point : null;
-    return this.takeover.check(fresh ?? (await this.pointer(signal)));
+    const fresh = this.lastPointer && performance.now() - this.lastPointer.at <= FRESH_POINTER_MS ? this.lastPointer : null;
+    return this.checkSeen(fresh ?? (await this.pointer(signal)));
   }
 
   /** The device checks an action against this (EXPECT_POINTER_META): where the agent left the pointer. */
@@ -193,10 +200,21 @@ export class Dispatcher {
     return { [EXPECT_POINTER_META]: { x: expected.x, y: expected.y, tolerance: this.takeover.tolerance } };
   }
 
-  /** Keeps a reported pointer position as the latest, and passes it on. */
-  private noted(point: ScreenPoint | null): ScreenPoint | null {
-    if (point) this.lastPointer = { point, at: performance.now() };
-    return point;
+  /** Keeps a reported pointer position (and the screen's size, if reported with it) as the latest, and passes it on. */
+  private noted(point: ScreenPoint | null, screenSize: ScreenSize | null = null): PointerSeen | null {
+    if (!point) return null;
+    this.lastPointer = { point, screenSize, at: performance.now() };
+    return { point, screenSize };
+  }
+
+  /** The pointer a device result reported, noted as the latest. */
+  private notedFrom(structuredContent: unknown): PointerSeen | null {
+    return this.noted(pointerFromResult(structuredContent), screenSizeFromResult(structuredContent));
+  }
+
+  /** The takeover check on a reported pointer: a screen that shrank under it may have moved it (TakeoverGuard). */
+  private checkSeen(seen: PointerSeen | null): TakeoverCheck {
+    return this.takeover.check(seen?.point ?? null, seen?.screenSize ?? null);
   }
 
   /**
@@ -204,14 +222,14 @@ export class Dispatcher {
    * reference: moving the mouse to click Approve is not a takeover.
    */
   async rebasePointer(signal?: AbortSignal): Promise<void> {
-    this.takeover.resume(await this.pointer(signal).catch(() => null));
+    this.takeover.resume((await this.pointer(signal).catch(() => null))?.point ?? null);
   }
 
   /** Where the pointer is; null when the device cannot say (the next screenshot will surface a dead device). */
-  private async pointer(signal?: AbortSignal) {
+  private async pointer(signal?: AbortSignal): Promise<PointerSeen | null> {
     try {
       const result = await this.device.callTool('pointer', {}, signal);
-      return result.isError ? null : this.noted(pointerFromResult(result.structuredContent));
+      return result.isError ? null : this.notedFrom(result.structuredContent);
     } catch {
       return null;
     }

@@ -1,4 +1,4 @@
-import { PointerReport } from '../device/contract';
+import { clampToScreen, PointerReport, ScreenSize } from '../device/contract';
 
 /**
  * Takeover detection: if the pointer is not where the agent left it, the user has
@@ -9,8 +9,8 @@ import { PointerReport } from '../device/contract';
  * ran), so no extra call is needed:
  *
  *   const guard = new TakeoverGuard();
- *   // each step: the pointer from the step's screenshot result (or the `pointer` tool)
- *   const seen = guard.check(pointerFromResult(screenshot.structuredContent));
+ *   // each step: the pointer from the step's screenshot result (or the `pointer` tool), with the screen's size
+ *   const seen = guard.check(pointerFromResult(screenshot.structuredContent), screenSizeFromResult(screenshot.structuredContent));
  *   // the action itself: the device refuses it if the pointer left guard.lastAgentPointer
  *   // (EXPECT_POINTER_META), and reports where it is now, which goes to check() as well
  *   if (seen.takenOver) pause(seen.message);
@@ -21,6 +21,10 @@ import { PointerReport } from '../device/contract';
  *
  * Once a takeover is seen it is latched: check() keeps saying so until resume(), so a user who moves
  * the mouse back to the same spot does not silently hand control back.
+ *
+ * A screen that shrinks under the pointer has the X server move it inside (clampToScreen): given the
+ * screen's size (`structuredContent.screenSize`, when a result has it), check() takes a pointer found
+ * there for the agent's, and that point becomes where the agent left it.
  */
 
 export interface ScreenPoint {
@@ -53,6 +57,15 @@ export function pointerFromResult(structuredContent: unknown): ScreenPoint | nul
   return parsed.success ? parsed.data.screen : null;
 }
 
+/** The screen's size from a device tool result's structuredContent, or null when it does not say it. */
+export function screenSizeFromResult(structuredContent: unknown): ScreenSize | null {
+  if (!structuredContent || typeof structuredContent !== 'object') return null;
+  const parsed = ScreenSize.safeParse((structuredContent as { screenSize?: unknown }).screenSize);
+  return parsed.success ? parsed.data : null;
+}
+
+const distanceBetween = (a: ScreenPoint, b: ScreenPoint): number => Math.hypot(a.x - b.x, a.y - b.y);
+
 export class TakeoverGuard {
   /** Movement up to this many screen pixels is not a takeover. */
   readonly tolerance: number;
@@ -80,18 +93,25 @@ export class TakeoverGuard {
     if (point && !this.taken) this.expected = { x: point.x, y: point.y };
   }
 
-  /** Compares the pointer now with where the agent left it. */
-  check(actual: ScreenPoint | null): TakeoverCheck {
+  /**
+   * Compares the pointer now with where the agent left it; given the screen's size now, with where that
+   * point is on the screen (clampToScreen), which then becomes the agent's point.
+   */
+  check(actual: ScreenPoint | null, screenSize: ScreenSize | null = null): TakeoverCheck {
     if (this.taken) return { ...this.taken, actual };
     const expected = this.expected;
     if (!expected || !actual) return { takenOver: false, expected, actual, distance: 0, message: '' };
-    const distance = Math.hypot(actual.x - expected.x, actual.y - expected.y);
-    if (distance <= this.tolerance) return { takenOver: false, expected, actual, distance, message: '' };
+    const onScreen = screenSize ? clampToScreen(expected, screenSize) : expected;
+    const fromOnScreen = distanceBetween(actual, onScreen);
+    if (fromOnScreen <= this.tolerance) {
+      this.expected = onScreen;
+      return { takenOver: false, expected: onScreen, actual, distance: fromOnScreen, message: '' };
+    }
     const result: TakeoverCheck = {
       takenOver: true,
       expected,
       actual,
-      distance,
+      distance: distanceBetween(actual, expected),
       message:
         `The pointer moved from (${expected.x}, ${expected.y}), where the agent left it, to (${actual.x}, ${actual.y}): ` +
         'you have taken the mouse, so the run is paused. Resume it when you are done.',

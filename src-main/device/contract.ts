@@ -120,6 +120,10 @@ export function leavesPointerAlone(tool: string, args: Record<string, unknown>):
  */
 export const DESKTOP_BLIND_TOOLS: ReadonlySet<ToolName> = new Set(['execute_command']);
 
+/** The whole screen's logical size (the coordinate space of mouse input). */
+export const ScreenSize = z.object({ width: z.number().int().positive(), height: z.number().int().positive() });
+export type ScreenSize = z.infer<typeof ScreenSize>;
+
 /** Names one screenshot among all a device client ever took, its restarts included (see EXPECT_SCREENSHOT_META). */
 export const ScreenshotId = z.string().min(1).max(80);
 
@@ -133,6 +137,8 @@ export const ScreenshotMeta = z.object({
   mimeType: z.enum(['image/jpeg', 'image/webp', 'image/png']),
   /** The captured region in logical screen coordinates. */
   region: z.object({ x: z.number(), y: z.number(), width: z.number().positive(), height: z.number().positive() }),
+  /** The whole screen when it was taken (a window's screenshot does not show it); absent from a device that does not say it. */
+  screenSize: ScreenSize.optional(),
   captureMs: z.number().nonnegative(),
   encodeMs: z.number().nonnegative(),
 });
@@ -161,6 +167,11 @@ const XY = z.object({ x: z.number(), y: z.number() });
  * Where the pointer is after a tool ran, in `structuredContent.pointer` of every tool result except
  * errors: logical screen coordinates, and pixels of the last screenshot (null when outside it). The
  * host compares it with where the agent left the pointer to notice the user taking the mouse.
+ *
+ * Beside it, `structuredContent.screenSize` (ScreenSize) when the device read the screen's size for the
+ * result anyway: every screenshot and `pointer` result, and an action whose pointer check needed it. A
+ * screen that shrank moved the pointer into it (see clampToScreen), which the host must not take for
+ * the user's hand.
  */
 export const PointerReport = z.object({ screen: XY, image: XY.nullable() });
 export type PointerReport = z.infer<typeof PointerReport>;
@@ -230,9 +241,26 @@ export function expectedScreenshotOf(meta: unknown): ExpectScreenshot | null {
   return expectationOf(meta, EXPECT_SCREENSHOT_META, ExpectScreenshot);
 }
 
-/** Whether the pointer is farther from where the agent left it than the tolerance. */
-export function pointerMoved(expected: ExpectPointer, pointer: { x: number; y: number }): boolean {
-  return Math.hypot(pointer.x - expected.x, pointer.y - expected.y) > expected.tolerance;
+interface Point {
+  x: number;
+  y: number;
+}
+
+/**
+ * Where a point of the screen is once the screen is `size`: the X server keeps the pointer on a screen
+ * that shrinks under it by moving it to the nearest point inside, so nobody moved a pointer found there.
+ */
+export function clampToScreen(point: Point, size: ScreenSize): Point {
+  return { x: Math.min(point.x, size.width - 1), y: Math.min(point.y, size.height - 1) };
+}
+
+/**
+ * Whether the pointer is farther from where the agent left it than the tolerance; given the screen's
+ * size now, from where that point is on the screen (clampToScreen).
+ */
+export function pointerMoved(expected: ExpectPointer, pointer: Point, screenSize?: ScreenSize): boolean {
+  const left = screenSize ? clampToScreen(expected, screenSize) : expected;
+  return Math.hypot(pointer.x - left.x, pointer.y - left.y) > expected.tolerance;
 }
 
 /** The result of an action refused by that check: an error, with where the pointer is now. */

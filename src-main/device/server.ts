@@ -19,6 +19,7 @@ import {
   pointsOf,
   screenResizedResult,
   ScreenshotMeta,
+  ScreenSize,
   sendsInput,
   ToolArgs,
   type ExpectKeyboard,
@@ -46,6 +47,13 @@ import { focusWindow, getWindow, listWindows, UnsupportedError, windowAt, window
 export const DEVICE_SERVER_NAME = 'deskhand-device';
 export const DEVICE_SERVER_VERSION = '0.1.0';
 
+
+/** The takeover check's outcome: its refusal, and the screen's size when the check read it. */
+interface PointerCheck {
+  refusal: CallToolResult | null;
+  screenSize: ScreenSize | null;
+}
+const POINTER_WHERE_LEFT: PointerCheck = { refusal: null, screenSize: null };
 
 /** Failures are always worth a line; successes only when debugging. */
 export type Logger = (level: 'debug' | 'error', message: string) => void;
@@ -198,12 +206,18 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
   };
   /**
    * The takeover check for an action (EXPECT_POINTER_META): a refusal if the pointer has left where the
-   * agent put it. A pointer that cannot be read does not stop the action; the next result says so.
+   * agent put it. A pointer that cannot be read does not stop the action; the next result says so. A
+   * screen that shrank under the pointer had the X server move it inside, to where the agent's point is
+   * clamped: not a takeover. The screen's size is one more X request, so it is read only when the
+   * pointer looks moved, and goes back with the result for the host's own check.
    */
-  const refusalIfPointerMoved = async (name: ToolName, expected: ExpectPointer | null): Promise<CallToolResult | null> => {
-    if (!expected) return null;
+  const checkPointer = async (name: ToolName, expected: ExpectPointer | null): Promise<PointerCheck> => {
+    if (!expected) return POINTER_WHERE_LEFT;
     const report = await pointerReport().catch(() => null);
-    return report && pointerMoved(expected, report.pointer.screen) ? pointerMovedResult(name, expected, report.pointer) : null;
+    if (!report || !pointerMoved(expected, report.pointer.screen)) return POINTER_WHERE_LEFT;
+    const screenSize = await liveScreenSize().catch(() => null);
+    const moved = !screenSize || pointerMoved(expected, report.pointer.screen, screenSize);
+    return { refusal: moved ? pointerMovedResult(name, expected, report.pointer) : null, screenSize };
   };
   /**
    * What shows of Deskhand's own windows, in logical screen coordinates, for screenshots to paint over.
@@ -262,7 +276,7 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
         inputSchema,
         annotations,
         // The SDK publishes output schemas without additional properties; every result adds the pointer.
-        ...(outputSchema ? { outputSchema: outputSchema.extend({ pointer: PointerReport.optional() }) } : {}),
+        ...(outputSchema ? { outputSchema: outputSchema.extend({ pointer: PointerReport.optional(), screenSize: ScreenSize.optional() }) } : {}),
       },
       async (args, extra): Promise<CallToolResult> => {
         // The SDK has validated already; parsing again keeps the types honest at this boundary.
@@ -286,14 +300,15 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
         try {
           const result = await queue.run(
             async (signal) => {
+              const pointer = await checkPointer(name, expected);
               const refused =
-                (await refusalIfPointerMoved(name, expected)) ??
+                pointer.refusal ??
                 refusalIfOtherScreenshot(name, data, expectedShot) ??
                 (await refusalIfScreenChanged(name, data)) ??
                 (await refusalIfOnDeskhand(name, data));
               if (refused) return refused;
               await keyboard?.ensure(await pointOf(data));
-              return withPointer(await run(data, signal, keyboard, progress));
+              return withPointer(await run(data, signal, keyboard, progress), pointer.screenSize);
             },
             { timeoutMs: toolTimeoutMs(name, data), label: name, signal: extra.signal },
           );
@@ -310,12 +325,15 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
     );
   }
 
-  /** Every result carries the pointer (PointerReport), so the host can notice the user taking the mouse. */
-  const withPointer = async (result: CallToolResult): Promise<CallToolResult> => {
+  /**
+   * Every result carries the pointer (PointerReport), so the host can notice the user taking the mouse;
+   * and the screen's size, when the call read it anyway.
+   */
+  const withPointer = async (result: CallToolResult, screenSize: ScreenSize | null): Promise<CallToolResult> => {
     if (noDisplay) return result;
     const report = await pointerReport().catch(() => null);
     if (!report) return result;
-    return { ...result, structuredContent: { ...(result.structuredContent ?? {}), ...report } };
+    return { ...result, structuredContent: { ...(result.structuredContent ?? {}), ...report, ...(screenSize ? { screenSize } : {}) } };
   };
 
   register(
@@ -336,7 +354,7 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
           : { kind: 'screen' };
       const shot = await captureScreenshot(await regionOf(source), config, pngEncoders, protects ? await protectedAreas() : []);
       const id = shotIds.next();
-      const meta: ScreenshotMeta = { ...shot.meta, id };
+      const meta: ScreenshotMeta = { ...shot.meta, id, screenSize: now };
       geometry = { id, region: meta.region, imageWidth: meta.width, imageHeight: meta.height, source, screen: now };
       return {
         content: [
@@ -454,8 +472,10 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
     'pointer',
     LOOKS,
     async () => {
-      const report = (await pointerReport()) as { pointer: unknown };
-      return text(JSON.stringify(report.pointer));
+      // The host checks the pointer before each step with this: the screen's size says whether a screen
+      // that shrank put it where it is (see PointerReport).
+      const [report, screenSize] = await Promise.all([pointerReport(), liveScreenSize().catch(() => null)]);
+      return text(JSON.stringify(report.pointer), screenSize ? { screenSize } : undefined);
     },
   );
 
