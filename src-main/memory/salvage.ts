@@ -15,13 +15,14 @@ import { titleFrom } from './session-store';
 const TABLES = ['sessions', 'rounds', 'steps', 'blackboard_items', 'interactions', 'forms', 'audit'] as const;
 type Table = (typeof TABLES)[number];
 
-/** Rows read per query; the probe narrows back to one rowid. */
-const PAGE_ROWS = 500;
 /** SQLite's rowids are signed 64-bit integers. */
 const MIN_ROWID = -(2n ** 63n);
 const MAX_ROWID = 2n ** 63n - 1n;
-/** Far enough to skip any stretch of rowids. */
-const MAX_PROBE_STEPS = 65;
+/**
+ * How many rowids before the first one a probe reached again are searched one by one: a readable page
+ * between two damaged ones can lie between two probes, where narrowing back does not look.
+ */
+const SCAN_ROWIDS = 4096n;
 
 export interface SalvageReport {
   /** Rows copied per table. */
@@ -105,76 +106,97 @@ function sharedColumns(damaged: Db, fresh: Db, table: Table): string[] | null {
 class RowReader {
   /** Whether a damaged stretch (or the whole table) could not be read. */
   skipped = false;
-  private readonly page;
+  private readonly read;
   private readonly firstFrom;
 
   constructor(db: Db, table: Table, columns: string[]) {
     const list = columns.join(', ');
     // `rowid >= after + 1`, not `rowid > after`: SQLite seeks to `after` first, on the damaged page if it is there.
-    this.page = db.prepare(`SELECT rowid AS rowid_, ${list} FROM ${table} WHERE rowid >= ? ORDER BY rowid LIMIT ${PAGE_ROWS}`).safeIntegers();
+    this.read = db.prepare(`SELECT rowid AS rowid_, ${list} FROM ${table} WHERE rowid >= ? ORDER BY rowid`).safeIntegers();
     this.firstFrom = db.prepare(`SELECT rowid FROM ${table} WHERE rowid >= ? ORDER BY rowid LIMIT 1`).pluck().safeIntegers();
   }
 
+  /**
+   * One read to the end of the table, and after a read that fails, another from past the damaged stretch.
+   * Rowids are only used where a read failed: a damaged page's key out of order (a large one) elsewhere
+   * does not end the table early, and a small one just before a damaged page does not send the reader
+   * back (each read also starts past where the one before it started, so it cannot loop).
+   */
   *rows(): Generator<Row> {
-    let after: bigint | null = MIN_ROWID - 1n;
-    while (after !== null && after < MAX_ROWID) {
-      const batch: Row[] = [];
+    let from = MIN_ROWID;
+    for (;;) {
+      // The rowids of the last two rows read: of a key out of order just before a damaged page, the larger.
+      let last = from - 1n;
+      let previous = last;
       let failed = false;
+      const rows = this.read.iterate(from) as IterableIterator<Row>;
       try {
-        for (const row of this.page.iterate(after + 1n) as IterableIterator<Row>) batch.push(row);
-      } catch {
-        failed = true;
+        for (;;) {
+          let next: IteratorResult<Row>;
+          try {
+            next = rows.next();
+          } catch {
+            failed = true;
+            break;
+          }
+          if (next.done) break;
+          const { rowid_: rowid, ...values } = next.value;
+          previous = last;
+          last = rowid as bigint;
+          yield normalised(values);
+        }
+      } finally {
+        if (!failed) rows.return?.();
       }
-      for (const row of batch) {
-        const { rowid_: rowid, ...values } = row;
-        after = rowid as bigint;
-        yield normalised(values);
-      }
-      // A read that failed after some rows is simply asked again from the last one: it then fails at once.
-      if (failed && batch.length === 0) {
-        this.skipped = true;
-        after = this.resumeAfter(after);
-      } else if (!failed && batch.length < PAGE_ROWS) {
-        after = null;
-      }
+      if (!failed) return;
+      this.skipped = true;
+      const after = this.resumeAfter(last > previous ? last : previous);
+      if (after === null || after >= MAX_ROWID) return;
+      from = after + 1n > from ? after + 1n : from + 1n;
     }
   }
 
   /**
-   * A read of the rows after `after` failed at once. If a search still finds the next row, that row's
-   * own content is damaged: reading goes on past it. Otherwise the search itself meets the damage: the
-   * probe goes `after + 1, + 2, + 4, ...` until a search succeeds, then narrows back between the last
-   * failed probe and it, and reading goes on just before the first row found. Null: nothing further.
+   * A read of the rows after `after` failed. If a search still finds the next row, that row's own content
+   * is damaged: reading goes on past it. Otherwise the search itself meets the damage: the probe goes
+   * `after + 1, + 2, + 4, ...` (up to the largest rowid) until a search succeeds, then narrows back between
+   * the last failed probe and it, and looks one by one through the rowids just before the point found
+   * (a readable page between two damaged ones). Reading goes on just before the first row found. Null:
+   * nothing further can be reached.
    */
   private resumeAfter(after: bigint): bigint | null {
     const next = this.searchFrom(after + 1n);
     if (next !== 'damaged') return next;
     let failedAt = after + 1n;
-    let step = 2n;
-    for (let probe = 0; probe < MAX_PROBE_STEPS; probe++) {
-      const from = after + step;
-      const found = this.searchFrom(from);
-      if (found === 'damaged') {
-        failedAt = from;
-        step *= 2n;
-        continue;
-      }
-      if (found === null) return null;
-      let low = failedAt;
-      let high = from;
-      let first = found;
-      while (high - low > 1n) {
-        const middle = low + (high - low) / 2n;
-        const hit = this.searchFrom(middle);
-        if (hit === 'damaged') low = middle;
-        else {
-          high = middle;
-          if (hit !== null) first = hit;
-        }
-      }
-      return first - 1n;
+    let at = failedAt;
+    let found: bigint | null | 'damaged' = 'damaged';
+    for (let step = 2n; found === 'damaged'; step *= 2n) {
+      // No search from there to the largest rowid succeeds.
+      if (at === MAX_ROWID) return null;
+      failedAt = at;
+      at = after + step < MAX_ROWID ? after + step : MAX_ROWID;
+      found = this.searchFrom(at);
     }
-    return null;
+    let low = failedAt;
+    let high = at;
+    while (high - low > 1n) {
+      const middle = low + (high - low) / 2n;
+      const hit = this.searchFrom(middle);
+      if (hit === 'damaged') low = middle;
+      else {
+        high = middle;
+        found = hit;
+      }
+    }
+    const scanFrom = high - SCAN_ROWIDS > after + 1n ? high - SCAN_ROWIDS : after + 2n;
+    for (let point = scanFrom; point < high; point++) {
+      const hit = this.searchFrom(point);
+      if (hit !== 'damaged' && hit !== null) {
+        found = hit;
+        break;
+      }
+    }
+    return found === null ? null : found - 1n;
   }
 
   /** The first rowid from `from` on; null when there is none; 'damaged' when the search fails. */

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,7 @@ import { isDatabaseDamage, openDatabase, type Db } from '../../src-main/memory/d
 import { hasDamagedCopies, openRepairing } from '../../src-main/memory/repair';
 import { LOST_REQUEST } from '../../src-main/memory/salvage';
 import { SessionStore } from '../../src-main/memory/session-store';
-import { damagePage, pagesOf } from '../support/damage-db';
+import { damagePage, leavesOf, pagesOf, rewriteRowid } from '../support/damage-db';
 import { newStep } from '../support/store-fixtures';
 
 const SESSIONS = 12;
@@ -238,5 +239,97 @@ describe('opening a damaged database', () => {
     const { repair } = reopen();
     expect(repair?.damagedFile).toBe(join(dir, `${ASIDE}-2`));
     expect(readFileSync(join(dir, ASIDE), 'utf8')).toMatch(/^not a database/);
+  });
+});
+
+/** The leaves of a table, read from a copy of the database as it is now. */
+function leaves(table: string) {
+  const db = new Database(file);
+  try {
+    return leavesOf(db, table);
+  } finally {
+    db.close();
+  }
+}
+
+/** A database with `count` audit rows (ids 1..count) and nothing else. */
+function auditRows(count: number): void {
+  const db = openDatabase(file);
+  const insert = db.prepare(
+    `INSERT INTO audit (call_id, agent, tool, tool_type, args_json, decision, status, requested_at)
+     VALUES (?, 'AppAgent', 'click', 'action', '{}', 'allowed', 'success', 1)`,
+  );
+  db.transaction(() => {
+    for (let i = 1; i <= count; i++) insert.run(`call-${i}`);
+  })();
+  db.close();
+}
+
+describe('reading the rows of a damaged table', () => {
+  it('reads on past a damaged first page', () => {
+    makeDatabase();
+    const [first] = leaves('steps');
+    expect(first!.rowids[0]).toBe(1);
+    damagePage(file, first!.pageno);
+    const { repair, store } = reopen();
+    expect(repair?.salvaged).toMatchObject({ unreadable: ['steps'], copied: { steps: SESSIONS * STEPS_EACH - first!.rowids.length } });
+    expect(store.counts().steps).toBe(SESSIONS * STEPS_EACH - first!.rowids.length);
+  });
+
+  it('reads a page between damaged ones that the probe for the next readable row steps over', () => {
+    makeDatabase();
+    const all = leaves('steps');
+    // The probe goes 1, 2, 4, 8, 16, 32 rows past the last row read: damage the pages those land on.
+    const start = 10;
+    const after = all[start - 1]!.rowids.at(-1)!;
+    const holding = (rowid: number) => all.findIndex((leaf) => leaf.rowids.includes(rowid));
+    const damaged = new Set([1, 2, 4, 8, 16, 32].map((ahead) => holding(after + ahead)));
+    const between = all.slice(start, holding(after + 32)).filter((_, i) => !damaged.has(start + i));
+    // At least one page between them is readable (a probe never lands on it).
+    expect(between.length).toBeGreaterThan(0);
+    for (const index of damaged) damagePage(file, all[index]!.pageno);
+    const lost = [...damaged].reduce((sum, index) => sum + all[index]!.rowids.length, 0);
+    const { store } = reopen();
+    expect(store.counts().steps).toBe(SESSIONS * STEPS_EACH - lost);
+  });
+
+  it('reads on past a key out of order in the middle of a table', () => {
+    auditRows(1_200);
+    const leaf = leaves('audit').find((page) => page.rowids.includes(500))!;
+    // Row 500, the last of the first 500 read, now says it is row 16000.
+    rewriteRowid(file, leaf.pageno, 500, 16_000);
+    const { repair } = reopen();
+    expect(repair?.reason).toMatch(/out of order/);
+    expect(repair?.salvaged?.copied.audit).toBe(1_200);
+  });
+
+  it('does not go back for ever to a key out of order just before a damaged page', () => {
+    auditRows(1_200);
+    const all = leaves('audit');
+    const index = all.findIndex((page) => page.rowids.includes(600));
+    const leaf = all[index]!;
+    rewriteRowid(file, leaf.pageno, leaf.rowids.at(-1)!, 5);
+    damagePage(file, all[index + 1]!.pageno);
+    // In a process of its own: a reader that loops never returns.
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `const { openRepairing } = await import(${JSON.stringify(join(process.cwd(), 'src-main/memory/repair.ts'))});
+         const { repair, db } = openRepairing(${JSON.stringify(file)});
+         db.close();
+         console.log(JSON.stringify(repair.salvaged));`,
+      ],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
+    expect(child.signal).toBeNull();
+    expect(child.status).toBe(0);
+    const salvaged = JSON.parse(child.stdout);
+    // Every row but the damaged page's; the one with the key out of order says it is row 5, which is taken.
+    expect(salvaged).toMatchObject({ unreadable: ['audit'], dropped: 1 });
+    expect(salvaged.copied.audit).toBe(1_200 - all[index + 1]!.rowids.length - 1);
   });
 });
