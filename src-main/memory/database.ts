@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from './migrations';
 
@@ -43,18 +44,43 @@ export function openDatabase(file: string, options: { nativeBinding?: string } =
   let db: Db | null = null;
   try {
     // The Electron shell passes better-sqlite3 built for Electron's ABI; Node uses the installed one.
-    db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
+    const binding = options.nativeBinding ? { nativeBinding: options.nativeBinding } : {};
+    // Checked before it is opened for writing: a read-write connection, closing, copies the write-ahead
+    // log into the file and deletes it, and a damaged file is set aside as it was.
+    if (existsSync(file)) checkReadOnly(file, binding);
+    db = new Database(file, binding);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    checkPages(db);
     migrate(db);
     return db;
   } catch (error) {
     db?.close();
     // SQLite's own words ("file is not a database", "database is locked") do not say which file.
     throw new Error(`cannot open the Deskhand database ${file}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/**
+ * The quick check on a read-only connection, which never writes the file or its write-ahead log. Only
+ * damage is thrown: anything else (a lock) the read-write connection meets and reports itself.
+ */
+function checkReadOnly(file: string, binding: { nativeBinding?: string }): void {
+  let db: Db;
+  try {
+    db = new Database(file, { ...binding, readonly: true, fileMustExist: true });
+  } catch (error) {
+    if (isDatabaseDamage(error)) throw error;
+    return;
+  }
+  try {
+    db.pragma('busy_timeout = 5000');
+    checkPages(db);
+  } catch (error) {
+    if (isDatabaseDamage(error)) throw error;
+  } finally {
+    db.close();
   }
 }
 

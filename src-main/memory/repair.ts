@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { DAMAGED_TEXT_CHARS, type DatabaseRepairView } from '../protocol';
 import { isDatabaseDamage, openDatabase, type Db } from './database';
@@ -25,37 +25,86 @@ export interface OpenedDatabase {
 /** A damaged database's file and its companions, as SQLite names them. */
 const COMPANIONS = ['-wal', '-shm'] as const;
 
+/** Beside the database: the repaired one while it is built, then once it is whole; the moves under way. */
+const BUILDING = '.repairing';
+const REPAIRED = '.repaired';
+const MOVING = '.repair-moving';
+
 /**
  * Opens the database; if it is damaged (SQLite finds broken pages, or the file is no database), copies
  * what can be read into a new one, sets the damaged file aside beside it and puts the new one in its
  * place. Nothing is deleted: the damaged file stays for a closer look (SQLite's own `.recover`). The new
  * database is built under another name first, so a repair that fails (a full disk) changes nothing and
- * is tried again at the next start. Any other failure (a lock, a newer schema) is thrown as it was.
+ * is tried again at the next start. The files are moved only once the new database is whole, and the
+ * moves are written down first: a start after a repair cut off while moving (a crash, a power cut)
+ * finishes them before it opens anything. Any other failure (a lock, a newer schema) is thrown as it was.
  */
 export function openRepairing(file: string, options: { nativeBinding?: string } = {}, now = new Date()): OpenedDatabase {
+  const finished = finishMoves(file);
   try {
-    return { db: openDatabase(file, options), repair: null };
+    return { db: openDatabase(file, options), repair: finished };
   } catch (error) {
     if (!isDatabaseDamage(error)) throw error;
     const reason = rootMessage(error);
-    const building = `${file}.repairing`;
+    const building = file + BUILDING;
     let salvaged: SalvageReport | null;
     try {
-      // Left by a repair that failed or was cut off.
-      for (const path of [building, ...COMPANIONS.map((suffix) => building + suffix)]) rmSync(path, { force: true });
+      // Left by a repair that failed or was cut off before the moves.
+      for (const path of [building, ...COMPANIONS.map((suffix) => building + suffix), file + REPAIRED]) rmSync(path, { force: true });
       salvaged = buildRepaired(file, building, options);
+      renameSync(building, file + REPAIRED);
     } catch (failure) {
       throw new Error(`the Deskhand database ${file} is damaged (${reason}), and repairing it failed: ${(failure as Error).message}`, {
         cause: failure,
       });
     }
-    const damagedFile = asideName(file, now);
-    // The write-ahead log first: a main file moved without it would lose its last transactions.
-    for (const suffix of COMPANIONS) if (existsSync(file + suffix)) renameSync(file + suffix, damagedFile + suffix);
-    renameSync(file, damagedFile);
-    renameSync(building, file);
-    return { db: openDatabase(file, options), repair: { damagedFile, reason, salvaged } };
+    const repair: DatabaseRepair = { damagedFile: asideName(file, now), reason, salvaged };
+    writeDurably(file + MOVING, JSON.stringify(repair));
+    moveIntoPlace(file, repair.damagedFile);
+    rmSync(file + MOVING, { force: true });
+    return { db: openDatabase(file, options), repair };
   }
+}
+
+/** Sets the damaged file aside with its companions, and puts the whole repaired one in its place. */
+function moveIntoPlace(file: string, damagedFile: string): void {
+  // The write-ahead log first: a main file moved without it would lose its last transactions.
+  for (const suffix of COMPANIONS) if (existsSync(file + suffix)) renameSync(file + suffix, damagedFile + suffix);
+  if (existsSync(file)) renameSync(file, damagedFile);
+  renameSync(file + REPAIRED, file);
+}
+
+/**
+ * Finishes the moves of a repair that was cut off while making them (its note is still there): the
+ * repaired database, whole, is still beside the damaged file, or already in place. Returns that repair.
+ */
+function finishMoves(file: string): DatabaseRepair | null {
+  rmSync(`${file}${MOVING}.partial`, { force: true });
+  let repair: DatabaseRepair;
+  try {
+    repair = JSON.parse(readFileSync(file + MOVING, 'utf8')) as DatabaseRepair;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    // Written whole or not at all (renamed into place), so not Deskhand's: no moves are known.
+    rmSync(file + MOVING, { force: true });
+    return null;
+  }
+  if (existsSync(file + REPAIRED)) moveIntoPlace(file, repair.damagedFile);
+  rmSync(file + MOVING, { force: true });
+  return repair;
+}
+
+/** Writes a file whole, on disk before it takes its name. */
+function writeDurably(path: string, text: string): void {
+  const partial = `${path}.partial`;
+  const fd = openSync(partial, 'w');
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(partial, path);
 }
 
 /** Builds the repaired database at `building`; returns what was salvaged (null: nothing could be read). */

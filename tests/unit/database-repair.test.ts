@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import fs, { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isDatabaseDamage, openDatabase, type Db } from '../../src-main/memory/database';
 import { hasDamagedCopies, openRepairing } from '../../src-main/memory/repair';
 import { LOST_REQUEST } from '../../src-main/memory/salvage';
@@ -27,6 +28,8 @@ beforeEach(() => {
 });
 
 afterEach(() => {
+  vi.restoreAllMocks();
+  syncBuiltinESMExports();
   for (const db of opened.splice(0)) if (db.open) db.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -332,4 +335,57 @@ describe('reading the rows of a damaged table', () => {
     expect(salvaged).toMatchObject({ unreadable: ['audit'], dropped: 1 });
     expect(salvaged.copied.audit).toBe(1_200 - all[index + 1]!.rowids.length - 1);
   });
+});
+
+/** Runs TypeScript in a process of its own (one that dies, or one that may never return). */
+function runApart(code: string, timeout = 30_000) {
+  return spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { encoding: 'utf8', timeout, cwd: process.cwd() });
+}
+
+describe('setting a damaged database aside', () => {
+  it('keeps its write-ahead log and the file as they were, and salvages what only the log holds', () => {
+    makeDatabase();
+    const [, middle] = leaves('steps').slice(5);
+    // Deskhand killed with a transaction in the log, not yet copied into the file.
+    const killed = runApart(
+      `const { openDatabase } = await import(${JSON.stringify(join(process.cwd(), 'src-main/memory/database.ts'))});
+       const db = openDatabase(${JSON.stringify(file)});
+       db.pragma('wal_autocheckpoint = 0');
+       db.prepare("INSERT INTO sessions (id, title, request, mode, status, created_at, updated_at) VALUES ('late', 'late', 'late', 'desktop', 'finished', 1, 1)").run();
+       process.kill(process.pid, 'SIGKILL');`,
+    );
+    expect(killed.signal).toBe('SIGKILL');
+    expect(fs.statSync(`${file}-wal`).size).toBeGreaterThan(0);
+    damagePage(file, middle!.pageno);
+    const before = { file: sha256(file), wal: sha256(`${file}-wal`) };
+
+    const { repair, store } = reopen();
+    expect(repair?.salvaged?.copied.sessions).toBe(SESSIONS + 1);
+    expect(store.hasSession('late')).toBe(true);
+    expect({ file: sha256(join(dir, ASIDE)), wal: sha256(join(dir, `${ASIDE}-wal`)) }).toEqual(before);
+  });
+
+  for (const crashAt of [1, 2, 3, 4, 5, 6]) {
+    it(`finishes a repair cut off before its move number ${crashAt} at the next start, losing nothing`, () => {
+      makeDatabase();
+      damagePage(file, pages('sessions')[0]!.pageno);
+      const damagedHash = sha256(file);
+      const rename = fs.renameSync;
+      let renames = 0;
+      vi.spyOn(fs, 'renameSync').mockImplementation((from, to) => {
+        if (++renames === crashAt) throw new Error('killed');
+        rename(from, to);
+      });
+      syncBuiltinESMExports();
+      expect(() => openRepairing(file, {}, NOW)).toThrow();
+      vi.restoreAllMocks();
+      syncBuiltinESMExports();
+
+      const { repair, store } = reopen();
+      expect(repair?.salvaged?.rebuiltSessions).toBe(SESSIONS);
+      expect(store.counts()).toEqual({ sessions: SESSIONS, steps: SESSIONS * STEPS_EACH });
+      expect(sha256(repair!.damagedFile)).toBe(damagedHash);
+      expect(readdirSync(dir).filter((name) => !name.includes('damaged')).sort()).toEqual(['deskhand.sqlite', 'deskhand.sqlite-shm', 'deskhand.sqlite-wal']);
+    });
+  }
 });
