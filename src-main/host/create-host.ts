@@ -137,8 +137,12 @@ export function createHost(options: HostOptions): Host {
   const file = join(dataDir, 'deskhand.sqlite');
   let db: Db;
   let repaired: ReturnType<typeof openRepairing>['repair'];
+  const screenshots = new ScreenshotFiles(dataDir);
   try {
-    ({ db, repair: repaired } = openRepairing(file, { nativeBinding: options.sqliteNativeBinding }));
+    ({ db, repair: repaired } = openRepairing(file, {
+      nativeBinding: options.sqliteNativeBinding,
+      stepsTaken: (sessionId) => screenshots.stepsTaken(sessionId),
+    }));
   } catch (error) {
     stopScrubbingLogs();
     unlock();
@@ -168,7 +172,6 @@ export function createHost(options: HostOptions): Host {
         (repair.partsLost ? '; parts of it could not be read' : ''),
     );
   }
-  const screenshots = new ScreenshotFiles(dataDir);
   // While a damaged database is kept, the screenshots of sessions only it still holds are kept too.
   if (!hasDamagedCopies(file)) {
     screenshots

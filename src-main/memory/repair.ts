@@ -39,7 +39,13 @@ const MOVING = '.repair-moving';
  * moves are written down first: a start after a repair cut off while moving (a crash, a power cut)
  * finishes them before it opens anything. Any other failure (a lock, a newer schema) is thrown as it was.
  */
-export function openRepairing(file: string, options: { nativeBinding?: string } = {}, now = new Date()): OpenedDatabase {
+export interface RepairOptions {
+  nativeBinding?: string;
+  /** How many step indexes a session's files (its screenshots) show taken: a rebuilt session continues after them. */
+  stepsTaken?: (sessionId: string) => number;
+}
+
+export function openRepairing(file: string, options: RepairOptions = {}, now = new Date()): OpenedDatabase {
   const finished = finishMoves(file);
   try {
     return { db: openDatabase(file, options), repair: finished };
@@ -108,7 +114,7 @@ function writeDurably(path: string, text: string): void {
 }
 
 /** Builds the repaired database at `building`; returns what was salvaged (null: nothing could be read). */
-function buildRepaired(file: string, building: string, options: { nativeBinding?: string }): SalvageReport | null {
+function buildRepaired(file: string, building: string, options: RepairOptions): SalvageReport | null {
   const fresh = openDatabase(building, options);
   try {
     let salvaged: SalvageReport | null = null;
@@ -121,7 +127,7 @@ function buildRepaired(file: string, building: string, options: { nativeBinding?
     }
     if (damaged) {
       try {
-        salvaged = salvageInto(damaged, fresh);
+        salvaged = salvageInto(damaged, fresh, options.stepsTaken);
       } finally {
         damaged.close();
       }

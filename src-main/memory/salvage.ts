@@ -39,9 +39,10 @@ type Row = Record<string, unknown>;
 
 /**
  * Copies every readable row of `damaged` into `fresh` (opened at the current schema, empty). Never throws
- * for what it reads; a failure to write `fresh` (a full disk) is thrown.
+ * for what it reads; a failure to write `fresh` (a full disk) is thrown. `stepsTaken` tells how many step
+ * indexes a session's files (its screenshots) show taken, for a session rebuilt from its steps.
  */
-export function salvageInto(damaged: Db, fresh: Db): SalvageReport {
+export function salvageInto(damaged: Db, fresh: Db, stepsTaken: (sessionId: string) => number = () => 0): SalvageReport {
   const report: SalvageReport = {
     copied: { sessions: 0, rounds: 0, steps: 0, blackboard_items: 0, interactions: 0, forms: 0, audit: 0 },
     rebuiltSessions: 0,
@@ -53,7 +54,7 @@ export function salvageInto(damaged: Db, fresh: Db): SalvageReport {
   try {
     fresh.transaction(() => {
       for (const table of TABLES) copyTable(damaged, fresh, table, report);
-      report.rebuiltSessions = rebuildLostSessions(fresh);
+      report.rebuiltSessions = rebuildLostSessions(fresh, stepsTaken);
       report.dropped += dropOrphans(fresh);
     })();
   } finally {
@@ -232,6 +233,7 @@ interface LostSession {
   round_end: number | null;
   step_end: number | null;
   next_step: number | null;
+  steps_named: number;
   next_round: number;
   prompt_tokens: number;
   completion_tokens: number;
@@ -242,9 +244,10 @@ interface LostSession {
  * Sessions referred to by rounds or steps but with no row of their own get one back, from what those
  * rows say: the first request, the last round's status and result, the usage summed over the steps. Its
  * step and round counts continue after the highest index read, so the next step or round never takes an
- * index that is in use.
+ * index that is in use. Steps lost with the session's row may have had higher indexes: the step count
+ * also continues after those its blackboard and audit rows name, and its screenshots (`stepsTaken`).
  */
-function rebuildLostSessions(fresh: Db): number {
+function rebuildLostSessions(fresh: Db, stepsTaken: (sessionId: string) => number): number {
   const lost = fresh
     .prepare(
       `WITH ids AS (
@@ -261,6 +264,8 @@ function rebuildLostSessions(fresh: Db): number {
          (SELECT MAX(COALESCE(ended_at, started_at)) FROM rounds WHERE session_id = m.id) AS round_end,
          (SELECT MAX(started_at) FROM steps WHERE session_id = m.id) AS step_end,
          (SELECT MAX(idx) + 1 FROM steps WHERE session_id = m.id) AS next_step,
+         MAX(COALESCE((SELECT MAX(step_idx) + 1 FROM blackboard_items WHERE session_id = m.id), 0),
+             COALESCE((SELECT MAX(step_idx) + 1 FROM audit WHERE session_id = m.id), 0)) AS steps_named,
          -- Several arguments: MAX is NULL when one of them is, hence the COALESCEs.
          MAX(COALESCE((SELECT MAX(idx) + 1 FROM rounds WHERE session_id = m.id), 0),
              COALESCE((SELECT MAX(round) + 1 FROM steps WHERE session_id = m.id), 0)) AS next_round,
@@ -294,7 +299,7 @@ function rebuildLostSessions(fresh: Db): number {
       result: session.result,
       created,
       updated: ends.length ? Math.max(...ends) : created,
-      steps: session.next_step ?? 0,
+      steps: Math.max(session.next_step ?? 0, session.steps_named, stepsTaken(session.id)),
       rounds: session.next_round,
       prompt: session.prompt_tokens,
       completion: session.completion_tokens,

@@ -76,6 +76,27 @@ export class ScreenshotFiles {
     return Promise.all(names.map((name) => rm(join(this.root, name), { recursive: true, force: true }).then(() => name)));
   }
 
+  /**
+   * How many step indexes a session's screenshots show taken (the highest `step-NNNNN` file's, plus
+   * one); 0 when it has none. A session rebuilt from what was left of a damaged database continues after
+   * them, so a new step's screenshot never overwrites one of a lost step.
+   */
+  stepsTaken(sessionId: string): number {
+    if (!ScreenshotFileName.safeParse(sessionId).success) return 0;
+    let names: string[];
+    try {
+      names = readdirSync(this.folderOf(sessionId));
+    } catch {
+      return 0;
+    }
+    let taken = 0;
+    for (const name of names) {
+      const index = /^step-(\d+)[.-]/.exec(name)?.[1];
+      if (index !== undefined) taken = Math.max(taken, Number(index) + 1);
+    }
+    return taken;
+  }
+
   /** Creates a session's folder once, until the session is deleted. */
   private folderReady(folder: string): Promise<void> {
     let ready = this.folders.get(folder);

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isDatabaseDamage, openDatabase, type Db } from '../../src-main/memory/database';
 import { hasDamagedCopies, openRepairing } from '../../src-main/memory/repair';
 import { LOST_REQUEST } from '../../src-main/memory/salvage';
+import { ScreenshotFiles } from '../../src-main/memory/screenshot-files';
 import { SessionStore } from '../../src-main/memory/session-store';
 import { damagePage, leavesOf, pagesOf, rewriteRowid } from '../support/damage-db';
 import { newStep } from '../support/store-fixtures';
@@ -388,4 +389,53 @@ describe('setting a damaged database aside', () => {
       expect(readdirSync(dir).filter((name) => !name.includes('damaged')).sort()).toEqual(['deskhand.sqlite', 'deskhand.sqlite-shm', 'deskhand.sqlite-wal']);
     });
   }
+});
+
+describe('a session rebuilt after its last steps were lost too', () => {
+  /** Damages the sessions' page and the last page of steps; returns the last session and the indexes of its steps lost. */
+  function loseTheLastSteps(before?: (db: Db, id: string) => void): { id: string; lost: number[] } {
+    const made = makeDatabase();
+    const id = made.ids.at(-1)!;
+    const db = new Database(file);
+    before?.(db, id);
+    const last = leavesOf(db, 'steps').at(-1)!;
+    const lost = db.prepare(`SELECT idx FROM steps WHERE rowid >= ? AND session_id = ? ORDER BY idx`).pluck().all(last.rowids[0], id) as number[];
+    db.close();
+    expect(lost.at(-1)).toBe(STEPS_EACH - 1);
+    damagePage(file, pages('sessions')[0]!.pageno);
+    damagePage(file, last.pageno);
+    return { id, lost };
+  }
+
+  it('takes no step index its screenshots show taken', () => {
+    const { id, lost } = loseTheLastSteps();
+    const screenshots = new ScreenshotFiles(dir);
+    mkdirSync(join(screenshots.root, id), { recursive: true });
+    for (const index of lost) {
+      const name = `step-${String(index).padStart(5, '0')}`;
+      writeFileSync(join(screenshots.root, id, `${name}.png`), 'lost step');
+      writeFileSync(join(screenshots.root, id, `${name}-annotated.png`), 'lost step');
+    }
+    expect(screenshots.stepsTaken(id)).toBe(STEPS_EACH);
+    const { db, repair } = openRepairing(file, { stepsTaken: (session) => screenshots.stepsTaken(session) }, NOW);
+    opened.push(db);
+    const store = new SessionStore(db, 1_000);
+    expect(repair?.salvaged?.rebuiltSessions).toBe(SESSIONS);
+    expect(store.listSessions().find((session) => session.id === id)?.stepCount).toBe(STEPS_EACH);
+    store.startRound(id, 'one more thing');
+    expect(store.appendStep(id, newStep({ round: 1 })).index).toBe(STEPS_EACH);
+  });
+
+  it('takes no step index its audit rows name', () => {
+    const { id } = loseTheLastSteps((db, session) =>
+      db
+        .prepare(
+          `INSERT INTO audit (call_id, session_id, step_idx, agent, tool, tool_type, args_json, decision, status, requested_at)
+           VALUES ('call-last', ?, ?, 'AppAgent', 'click', 'action', '{}', 'allowed', 'success', 1)`,
+        )
+        .run(session, STEPS_EACH - 1),
+    );
+    const { store } = reopen();
+    expect(store.listSessions().find((session) => session.id === id)?.stepCount).toBe(STEPS_EACH);
+  });
 });
