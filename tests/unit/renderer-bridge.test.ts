@@ -125,7 +125,7 @@ describe('WebSocketBridge', () => {
     expect(command?.type).toBe('session.list');
     expect(command?.id).toBeTruthy();
     socket().receive({ type: 'reply', id: command?.id, ok: true, result: { sessions: [sessionView] } });
-    await expect(listing).resolves.toEqual({ sessions: [sessionView], damaged: [] });
+    await expect(listing).resolves.toEqual({ sessions: [sessionView], damaged: [], repair: null });
   });
 
   it("rejects with the host's message on ok:false", async () => {
@@ -190,7 +190,7 @@ describe('WebSocketBridge', () => {
     socket().open();
     const listing = bridge.send({ type: 'session.list' });
     socket().receive({ type: 'reply', id: socket().sent[0]?.id, ok: true, result: { sessions: [] } });
-    await expect(listing).resolves.toEqual({ sessions: [], damaged: [] });
+    await expect(listing).resolves.toEqual({ sessions: [], damaged: [], repair: null });
     expect(vi.getTimerCount()).toBe(0);
   });
 
