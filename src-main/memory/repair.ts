@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { DAMAGED_TEXT_CHARS, type DatabaseRepairView } from '../protocol';
 import { isDatabaseDamage, openDatabase, type Db } from './database';
 import { salvageInto, type SalvageReport } from './salvage';
@@ -95,6 +95,8 @@ function finishMoves(file: string): DatabaseRepair | null {
     rmSync(file + MOVING, { force: true });
     return null;
   }
+  // Beside the database wherever its folder is now (it may have been moved since).
+  repair.damagedFile = join(dirname(file), basename(repair.damagedFile));
   if (existsSync(file + REPAIRED)) moveIntoPlace(file, repair.damagedFile);
   rmSync(file + MOVING, { force: true });
   return repair;
