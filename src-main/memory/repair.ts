@@ -1,20 +1,23 @@
 import Database from 'better-sqlite3';
+import { z } from 'zod';
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { logError } from '../common/log';
 import { DAMAGED_TEXT_CHARS, type DatabaseRepairView } from '../protocol';
 import { isDatabaseDamage, openDatabase, type Db } from './database';
-import { salvageInto, type SalvageReport } from './salvage';
+import { SalvageReport, salvageInto } from './salvage';
 import type { SessionStore } from './session-store';
 
-/** What start-up did with a damaged database. */
-export interface DatabaseRepair {
+/** What start-up did with a damaged database (also the note of a repair whose file moves are under way). */
+const DatabaseRepair = z.object({
   /** Where the damaged file now is, kept as it was (with its -wal and -shm files). */
-  damagedFile: string;
+  damagedFile: z.string().min(1),
   /** What SQLite said of it. */
-  reason: string;
+  reason: z.string(),
   /** What was copied into the new database; null when nothing of the damaged file could be read. */
-  salvaged: SalvageReport | null;
-}
+  salvaged: SalvageReport.nullable(),
+});
+export type DatabaseRepair = z.infer<typeof DatabaseRepair>;
 
 export interface OpenedDatabase {
   db: Db;
@@ -86,20 +89,34 @@ function moveIntoPlace(file: string, damagedFile: string): void {
  */
 function finishMoves(file: string): DatabaseRepair | null {
   rmSync(`${file}${MOVING}.partial`, { force: true });
-  let repair: DatabaseRepair;
+  let text: string;
   try {
-    repair = JSON.parse(readFileSync(file + MOVING, 'utf8')) as DatabaseRepair;
+    text = readFileSync(file + MOVING, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  const note = parseNote(text);
+  if (!note) {
     // Written whole or not at all (renamed into place), so not Deskhand's: no moves are known.
+    logError(`[deskhand] ${file + MOVING} is not the note of a repair; it was removed, and nothing moved`);
     rmSync(file + MOVING, { force: true });
     return null;
   }
   // Beside the database wherever its folder is now (it may have been moved since).
-  repair.damagedFile = join(dirname(file), basename(repair.damagedFile));
+  const repair = { ...note, damagedFile: join(dirname(file), basename(note.damagedFile)) };
   if (existsSync(file + REPAIRED)) moveIntoPlace(file, repair.damagedFile);
   rmSync(file + MOVING, { force: true });
   return repair;
+}
+
+function parseNote(text: string): DatabaseRepair | null {
+  try {
+    const parsed = DatabaseRepair.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Writes a file whole, on disk before it takes its name. */

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Db } from './database';
 import { titleFrom } from './session-store';
 
@@ -24,16 +25,20 @@ const MAX_ROWID = 2n ** 63n - 1n;
  */
 const SCAN_ROWIDS = 4096n;
 
-export interface SalvageReport {
+const Count = z.number().int().nonnegative();
+
+/** What a salvage copied; a schema, since a repair cut off while moving files reads it back from its note. */
+export const SalvageReport = z.object({
   /** Rows copied per table. */
-  copied: Record<Table, number>;
+  copied: z.object(Object.fromEntries(TABLES.map((table) => [table, Count])) as Record<Table, typeof Count>).strict(),
   /** Sessions whose own row was lost, rebuilt from their rounds and steps. */
-  rebuiltSessions: number;
+  rebuiltSessions: Count,
   /** Tables where a damaged stretch was skipped, or that could not be read at all: their rows there are lost. */
-  unreadable: Table[];
+  unreadable: z.array(z.enum(TABLES)),
   /** Rows read but not kept: their session is lost, or the row does not fit the schema. */
-  dropped: number;
-}
+  dropped: Count,
+});
+export type SalvageReport = z.infer<typeof SalvageReport>;
 
 type Row = Record<string, unknown>;
 

@@ -391,6 +391,23 @@ describe('setting a damaged database aside', () => {
   }
 });
 
+describe('the note of a repair under way', () => {
+  it('is checked when read back: one that is not a repair note is removed with a log line, and nothing is moved', () => {
+    makeDatabase();
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    for (const text of ['{"damagedFile": 42}', 'not json', JSON.stringify({ damagedFile: 'x', reason: 'r', salvaged: { copied: {}, rebuiltSessions: -1, unreadable: [], dropped: 0 } })]) {
+      writeFileSync(`${file}.repair-moving`, text);
+      const { repair, store } = reopen();
+      expect(repair, text).toBeNull();
+      expect(store.counts().sessions).toBe(SESSIONS);
+      expect(existsSync(`${file}.repair-moving`)).toBe(false);
+      for (const db of opened.splice(0)) db.close();
+    }
+    expect(logged.mock.calls.flat().join('\n')).toMatch(/deskhand\.sqlite\.repair-moving is not the note of a repair; it was removed, and nothing moved/);
+    expect(readdirSync(dir).some((name) => name.includes('damaged'))).toBe(false);
+  });
+});
+
 describe('a session rebuilt after its last steps were lost too', () => {
   /** Damages the sessions' page and the last page of steps; returns the last session and the indexes of its steps lost. */
   function loseTheLastSteps(before?: (db: Db, id: string) => void): { id: string; lost: number[] } {
