@@ -195,6 +195,6 @@ export function repairView(repair: DatabaseRepair, store: SessionStore): Databas
     sessions,
     steps,
     rebuiltSessions: salvaged?.rebuiltSessions ?? 0,
-    partsLost: !salvaged || salvaged.unreadable.length > 0 || salvaged.dropped > 0,
+    partsLost: !salvaged || salvaged.unreadable.length > 0 || salvaged.dropped > 0 || salvaged.damagedTables.length > 0,
   };
 }

@@ -37,6 +37,11 @@ export const SalvageReport = z.object({
   unreadable: z.array(z.enum(TABLES)),
   /** Rows read but not kept: their session is lost, or the row does not fit the schema. */
   dropped: Count,
+  /**
+   * Tables whose own pages SQLite's check found damaged (not only their indexes'): rows read from them may
+   * still be cut short or garbled (a damaged overflow page of a long text reads back without an error).
+   */
+  damagedTables: z.array(z.enum(TABLES)).default([]),
 });
 export type SalvageReport = z.infer<typeof SalvageReport>;
 
@@ -53,6 +58,7 @@ export function salvageInto(damaged: Db, fresh: Db, stepsTaken: (sessionId: stri
     rebuiltSessions: 0,
     unreadable: [],
     dropped: 0,
+    damagedTables: damagedTables(damaged),
   };
   // A row whose session is missing is kept for now: the session may be rebuilt from its steps.
   fresh.pragma('foreign_keys = OFF');
@@ -68,6 +74,48 @@ export function salvageInto(damaged: Db, fresh: Db, stepsTaken: (sessionId: stri
   const broken = fresh.pragma('foreign_key_check') as unknown[];
   if (broken.length > 0) throw new Error(`the repaired database still has ${broken.length} rows without their session`);
   return report;
+}
+
+/** How many of the check's problems are read to find the tables they are in. */
+const CHECK_PROBLEMS = 200;
+
+/**
+ * The tables SQLite's check names damaged pages of ("Tree N page M ...": N is the table's or index's root
+ * page). Problems of indexes do not count (the new database builds them again); one it ties to neither a
+ * tree nor an index, or to a tree it cannot name, counts against every table.
+ */
+function damagedTables(damaged: Db): Table[] {
+  try {
+    const lines = (damaged.pragma(`quick_check(${CHECK_PROBLEMS})`) as Array<{ quick_check: string }>)
+      .flatMap((row) => row.quick_check.split('\n'))
+      .filter((line) => line.trim() && line !== 'ok' && !line.startsWith('***'));
+    const roots = new Map(
+      (damaged.prepare(`SELECT rootpage, name FROM sqlite_schema WHERE type = 'table'`).all() as Array<{ rootpage: number; name: string }>).map(
+        (row) => [row.rootpage, row.name],
+      ),
+    );
+    const indexes = damaged.prepare(`SELECT rootpage, name FROM sqlite_schema WHERE type = 'index'`).all() as Array<{ rootpage: number; name: string }>;
+    const indexRoots = new Set(indexes.map((index) => index.rootpage));
+    const indexNames = new Set(indexes.map((index) => index.name));
+    const found = new Set<Table>();
+    for (const line of lines) {
+      const tree = /\bTree (\d+)\b/.exec(line)?.[1];
+      if (tree === undefined) {
+        // "wrong # of entries in index X", "row N missing from index X": the index is built anew.
+        const index = /\bindex (\S+)$/.exec(line)?.[1];
+        if (index !== undefined && indexNames.has(index)) continue;
+        return [...TABLES];
+      }
+      const root = Number(tree);
+      if (indexRoots.has(root)) continue;
+      const table = roots.get(root);
+      if (table === undefined) return [...TABLES];
+      if ((TABLES as readonly string[]).includes(table)) found.add(table as Table);
+    }
+    return TABLES.filter((table) => found.has(table));
+  } catch {
+    return [...TABLES];
+  }
 }
 
 function copyTable(damaged: Db, fresh: Db, table: Table, report: SalvageReport): void {

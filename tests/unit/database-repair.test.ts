@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isDatabaseDamage, openDatabase, type Db } from '../../src-main/memory/database';
-import { hasDamagedCopies, openRepairing } from '../../src-main/memory/repair';
+import { hasDamagedCopies, openRepairing, repairView } from '../../src-main/memory/repair';
 import { LOST_REQUEST } from '../../src-main/memory/salvage';
 import { ScreenshotFiles } from '../../src-main/memory/screenshot-files';
 import { SessionStore } from '../../src-main/memory/session-store';
@@ -161,7 +161,8 @@ describe('opening a damaged database', () => {
     damagePage(file, hit.pageno);
 
     const { repair, store } = reopen();
-    expect(repair?.salvaged).toMatchObject({ rebuiltSessions: 0, unreadable: ['steps'], dropped: 0 });
+    // SQLite's check itself fails on this page, so it cannot say which table it is in: every one counts as damaged.
+    expect(repair?.salvaged).toMatchObject({ rebuiltSessions: 0, unreadable: ['steps'], dropped: 0, damagedTables: expect.arrayContaining(['steps']) });
     expect(store.counts()).toEqual({ sessions: SESSIONS, steps: SESSIONS * STEPS_EACH - hit.ncell });
     // The sessions keep their step counts, so new steps never take an index still held by a lost one.
     const session = store.listSessions()[0]!;
@@ -173,9 +174,29 @@ describe('opening a damaged database', () => {
     const index = pages('sqlite_autoindex_steps_2').find((page) => page.pagetype === 'leaf')!;
     damagePage(file, index.pageno);
     const { db, repair, store } = reopen();
-    expect(repair?.salvaged).toMatchObject({ unreadable: [], dropped: 0, copied: { steps: SESSIONS * STEPS_EACH } });
+    expect(repair?.salvaged).toMatchObject({ unreadable: [], dropped: 0, damagedTables: [], copied: { steps: SESSIONS * STEPS_EACH } });
     expect(store.counts()).toEqual({ sessions: SESSIONS, steps: SESSIONS * STEPS_EACH });
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+  });
+
+  it('says parts may be missing when the overflow page of a long text is damaged, though its row still reads', () => {
+    makeDatabase();
+    const db = new Database(file);
+    const id = db.prepare('SELECT id FROM steps ORDER BY rowid LIMIT 1').pluck().get() as string;
+    // A prompt of 9,000 characters spills onto overflow pages; the start of its last one is overwritten.
+    db.prepare('UPDATE steps SET prompt_text = ? WHERE id = ?').run('p'.repeat(9_000), id);
+    const overflow = pagesOf(db, 'steps').filter((page) => page.pagetype === 'overflow');
+    db.close();
+    expect(overflow.length).toBeGreaterThan(0);
+    damagePage(file, overflow.at(-1)!.pageno);
+
+    const { repair, store } = reopen();
+    // The row reads back (SQLite reads no further than the text's length), garbled: the notice must not say nothing was lost.
+    expect(repair?.salvaged).toMatchObject({ unreadable: [], dropped: 0, damagedTables: ['steps'], copied: { steps: SESSIONS * STEPS_EACH } });
+    const text = store.step(store.listSessions().at(-1)!.id, id)?.promptText;
+    expect(text).toHaveLength(9_000);
+    expect(text).not.toBe('p'.repeat(9_000));
+    expect(repairView(repair!, store).partsLost).toBe(true);
   });
 
   it('steps over damaged pages one after another', () => {
