@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from './database';
-import { titleFrom } from './session-store';
+import { readsBack, titleFrom } from './session-store';
 
 /**
  * Copies what can still be read of a damaged Deskhand database into a fresh one (at the current schema).
@@ -86,9 +86,13 @@ const CHECK_PROBLEMS = 200;
  */
 function damagedTables(damaged: Db): Table[] {
   try {
-    const lines = (damaged.pragma(`quick_check(${CHECK_PROBLEMS})`) as Array<{ quick_check: string }>)
-      .flatMap((row) => row.quick_check.split('\n'))
-      .filter((line) => line.trim() && line !== 'ok' && !line.startsWith('***'));
+    // The quick check first: on some damage the integrity check fails outright where it reports.
+    const problems = (check: 'quick_check' | 'integrity_check'): string[] =>
+      (damaged.pragma(`${check}(${CHECK_PROBLEMS})`) as Array<Record<string, string>>)
+        .flatMap((row) => String(row[check]).split('\n'))
+        .filter((line) => line.trim() && line !== 'ok' && !line.startsWith('***'));
+    const quick = problems('quick_check');
+    const lines = quick.length > 0 ? quick : problems('integrity_check');
     const roots = new Map(
       (damaged.prepare(`SELECT rootpage, name FROM sqlite_schema WHERE type = 'table'`).all() as Array<{ rootpage: number; name: string }>).map(
         (row) => [row.rootpage, row.name],
@@ -132,9 +136,19 @@ function copyTable(damaged: Db, fresh: Db, table: Table, report: SalvageReport):
     report.unreadable.push(table);
     return;
   }
+  // A row kept must read back as the store reads it (with the new schema's defaults), or the session
+  // it belongs to would not open; a session dropped so is rebuilt from its steps.
+  const checked = table === 'sessions' || table === 'rounds' || table === 'steps' ? table : null;
+  const stored = checked ? fresh.prepare(`SELECT * FROM ${table} WHERE rowid = ?`) : null;
+  const remove = checked ? fresh.prepare(`DELETE FROM ${table} WHERE rowid = ?`) : null;
   for (const row of reader.rows()) {
     try {
-      insert.run(row);
+      const { lastInsertRowid } = insert.run(row);
+      if (checked && !readsBack(checked, stored?.get(lastInsertRowid) as Record<string, unknown>)) {
+        remove?.run(lastInsertRowid);
+        report.dropped++;
+        continue;
+      }
       report.copied[table]++;
     } catch {
       // A NOT NULL or CHECK the damaged row breaks, or a duplicate key: the row is not Deskhand's to keep.

@@ -151,6 +151,21 @@ function toDamagedView(row: Record<string, unknown>, problem: string): DamagedSe
 }
 
 /** Rows read back are checked like any other input: a damaged row is a clear error, not a crash later. */
+/**
+ * Whether a stored row of sessions, rounds or steps reads back as this store reads it. A repair keeps only
+ * those, so that every session it keeps opens (a lost session is rebuilt from its steps instead).
+ */
+export function readsBack(table: 'sessions' | 'rounds' | 'steps', row: Record<string, unknown>): boolean {
+  try {
+    if (table === 'sessions') toSessionView(row as unknown as SessionRow, null);
+    else if (table === 'steps') toStepView(row as unknown as StepRow);
+    else return RoundRow.safeParse(row).success;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function toSessionView(row: SessionRow, maxSteps: number | null): SessionView {
   const parsed = SessionView.safeParse({
     id: row.id,

@@ -67,7 +67,7 @@ describe('a database repaired at start-up, in the browser UI (real host)', () =>
           'Deskhand found its database damaged at start-up and set it aside\\. 2 sessions and 6 steps were read back into a new one ' +
           '\\(2 sessions rebuilt from their steps\\)\\. Parts of it could not be read, and what was on them is missing\\. ' +
           `The damaged file is kept as ${join(dataDir, aside!).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} ` +
-          "\\(SQLite's check of its pages found: .+\\)\\.$",
+          "\\(SQLite's integrity check found: .+\\)\\.$",
       ),
     );
     await saveScreenshot(page, 'database-repaired');

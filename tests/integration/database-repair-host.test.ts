@@ -40,7 +40,7 @@ describe('Deskhand started on a damaged database', () => {
 
     expect(host.repair).toMatchObject({ sessions: 2, rebuiltSessions: 2, partsLost: true, damagedFile: expect.stringContaining('deskhand.sqlite.damaged-') });
     expect(existsSync(host.repair!.damagedFile)).toBe(true);
-    expect(logged.mock.calls.flat().join('\n')).toMatch(/the database was damaged \(SQLite's check of its pages found: .*\); it is kept as .*deskhand\.sqlite\.damaged-.*: 2 sessions \(2 rebuilt from their steps\), \d+ steps; parts of it could not be read/);
+    expect(logged.mock.calls.flat().join('\n')).toMatch(/the database was damaged \(SQLite's integrity check found: .*\); it is kept as .*deskhand\.sqlite\.damaged-.*: 2 sessions \(2 rebuilt from their steps\), \d+ steps; parts of it could not be read/);
 
     const list = await host.endpoint.handle({ type: 'session.list', id: 'l' });
     if (list.type !== 'reply' || !list.ok) throw new Error(`session.list refused: ${JSON.stringify(list)}`);

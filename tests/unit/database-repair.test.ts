@@ -109,10 +109,10 @@ describe('opening a damaged database', () => {
     expect(sessionsPage?.pagetype).toBe('leaf');
     damagePage(file, sessionsPage!.pageno);
     const damagedHash = sha256(file);
-    expect(() => openDatabase(file)).toThrow(/cannot open the Deskhand database .*SQLite's check of its pages found: /);
+    expect(() => openDatabase(file)).toThrow(/cannot open the Deskhand database .*SQLite's integrity check found: /);
 
     const { db, repair, store } = reopen();
-    expect(repair).toMatchObject({ damagedFile: join(dir, ASIDE), reason: expect.stringMatching(/^SQLite's check of its pages found: /) });
+    expect(repair).toMatchObject({ damagedFile: join(dir, ASIDE), reason: expect.stringMatching(/^SQLite's integrity check found: /) });
     expect(repair?.salvaged).toMatchObject({ rebuiltSessions: SESSIONS, unreadable: ['sessions'], dropped: 0 });
     expect(repair?.salvaged?.copied).toMatchObject({ sessions: 0, rounds: SESSIONS, steps: SESSIONS * STEPS_EACH, blackboard_items: SESSIONS, audit: SESSIONS });
     // The damaged file is set aside untouched: nothing is lost that a closer look could still get back.
@@ -235,7 +235,7 @@ describe('opening a damaged database', () => {
     // Where the repaired database is built, something that cannot be replaced.
     mkdirSync(`${file}.repairing`);
     writeFileSync(join(`${file}.repairing`, 'keep'), '');
-    expect(() => openRepairing(file, {}, NOW)).toThrow(/^the Deskhand database .* is damaged \(SQLite's check .*\), and repairing it failed: /);
+    expect(() => openRepairing(file, {}, NOW)).toThrow(/^the Deskhand database .* is damaged \(SQLite's integrity check .*\), and repairing it failed: /);
     expect(sha256(file)).toBe(damagedHash);
     expect(existsSync(join(dir, ASIDE))).toBe(false);
 
