@@ -33,6 +33,12 @@ const BUILDING = '.repairing';
 const REPAIRED = '.repaired';
 const MOVING = '.repair-moving';
 
+export interface RepairOptions {
+  nativeBinding?: string;
+  /** How many step indexes a session's files (its screenshots) show taken: a rebuilt session continues after them. */
+  stepsTaken?: (sessionId: string) => number;
+}
+
 /**
  * Opens the database; if it is damaged (SQLite finds broken pages, or the file is no database), copies
  * what can be read into a new one, sets the damaged file aside beside it and puts the new one in its
@@ -42,12 +48,6 @@ const MOVING = '.repair-moving';
  * moves are written down first: a start after a repair cut off while moving (a crash, a power cut)
  * finishes them before it opens anything. Any other failure (a lock, a newer schema) is thrown as it was.
  */
-export interface RepairOptions {
-  nativeBinding?: string;
-  /** How many step indexes a session's files (its screenshots) show taken: a rebuilt session continues after them. */
-  stepsTaken?: (sessionId: string) => number;
-}
-
 export function openRepairing(file: string, options: RepairOptions = {}, now = new Date()): OpenedDatabase {
   const finished = finishMoves(file);
   try {
@@ -97,7 +97,8 @@ function finishMoves(file: string): DatabaseRepair | null {
     throw error;
   }
   const note = parseNote(text);
-  if (!note) {
+  // It names a file beside the database, as a repair does, and never the database itself.
+  if (!note || !basename(note.damagedFile).startsWith(`${basename(file)}.damaged-`)) {
     // Written whole or not at all (renamed into place), so not Deskhand's: no moves are known.
     logError(`[deskhand] ${file + MOVING} is not the note of a repair; it was removed, and nothing moved`);
     rmSync(file + MOVING, { force: true });

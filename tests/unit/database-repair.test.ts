@@ -416,7 +416,15 @@ describe('the note of a repair under way', () => {
   it('is checked when read back: one that is not a repair note is removed with a log line, and nothing is moved', () => {
     makeDatabase();
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    for (const text of ['{"damagedFile": 42}', 'not json', JSON.stringify({ damagedFile: 'x', reason: 'r', salvaged: { copied: {}, rebuiltSessions: -1, unreadable: [], dropped: 0 } })]) {
+    const notes = [
+      '{"damagedFile": 42}',
+      'not json',
+      JSON.stringify({ damagedFile: 'x', reason: 'r', salvaged: { copied: {}, rebuiltSessions: -1, unreadable: [], dropped: 0 } }),
+      // A note naming the database itself as the file to set aside: the database would be replaced.
+      JSON.stringify({ damagedFile: file, reason: 'r', salvaged: null }),
+    ];
+    writeFileSync(`${file}.repaired`, 'not the database');
+    for (const text of notes) {
       writeFileSync(`${file}.repair-moving`, text);
       const { repair, store } = reopen();
       expect(repair, text).toBeNull();
@@ -426,6 +434,7 @@ describe('the note of a repair under way', () => {
     }
     expect(logged.mock.calls.flat().join('\n')).toMatch(/deskhand\.sqlite\.repair-moving is not the note of a repair; it was removed, and nothing moved/);
     expect(readdirSync(dir).some((name) => name.includes('damaged'))).toBe(false);
+    expect(readFileSync(`${file}.repaired`, 'utf8')).toBe('not the database');
   });
 });
 
