@@ -169,6 +169,34 @@ describe('opening a damaged database', () => {
     expect(session.stepCount).toBe(STEPS_EACH);
   });
 
+  it('repairs a table and its index that disagree, which only the integrity check (not the quick check) finds', () => {
+    makeDatabase();
+    // The index as it was before a session changed: its pages read fine, but it holds the old time.
+    const [index] = pages('sessions_by_update');
+    expect(pages('sessions_by_update')).toHaveLength(1);
+    const before = Buffer.alloc(4096);
+    const fd = fs.openSync(file, 'r+');
+    fs.readSync(fd, before, 0, 4096, (index!.pageno - 1) * 4096);
+    const db = openDatabase(file);
+    const changed = new SessionStore(db).listSessions()[0]!;
+    db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?').run(changed.updatedAt - 10_000_000, changed.id);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    expect(pages('sessions_by_update')[0]!.pageno).toBe(index!.pageno);
+    fs.writeSync(fd, before, 0, 4096, (index!.pageno - 1) * 4096);
+    fs.closeSync(fd);
+    const raw = new Database(file, { readonly: true });
+    expect(raw.pragma('quick_check', { simple: true })).toBe('ok');
+    raw.close();
+
+    const { db: repaired, repair, store } = reopen();
+    expect(repair?.reason).toMatch(/^SQLite's integrity check found: .*sessions_by_update/);
+    expect(repair?.salvaged).toMatchObject({ unreadable: [], dropped: 0, damagedTables: [], copied: { sessions: SESSIONS } });
+    expect(repaired.pragma('integrity_check', { simple: true })).toBe('ok');
+    // The list is ordered through that index: the changed session is back in its place, last.
+    expect(store.listSessions().at(-1)?.id).toBe(changed.id);
+  });
+
   it('loses nothing when only an index is damaged: the new database builds its indexes again', () => {
     makeDatabase();
     const index = pages('sqlite_autoindex_steps_2').find((page) => page.pagetype === 'leaf')!;
