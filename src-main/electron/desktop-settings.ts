@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { readValidatedJson, writeJsonAtomic } from '../host/json-file';
+import { readValidatedJson, writeJsonAtomic } from '../common/json-file';
 
 /**
  * Settings only the desktop app has (the stop hotkey, what the window does while the agent acts,

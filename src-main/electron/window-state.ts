@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { z } from 'zod';
-import { readValidatedJson, writeJsonAtomic } from '../host/json-file';
+import { readValidatedJson, writeJsonAtomic } from '../common/json-file';
 
 const Coordinate = z.number().int().min(-100_000).max(100_000);
 const Extent = z.number().int().min(200).max(20_000);

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { writeJsonAtomic } from './json-file';
+import { writeJsonAtomic } from '../common/json-file';
 
 /**
  * API keys and tokens: never in the database, logs, exports or settings file.

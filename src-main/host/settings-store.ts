@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { SettingsView } from '../protocol';
 import { CommandError, type SettingsHandler } from '../session/session-service';
 import { configFromEnv, DeskhandConfig } from './config';
-import { readValidatedJson, writeJsonAtomic } from './json-file';
+import { readValidatedJson, writeJsonAtomic } from '../common/json-file';
 import { SecretName, type SecretStorageKind, secretStorageNote, type SecretStore } from './secrets';
 
 /**

@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import { z } from 'zod';
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { writeJsonAtomic } from '../common/json-file';
 import { logError } from '../common/log';
 import { DAMAGED_TEXT_CHARS, type DatabaseRepairView } from '../protocol';
 import { isDatabaseDamage, openDatabase, type Db } from './database';
@@ -68,7 +69,7 @@ export function openRepairing(file: string, options: RepairOptions = {}, now = n
       });
     }
     const repair: DatabaseRepair = { damagedFile: asideName(file, now), reason, salvaged };
-    writeDurably(file + MOVING, JSON.stringify(repair));
+    writeJsonAtomic(file + MOVING, repair);
     moveIntoPlace(file, repair.damagedFile);
     rmSync(file + MOVING, { force: true });
     return { db: openDatabase(file, options), repair };
@@ -88,7 +89,6 @@ function moveIntoPlace(file: string, damagedFile: string): void {
  * repaired database, whole, is still beside the damaged file, or already in place. Returns that repair.
  */
 function finishMoves(file: string): DatabaseRepair | null {
-  rmSync(`${file}${MOVING}.partial`, { force: true });
   let text: string;
   try {
     text = readFileSync(file + MOVING, 'utf8');
@@ -118,19 +118,6 @@ function parseNote(text: string): DatabaseRepair | null {
   } catch {
     return null;
   }
-}
-
-/** Writes a file whole, on disk before it takes its name. */
-function writeDurably(path: string, text: string): void {
-  const partial = `${path}.partial`;
-  const fd = openSync(partial, 'w');
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(partial, path);
 }
 
 /** Builds the repaired database at `building`; returns what was salvaged (null: nothing could be read). */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { readValidatedJson, writeJsonAtomic } from '../../src-main/host/json-file';
+import { readValidatedJson, writeJsonAtomic } from '../../src-main/common/json-file';
 
 let folder: string;
 beforeEach(() => {

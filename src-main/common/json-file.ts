@@ -1,9 +1,9 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { z } from 'zod';
-import { issuesText } from '../common/zod-issues';
+import { issuesText } from './zod-issues';
 
-/** JSON files in the data folder (settings, secrets, window state): read back checked, written whole. */
+/** JSON files in the data folder (settings, secrets, window state, a database repair's note): read back checked, written whole. */
 
 export type JsonFileResult<T> = { value: T; problem: null } | { value: null; problem: string | null };
 
