@@ -145,7 +145,7 @@ export abstract class BasicAgent {
    * After a crash, before the round goes on: a step that says so, in the trajectory the agents read, so
    * that an action approved or under way when Deskhand stopped is checked, not simply done again.
    */
-  noteInterruption(runtime: AgentRuntime): void {
+  async noteInterruption(runtime: AgentRuntime): Promise<void> {
     const step: NewStep = {
       round: runtime.round,
       agent: this.name,
@@ -173,7 +173,7 @@ export abstract class BasicAgent {
       costUsd: null,
       approvedBy: null,
     };
-    this.history.push(runtime.commitStep(step, { trajectory: this.trajectoryRecord(step), savedScreenshot: null }));
+    this.history.push(await runtime.commitStep(step, { trajectory: this.trajectoryRecord(step), savedScreenshot: null }));
   }
 
   /** One step through the processor, committed with its blackboard records; never throws but for Stop. */
@@ -202,7 +202,7 @@ export abstract class BasicAgent {
       : ctx.get<StepOutcome>(K.outcome);
     const step = this.stepOf(runtime, ctx, outcome, startedAt, performance.now() - started, screenshotSaved);
     const saved = ctx.maybe<{ reason: string }>(K.savedScreenshot) ?? null;
-    const view = runtime.commitStep(step, {
+    const view = await runtime.commitStep(step, {
       trajectory: ctx.maybe<Record<string, unknown>>(K.trajectory) ?? this.trajectoryRecord(step),
       savedScreenshot: saved,
     });
@@ -408,7 +408,7 @@ export abstract class BasicAgent {
       approvedBy: outcome.approvedBy,
     };
     // Committed even when Stop came meanwhile: the action may have run, and the record must say so.
-    const view = runtime.commitStep(step, { trajectory: this.trajectoryRecord(step), savedScreenshot: null });
+    const view = await runtime.commitStep(step, { trajectory: this.trajectoryRecord(step), savedScreenshot: null });
     this.history.push(view);
     throwIfAborted(runtime.signal);
     // A failed approved action is in the history; the agent sees it and decides what to do next.

@@ -70,8 +70,11 @@ export interface AgentRuntime {
   readonly tools: { names: ReadonlySet<string>; docs: string };
   /** Starts writing a screenshot file; the step's commit waits for `written` (see trackWrite). */
   writeScreenshot(image: { bytes: Buffer; mimeType: string; width: number; height: number }, name: string): { stored: StoredScreenshot; written: Promise<void> };
-  /** Persists a step (and its blackboard records, in one transaction) and tells the UI. */
-  commitStep(step: NewStep, memory: StepMemory): StepView;
+  /**
+   * Persists a step (and its blackboard records, in one transaction) and tells the UI. On a full disk it
+   * waits for the user to free space and Resume; Stop then rejects it with StepAborted.
+   */
+  commitStep(step: NewStep, memory: StepMemory): Promise<StepView>;
   /** The index the next committed step will get. */
   nextStepIndex(): number;
   progress(detail: string): void;

@@ -23,8 +23,12 @@ Runs one request without the UI and prints one JSON line per event on stdout.
   --answer TEXT         answers the agent's next question (repeat it for several, in order)
   --approve             approves every step held for approval (by default they are rejected)
 
+A run that pauses (you took the mouse, or the disk that holds Deskhand's data is nearly full) says
+why on stderr; on a terminal Enter resumes it, otherwise it is stopped (exit status 2).
+
 Exit status: 0 finished, 1 failed, 130 stopped with Ctrl+C, 141 stopped because nothing reads the
-output any more (| head), 2 error (also for bad usage or no model configured).`;
+output any more (| head), 2 error (also for bad usage, no model configured, or a pause nobody could
+resume).`;
 
 /** The option each field of a run comes from, to name it in an error. */
 const FIELD_OPTIONS: Record<string, string> = { mode: '--mode', answers: '--answer', approve: '--approve' };

@@ -5,6 +5,7 @@ import { openSettings, unreadableSavedKeys } from '../host/open-settings';
 import { defaultDataDir } from '../host/paths';
 import type { SessionStatus } from '../protocol';
 import { parseCliArgs, USAGE, type CliCommand } from './args';
+import { CliPauses } from './pauses';
 import { cliResponder } from './responder';
 
 /** finished 0, failed 1, stopped with Ctrl+C 130 (as a shell reports an interrupted command), else 2. */
@@ -73,6 +74,17 @@ async function main(argv: string[]): Promise<number> {
     stopRun();
   };
   process.on('SIGINT', stopOnSignal);
+  const pauses = new CliPauses({
+    interactive: Boolean(process.stdin.isTTY),
+    input: process.stdin,
+    write: (text) => process.stderr.write(text),
+    resume: async (sessionId) => {
+      const reply = await host.endpoint.handle({ type: 'session.resume', id: 'cli-resume', sessionId });
+      if (reply.type === 'reply' && !reply.ok) throw new Error(reply.error.message);
+    },
+    stop: stopRun,
+  });
+  const unsubscribePauses = host.sessions.subscribe((event) => pauses.onEvent(event));
   // Nobody reads what the run reports any more: it is stopped, as a pipeline stops at a broken pipe.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (outputGone) return;
@@ -89,8 +101,11 @@ async function main(argv: string[]): Promise<number> {
     if (outputGone) stopRun();
     const outcome = await host.sessions.running;
     if (outputGone) return EXIT_OUTPUT_GONE;
+    if (pauses.stoppedForPause) return 2;
     return outcome ? (EXIT_CODES[outcome.status] ?? 2) : 2;
   } finally {
+    unsubscribePauses();
+    pauses.close();
     unsubscribe();
     await host.close();
   }

@@ -1,5 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { SafetyDecision } from './safety-policy';
+import { isDiskFull } from '../common/disk-full';
+import { logError } from '../common/log';
 import { REDACTED_SECRET, redactText } from '../common/scrub';
 
 /**
@@ -176,6 +178,8 @@ export class AuditStore {
   private readonly markUnfinished;
   private readonly bySession;
   private readonly bySessionAfter;
+  /** Completions a full disk refused, by row id: written before the next entry, or on flush. */
+  private readonly unwritten = new Map<number, AuditOutcome>();
 
   constructor(private readonly db: Database) {
     this.insert = db.prepare(
@@ -194,6 +198,7 @@ export class AuditStore {
 
   /** Writes one entry (secrets redacted) and returns its row id. Runs inside an open transaction if any. */
   record(entry: AuditEntry): number {
+    this.flush();
     const info = this.insert.run({
       call_id: entry.callId,
       session_id: entry.sessionId,
@@ -220,8 +225,31 @@ export class AuditStore {
     return this.record({ ...entry, status: 'running', result: null, error: null, durationMs: 0 });
   }
 
-  /** Completes a row `begin` wrote with what the command came to. */
+  /**
+   * Completes a row `begin` wrote with what the command came to. On a full disk the completion waits in
+   * memory for the next entry (or `flush`) instead of failing the step: the command has run, and its
+   * step, saved once there is space, must say what it did. Deskhand closed before then leaves the row
+   * 'running', marked 'unknown' at the next start as after a crash.
+   */
   finish(id: number, outcome: AuditOutcome): void {
+    try {
+      this.completeRow(id, outcome);
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+      logError(`[deskhand] the audit row of a command that ran could not be completed yet: ${(error as Error).message}`);
+      this.unwritten.set(id, outcome);
+    }
+  }
+
+  /** Writes the completions a full disk refused; throws (keeping them) while it still does. */
+  flush(): void {
+    for (const [id, outcome] of this.unwritten) {
+      this.completeRow(id, outcome);
+      this.unwritten.delete(id);
+    }
+  }
+
+  private completeRow(id: number, outcome: AuditOutcome): void {
     this.complete.run({
       id,
       status: outcome.status,
@@ -244,6 +272,11 @@ export class AuditStore {
         ? this.bySessionAfter.all(sessionId, options.afterId, limit)
         : this.bySession.all(sessionId, limit)
     ) as Row[];
-    return rows.map(fromRow);
+    // A completion still waiting for disk space is what the command came to: the row says so meanwhile.
+    return rows.map((row) => {
+      const record = fromRow(row);
+      const outcome = this.unwritten.get(record.id);
+      return outcome ? { ...record, ...outcome, result: capText(outcome.result), error: capText(outcome.error) } : record;
+    });
   }
 }

@@ -115,6 +115,14 @@ export const DeskhandConfig = z.object({
       maxConsecutiveErrors: z.number().int().min(1).max(20).default(3),
       /** Model repair attempts within one step for a reply that does not fit the format. */
       maxRepairs: z.number().int().min(0).max(5).default(1),
+      /** A run pauses before a step while less than this is free on the data folder's disk (0: never). */
+      minFreeDiskMb: z
+        .number()
+        .int()
+        .min(0)
+        .max(100_000)
+        .default(100)
+        .meta({ title: 'Free disk space to keep (MB)', description: 'A run pauses before its next step while less is free where Deskhand keeps its data; 0 turns the check off.' }),
     })
     .prefault({}),
   prompt: z

@@ -18,6 +18,7 @@ import { ModelClient } from '../llm/model-client';
 import { BlackboardStore } from '../memory/blackboard-store';
 import type { Db, Scrub } from '../memory/database';
 import { InteractionStore } from '../memory/interaction-store';
+import { DataDiskSpace } from '../memory/disk-space';
 import { hasDamagedCopies, openRepairing, repairView } from '../memory/repair';
 import { ScreenshotFiles } from '../memory/screenshot-files';
 import { SessionStore } from '../memory/session-store';
@@ -241,6 +242,7 @@ export function createHost(options: HostOptions): Host {
     blackboards: new BlackboardStore(db, scrub, scrubForModel),
     interactions,
     screenshots,
+    disk: new DataDiskSpace(dataDir),
     gate,
     dispatcher,
     broker,
@@ -285,6 +287,11 @@ export function createHost(options: HostOptions): Host {
       await sessions.shutdown();
       await externals.close();
       await device.close();
+      try {
+        audit.flush();
+      } catch (error) {
+        logError(`[deskhand] audit rows of commands that ran stay unfinished (marked unknown at the next start): ${(error as Error).message}`);
+      }
       db.close();
       stopScrubbingLogs();
       unlock();

@@ -1,7 +1,6 @@
 import { HostCommand, type HostMessage, type ReplyErrorMessage } from '../protocol';
 import { CommandError, type SessionService } from '../session/session-service';
 import { logError } from '../common/log';
-import { damagedDatabaseMessage, isDatabaseDamage } from '../memory/database';
 
 /** The longest protocol message accepted; a request of 20,000 characters fits many times over. */
 export const MAX_MESSAGE_BYTES = 256 * 1024;
@@ -52,8 +51,7 @@ export class ProtocolEndpoint {
     } catch (error) {
       if (error instanceof CommandError) return errorReply(parsed.data.id, error.code, error.message);
       logError('[deskhand] command failed:', error);
-      const why = isDatabaseDamage(error) ? damagedDatabaseMessage(error) : error instanceof Error ? error.message : String(error);
-      return errorReply(parsed.data.id, 'internal', `the host could not do that: ${why}`);
+      return errorReply(parsed.data.id, 'internal', `the host could not do that: ${this.sessions.describeFailure(error)}`);
     }
   }
 }

@@ -9,6 +9,8 @@ import type { DeskhandConfig } from '../host/config';
 import type { Blackboard } from '../memory/blackboard';
 import type { BlackboardStore } from '../memory/blackboard-store';
 import { damagedDatabaseMessage, isDatabaseDamage } from '../memory/database';
+import { isDiskFull } from '../common/disk-full';
+import type { DataDiskSpace } from '../memory/disk-space';
 import type { InteractionStore } from '../memory/interaction-store';
 import type { ScreenshotFiles } from '../memory/screenshot-files';
 import type { NewStep, SessionStore } from '../memory/session-store';
@@ -31,6 +33,8 @@ export interface SessionDeps {
   blackboards: BlackboardStore;
   interactions: InteractionStore;
   screenshots: ScreenshotFiles;
+  /** The free space where the database and the screenshots are written. */
+  disk: DataDiskSpace;
   gate: CommandGate;
   dispatcher: Dispatcher;
   broker: InteractionBroker;
@@ -107,6 +111,9 @@ export class ActiveSession {
         }
         logError('[deskhand] the round failed:', error);
         if (isDatabaseDamage(error)) return { status: 'error', result: damagedDatabaseMessage(error) };
+        if (isDiskFull(error)) {
+          return { status: 'error', result: this.deps.disk.fullMessage(error, 'the round could not go on. Free some space, then continue the session') };
+        }
         return { status: 'error', result: `internal error: ${(error as Error).message}` };
       })
       .then((outcome) => this.endRound(round, outcome))
@@ -140,7 +147,14 @@ export class ActiveSession {
   }
 
   private setStatus(status: SessionStatus, detail: string): void {
-    this.deps.store.setStatus(this.sessionId, status, null);
+    try {
+      this.deps.store.setStatus(this.sessionId, status, null);
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+      // Said all the same: the row keeps the status before, and a session cut off while it does shows
+      // as interrupted at the next start, as a running one would.
+      logError(`[deskhand] the session's status (${status}) could not be saved: ${(error as Error).message}`);
+    }
     this.deps.emit({ kind: 'status.changed', sessionId: this.sessionId, status, detail });
   }
 
@@ -198,7 +212,7 @@ export class ActiveSession {
     if (agent instanceof ShellAgent) agent.assign(request);
     agent.beginRound();
     // What a resumed request needs is the word that it was cut off.
-    if (resumed) agent.noteInterruption(runtime);
+    if (resumed) await agent.noteInterruption(runtime);
     let state = agent.states.get('CONTINUE');
     try {
       for (;;) {
@@ -214,6 +228,9 @@ export class ActiveSession {
           if (signal.aborted) return STOPPED;
           agent.userInteracted();
         }
+        // Before the step, not after its action: a step that acted and then could not be saved is a record lost.
+        const shortage = this.deps.disk.shortage(config.limits.minFreeDiskMb);
+        if (shortage && this.pauseRun(shortage)) continue;
         if (this.nextIndex - firstIndex >= config.limits.maxStepsPerRound) {
           return { status: 'failed', result: `Reached the limit of ${config.limits.maxStepsPerRound} steps for one request` };
         }
@@ -303,7 +320,7 @@ export class ActiveSession {
       subtasks,
       tools,
       writeScreenshot: (image, name) => deps.screenshots.write(sessionId, name, image),
-      commitStep: (step, memory) => this.commit(step, memory),
+      commitStep: (step, memory) => this.commit(step, memory, signal),
       nextStepIndex: () => this.nextIndex,
       // A step under way when Pause was pressed still reports its progress, but the session stays paused.
       progress: (detail) =>
@@ -316,10 +333,30 @@ export class ActiveSession {
   }
 
   /**
+   * Saves a step. A disk too full to take it pauses the run, and Resume tries again: the step (whose
+   * action may have run) is kept in memory meanwhile, and lost only if the run is stopped instead.
+   */
+  private async commit(step: NewStep, memory: StepMemory, signal: AbortSignal): Promise<StepView> {
+    for (;;) {
+      try {
+        return this.commitNow(step, memory);
+      } catch (error) {
+        if (!isDiskFull(error)) throw error;
+        logError(`[deskhand] step ${this.nextIndex + 1} could not be saved: ${(error as Error).message}`);
+        const why = this.deps.disk.fullMessage(error, `step ${this.nextIndex + 1} could not be saved. Free some space, then Resume to save it (Stop ends the round without it)`);
+        // Paused by the user meanwhile: the reason they see becomes this one.
+        if (!this.pauseRun(why)) this.setStatus('paused', why);
+        await this.pause.wait(signal);
+        if (signal.aborted) throw new StepAborted();
+      }
+    }
+  }
+
+  /**
    * One transaction: the step, the session's counters and the step's blackboard records, all without
    * secrets (the store and the blackboard scrub what they write).
    */
-  private commit(step: NewStep, memory: StepMemory): StepView {
+  private commitNow(step: NewStep, memory: StepMemory): StepView {
     const view = this.blackboard.afterCommit(() =>
       this.deps.store.appendStep(this.sessionId, step, (index) => {
         if (memory.trajectory) this.blackboard.addTrajectory({ ...memory.trajectory, Step: index + 1 }, index);

@@ -18,6 +18,7 @@ import {
 } from '../protocol';
 import { ActiveSession, type RunOutcome, type SessionDeps } from './active-session';
 import { CommandError } from './command-error';
+import { failureMessage } from './failure-message';
 import type { InteractionBroker } from './interaction-broker';
 import { logError } from '../common/log';
 
@@ -84,6 +85,11 @@ export class SessionService {
     const session = this.runningSession;
     session?.stop();
     await session?.running;
+  }
+
+  /** What a command that failed is reported as: a damaged database or a full disk with what to do about it. */
+  describeFailure(error: unknown): string {
+    return failureMessage(error, this.deps.disk);
   }
 
   /** Every event goes out here (the sessions', the broker's, the forms'), scrubbed once for all listeners. */
@@ -260,7 +266,7 @@ export class SessionService {
    * say "running" with nothing running: it ends in error, with the reason, when that can be written.
    */
   private endUnstarted(sessionId: string, error: unknown): void {
-    const reason = `the run could not start: ${error instanceof Error ? error.message : String(error)}`;
+    const reason = `the run could not start: ${this.describeFailure(error)}`;
     try {
       this.deps.store.setStatus(sessionId, 'error', reason);
       this.emit({ kind: 'session.ended', sessionId, status: 'error', result: reason });

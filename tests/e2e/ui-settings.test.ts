@@ -57,6 +57,19 @@ describe('settings in the browser UI (fake host)', () => {
     await again.waitFor({ state: 'detached' });
   });
 
+  it('shows the free disk space a run keeps under a readable name, with what it does', async () => {
+    const { page } = ui;
+    const dialog = await openSettings(page);
+    await dialog.getByRole('tab', { name: 'Limits' }).click();
+    const field = dialog.getByRole('spinbutton', { name: 'Free disk space to keep (MB)' });
+    expect(await field.inputValue()).toBe('100');
+    await field.focus();
+    await dialog.getByText('A run pauses before its next step while less is free where Deskhand keeps its data; 0 turns the check off.').waitFor();
+    await saveScreenshot(page, 'settings-free-disk-space');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+  });
+
   it('shows the host’s refusal at the field it names', async () => {
     const { page } = ui;
     host.handle('settings.set', () => {

@@ -25,6 +25,8 @@ export interface ReliabilityHostOptions {
   fakeDeviceEnv?: Record<string, string>;
   autoResponder?: AutoResponder;
   dataDir?: string;
+  /** Where the stand-in device logs its actions; in the data folder by default. */
+  actionLog?: string;
 }
 
 export interface ReliabilityHost {
@@ -44,7 +46,7 @@ export const refuseEverything: AutoResponder = (interaction) =>
 
 export async function startReliabilityHost(scenario: Scenario, options: ReliabilityHostOptions = {}): Promise<ReliabilityHost> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'deskhand-reliability-'));
-  const actionLog = join(dataDir, 'device-actions.jsonl');
+  const actionLog = options.actionLog ?? join(dataDir, 'device-actions.jsonl');
   const model = await startModelServer(scenario);
   const events: HostEvent[] = [];
   const config = DeskhandConfig.parse({

@@ -119,7 +119,7 @@ export function agentHarness(options: HarnessOptions): AgentHarness {
       stored: { file: `${name}.png`, width: image.width, height: image.height, bytes: image.bytes.length, sha256: '' },
       written: Promise.resolve(),
     }),
-    commitStep: (step) => {
+    commitStep: async (step) => {
       steps.push(step);
       return { ...step, index: steps.length - 1, screenshot: null, annotated: null } as unknown as StepView;
     },

@@ -54,7 +54,7 @@ function fakeRuntime(parts: Partial<AgentRuntime> & { commits?: NewStep[] }): Ag
     progress: () => undefined,
     setStatus: () => undefined,
     nextStepIndex: () => commits.length,
-    commitStep: (step: NewStep) => {
+    commitStep: async (step: NewStep) => {
       commits.push(step);
       return { ...step, index: commits.length - 1 } as unknown as StepView;
     },

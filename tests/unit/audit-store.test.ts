@@ -61,6 +61,36 @@ afterEach(() => {
 });
 
 describe('AuditStore', () => {
+  it('keeps the completion of a command that ran when the disk is full, shows it, and writes it once there is room', () => {
+    const { callId: _callId, status: _status, result: _result, error: _error, durationMs: _durationMs, ...begun } = entry();
+    const id = store.begin({ ...begun, callId: 'ran' });
+    const pages = db.pragma('page_count', { simple: true }) as number;
+    // SQLite's own "database or disk is full": no page may be added, and the result needs overflow pages.
+    db.pragma(`max_page_count = ${pages}`);
+    const outcome = { status: 'success' as const, result: 'r'.repeat(12_000), error: null, durationMs: 40 };
+    expect(() => store.finish(id, outcome)).not.toThrow();
+    expect(db.prepare('SELECT status FROM audit WHERE id = ?').get(id)).toEqual({ status: 'running' });
+    expect(store.list('s1')).toMatchObject([{ id, callId: 'ran', status: 'success', result: outcome.result, durationMs: 40 }]);
+
+    // The next entry writes it first; while the disk is still full, both fail and it is still kept.
+    expect(() => store.record(entry({ callId: 'next' }))).toThrow(expect.objectContaining({ code: 'SQLITE_FULL' }));
+    expect(store.list('s1').map((row) => [row.callId, row.status])).toEqual([['ran', 'success']]);
+
+    db.pragma('max_page_count = 1073741823');
+    store.record(entry({ callId: 'next' }));
+    expect(db.prepare('SELECT call_id, status, length(result) AS kept FROM audit ORDER BY id').all()).toEqual([
+      { call_id: 'ran', status: 'success', kept: 12_000 },
+      { call_id: 'next', status: 'success', kept: 'clicked left at (10, 20)'.length },
+    ]);
+  });
+
+  it('still throws what is not a full disk when completing a row', () => {
+    db.exec("CREATE TRIGGER refuse BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'refused'); END");
+    const { callId: _callId, status: _status, result: _result, error: _error, durationMs: _durationMs, ...begun } = entry();
+    const id = store.begin({ ...begun, callId: 'ran' });
+    expect(() => store.finish(id, { status: 'success', result: 'done', error: null, durationMs: 1 })).toThrow('refused');
+  });
+
   it('records an entry and lists it back with every field', () => {
     const id = store.record(entry());
     expect(id).toBeGreaterThan(0);

@@ -1,11 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ProtocolEndpoint } from '../../src-main/host/protocol-endpoint';
+import { DataDiskSpace } from '../../src-main/memory/disk-space';
+import { failureMessage } from '../../src-main/session/failure-message';
 import type { SessionService } from '../../src-main/session/session-service';
 
 /** A session service whose every command fails with `thrown`. */
 function failingSessions(thrown: unknown): SessionService {
-  const fake: Pick<SessionService, 'handle'> = { handle: () => Promise.reject(thrown) };
-  // The endpoint uses only handle().
+  const disk = new DataDiskSpace('/home/ana/.config/Deskhand');
+  const fake: Pick<SessionService, 'handle' | 'describeFailure'> = { handle: () => Promise.reject(thrown), describeFailure: (error) => failureMessage(error, disk) };
+  // The endpoint uses only these.
   return fake as SessionService;
 }
 
@@ -43,5 +46,20 @@ describe('a database found damaged while Deskhand runs', () => {
       },
     });
     await expect(reply(locked)).resolves.toMatchObject({ ok: false, error: { message: 'the host could not do that: database is locked' } });
+  });
+});
+
+describe('a full disk met by a command', () => {
+  it('is named in the error reply: which disk, and what to do', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    const reply = await new ProtocolEndpoint(failingSessions(full)).handleText(JSON.stringify({ type: 'session.continue', id: 'r1', sessionId: 's1', request: 'go on' }));
+    expect(reply).toMatchObject({
+      ok: false,
+      error: {
+        code: 'internal',
+        message: "the host could not do that: The disk that holds Deskhand's data (/home/ana/.config/Deskhand) is full (SQLITE_FULL): free some space, then try again",
+      },
+    });
   });
 });

@@ -1,0 +1,251 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HostEvent } from '../../src-main/protocol';
+import { startModelServer } from '../fixtures/model-server';
+import { readDeviceActions, replies } from '../support/host-harness';
+import { isolatedHome, roundWithin, startReliabilityHost, startSession, waitUntil, withDeadline, type ReliabilityHost } from '../support/reliability-harness';
+import { folderOn, mountSmallDisk, type SmallDisk } from '../support/small-disk';
+
+// Deskhand's data folder on a real file system of 16 MB (tmpfs), filled up while a run goes on: by
+// another program between two steps, and by the agent's own command within a step. The run pauses and
+// says which disk is full; nothing is acted on meanwhile; Resume after space is freed goes on, and every
+// step is saved, the one whose action filled the disk included.
+const MB = 1024 * 1024;
+const disk = mountSmallDisk(16);
+const why = 'why' in disk ? disk.why : null;
+const scratch = mkdtempSync(join(tmpdir(), 'deskhand-disk-full-'));
+let run = 0;
+
+afterAll(() => {
+  if (!why) (disk as SmallDisk).unmount();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+beforeAll(() => {
+  if (why) console.warn(`[disk-full] skipped: ${why}`);
+});
+
+function pausedEvents(events: HostEvent[]): string[] {
+  return events.flatMap((event) => (event.kind === 'status.changed' && event.status === 'paused' ? [event.detail] : []));
+}
+
+function integrity(dataDir: string): string {
+  const db = new Database(join(dataDir, 'deskhand.sqlite'), { readonly: true });
+  try {
+    return db.pragma('integrity_check', { simple: true }) as string;
+  } finally {
+    db.close();
+  }
+}
+
+async function resume(reliable: ReliabilityHost, sessionId: string): Promise<void> {
+  const reply = await reliable.host.endpoint.handle({ type: 'session.resume', id: `resume-${Date.now()}`, sessionId });
+  expect(reply).toMatchObject({ ok: true });
+}
+
+async function quietFor(ms: number): Promise<void> {
+  await new Promise((done) => setTimeout(done, ms));
+}
+
+describe.skipIf(why !== null)('a full disk', () => {
+  it('pauses a run before its next step while the data folder runs short, acts on nothing meanwhile, and goes on after Resume', async () => {
+    const small = disk as SmallDisk;
+    const dataDir = folderOn(small, `data-${run++}`);
+    const actionLog = join(scratch, `actions-${run}.jsonl`);
+    const waits = 6;
+    const reliable = await startReliabilityHost(
+      {
+        name: 'short of space between steps',
+        steps: [
+          replies.hostTo('Terminal', 'wait a little'),
+          ...Array.from({ length: waits }, () => replies.app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' })),
+          replies.app({ Function: '', Status: 'FINISH', Comment: 'waited' }),
+          replies.host({ Status: 'FINISH', Comment: 'done' }),
+        ],
+      },
+      { dataDir, actionLog, config: { limits: { minFreeDiskMb: 4 }, safety: { confirmation: 'never' } } },
+    );
+    let ballast: string | null = null;
+    let appSteps = 0;
+    // Another program takes the space right after the second step of the window's agent is saved.
+    reliable.host.sessions.subscribe((event) => {
+      if (event.kind === 'step.added' && event.step.agent === 'AppAgent' && ++appSteps === 2) ballast = small.fill(1 * MB);
+    });
+    try {
+      const sessionId = await startSession(reliable.host, 'wait a little', 'desktop');
+      await waitUntil('the run to pause', () => pausedEvents(reliable.events).length > 0);
+      expect(pausedEvents(reliable.events)[0]).toMatch(
+        new RegExp(`^Only [01] MB free on the disk that holds Deskhand's data \\(${dataDir}\\); Deskhand keeps at least 4 MB free so that every step can be saved\\. Free some space, then Resume$`),
+      );
+      const asked = reliable.model.requests.length;
+      const acted = readDeviceActions(actionLog).length;
+      expect(readDeviceActions(actionLog).map((action) => action.tool)).toEqual(['focus_window', 'wait', 'wait']);
+      await quietFor(300);
+      expect(reliable.model.requests.length).toBe(asked);
+      expect(readDeviceActions(actionLog)).toHaveLength(acted);
+      expect(reliable.host.store.requireSession(sessionId).status).toBe('paused');
+
+      // Resumed with the space still taken: it pauses again, and still takes no step.
+      await resume(reliable, sessionId);
+      await waitUntil('the run to pause again', () => pausedEvents(reliable.events).length > 1);
+      await quietFor(200);
+      expect(reliable.model.requests.length).toBe(asked);
+      expect(readDeviceActions(actionLog)).toHaveLength(acted);
+
+      rmSync(ballast as unknown as string);
+      ballast = null;
+      await resume(reliable, sessionId);
+      expect(await roundWithin(reliable.host, 15_000, 'after the space was freed')).toMatchObject({ status: 'finished' });
+      // After the pause the agent brings its window to the front again: the user may have used another one meanwhile.
+      expect(readDeviceActions(actionLog).map((action) => action.tool)).toEqual(['focus_window', 'wait', 'wait', 'focus_window', 'wait', 'wait', 'wait', 'wait']);
+      const steps = reliable.host.store.steps(sessionId);
+      expect(steps.filter((step) => step.agent === 'AppAgent').map((step) => step.status)).toEqual([...Array.from({ length: waits }, () => 'CONTINUE'), 'FINISH']);
+      expect(steps.every((step) => step.error === null)).toBe(true);
+    } finally {
+      await reliable.close();
+      if (ballast) rmSync(ballast, { force: true });
+    }
+    expect(integrity(dataDir)).toBe('ok');
+  });
+
+  it("keeps a step whose own action filled the disk, saves it after Resume, and loses nothing", async () => {
+    const small = disk as SmallDisk;
+    const dataDir = folderOn(small, `data-${run++}`);
+    const download = join(small.path, 'download.bin');
+    const reliable = await startReliabilityHost(
+      {
+        name: 'the agent fills the disk',
+        steps: [
+          replies.app({ Function: 'execute_command', Args: { command: 'echo before' }, Status: 'CONTINUE' }),
+          // head stops at the full disk and says so; the step is then too big for what is left.
+          replies.app({ Function: 'execute_command', Args: { command: `head -c 64M /dev/zero > ${download}; echo exit=$?` }, Status: 'CONTINUE' }),
+          replies.app({ Function: 'execute_command', Args: { command: 'echo after' }, Status: 'CONTINUE' }),
+          replies.app({ Function: '', Status: 'FINISH', Comment: 'downloaded' }),
+        ],
+      },
+      { dataDir, actionLog: join(scratch, `actions-${run}.jsonl`), config: { limits: { minFreeDiskMb: 4 }, safety: { confirmation: 'never' } } },
+    );
+    try {
+      const sessionId = await startSession(reliable.host, 'download it');
+      await waitUntil('the run to pause', () => pausedEvents(reliable.events).length > 0);
+      const [reason] = pausedEvents(reliable.events);
+      expect(reason).toBe(
+        `The disk that holds Deskhand's data (${dataDir}) is full (SQLITE_FULL): step 2 could not be saved. ` +
+          'Free some space, then Resume to save it (Stop ends the round without it)',
+      );
+      expect(reliable.host.store.steps(sessionId)).toHaveLength(1);
+      await quietFor(300);
+      expect(reliable.model.requests).toHaveLength(2);
+
+      rmSync(download);
+      await resume(reliable, sessionId);
+      expect(await roundWithin(reliable.host, 15_000, 'after the space was freed')).toMatchObject({ status: 'finished' });
+      const steps = reliable.host.store.steps(sessionId);
+      expect(steps.map((step) => [step.index, step.status, step.error])).toEqual([
+        [0, 'CONTINUE', null],
+        [1, 'CONTINUE', null],
+        [2, 'CONTINUE', null],
+        [3, 'FINISH', null],
+      ]);
+      // The step that filled the disk is saved with what its command printed.
+      expect(steps[1]?.result).toContain('exit=1');
+      expect(steps[1]?.result).toMatch(/No space left on device/);
+    } finally {
+      await reliable.close();
+      rmSync(download, { force: true });
+    }
+    expect(integrity(dataDir)).toBe('ok');
+  });
+
+  it('stopped while a step waits for space: the steps saved before are kept, and after a restart the session goes on', async () => {
+    const small = disk as SmallDisk;
+    const dataDir = folderOn(small, `data-${run++}`);
+    const download = join(small.path, 'download.bin');
+    const config = { limits: { minFreeDiskMb: 4 }, safety: { confirmation: 'never' as const } };
+    const first = await startReliabilityHost(
+      {
+        name: 'stopped on a full disk',
+        steps: [
+          replies.app({ Function: 'execute_command', Args: { command: 'echo before' }, Status: 'CONTINUE' }),
+          replies.app({ Function: 'execute_command', Args: { command: `head -c 64M /dev/zero > ${download}; echo exit=$?` }, Status: 'CONTINUE' }),
+        ],
+      },
+      { dataDir, actionLog: join(scratch, `actions-${run}.jsonl`), config },
+    );
+    let sessionId: string;
+    try {
+      sessionId = await startSession(first.host, 'download it');
+      await waitUntil('the run to pause', () => pausedEvents(first.events).some((detail) => detail.includes('could not be saved')));
+      const stopped = await first.host.endpoint.handle({ type: 'session.stop', id: 'stop', sessionId });
+      expect(stopped).toMatchObject({ ok: true });
+      // Its end may or may not fit on the full disk; either way the round is over and says so.
+      const outcome = await roundWithin(first.host, 10_000, 'the stop');
+      expect(['stopped', 'error']).toContain(outcome.status);
+      if (outcome.status === 'error') expect(outcome.result).toMatch(/^the round ended \(stopped\) but that could not be saved: .*it shows as interrupted at the next start$/);
+      rmSync(download);
+    } finally {
+      await first.close();
+    }
+    expect(integrity(dataDir)).toBe('ok');
+
+    const second = await startReliabilityHost(
+      { name: 'after the restart', steps: [replies.app({ Function: '', Status: 'FINISH', Comment: 'done after all' })] },
+      { dataDir, actionLog: join(scratch, `actions-${run}-after.jsonl`), config },
+    );
+    try {
+      const { status } = second.host.store.requireSession(sessionId);
+      expect(['stopped', 'interrupted']).toContain(status);
+      const reply = await second.host.endpoint.handle(
+        status === 'interrupted'
+          ? { type: 'session.resume', id: 'go-on', sessionId }
+          : { type: 'session.continue', id: 'go-on', sessionId, request: 'finish up' },
+      );
+      expect(reply).toMatchObject({ ok: true });
+      expect(await roundWithin(second.host, 10_000, 'going on after the restart')).toMatchObject({ status: 'finished', result: 'done after all' });
+      const steps = second.host.store.steps(sessionId);
+      // The first step was saved before the disk filled; the one Stop gave up is not there, and nothing else is missing.
+      expect(steps[0]).toMatchObject({ index: 0, status: 'CONTINUE', actionText: expect.stringContaining('echo before') });
+      expect(steps.at(-1)).toMatchObject({ status: 'FINISH' });
+      expect(steps.some((step) => step.actionText.includes('head -c'))).toBe(false);
+      // Its command ran, though, and the audit says what it came to (written once there was room).
+      const audit = second.host.audit.list(sessionId).filter((row) => String(row.args.command ?? '').startsWith('head -c'));
+      expect(audit).toHaveLength(1);
+      expect(audit[0]?.status).not.toBe('running');
+    } finally {
+      await second.close();
+    }
+    expect(integrity(dataDir)).toBe('ok');
+  });
+
+  it('the CLI, with no terminal to resume from, stops the run it paused and says why (exit 2) instead of waiting for ever', async () => {
+    const small = disk as SmallDisk;
+    const dataDir = folderOn(small, `data-${run++}`);
+    // 16 MB in all, under the 100 MB Deskhand keeps free by default: the first step does not start.
+    const model = await startModelServer({ name: 'never asked', steps: [replies.app({ Function: 'execute_command', Args: { command: 'echo hi' }, Status: 'CONTINUE' })] });
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', resolve('src-main/cli/main.ts'), 'run', '--mode', 'shell', 'say hi'], {
+        env: { ...process.env, HOME: isolatedHome(scratch), DESKHAND_DATA_DIR: dataDir, OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'scripted' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await withDeadline(new Promise<number | null>((done) => child.once('exit', done)), 20_000, `the CLI did not end: ${stderr}`);
+      expect(stderr).toMatch(
+        new RegExp(`deskhand: the run paused \\(Only 1[0-9] MB free on the disk that holds Deskhand's data \\(${dataDir}\\); Deskhand keeps at least 100 MB free .*\\), and with no terminal to resume it from it is stopped\\.`),
+      );
+      expect(code).toBe(2);
+      const ended = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as HostEvent).find((event) => event.kind === 'session.ended');
+      expect(ended).toMatchObject({ status: 'stopped' });
+      expect(model.requests).toHaveLength(0);
+    } finally {
+      await model.close();
+    }
+    expect(integrity(dataDir)).toBe('ok');
+  });
+});

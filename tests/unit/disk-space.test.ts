@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { diskFullCode, isDiskFull } from '../../src-main/common/disk-full';
+import { DataDiskSpace } from '../../src-main/memory/disk-space';
+
+const MB = 1024 * 1024;
+const withFree = (bytes: number) => () => ({ bavail: bytes / 4096, bsize: 4096 });
+
+describe('DataDiskSpace', () => {
+  it('says nothing while the minimum is free, and why a run should wait once it is not', () => {
+    expect(new DataDiskSpace('/data', withFree(100 * MB)).shortage(100)).toBeNull();
+    expect(new DataDiskSpace('/data', withFree(100 * MB - 4096)).shortage(100)).toBe(
+      "Only 99 MB free on the disk that holds Deskhand's data (/data); Deskhand keeps at least 100 MB free so that every step can be saved. Free some space, then Resume",
+    );
+    expect(new DataDiskSpace('/data', withFree(0)).shortage(1)).toMatch(/^Only 0 MB free/);
+  });
+
+  it('never holds a run when the check is off (0), or when the file system cannot say how much is free', () => {
+    expect(new DataDiskSpace('/data', withFree(0)).shortage(0)).toBeNull();
+    const unknown = new DataDiskSpace('/data', () => {
+      throw Object.assign(new Error('statfs is not supported'), { code: 'ENOSYS' });
+    });
+    expect(unknown.freeBytes()).toBeNull();
+    expect(unknown.shortage(100)).toBeNull();
+    expect(new DataDiskSpace('/data', () => ({ bavail: Number.NaN, bsize: 4096 })).freeBytes()).toBeNull();
+  });
+
+  it('names the disk, the code and what to do when a write was refused', () => {
+    const space = new DataDiskSpace('/home/ana/.config/Deskhand', withFree(0));
+    const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    expect(space.fullMessage(new Error('saving the step failed', { cause: full }), 'step 3 could not be saved')).toBe(
+      "The disk that holds Deskhand's data (/home/ana/.config/Deskhand) is full (SQLITE_FULL): step 3 could not be saved",
+    );
+  });
+});
+
+describe('isDiskFull', () => {
+  it('knows SQLite and the file system running out of room, the quota included, also as a cause', () => {
+    for (const code of ['SQLITE_FULL', 'ENOSPC', 'EDQUOT']) {
+      expect(isDiskFull(Object.assign(new Error('full'), { code }))).toBe(true);
+      expect(diskFullCode(new Error('wrapped', { cause: Object.assign(new Error('full'), { code }) }))).toBe(code);
+    }
+  });
+
+  it('is not fooled by other errors, a message that only says "full", or a non-error', () => {
+    expect(isDiskFull(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }))).toBe(false);
+    expect(isDiskFull(Object.assign(new Error('permission denied'), { code: 'EACCES' }))).toBe(false);
+    expect(isDiskFull(new Error('database or disk is full'))).toBe(false);
+    expect(isDiskFull({ code: 'ENOSPC' })).toBe(false);
+    expect(isDiskFull(null)).toBe(false);
+  });
+});
