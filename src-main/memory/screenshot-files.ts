@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
+import { diskFullCode } from '../common/disk-full';
 import { ScreenshotFileName } from '../protocol';
 import type { StoredScreenshot } from './session-store';
 
@@ -33,7 +34,12 @@ export class ScreenshotFiles {
     if (!extension) throw new Error(`unsupported screenshot type ${image.mimeType}`);
     const file = ScreenshotFileName.parse(`${baseName}.${extension}`);
     const folder = this.folderOf(sessionId);
-    const written = this.folderReady(folder).then(() => writeFile(join(folder, file), image.bytes));
+    const written = this.folderReady(folder)
+      .then(() => writeFile(join(folder, file), image.bytes))
+      .catch((error: unknown) => {
+        const full = diskFullCode(error);
+        throw full ? new Error(`the screenshot could not be saved in ${this.root}: the disk is full (${full})`, { cause: error }) : error;
+      });
     const stored = {
       file,
       width: image.width,

@@ -161,6 +161,59 @@ describe.skipIf(why !== null)('a full disk', () => {
     expect(integrity(dataDir)).toBe('ok');
   });
 
+  it('a screenshot that cannot be saved fails its step before it acts, saying the disk is full; nothing runs, and the run goes on after Resume', async () => {
+    const small = disk as SmallDisk;
+    const dataDir = folderOn(small, `data-${run++}`);
+    const actionLog = join(scratch, `actions-${run}.jsonl`);
+    const reliable = await startReliabilityHost(
+      {
+        name: 'no room for the screenshot',
+        steps: [
+          replies.hostTo('Terminal', 'click around'),
+          replies.app({ Function: 'click', Args: { x: 10, y: 10 }, Status: 'CONTINUE' }),
+          // The disk is full from here: this click's screenshot cannot be saved, so it is never sent.
+          replies.app({ Function: 'click', Args: { x: 20, y: 20 }, Status: 'CONTINUE' }),
+          replies.app({ Function: 'click', Args: { x: 30, y: 30 }, Status: 'CONTINUE' }),
+          replies.app({ Function: '', Status: 'FINISH', Comment: 'clicked' }),
+          replies.host({ Status: 'FINISH', Comment: 'done' }),
+        ],
+      },
+      // The check before each step is off: the disk fills up within a step, as between the check and the screenshot.
+      { dataDir, actionLog, config: { limits: { minFreeDiskMb: 0 }, safety: { confirmation: 'never' } } },
+    );
+    let ballast: string | null = null;
+    let appSteps = 0;
+    reliable.host.sessions.subscribe((event) => {
+      if (event.kind === 'step.added' && event.step.agent === 'AppAgent' && ++appSteps === 1) ballast = small.fill(0);
+    });
+    try {
+      const sessionId = await startSession(reliable.host, 'click around', 'desktop');
+      await waitUntil('the run to pause', () => pausedEvents(reliable.events).length > 0);
+      expect(pausedEvents(reliable.events)[0]).toMatch(/^The disk that holds Deskhand's data \(.*\) is full \(SQLITE_FULL\): step 3 could not be saved\./);
+      await quietFor(300);
+      expect(readDeviceActions(actionLog).filter((action) => action.tool === 'click')).toHaveLength(1);
+
+      rmSync(ballast as unknown as string);
+      ballast = null;
+      await resume(reliable, sessionId);
+      expect(await roundWithin(reliable.host, 15_000, 'after the space was freed')).toMatchObject({ status: 'finished' });
+      const app = reliable.host.store.steps(sessionId).filter((step) => step.agent === 'AppAgent');
+      expect(app.map((step) => step.status)).toEqual(['CONTINUE', 'ERROR', 'CONTINUE', 'FINISH']);
+      expect(app[1]?.error).toBe(`the screenshot could not be saved in ${join(dataDir, 'screenshots')}: the disk is full (ENOSPC)`);
+      expect(app[1]?.screenshot).toBeNull();
+      // The click of the step that failed never ran; the agent's next one did.
+      const clicks = readDeviceActions(actionLog).filter((action) => action.tool === 'click').map((action) => action.args);
+      expect(clicks).toEqual([
+        expect.objectContaining({ x: 10, y: 10 }),
+        expect.objectContaining({ x: 30, y: 30 }),
+      ]);
+    } finally {
+      await reliable.close();
+      if (ballast) rmSync(ballast, { force: true });
+    }
+    expect(integrity(dataDir)).toBe('ok');
+  });
+
   it('stopped while a step waits for space: the steps saved before are kept, and after a restart the session goes on', async () => {
     const small = disk as SmallDisk;
     const dataDir = folderOn(small, `data-${run++}`);
