@@ -1,9 +1,19 @@
 import { randomUUID } from 'node:crypto';
+import { isDiskFull } from '../common/disk-full';
+import { logError } from '../common/log';
 import { isToolName, sendsInput, type ExpectKeyboard } from '../device/contract';
 import type { AuditDecision, AuditEntry, AuditOutcome } from './audit-store';
 import type { Command, CommandResult } from './command';
 import { isTerminalApp, normaliseKey, type SafetyDecision, type SafetyInput, type SafetyVerdict } from './safety-policy';
 import type { Dispatcher } from './dispatcher';
+
+/** A command not run because its audit row could not be written first. */
+const NOT_AUDITED: CommandResult = {
+  status: 'failure',
+  result: '',
+  error: "not run: the disk that holds Deskhand's data is full, so the command's audit record could not be written first",
+  durationMs: 0,
+};
 
 export interface SafetyEvaluator {
   evaluate(input: SafetyInput): SafetyVerdict;
@@ -213,11 +223,11 @@ export class CommandGate {
         requestedAt: Date.now(),
       };
       let result: CommandResult;
-      if (failed || signal?.aborted) {
-        result = this.dispatcher.skipped(!failed && Boolean(signal?.aborted));
-        this.audit.record({ ...row, status: result.status, result: null, error: result.error, durationMs: 0 });
+      const id = failed || signal?.aborted ? null : this.beginAudit(row);
+      if (id === null) {
+        result = failed || signal?.aborted ? this.dispatcher.skipped(!failed && Boolean(signal?.aborted)) : NOT_AUDITED;
+        this.recordNotRun({ ...row, status: result.status, result: null, error: result.error, durationMs: 0 });
       } else {
-        const id = this.audit.begin(row);
         result = await this.dispatcher.run(command, signal, now.keyboard[index] ?? null);
         this.audit.finish(id, { status: result.status, result: result.result || null, error: result.error, durationMs: result.durationMs });
       }
@@ -228,13 +238,37 @@ export class CommandGate {
   }
 
   /**
+   * The audit row of a command about to run, or null when the disk is too full to write it: a command
+   * is never run without its row (earlier commands of the step that ran keep their results).
+   */
+  private beginAudit(row: Omit<AuditEntry, 'status' | 'result' | 'error' | 'durationMs'>): number | null {
+    try {
+      return this.audit.begin(row);
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+      logError(`[deskhand] ${row.tool} was not run: its audit row could not be written (${(error as Error).message})`);
+      return null;
+    }
+  }
+
+  /** The row of a command that did not run; on a full disk only logged, since nothing can be written. */
+  private recordNotRun(entry: AuditEntry): void {
+    try {
+      this.audit.record(entry);
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+      logError(`[deskhand] the audit row of ${entry.tool} (not run: ${entry.error ?? 'skipped'}) could not be written: ${(error as Error).message}`);
+    }
+  }
+
+  /**
    * Records commands that never ran, so the audit shows them: the user rejected them, the policy denied
    * them, or (approved or allowed) something stopped them first; `why` says what.
    */
   recordRefusal(authorization: Authorization, actor: ActorContext, decision: AuditDecision, why?: string): void {
     const error = why ?? (decision === 'denied' ? 'denied by the safety policy' : 'rejected by the user');
     for (const command of authorization.commands) {
-      this.audit.record({
+      this.recordNotRun({
         ...auditBase(command, actor, authorization),
         decision,
         approvedBy: decision === 'approved' ? 'user' : decision === 'allowed' ? 'policy' : null,

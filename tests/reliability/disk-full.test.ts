@@ -8,6 +8,7 @@ import type { HostEvent } from '../../src-main/protocol';
 import { startModelServer } from '../fixtures/model-server';
 import { readDeviceActions, replies } from '../support/host-harness';
 import { isolatedHome, roundWithin, startReliabilityHost, startSession, waitUntil, withDeadline, type ReliabilityHost } from '../support/reliability-harness';
+import { seeded, seedFromEnv, soaking } from '../support/reliability-random';
 import { folderOn, mountSmallDisk, type SmallDisk } from '../support/small-disk';
 
 // Deskhand's data folder on a real file system of 16 MB (tmpfs), filled up while a run goes on: by
@@ -28,6 +29,10 @@ afterAll(() => {
 beforeAll(() => {
   if (why) console.warn(`[disk-full] skipped: ${why}`);
 });
+
+// The disk filled at a random moment of a run of shell commands, RUNS times.
+const SEED = seedFromEnv(0x5eed_0d15);
+const RUNS = soaking() ? 30 : 4;
 
 function pausedEvents(events: HostEvent[]): string[] {
   return events.flatMap((event) => (event.kind === 'status.changed' && event.status === 'paused' ? [event.detail] : []));
@@ -212,6 +217,85 @@ describe.skipIf(why !== null)('a full disk', () => {
       if (ballast) rmSync(ballast, { force: true });
     }
     expect(integrity(dataDir)).toBe('ok');
+  });
+
+  it(`filled at a random moment (${RUNS} runs, seed ${SEED}): every command that ran is in a saved step, and no step is lost or doubled`, async () => {
+    const small = disk as SmallDisk;
+    const random = seeded(SEED);
+    let pausedRuns = 0;
+    for (let i = 0; i < RUNS; i++) {
+      const dataDir = folderOn(small, `data-${run++}`);
+      const actionLog = join(scratch, `actions-${run}.jsonl`);
+      const commands = Array.from({ length: 8 }, (_, step) => `echo run ${i} step ${step}`);
+      // Between two steps (another program, leaving less than the 1 MB kept free: the next step waits), or
+      // anywhere within one with the check off (every write from then on fails: the audit, the step).
+      const within = random.chance(0.5);
+      const fillAfterSteps = random.int(0, commands.length - 3);
+      const fillDelayMs = within ? random.int(0, 40) : 0;
+      const leaveBytes = within ? 0 : random.int(0, MB - 1);
+      const what = `run ${i + 1} (seed ${SEED}: ${within ? 'within' : 'between'} steps, after ${fillAfterSteps} + ${fillDelayMs} ms, leaving ${leaveBytes} bytes)`;
+      const reliable = await startReliabilityHost(
+        {
+          name: `filled at random ${i}`,
+          steps: [
+            ...commands.map((command) => ({ ...replies.app({ Function: 'execute_command', Args: { command }, Status: 'CONTINUE' }), delayMs: random.int(0, 20) })),
+            replies.app({ Function: '', Status: 'FINISH', Comment: 'all done' }),
+          ],
+        },
+        { dataDir, actionLog, config: { limits: { minFreeDiskMb: within ? 0 : 1 }, safety: { confirmation: 'never' } } },
+      );
+      let ballast: string | null = null;
+      let steps = 0;
+      reliable.host.sessions.subscribe((event) => {
+        if (event.kind !== 'step.added' || steps++ !== fillAfterSteps) return;
+        if (fillDelayMs === 0) ballast = small.fill(leaveBytes);
+        else setTimeout(() => (ballast = small.fill(leaveBytes)), fillDelayMs);
+      });
+      try {
+        const sessionId = await startSession(reliable.host, 'run the commands');
+        const round = reliable.host.sessions.running;
+        if (!round) throw new Error('no round started');
+        // Each pause is answered by freeing the space and resuming, until the round ends.
+        let pauses = 0;
+        for (;;) {
+          const ended = await withDeadline(
+            Promise.race([round.then(() => true), waitUntil('a pause', () => pausedEvents(reliable.events).length > pauses, 20_000).then(() => false)]),
+            25_000,
+            `${what}: neither paused nor ended`,
+          );
+          if (ended) break;
+          pauses = pausedEvents(reliable.events).length;
+          await quietFor(random.int(0, 50));
+          if (ballast) rmSync(ballast);
+          ballast = null;
+          await resume(reliable, sessionId);
+        }
+        if (pauses > 0) pausedRuns++;
+        expect(await withDeadline(round, 15_000, `${what}: the round did not end`), what).toMatchObject({ status: 'finished' });
+        const saved = reliable.host.store.steps(sessionId);
+        expect(saved.map((step) => step.index), what).toEqual(saved.map((_, index) => index));
+        expect(saved.at(-1)?.status, what).toBe('FINISH');
+        // Every command that ran is in a saved step that says it ran, once and in order; a command kept
+        // from running by the full disk is in a failed step that says why, and never ran.
+        const ran = readDeviceActions(actionLog).map((action) => String(action.args.command));
+        const commandOf = (step: (typeof saved)[number]) => String(step.action?.args.command);
+        const acted = saved.filter((step) => step.action?.function === 'execute_command' && step.status === 'CONTINUE');
+        expect(acted.map(commandOf), what).toEqual(ran);
+        const refused = saved.filter((step) => step.action?.function === 'execute_command' && step.status !== 'CONTINUE');
+        for (const step of refused) {
+          expect(step.error, what).toBe("not run: the disk that holds Deskhand's data is full, so the command's audit record could not be written first");
+          expect(ran, what).not.toContain(commandOf(step));
+        }
+        expect([...acted, ...refused].map(commandOf).sort(), what).toEqual([...commands].sort());
+      } finally {
+        await reliable.close();
+        if (ballast) rmSync(ballast, { force: true });
+      }
+      expect(integrity(dataDir), what).toBe('ok');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    // The disk filled before the last steps in every run: each of them had to wait for space.
+    expect(pausedRuns).toBe(RUNS);
   });
 
   it('stopped while a step waits for space: the steps saved before are kept, and after a restart the session goes on', async () => {
