@@ -1,6 +1,6 @@
 // `npm run soak`: the reliability suite (tests/reliability) with its long settings: 20 kill -9 runs of
 // the host, 8 device client kills, 20 batches of generated hostile replies, 20,000 protocol messages,
-// 150 databases damaged at random.
+// 150 databases damaged at random, 30 data folders whose disk fills up at a random moment.
 //
 //   node scripts/soak.mjs                      once, with the suite's fixed seeds
 //   node scripts/soak.mjs --rounds 5           five times, each round with new seeds
