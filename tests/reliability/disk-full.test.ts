@@ -298,6 +298,48 @@ describe.skipIf(why !== null)('a full disk', () => {
     expect(pausedRuns).toBe(RUNS);
   });
 
+  it('a step that asks a question waits for space to be saved, and the question is asked only then', async () => {
+    const small = disk as SmallDisk;
+    const dataDir = folderOn(small, `data-${run++}`);
+    const reliable = await startReliabilityHost(
+      {
+        name: 'no room for a question',
+        steps: [
+          replies.app({ Function: 'execute_command', Args: { command: 'echo one' }, Status: 'CONTINUE' }),
+          replies.app({ Function: '', Status: 'PENDING', Questions: ['Which folder?'] }),
+          replies.app({ Function: '', Status: 'FINISH', Comment: 'asked' }),
+        ],
+      },
+      { dataDir, actionLog: join(scratch, `actions-${run}.jsonl`), config: { limits: { minFreeDiskMb: 0 }, safety: { confirmation: 'never' } } },
+    );
+    let ballast: string | null = null;
+    reliable.host.sessions.subscribe((event) => {
+      if (event.kind === 'step.added' && event.step.index === 0) ballast = small.fill(0);
+    });
+    const asked = () => reliable.events.filter((event) => event.kind === 'interaction.requested');
+    try {
+      const sessionId = await startSession(reliable.host, 'ask me');
+      await waitUntil('the run to pause', () => pausedEvents(reliable.events).length > 0);
+      expect(pausedEvents(reliable.events)[0]).toMatch(/is full \(SQLITE_FULL\): step 2 could not be saved\./);
+      await quietFor(200);
+      expect(asked()).toHaveLength(0);
+      rmSync(ballast as unknown as string);
+      ballast = null;
+      await resume(reliable, sessionId);
+      expect(await roundWithin(reliable.host, 15_000, 'after the space was freed')).toMatchObject({ status: 'finished' });
+      expect(asked()).toHaveLength(1);
+      expect(reliable.host.store.steps(sessionId).map((step) => [step.status, step.error])).toEqual([
+        ['CONTINUE', null],
+        ['PENDING', null],
+        ['FINISH', null],
+      ]);
+    } finally {
+      await reliable.close();
+      if (ballast) rmSync(ballast, { force: true });
+    }
+    expect(integrity(dataDir)).toBe('ok');
+  });
+
   it('stopped while a step waits for space: the steps saved before are kept, and after a restart the session goes on', async () => {
     const small = disk as SmallDisk;
     const dataDir = folderOn(small, `data-${run++}`);
