@@ -38,6 +38,7 @@ import { click, drag, moveTo, pointerPosition, pressChord, scroll } from './inpu
 import { parseKeys } from './keys';
 import { SerialQueue } from './queue';
 import { BandedPngEncoders } from './png-bands';
+import { WhenIdle } from './when-idle';
 import { captureScreenshot, liveScreenSize, screenSize } from './screen';
 import { runShellCommand } from './shell';
 import { DEFAULT_COMMAND_TIMEOUT_S, toolTimeoutMs } from './timeouts';
@@ -132,6 +133,12 @@ export interface DeviceServerOptions {
   noDisplay?: string;
 }
 
+/**
+ * Quiet time after the last call before the last screenshots are compressed again: the host asks the
+ * model right after a screenshot, and a model takes far longer than this to answer.
+ */
+const REFINE_AFTER_IDLE_MS = 150;
+
 /** What a device without a screen still offers: shell mode needs nothing else. */
 const SCREENLESS_TOOLS: ReadonlySet<ToolName> = new Set(['execute_command']);
 
@@ -153,6 +160,10 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
   );
   const queue = new SerialQueue();
   const pngEncoders = new BandedPngEncoders();
+  // While the agent waits for the model, the last screenshots' unchanged bands are compressed better.
+  const idle = new WhenIdle(REFINE_AFTER_IDLE_MS, (busy) => pngEncoders.refine(busy), (error) =>
+    log('error', `compressing the last screenshot again failed: ${error instanceof Error ? error.message : String(error)}`),
+  );
   const shotIds = new ShotIds();
   /** The last screenshot's mapping, and its id (ScreenshotMeta.id). */
   let geometry: (TakenGeometry & { id: string }) | null = null;
@@ -297,6 +308,7 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
         }
         const started = performance.now();
         const progress: CallProgress = { done: null };
+        idle.callStarted();
         try {
           const result = await queue.run(
             async (signal) => {
@@ -320,6 +332,8 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
           const reported = withProgress(error, progress);
           log('error', `${name} failed: ${reported instanceof Error ? reported.message : String(reported)}`);
           return toolError(name, reported);
+        } finally {
+          idle.callEnded();
         }
       },
     );

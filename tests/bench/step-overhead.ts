@@ -5,7 +5,8 @@
 //      screen.grab() in this process. Both as p50; their ratio. The window's clock line changes every
 //      10 ms, and only steps that saw a frame different from the step before are timed.
 //   2. the bytes of the desktop screenshot the model was sent, against a lossless PNG of the same frame;
-//      and the same for the AppAgent's window screenshot.
+//      and the same for the AppAgent's window screenshot, as sent at once and as sent after the model
+//      took its time (the device compresses unchanged bands again while idle).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +27,9 @@ const STEPS = 60;
 const WARMUP_STEPS = 5;
 /** Then clicks into the xterm (harmless there): the step also draws the click on a copy of its screenshot. */
 const CLICK_STEPS = 30;
+/** Then steps whose model reply takes this long, as a real model's does: the device is idle meanwhile. */
+const THINKING_STEPS = 3;
+const THINKING_MS = 400;
 const GRABS = 40;
 
 async function bareGrabs(count: number): Promise<number[]> {
@@ -181,6 +185,7 @@ async function main(): Promise<void> {
       replies.hostTo(XTERM_TITLE, 'wait a moment'),
       ...Array.from({ length: STEPS }, () => wait),
       ...Array.from({ length: CLICK_STEPS }, () => click),
+      ...Array.from({ length: THINKING_STEPS }, () => ({ ...wait, delayMs: THINKING_MS })),
       replies.app({ Function: '', Status: 'FINISH', Comment: 'waited' }),
       replies.host({ Status: 'FINISH', Comment: 'done' }),
     ],
@@ -203,8 +208,8 @@ async function main(): Promise<void> {
     model.assertDone();
     const sessionId = (reply.result as { session: { id: string } }).session.id;
     const steps = host.store.steps(sessionId).filter((step) => step.agent === 'AppAgent' && step.status === 'CONTINUE');
-    const clicks = steps.slice(STEPS);
-    if (steps.length !== STEPS + CLICK_STEPS) throw new Error(`expected ${STEPS + CLICK_STEPS} steps, got ${steps.length}`);
+    const clicks = steps.slice(STEPS, STEPS + CLICK_STEPS);
+    if (steps.length !== STEPS + CLICK_STEPS + THINKING_STEPS) throw new Error(`expected ${STEPS + CLICK_STEPS + THINKING_STEPS} steps, got ${steps.length}`);
     if (clicks.some((candidate) => candidate.action?.function !== 'click' || !candidate.annotated)) {
       throw new Error('a click step ran no click or drew no annotated screenshot');
     }
@@ -250,6 +255,10 @@ async function main(): Promise<void> {
     if (!windowShot) throw new Error('the AppAgent request carried no screenshot');
     const windowMeta = await sharp(windowShot).metadata();
     const windowPng = await png9(windowShot);
+    // The request after the model took its time: the window's unchanged bands were compressed again meanwhile.
+    const afterThinking = imagesOf(model.requests[1 + STEPS + CLICK_STEPS + THINKING_STEPS]?.body.messages ?? [])[0];
+    if (!afterThinking) throw new Error('the AppAgent request after the model took its time carried no screenshot');
+    const afterThinkingPng = await png9(afterThinking);
     const windowChecks = await windowCheckTimes();
 
     emit([
@@ -269,6 +278,8 @@ async function main(): Promise<void> {
       goal('Image bytes sent / lossless PNG of the same frame', sent.length / png.bytes, 'ratio', '<=', 0.2),
       info(`AppAgent window image sent (${windowMeta.format} ${windowMeta.width}x${windowMeta.height})`, windowShot.length / 1024, 'KB'),
       info('AppAgent window image sent / lossless PNG of it (level 9)', windowShot.length / windowPng.length, 'ratio'),
+      info(`AppAgent window image sent after the model took ${THINKING_MS} ms (unchanged bands compressed again meanwhile)`, afterThinking.length / 1024, 'KB'),
+      info(`AppAgent window image sent after the model took ${THINKING_MS} ms / lossless PNG of it (level 9)`, afterThinking.length / afterThinkingPng.length, 'ratio'),
       ...smallestFaithful(png.comparisons, png.bytes),
       info('Keyboard check before a line typed: the active window, p50', median(windowChecks.active), 'ms'),
       info('Keyboard check before typing at a point: the window there, p50', median(windowChecks.atPoint), 'ms'),

@@ -136,6 +136,25 @@ describe('device client over MCP stdio (Xvfb + openbox + xterm)', () => {
     expect(spread, 'all pixels have the same colour').toBeGreaterThan(50);
   });
 
+  it('sends a window that stayed the same in fewer bytes once it has been idle (the agent waiting for its model), pixel for pixel the same', async () => {
+    const [window] = await windows(device);
+    const shot = async (): Promise<Buffer> => {
+      const image = (await callOk(device, 'screenshot', { window_id: window?.id })).content.find((c) => c.type === 'image');
+      if (image?.type !== 'image') throw new Error('no image');
+      return Buffer.from(image.data, 'base64');
+    };
+    // The first two screenshots back to back: nothing idle in between, so the second is the first's bytes.
+    const first = await shot();
+    const second = await shot();
+    expect(second.equals(first)).toBe(true);
+    // Then a pause longer than the device's quiet time, as while a model answers.
+    await new Promise((done) => setTimeout(done, 600));
+    const third = await shot();
+    expect(third.length).toBeLessThan(first.length);
+    const pixels = (png: Buffer) => sharp(png).raw().toBuffer();
+    expect((await pixels(third)).equals(await pixels(first))).toBe(true);
+  });
+
   it('lists the xterms with ids, titles, app and bounds', async () => {
     const list = await windows(device);
     const a = list.find((w) => w.id === termA.windowId);

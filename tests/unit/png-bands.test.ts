@@ -194,3 +194,55 @@ describe('BandedPngEncoder', () => {
     expect(encoders.for('10,10,300,200'), 'the least recently used was dropped').not.toBe(window);
   });
 });
+
+describe('BandedPngEncoder.refine', () => {
+  it('compresses the bands that stayed the same again, better, and the PNG still decodes to the capture exactly', async () => {
+    const encoder = new BandedPngEncoder();
+    const first = capture(300, 4 * BAND_ROWS);
+    const fast = encoder.encode(first);
+    // Nothing is refined before a band has been seen unchanged in a second frame.
+    expect(await encoder.refine()).toBe(0);
+
+    const second = { ...first, data: Buffer.from(first.data) };
+    second.data[(2 * BAND_ROWS + 5) * second.byteWidth + 40] = 0; // band 2 changes
+    encoder.encode(second);
+    expect(await encoder.refine()).toBe(3);
+    const refined = encoder.encode({ ...second, data: Buffer.from(second.data) });
+    expect(refined.encodedBands).toBe(0);
+    expect(refined.data.length).toBeLessThan(fast.data.length);
+    await expectExactPng(refined.data, second);
+    // Done once: the refined bands are not compressed again, and band 2 now qualifies.
+    expect(await encoder.refine()).toBe(1);
+    expect(await encoder.refine()).toBe(0);
+  });
+
+  it('skips a band that changed while it worked, and stops when asked', async () => {
+    const encoder = new BandedPngEncoder();
+    const image = capture(300, 6 * BAND_ROWS);
+    encoder.encode(image);
+    encoder.encode({ ...image, data: Buffer.from(image.data) });
+    let asked = 0;
+    // Stops before the third band: two refined.
+    expect(await encoder.refine(() => ++asked > 2)).toBe(2);
+
+    const refining = encoder.refine();
+    // A new frame arrives while the rest are being compressed: its changed band 5 is new and not refined.
+    const changed = { ...image, data: Buffer.from(image.data) };
+    changed.data[(5 * BAND_ROWS + 1) * changed.byteWidth + 8] = 0;
+    const during = encoder.encode(changed);
+    await expectExactPng(during.data, changed);
+    expect(await refining).toBeLessThanOrEqual(4);
+    await expectExactPng(encoder.encode({ ...changed, data: Buffer.from(changed.data) }).data, changed);
+  });
+
+  it('refines every kept area; a call while one runs shares it', async () => {
+    const encoders = new BandedPngEncoders();
+    for (const area of ['desktop', 'window']) {
+      const image = capture(120, 2 * BAND_ROWS, { seed: area.length });
+      encoders.for(area).encode(image);
+      encoders.for(area).encode({ ...image, data: Buffer.from(image.data) });
+    }
+    expect(await Promise.all([encoders.refine(), encoders.refine()])).toEqual([4, 4]);
+    expect(await encoders.refine()).toBe(0);
+  });
+});
