@@ -334,7 +334,8 @@ export class ActiveSession {
 
   /**
    * Saves a step. A disk too full to take it pauses the run, and Resume tries again: the step (whose
-   * action may have run) is kept in memory meanwhile, and lost only if the run is stopped instead.
+   * action may have run) is kept in memory meanwhile. Stop tries once more (the space may have been
+   * freed), and only then ends the round without it.
    */
   private async commit(step: NewStep, memory: StepMemory, signal: AbortSignal): Promise<StepView> {
     for (;;) {
@@ -343,11 +344,15 @@ export class ActiveSession {
       } catch (error) {
         if (!isDiskFull(error)) throw error;
         logError(`[deskhand] step ${this.nextIndex + 1} could not be saved: ${(error as Error).message}`);
-        const why = this.deps.disk.fullMessage(error, `step ${this.nextIndex + 1} could not be saved. Free some space, then Resume to save it (Stop ends the round without it)`);
+        // Stopped: nobody is to Resume, and the run says it is stopping, not paused.
+        if (signal.aborted) throw new StepAborted();
+        const why = this.deps.disk.fullMessage(
+          error,
+          `step ${this.nextIndex + 1} could not be saved. Free some space, then Resume to save it (Stop ends the round, without it if there is still no room)`,
+        );
         // Paused by the user meanwhile: the reason they see becomes this one.
         if (!this.pauseRun(why)) this.setStatus('paused', why);
         await this.pause.wait(signal);
-        if (signal.aborted) throw new StepAborted();
       }
     }
   }

@@ -140,7 +140,7 @@ describe.skipIf(why !== null)('a full disk', () => {
       const [reason] = pausedEvents(reliable.events);
       expect(reason).toBe(
         `The disk that holds Deskhand's data (${dataDir}) is full (SQLITE_FULL): step 2 could not be saved. ` +
-          'Free some space, then Resume to save it (Stop ends the round without it)',
+          'Free some space, then Resume to save it (Stop ends the round, without it if there is still no room)',
       );
       expect(reliable.host.store.steps(sessionId)).toHaveLength(1);
       await quietFor(300);

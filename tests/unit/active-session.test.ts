@@ -6,6 +6,7 @@ import type { ModelWithPrices } from '../../src-main/agents/runtime';
 import { DeskhandConfig } from '../../src-main/host/config';
 import { BlackboardStore } from '../../src-main/memory/blackboard-store';
 import { openDatabase, type Db } from '../../src-main/memory/database';
+import { DataDiskSpace } from '../../src-main/memory/disk-space';
 import { InteractionStore } from '../../src-main/memory/interaction-store';
 import { SessionStore } from '../../src-main/memory/session-store';
 import { ActiveSession, type SessionDeps } from '../../src-main/session/active-session';
@@ -102,5 +103,58 @@ describe('ActiveSession: the start of a round that cannot be saved', () => {
     expect(store.requireSession(session.id)).toMatchObject({ status: 'finished', roundCount: 1 });
     expect(store.markUnfinishedInterrupted()).toEqual([]);
     expect(store.rounds(session.id).map((round) => round.status)).toEqual(['finished']);
+  });
+});
+
+describe('ActiveSession: a step that cannot be saved for a full disk', () => {
+  const full = () => Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+
+  /** A resumed shell session: its first step (the note that it was interrupted) is saved before any model is asked. */
+  function resumedSession() {
+    const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'deskhand-active-')), 'deskhand.sqlite'));
+    const store = new SessionStore(db, null, scrub);
+    const session = store.createSession('list the files', 'shell');
+    store.startRound(session.id, 'list the files');
+    store.setStatus(session.id, 'interrupted');
+    const events: Array<{ kind: string; status?: string; detail?: string }> = [];
+    const deps = {
+      ...depsWithoutDevice(db, store, (event) => events.push(event)),
+      tools: () => Promise.resolve({ names: new Set<string>(), docs: '', screenless: null }),
+      dispatcher: { takeover: { resume: () => undefined }, checkTakeover: () => Promise.resolve({ takenOver: false }), rebasePointer: () => Promise.resolve() },
+      disk: new DataDiskSpace('/data', () => ({ bavail: 1e9, bsize: 4096, blocks: 2e9 })),
+    } as unknown as SessionDeps;
+    const live = new ActiveSession(deps, store.requireSession(session.id));
+    const statuses = () => events.flatMap((event) => (event.kind === 'status.changed' ? [event.status] : []));
+    return { store, session, live, statuses };
+  }
+
+  it('is not paused for once Stop came: nobody would Resume it, and the run says it is stopping, not paused', async () => {
+    const { store, live, statuses } = resumedSession();
+    const appendStep = store.appendStep.bind(store);
+    // Stop comes while the step's action runs; then its commit finds the disk full.
+    store.appendStep = () => {
+      live.stop();
+      throw full();
+    };
+    const outcome = await live.startRound('list the files', {} as { host: ModelWithPrices; app: ModelWithPrices }, { resumed: true });
+    store.appendStep = appendStep;
+    expect(outcome.status).toBe('stopped');
+    expect(statuses()).toEqual(['running', 'stopping']);
+  });
+
+  it('is saved when Stop comes after space was freed, rather than lost', async () => {
+    const { store, session, live, statuses } = resumedSession();
+    const appendStep = store.appendStep.bind(store);
+    store.appendStep = () => {
+      throw full();
+    };
+    const round = live.startRound('list the files', {} as { host: ModelWithPrices; app: ModelWithPrices }, { resumed: true });
+    for (let i = 0; i < 50 && !statuses().includes('paused'); i++) await new Promise((done) => setTimeout(done, 5));
+    expect(statuses()).toContain('paused');
+    // Space freed, and then Stop rather than Resume.
+    store.appendStep = appendStep;
+    live.stop();
+    expect(await round).toMatchObject({ status: 'stopped' });
+    expect(store.steps(session.id).map((step) => step.actionText)).toEqual(['Resumed after an interruption']);
   });
 });
