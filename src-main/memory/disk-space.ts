@@ -16,13 +16,15 @@ export class DataDiskSpace {
   constructor(
     readonly dataDir: string,
     /** statfs of a path; replaced in tests. */
-    private readonly statfs: (path: string) => Pick<StatsFs, 'bavail' | 'bsize'> = statfsSync,
+    private readonly statfs: (path: string) => Pick<StatsFs, 'bavail' | 'bsize' | 'blocks'> = statfsSync,
   ) {}
 
   /** Bytes Deskhand may still write there (blocks available to an ordinary user), or null when the system cannot tell. */
   freeBytes(): number | null {
     try {
-      const { bavail, bsize } = this.statfs(this.dataDir);
+      const { bavail, bsize, blocks } = this.statfs(this.dataDir);
+      // No size at all: a file system that does not report one (FUSE without statfs answers zeros), not a full one.
+      if (Number(blocks) === 0) return null;
       const free = Number(bavail) * Number(bsize);
       return Number.isFinite(free) && free >= 0 ? free : null;
     } catch {

@@ -3,7 +3,7 @@ import { diskFullCode, isDiskFull } from '../../src-main/common/disk-full';
 import { DataDiskSpace } from '../../src-main/memory/disk-space';
 
 const MB = 1024 * 1024;
-const withFree = (bytes: number) => () => ({ bavail: bytes / 4096, bsize: 4096 });
+const withFree = (bytes: number) => () => ({ bavail: bytes / 4096, bsize: 4096, blocks: 1_000_000 });
 
 describe('DataDiskSpace', () => {
   it('says nothing while the minimum is free, and why a run should wait once it is not', () => {
@@ -21,7 +21,11 @@ describe('DataDiskSpace', () => {
     });
     expect(unknown.freeBytes()).toBeNull();
     expect(unknown.shortage(100)).toBeNull();
-    expect(new DataDiskSpace('/data', () => ({ bavail: Number.NaN, bsize: 4096 })).freeBytes()).toBeNull();
+    expect(new DataDiskSpace('/data', () => ({ bavail: Number.NaN, bsize: 4096, blocks: 1_000_000 })).freeBytes()).toBeNull();
+    // A file system that reports no size at all (a FUSE one without statfs answers all zeros) has not run out of room.
+    const sizeless = new DataDiskSpace('/data', () => ({ bavail: 0, bsize: 512, blocks: 0 }));
+    expect(sizeless.freeBytes()).toBeNull();
+    expect(sizeless.shortage(100)).toBeNull();
   });
 
   it('names the disk, the code and what to do when a write was refused', () => {
