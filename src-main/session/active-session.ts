@@ -66,6 +66,8 @@ export class ActiveSession {
   private readonly root: BasicAgent;
   private abort: AbortController | null = null;
   private nextIndex: number;
+  /** The status the run is in while the store could not take it (a full disk), until one is saved again. */
+  unsavedStatus: SessionStatus | null = null;
   private current: Promise<RunOutcome> | null = null;
 
   constructor(
@@ -149,11 +151,13 @@ export class ActiveSession {
   private setStatus(status: SessionStatus, detail: string): void {
     try {
       this.deps.store.setStatus(this.sessionId, status, null);
+      this.unsavedStatus = null;
     } catch (error) {
       if (!isDiskFull(error)) throw error;
       // Said all the same: the row keeps the status before, and a session cut off while it does shows
       // as interrupted at the next start, as a running one would.
       logError(`[deskhand] the session's status (${status}) could not be saved: ${(error as Error).message}`);
+      this.unsavedStatus = status;
     }
     this.deps.emit({ kind: 'status.changed', sessionId: this.sessionId, status, detail });
   }
@@ -373,7 +377,8 @@ export class ActiveSession {
     );
     this.nextIndex = view.index + 1;
     this.deps.emit({ kind: 'step.added', step: view });
-    this.deps.emit({ kind: 'session.updated', session: this.deps.store.requireSession(this.sessionId) });
+    const session = this.deps.store.requireSession(this.sessionId);
+    this.deps.emit({ kind: 'session.updated', session: this.unsavedStatus ? { ...session, status: this.unsavedStatus } : session });
     return view;
   }
 }

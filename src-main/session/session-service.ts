@@ -134,7 +134,7 @@ export class SessionService {
         const live = this.live(session.id);
         if (live?.running) {
           if (!live.resumeRun()) throw new CommandError('conflict', 'this session is running and not paused');
-          return { session: store.requireSession(session.id) };
+          return { session: this.withLiveStatus(store.requireSession(session.id)) };
         }
         if (session.status !== 'interrupted') throw new CommandError('conflict', `a ${session.status} session cannot be resumed; send a follow-up instead`);
         const models = this.models();
@@ -149,10 +149,12 @@ export class SessionService {
       case 'session.pause':
         this.requireSession(command.sessionId);
         return { sessionId: command.sessionId, paused: this.live(command.sessionId)?.pauseRun('Paused by you') ?? false };
-      case 'session.list':
-        return { ...store.listEntries(200, command.query), repair: this.deps.repair };
+      case 'session.list': {
+        const entries = store.listEntries(200, command.query);
+        return { ...entries, sessions: entries.sessions.map((session) => this.withLiveStatus(session)), repair: this.deps.repair };
+      }
       case 'session.open': {
-        const session = this.requireSession(command.sessionId);
+        const session = this.withLiveStatus(this.requireSession(command.sessionId));
         return {
           session,
           rounds: store.rounds(session.id).map((round) => ({ index: round.idx, request: round.request, status: round.status, result: round.result })),
@@ -234,6 +236,12 @@ export class SessionService {
     }
     if (!session) throw new CommandError('not_found', `no session with id ${sessionId}`);
     return session;
+  }
+
+  /** A session as it stands: the status its run is in, when a full disk kept that from the store. */
+  private withLiveStatus(session: SessionView): SessionView {
+    const status = this.live(session.id)?.unsavedStatus;
+    return status ? { ...session, status } : session;
   }
 
   private live(sessionId: string): ActiveSession | null {

@@ -143,6 +143,12 @@ describe.skipIf(why !== null)('a full disk', () => {
           'Free some space, then Resume to save it (Stop ends the round, without it if there is still no room)',
       );
       expect(reliable.host.store.steps(sessionId)).toHaveLength(1);
+      // The full disk kept 'paused' from the database too: a window that opens the session (a reload, another
+      // browser tab) is still told it is paused, and so offers Resume.
+      const opened = await reliable.host.endpoint.handle({ type: 'session.open', id: 'open', sessionId });
+      expect(opened).toMatchObject({ ok: true, result: { session: { status: 'paused' } } });
+      const listed = await reliable.host.endpoint.handle({ type: 'session.list', id: 'list' });
+      expect(listed).toMatchObject({ ok: true, result: { sessions: [{ id: sessionId, status: 'paused' }] } });
       await quietFor(300);
       expect(reliable.model.requests).toHaveLength(2);
 

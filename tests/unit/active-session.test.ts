@@ -116,7 +116,7 @@ describe('ActiveSession: a step that cannot be saved for a full disk', () => {
     const session = store.createSession('list the files', 'shell');
     store.startRound(session.id, 'list the files');
     store.setStatus(session.id, 'interrupted');
-    const events: Array<{ kind: string; status?: string; detail?: string }> = [];
+    const events: Array<{ kind: string; status?: string; detail?: string; session?: { status: string } }> = [];
     const deps = {
       ...depsWithoutDevice(db, store, (event) => events.push(event)),
       tools: () => Promise.resolve({ names: new Set<string>(), docs: '', screenless: null }),
@@ -125,8 +125,25 @@ describe('ActiveSession: a step that cannot be saved for a full disk', () => {
     } as unknown as SessionDeps;
     const live = new ActiveSession(deps, store.requireSession(session.id));
     const statuses = () => events.flatMap((event) => (event.kind === 'status.changed' ? [event.status] : []));
-    return { store, session, live, statuses };
+    return { store, session, live, statuses, events };
   }
+
+  it('a status the disk had no room for is the one its next saved step reports, not the one the database kept', async () => {
+    const { store, live, events } = resumedSession();
+    const round = live.startRound('list the files', {} as { host: ModelWithPrices; app: ModelWithPrices }, { resumed: true });
+    expect(live.pauseRun('Paused by you')).toBe(true);
+    // Resumed while the disk is full: 'paused' stays in the database, and then the step finds room.
+    const setStatus = store.setStatus.bind(store);
+    store.setStatus = () => {
+      throw full();
+    };
+    expect(live.resumeRun()).toBe(true);
+    for (let i = 0; i < 50 && !events.some((event) => event.kind === 'session.updated'); i++) await new Promise((done) => setTimeout(done, 5));
+    store.setStatus = setStatus;
+    live.stop();
+    await round;
+    expect(events.find((event) => event.kind === 'session.updated')?.session?.status).toBe('running');
+  });
 
   it('is not paused for once Stop came: nobody would Resume it, and the run says it is stopping, not paused', async () => {
     const { store, live, statuses } = resumedSession();
