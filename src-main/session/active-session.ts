@@ -233,7 +233,8 @@ export class ActiveSession {
           agent.userInteracted();
         }
         // Before the step, not after its action: a step that acted and then could not be saved is a record lost.
-        const shortage = this.deps.disk.shortage(config.limits.minFreeDiskMb);
+        // The limit as it is now: lowering it in Settings is a way out of this pause.
+        const shortage = this.deps.disk.shortage(this.deps.config.limits.minFreeDiskMb);
         if (shortage && this.pauseRun(shortage)) continue;
         if (this.nextIndex - firstIndex >= config.limits.maxStepsPerRound) {
           return { status: 'failed', result: `Reached the limit of ${config.limits.maxStepsPerRound} steps for one request` };

@@ -175,3 +175,37 @@ describe('ActiveSession: a step that cannot be saved for a full disk', () => {
     expect(store.steps(session.id).map((step) => step.actionText)).toEqual(['Resumed after an interruption']);
   });
 });
+
+describe('ActiveSession: a run paused for want of free space', () => {
+  it('goes on after Resume once the space to keep was lowered in Settings meanwhile', async () => {
+    const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'deskhand-active-')), 'deskhand.sqlite'));
+    const store = new SessionStore(db, null, scrub);
+    const session = store.createSession('list the files', 'shell');
+    const events: Array<{ kind: string; status?: string; detail?: string }> = [];
+    let config = DeskhandConfig.parse({ limits: { minFreeDiskMb: 100 } });
+    const deps = {
+      ...depsWithoutDevice(db, store, (event) => events.push(event)),
+      get config() {
+        return config;
+      },
+      tools: () => Promise.resolve({ names: new Set<string>(), docs: '', screenless: null }),
+      dispatcher: { takeover: { resume: () => undefined }, checkTakeover: () => Promise.resolve({ takenOver: false }), rebasePointer: () => Promise.resolve() },
+      // 60 MB free.
+      disk: new DataDiskSpace('/data', () => ({ bavail: 15_360, bsize: 4096, blocks: 1e6 })),
+    } as unknown as SessionDeps;
+    const live = new ActiveSession(deps, store.requireSession(session.id));
+    const paused = () => events.filter((event) => event.kind === 'status.changed' && event.status === 'paused');
+    const round = live.startRound('list the files', {} as { host: ModelWithPrices; app: ModelWithPrices });
+    for (let i = 0; i < 50 && paused().length === 0; i++) await new Promise((done) => setTimeout(done, 5));
+    expect(paused()).toHaveLength(1);
+    expect(paused()[0]?.detail).toMatch(/^Only 60 MB free .* at least 100 MB free/);
+    // As the Troubleshooting section says: keep less free (Settings, Limits), then Resume.
+    config = DeskhandConfig.parse({ limits: { minFreeDiskMb: 50 } });
+    expect(live.resumeRun()).toBe(true);
+    // The step is taken (here it fails: there is no model), rather than the run pausing again.
+    for (let i = 0; i < 50 && store.steps(session.id).length === 0 && paused().length === 1; i++) await new Promise((done) => setTimeout(done, 5));
+    expect(paused()).toHaveLength(1);
+    live.stop();
+    await round;
+  });
+});
