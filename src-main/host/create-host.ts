@@ -8,6 +8,7 @@ import { DeviceConnection, type DeviceTransportFactory } from '../commands/devic
 import { Dispatcher } from '../commands/dispatcher';
 import { ExternalServers } from '../commands/external-servers';
 import { SafetyPolicy } from '../commands/safety-policy';
+import { isDiskFull } from '../common/disk-full';
 import { logError, scrubLogsWith } from '../common/log';
 import { SecretScrubber } from '../common/scrub';
 import { HOST_ONLY_TOOLS } from '../device/contract';
@@ -271,6 +272,18 @@ export function createHost(options: HostOptions): Host {
       const screenless = own.some((tool) => tool.name === 'list_windows') ? null : (await device.instructions()) || 'the device client offers no screen tools';
       return { names: new Set(tools.map((tool) => tool.name)), docs: renderToolDocs(tools, HOST_ONLY_TOOLS), screenless };
     },
+  });
+
+  // A completion the full disk held back is written as soon as a step could be saved (there is room
+  // again), not at the next command: a crash meanwhile would leave the row 'unknown'.
+  sessions.subscribe((event) => {
+    if (event.kind !== 'step.added') return;
+    try {
+      audit.flush();
+    } catch (error) {
+      // Still no room for it: kept for the next entry, or for closing.
+      if (!isDiskFull(error)) throw error;
+    }
   });
 
   return {

@@ -172,6 +172,39 @@ describe.skipIf(why !== null)('a full disk', () => {
     expect(integrity(dataDir)).toBe('ok');
   });
 
+  it('completes the audit row of the command that filled the disk once its step is saved, not only at the next command or on closing', async () => {
+    const small = disk as SmallDisk;
+    const dataDir = folderOn(small, `data-${run++}`);
+    const download = join(small.path, 'download.bin');
+    const reliable = await startReliabilityHost(
+      {
+        name: 'the last command fills the disk',
+        steps: [
+          replies.app({ Function: 'execute_command', Args: { command: `head -c 64M /dev/zero > ${download}; echo exit=$?` }, Status: 'CONTINUE' }),
+          replies.app({ Function: '', Status: 'FINISH', Comment: 'downloaded' }),
+        ],
+      },
+      { dataDir, actionLog: join(scratch, `actions-${run}.jsonl`), config: { limits: { minFreeDiskMb: 4 }, safety: { confirmation: 'never' } } },
+    );
+    try {
+      const sessionId = await startSession(reliable.host, 'download it');
+      await waitUntil('the run to pause', () => pausedEvents(reliable.events).length > 0);
+      rmSync(download);
+      await resume(reliable, sessionId);
+      expect(await roundWithin(reliable.host, 15_000, 'after the space was freed')).toMatchObject({ status: 'finished' });
+      // What is on disk, as a crash now would leave it (the store's own list shows what it holds in memory).
+      const db = new Database(join(dataDir, 'deskhand.sqlite'), { readonly: true });
+      try {
+        expect(db.prepare("SELECT status FROM audit WHERE args_json LIKE '%head -c%'").all()).toEqual([{ status: 'success' }]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await reliable.close();
+      rmSync(download, { force: true });
+    }
+  });
+
   it('a screenshot that cannot be saved fails its step before it acts, saying the disk is full; nothing runs, and the run goes on after Resume', async () => {
     const small = disk as SmallDisk;
     const dataDir = folderOn(small, `data-${run++}`);
