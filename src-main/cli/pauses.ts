@@ -18,6 +18,8 @@ export interface PauseHandlerOptions {
 export class CliPauses {
   private prompt: Interface | null = null;
   private waitingFor: string | null = null;
+  /** The input ended (Ctrl+D): no Enter can come any more. */
+  private inputEnded = false;
   /** Set when a pause stopped the run: nobody could have resumed it. */
   stoppedForPause = false;
 
@@ -26,18 +28,22 @@ export class CliPauses {
   onEvent(event: HostEvent): void {
     if (event.kind !== 'status.changed' || event.status !== 'paused') return;
     const { options } = this;
-    if (!options.interactive) {
-      if (this.stoppedForPause) return;
-      this.stoppedForPause = true;
-      options.write(`deskhand: the run paused (${event.detail}), and with no terminal to resume it from it is stopped.\n`);
-      options.stop();
+    if (!options.interactive || this.inputEnded) {
+      this.stopForPause(`the run paused (${event.detail}), and with no terminal to resume it from it is stopped`);
       return;
     }
     options.write(`deskhand: paused: ${event.detail}.\n`);
     if (this.waitingFor) return;
     this.waitingFor = event.sessionId;
     options.write('deskhand: press Enter to resume, Ctrl+C to stop.\n');
-    this.prompt ??= createInterface({ input: options.input, terminal: false });
+    if (!this.prompt) {
+      this.prompt = createInterface({ input: options.input, terminal: false });
+      this.prompt.once('close', () => {
+        this.inputEnded = true;
+        if (this.waitingFor) this.stopForPause('the input was closed, so nothing can resume the run: it is stopped');
+        this.waitingFor = null;
+      });
+    }
     this.prompt.once('line', () => {
       const sessionId = this.waitingFor;
       this.waitingFor = null;
@@ -47,7 +53,16 @@ export class CliPauses {
   }
 
   close(): void {
+    // Closed by us as the run ends: nothing waits for a resume any more.
+    this.waitingFor = null;
     this.prompt?.close();
     this.prompt = null;
+  }
+
+  private stopForPause(why: string): void {
+    if (this.stoppedForPause) return;
+    this.stoppedForPause = true;
+    this.options.write(`deskhand: ${why}.\n`);
+    this.options.stop();
   }
 }

@@ -80,3 +80,41 @@ describe('CliPauses', () => {
     pauses.close();
   });
 });
+
+describe('CliPauses: the input ends (Ctrl+D)', () => {
+  it('while a pause waits for Enter: the run is stopped (no Enter can come any more), not left waiting', async () => {
+    const { pauses, input, written, stops } = harness(true);
+    pauses.onEvent(paused('Only 3 MB free on the disk'));
+    input.end();
+    await tick();
+    expect(stops()).toBe(1);
+    expect(pauses.stoppedForPause).toBe(true);
+    expect(written.at(-1)).toBe('deskhand: the input was closed, so nothing can resume the run: it is stopped.\n');
+    pauses.close();
+  });
+
+  it('before a later pause: that one stops the run at once', async () => {
+    const { pauses, input, resumed, stops } = harness(true);
+    pauses.onEvent(paused('Only 3 MB free on the disk'));
+    input.write('\n');
+    await tick();
+    expect(resumed).toEqual(['s1']);
+    input.end();
+    await tick();
+    expect(stops()).toBe(0);
+    pauses.onEvent(paused('Only 2 MB free on the disk'));
+    expect(stops()).toBe(1);
+    expect(pauses.stoppedForPause).toBe(true);
+    pauses.close();
+  });
+
+  it('closed as the run ends: says nothing, stops nothing', () => {
+    const { pauses, written, stops } = harness(true);
+    pauses.onEvent(paused('You took the mouse'));
+    const before = written.length;
+    pauses.close();
+    expect(written).toHaveLength(before);
+    expect(stops()).toBe(0);
+    expect(pauses.stoppedForPause).toBe(false);
+  });
+});
