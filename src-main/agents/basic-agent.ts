@@ -289,12 +289,12 @@ export abstract class BasicAgent {
     try {
       if (this.pendingForm && runtime.broker.headless) {
         // Waiting would be for ever: the agent is told, and decides what to do without it.
-        runtime.blackboard.addQuestion('Your form', 'Not filled in: this run has no one to fill in forms (it runs without a UI)');
+        await runtime.saveAnswers(() => runtime.blackboard.addQuestion('Your form', 'Not filled in: this run has no one to fill in forms (it runs without a UI)'));
         runtime.forms.close(this.name);
       } else if (this.pendingForm) {
         const { action, data, kept } = await runtime.forms.waitForAction(this.name, runtime.signal);
         // The agent sees what was typed; the database, exports and later sessions never get the passwords.
-        runtime.blackboard.addQuestion(`Form submitted with '${action}'`, JSON.stringify(data), null, JSON.stringify(kept));
+        await runtime.saveAnswers(() => runtime.blackboard.addQuestion(`Form submitted with '${action}'`, JSON.stringify(data), null, JSON.stringify(kept)));
       } else {
         const questions = this.pendingQuestions.length ? this.pendingQuestions : ['The agent needs more information: what should it do?'];
         const response = await runtime.broker.ask(
@@ -302,7 +302,7 @@ export abstract class BasicAgent {
           runtime.signal,
         );
         if (response.kind !== 'answers') throw new Error('expected answers');
-        questions.forEach((question, index) => runtime.blackboard.addQuestion(question, response.answers[index] ?? ''));
+        await runtime.saveAnswers(() => questions.forEach((question, index) => runtime.blackboard.addQuestion(question, response.answers[index] ?? '')));
       }
     } catch (error) {
       if (error instanceof InteractionCancelled) throw new StepAborted();

@@ -75,6 +75,11 @@ export interface AgentRuntime {
    * waits for the user to free space and Resume; Stop then rejects it with StepAborted.
    */
   commitStep(step: NewStep, memory: StepMemory): Promise<StepView>;
+  /**
+   * Writes the user's answers (blackboard records made by `write`) in one transaction. On a full disk it
+   * waits for room as commitStep does: they cannot be asked for again.
+   */
+  saveAnswers(write: () => void): Promise<void>;
   /** The index the next committed step will get. */
   nextStepIndex(): number;
   progress(detail: string): void;

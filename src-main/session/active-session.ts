@@ -326,6 +326,7 @@ export class ActiveSession {
       tools,
       writeScreenshot: (image, name) => deps.screenshots.write(sessionId, name, image),
       commitStep: (step, memory) => this.commit(step, memory, signal),
+      saveAnswers: (write) => this.saveAnswers(write, signal),
       nextStepIndex: () => this.nextIndex,
       // A step under way when Pause was pressed still reports its progress, but the session stays paused.
       progress: (detail) =>
@@ -337,23 +338,35 @@ export class ActiveSession {
     };
   }
 
+  /** Saves a step; on a full disk it waits for room (see saveWhenRoom): its action may have run. */
+  private commit(step: NewStep, memory: StepMemory, signal: AbortSignal): Promise<StepView> {
+    const what = `step ${this.nextIndex + 1}`;
+    return this.saveWhenRoom(() => this.commitNow(step, memory), { what, it: 'it' }, signal);
+  }
+
+  /** The user's answers, in one transaction with their blackboard records; on a full disk it waits for room. */
+  private saveAnswers(write: () => void, signal: AbortSignal): Promise<void> {
+    const save = (): void => this.blackboard.afterCommit(() => this.deps.store.transaction(write));
+    return this.saveWhenRoom(save, { what: 'your answers', it: 'them' }, signal);
+  }
+
   /**
-   * Saves a step. A disk too full to take it pauses the run, and Resume tries again: the step (whose
-   * action may have run) is kept in memory meanwhile. Stop tries once more (the space may have been
-   * freed), and only then ends the round without it.
+   * Runs `save`. A disk too full to take it pauses the run, and Resume tries again: what it saves (a
+   * step whose action may have run, answers the user gave) is kept in memory meanwhile. Stop tries once
+   * more (the space may have been freed), and only then ends the round without it.
    */
-  private async commit(step: NewStep, memory: StepMemory, signal: AbortSignal): Promise<StepView> {
+  private async saveWhenRoom<T>(save: () => T, words: { what: string; it: string }, signal: AbortSignal): Promise<T> {
     for (;;) {
       try {
-        return this.commitNow(step, memory);
+        return save();
       } catch (error) {
         if (!isDiskFull(error)) throw error;
-        logError(`[deskhand] step ${this.nextIndex + 1} could not be saved: ${(error as Error).message}`);
+        logError(`[deskhand] ${words.what} could not be saved: ${(error as Error).message}`);
         // Stopped: nobody is to Resume, and the run says it is stopping, not paused.
         if (signal.aborted) throw new StepAborted();
         const why = this.deps.disk.fullMessage(
           error,
-          `step ${this.nextIndex + 1} could not be saved. Free some space, then Resume to save it (Stop ends the round, without it if there is still no room)`,
+          `${words.what} could not be saved. Free some space, then Resume to save ${words.it} (Stop ends the round, without ${words.it} if there is still no room)`,
         );
         // Paused by the user meanwhile: the reason they see becomes this one.
         if (!this.pauseRun(why)) this.setStatus('paused', why);

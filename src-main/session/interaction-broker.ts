@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { logError } from '../common/log';
 import type { InteractionStore } from '../memory/interaction-store';
 import type { HostEvent, Interaction } from '../protocol';
 import { CommandError } from './command-error';
@@ -64,7 +65,13 @@ export class InteractionBroker {
     return new Promise<InteractionResponse>((resolve, reject) => {
       const onAbort = (): void => {
         if (!this.waiting.delete(interaction.id)) return;
-        this.store.resolve(interaction.id, 'cancelled', null);
+        // An abort listener must not throw (Node ends the process): a row that cannot be marked now (a
+        // full disk) stays open, and is cancelled with the round's end or at the next start.
+        try {
+          this.store.resolve(interaction.id, 'cancelled', null);
+        } catch (error) {
+          logError(`[deskhand] a cancelled question or approval could not be marked as such: ${(error as Error).message}`);
+        }
         this.emit({ kind: 'interaction.resolved', sessionId: interaction.sessionId, interactionId: interaction.id, outcome: 'cancelled' });
         reject(new InteractionCancelled());
       };
@@ -94,8 +101,10 @@ export class InteractionBroker {
     } else if (response.kind !== 'decision') {
       throw new CommandError('bad_message', 'this interaction expects Approve or Reject');
     }
-    this.waiting.delete(interactionId);
+    // Saved first: an answer the store refuses (a full disk) fails the command and leaves the question
+    // open, to be answered again once there is room.
     this.settle(interaction, response);
+    this.waiting.delete(interactionId);
     waiting.resolve(response);
   }
 

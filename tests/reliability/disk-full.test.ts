@@ -52,6 +52,14 @@ async function resume(reliable: ReliabilityHost, sessionId: string): Promise<voi
   expect(reply).toMatchObject({ ok: true });
 }
 
+/** The id of the question the run asked (and waits on). */
+async function questionAsked(reliable: ReliabilityHost): Promise<string> {
+  await waitUntil('the question', () => reliable.events.some((event) => event.kind === 'interaction.requested'));
+  const requested = reliable.events.find((event) => event.kind === 'interaction.requested');
+  if (requested?.kind !== 'interaction.requested') throw new Error('no question');
+  return requested.interaction.id;
+}
+
 async function quietFor(ms: number): Promise<void> {
   await new Promise((done) => setTimeout(done, ms));
 }
@@ -372,6 +380,85 @@ describe.skipIf(why !== null)('a full disk', () => {
         ['PENDING', null],
         ['FINISH', null],
       ]);
+    } finally {
+      await reliable.close();
+      if (ballast) rmSync(ballast, { force: true });
+    }
+    expect(integrity(dataDir)).toBe('ok');
+  });
+
+  it('answers given while the disk is full are refused with the reason, and the question stays open to be answered again', async () => {
+    const small = disk as SmallDisk;
+    const dataDir = folderOn(small, `data-${run++}`);
+    const answer = 'the folder called reports-2026';
+    const reliable = await startReliabilityHost(
+      {
+        name: 'answered on a full disk',
+        steps: [replies.app({ Function: '', Status: 'PENDING', Questions: ['Which folder?'] }), replies.app({ Function: '', Status: 'FINISH', Comment: 'used it' })],
+      },
+      // Nobody answers but the test, as a person in the UI would.
+      { dataDir, actionLog: join(scratch, `actions-${run}.jsonl`), autoResponder: () => null, config: { limits: { minFreeDiskMb: 0 } } },
+    );
+    let ballast: string | null = null;
+    try {
+      const sessionId = await startSession(reliable.host, 'ask me');
+      const interactionId = await questionAsked(reliable);
+      ballast = small.fill(0);
+      const answerIt = () => reliable.host.endpoint.handle({ type: 'interaction.answer', id: `answer-${Date.now()}`, sessionId, interactionId, answers: [answer] });
+      expect(await answerIt()).toMatchObject({
+        ok: false,
+        error: { message: `the host could not do that: The disk that holds Deskhand's data (${dataDir}) is full (SQLITE_FULL): free some space, then try again` },
+      });
+      rmSync(ballast);
+      ballast = null;
+      expect(await answerIt()).toMatchObject({ ok: true });
+      expect(await roundWithin(reliable.host, 15_000, 'after the space was freed')).toMatchObject({ status: 'finished' });
+      expect(JSON.stringify(reliable.model.requests[1]?.body.messages)).toContain(answer);
+    } finally {
+      await reliable.close();
+      if (ballast) rmSync(ballast, { force: true });
+    }
+    expect(integrity(dataDir)).toBe('ok');
+  });
+
+  it('answers taken just before the disk filled are held until Resume, then saved and given to the agent', async () => {
+    const small = disk as SmallDisk;
+    const dataDir = folderOn(small, `data-${run++}`);
+    const answers = ['the folder called reports-2026', 'only the PDF files'];
+    const reliable = await startReliabilityHost(
+      {
+        name: 'answered as the disk filled',
+        steps: [
+          replies.app({ Function: '', Status: 'PENDING', Questions: ['Which folder?', 'Which files?'] }),
+          replies.app({ Function: '', Status: 'FINISH', Comment: 'used them' }),
+        ],
+      },
+      { dataDir, actionLog: join(scratch, `actions-${run}.jsonl`), autoResponder: () => null, config: { limits: { minFreeDiskMb: 0 } } },
+    );
+    let ballast: string | null = null;
+    // The answer is taken; the disk fills before the agent's blackboard gets it.
+    reliable.host.sessions.subscribe((event) => {
+      if (event.kind === 'interaction.resolved' && !ballast) ballast = small.fill(0);
+    });
+    try {
+      const sessionId = await startSession(reliable.host, 'ask me');
+      const interactionId = await questionAsked(reliable);
+      expect(await reliable.host.endpoint.handle({ type: 'interaction.answer', id: 'answer', sessionId, interactionId, answers })).toMatchObject({ ok: true });
+      await waitUntil('the run to pause', () => pausedEvents(reliable.events).length > 0);
+      expect(pausedEvents(reliable.events)[0]).toBe(
+        `The disk that holds Deskhand's data (${dataDir}) is full (SQLITE_FULL): your answers could not be saved. ` +
+          'Free some space, then Resume to save them (Stop ends the round, without them if there is still no room)',
+      );
+      await quietFor(200);
+      expect(reliable.model.requests).toHaveLength(1);
+      rmSync(ballast as unknown as string);
+      ballast = null;
+      await resume(reliable, sessionId);
+      expect(await roundWithin(reliable.host, 15_000, 'after the space was freed')).toMatchObject({ status: 'finished' });
+      for (const text of answers) expect(JSON.stringify(reliable.model.requests[1]?.body.messages)).toContain(text);
+      const board = JSON.stringify(await reliable.host.endpoint.handle({ type: 'blackboard.get', id: 'board', sessionId }));
+      // Both answers, once each: none was half written before the disk filled.
+      for (const text of answers) expect(board.split(text)).toHaveLength(2);
     } finally {
       await reliable.close();
       if (ballast) rmSync(ballast, { force: true });

@@ -54,6 +54,7 @@ function fakeRuntime(parts: Partial<AgentRuntime> & { commits?: NewStep[] }): Ag
     progress: () => undefined,
     setStatus: () => undefined,
     nextStepIndex: () => commits.length,
+    saveAnswers: async (write: () => void) => write(),
     commitStep: async (step: NewStep) => {
       commits.push(step);
       return { ...step, index: commits.length - 1 } as unknown as StepView;

@@ -52,4 +52,41 @@ describe('InteractionBroker', () => {
     // Answered: a second answer is the conflict it always was.
     expect(() => broker.respond(mine.id, interaction.id, { kind: 'answers', answers: ['b.txt'] })).toThrow(expect.objectContaining({ code: 'conflict' }));
   });
+
+  it('an answer the full disk refuses fails, and the question stays open to be answered again', async () => {
+    const { sessions, store, events, broker } = setup();
+    const session = sessions.createSession('ask', 'desktop');
+    const asked = broker.ask({ kind: 'questions', sessionId: session.id, agent: 'HostAgent', questions: ['Which file?'] }, new AbortController().signal);
+    const [interaction] = broker.pending(session.id);
+    if (!interaction) throw new Error('nothing pending');
+    const resolve = store.resolve.bind(store);
+    store.resolve = () => {
+      throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    };
+    expect(() => broker.respond(session.id, interaction.id, { kind: 'answers', answers: ['a.txt'] })).toThrow('database or disk is full');
+    expect(broker.pending(session.id).map((open) => open.id)).toEqual([interaction.id]);
+    expect(events.some((event) => event.kind === 'interaction.resolved')).toBe(false);
+
+    store.resolve = resolve;
+    broker.respond(session.id, interaction.id, { kind: 'answers', answers: ['a.txt'] });
+    await expect(asked).resolves.toEqual({ kind: 'answers', answers: ['a.txt'] });
+    expect(store.open(session.id)).toEqual([]);
+  });
+
+  it('stopped while the store refuses to mark the question cancelled: it is cancelled all the same, and nothing throws from the abort', async () => {
+    const { sessions, store, events, broker } = setup();
+    const session = sessions.createSession('ask', 'desktop');
+    const stop = new AbortController();
+    const asked = broker.ask({ kind: 'questions', sessionId: session.id, agent: 'HostAgent', questions: ['Which file?'] }, stop.signal);
+    store.resolve = () => {
+      throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    };
+    // A listener that threw would end the process (Node rethrows it on the next tick).
+    expect(() => stop.abort()).not.toThrow();
+    await expect(asked).rejects.toBeInstanceOf(InteractionCancelled);
+    expect(broker.pending(session.id)).toEqual([]);
+    expect(events.filter((event) => event.kind === 'interaction.resolved')).toMatchObject([{ outcome: 'cancelled' }]);
+    // The row could not be marked: it is still open, for the round's end or the next start to cancel.
+    expect(store.open(session.id)).toHaveLength(1);
+  });
 });
