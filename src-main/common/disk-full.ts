@@ -13,3 +13,8 @@ export function diskFullCode(error: unknown): string | null {
 export function isDiskFull(error: unknown): boolean {
   return diskFullCode(error) !== null;
 }
+
+/** How a disk that refused a write is described after "the disk ...": a quota used up is not a full disk. */
+export function fullDescription(code: string | null): string {
+  return code === 'EDQUOT' ? 'has no room left in your quota (EDQUOT)' : `is full${code ? ` (${code})` : ''}`;
+}

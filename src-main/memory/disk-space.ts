@@ -1,5 +1,5 @@
 import { statfsSync, type StatsFs } from 'node:fs';
-import { diskFullCode } from '../common/disk-full';
+import { diskFullCode, fullDescription } from '../common/disk-full';
 
 const MB = 1024 * 1024;
 
@@ -47,6 +47,6 @@ export class DataDiskSpace {
   /** What the user is told when a write was refused for lack of space: which disk, and what to do. */
   fullMessage(error: unknown, what: string): string {
     const code = diskFullCode(error);
-    return `The disk that holds Deskhand's data (${this.dataDir}) is full${code ? ` (${code})` : ''}: ${what}`;
+    return `The disk that holds Deskhand's data (${this.dataDir}) ${fullDescription(code)}: ${what}`;
   }
 }

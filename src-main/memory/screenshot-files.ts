@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
-import { diskFullCode } from '../common/disk-full';
+import { diskFullCode, fullDescription } from '../common/disk-full';
 import { ScreenshotFileName } from '../protocol';
 import type { StoredScreenshot } from './session-store';
 
@@ -38,7 +38,7 @@ export class ScreenshotFiles {
       .then(() => writeFile(join(folder, file), image.bytes))
       .catch((error: unknown) => {
         const full = diskFullCode(error);
-        throw full ? new Error(`the screenshot could not be saved in ${this.root}: the disk is full (${full})`, { cause: error }) : error;
+        throw full ? new Error(`the screenshot could not be saved in ${this.root}: the disk ${fullDescription(full)}`, { cause: error }) : error;
       });
     const stored = {
       file,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diskFullCode, isDiskFull } from '../../src-main/common/disk-full';
+import { diskFullCode, fullDescription, isDiskFull } from '../../src-main/common/disk-full';
 import { DataDiskSpace } from '../../src-main/memory/disk-space';
 
 const MB = 1024 * 1024;
@@ -33,6 +33,19 @@ describe('DataDiskSpace', () => {
     const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
     expect(space.fullMessage(new Error('saving the step failed', { cause: full }), 'step 3 could not be saved')).toBe(
       "The disk that holds Deskhand's data (/home/ana/.config/Deskhand) is full (SQLITE_FULL): step 3 could not be saved",
+    );
+  });
+});
+
+describe('fullDescription', () => {
+  it('says a quota used up is one, not a full disk', () => {
+    expect(fullDescription('ENOSPC')).toBe('is full (ENOSPC)');
+    expect(fullDescription('SQLITE_FULL')).toBe('is full (SQLITE_FULL)');
+    expect(fullDescription('EDQUOT')).toBe('has no room left in your quota (EDQUOT)');
+    expect(fullDescription(null)).toBe('is full');
+    const quota = Object.assign(new Error('disk quota exceeded'), { code: 'EDQUOT' });
+    expect(new DataDiskSpace('/data', withFree(MB)).fullMessage(quota, 'step 2 could not be saved')).toBe(
+      "The disk that holds Deskhand's data (/data) has no room left in your quota (EDQUOT): step 2 could not be saved",
     );
   });
 });
