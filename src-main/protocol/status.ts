@@ -6,8 +6,9 @@ export type AgentStatus = z.infer<typeof AgentStatus>;
 
 /** Where a session stands, as the UI and the CLI show it. */
 /**
- * `waiting`: the agent waits for the user (questions, an approval). `paused`: the user took the mouse or
- * pressed Pause; the run goes on only when asked. `interrupted`: the app was killed mid-run.
+ * `waiting`: the agent waits for the user (questions, an approval). `paused`: the user took the mouse,
+ * pressed Pause, or the data folder's disk ran short; the run goes on only when asked. `interrupted`:
+ * the app was killed mid-run.
  */
 export const SessionStatus = z.enum([
   'running',
@@ -21,6 +22,9 @@ export const SessionStatus = z.enum([
   'interrupted',
 ]);
 export type SessionStatus = z.infer<typeof SessionStatus>;
+
+/** The `status.changed` detail of a run paused with the Pause button: the only pause with no more to say. */
+export const PAUSED_BY_USER = 'Paused by you';
 
 export const SessionMode = z.enum(['desktop', 'shell']);
 export type SessionMode = z.infer<typeof SessionMode>;

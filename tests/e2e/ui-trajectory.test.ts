@@ -103,6 +103,28 @@ describe('the trajectory in the browser UI (fake host)', () => {
     expect(ui.problems).toEqual([]);
   });
 
+  it('says in full why a run paused that the user did not pause, until it goes on', async () => {
+    const { page } = ui;
+    const why =
+      "The disk that holds Deskhand's data (/home/ana/.config/Deskhand) is full (SQLITE_FULL): step 6 could not be saved. " +
+      'Free some space, then Resume to save it (Stop ends the round, without it if there is still no room)';
+    const notice = page.getByRole('note', { name: 'Why the run is paused' });
+    host.setStatus('report', 'paused', why);
+    await notice.waitFor();
+    expect(await notice.textContent()).toBe(why);
+    // The status line has room for the start of it only.
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe(`Paused: ${why}`);
+    await saveScreenshot(page, 'paused-notice');
+    host.setStatus('report', 'running', 'Resumed');
+    await notice.waitFor({ state: 'detached' });
+    // Paused with the button: the status line says so, and there is nothing more to explain.
+    host.setStatus('report', 'paused', 'Paused by you');
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Paused: Paused by you');
+    expect(await notice.count()).toBe(0);
+    host.setStatus('report', 'running', 'Resumed');
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Running: Resumed');
+  });
+
   it('pauses, resumes and stops the run with the status bar buttons', async () => {
     const { page } = ui;
     await page.getByRole('button', { name: 'Pause' }).click();

@@ -3,6 +3,7 @@ import { AgentPanel } from './AgentPanel';
 import { AppHeader } from './AppHeader';
 import { ConnectionAlert } from './ConnectionAlert';
 import { DatabaseRepairNotice } from './DatabaseRepairNotice';
+import { PausedNotice } from './PausedNotice';
 import { useDraftCleanup } from './drafts';
 import { BlackboardDrawer } from './BlackboardDrawer';
 import { ErrorSnackbar } from './ErrorSnackbar';
@@ -47,6 +48,7 @@ export function App() {
           <DatabaseRepairNotice />
           <WaitingElsewhere />
           <StatusBar />
+          <PausedNotice />
           <Box sx={{ flex: 1, minHeight: 0, display: 'flex' }}>
             <Box sx={{ flex: 1, minWidth: 0, display: 'flex', flexDirection: 'column' }}>
               <ViewErrorBoundary area="the trajectory">
