@@ -21,14 +21,25 @@ export interface TrayStatus {
   state: 'idle' | 'acting' | 'waiting' | 'paused';
 }
 
-/** Something that waits for the user: a question, an approval, or an agent's form. */
-export type Waiting = { kind: 'interaction'; interaction: Interaction } | { kind: 'form'; form: FormView };
+/**
+ * Something that waits for the user: a question, an approval, an agent's form, or a run paused for
+ * want of disk space (the one pause that comes while nobody may be watching).
+ */
+export type Waiting =
+  | { kind: 'interaction'; interaction: Interaction }
+  | { kind: 'form'; form: FormView }
+  | { kind: 'disk'; sessionId: string };
 
 /** Names one waiting thing across events (a notification is kept under it until it no longer waits). */
 export function waitingKey(waiting: Waiting): string {
-  return waiting.kind === 'interaction'
-    ? interactionKey(waiting.interaction.id)
-    : formKey(waiting.form.sessionId, waiting.form.formId);
+  switch (waiting.kind) {
+    case 'interaction':
+      return interactionKey(waiting.interaction.id);
+    case 'form':
+      return formKey(waiting.form.sessionId, waiting.form.formId);
+    case 'disk':
+      return diskKey(waiting.sessionId);
+  }
 }
 
 function interactionKey(interactionId: string): string {
@@ -37,6 +48,10 @@ function interactionKey(interactionId: string): string {
 
 function formKey(sessionId: string, formId: string): string {
   return `form:${sessionId}:${formId}`;
+}
+
+function diskKey(sessionId: string): string {
+  return `disk:${sessionId}`;
 }
 
 export interface TrackerChange {
@@ -60,6 +75,8 @@ export class RunTracker {
   private readonly pending = new Map<string, Interaction>();
   /** Open forms by formKey; an update of one already open (the user typing into it) is not news. */
   private readonly openForms = new Map<string, FormView>();
+  /** Sessions whose run is paused for want of disk space (said once per pause). */
+  private readonly diskPaused = new Set<string>();
 
   apply(event: HostEvent): TrackerChange {
     const wasActing = this.isActing();
@@ -96,6 +113,12 @@ export class RunTracker {
           detail: event.detail,
           stepCount: known?.stepCount ?? 0,
         });
+        if (event.status === 'paused' && event.pause === 'disk') {
+          if (!this.diskPaused.has(event.sessionId)) needsUser = { kind: 'disk', sessionId: event.sessionId };
+          this.diskPaused.add(event.sessionId);
+        } else if (this.diskPaused.delete(event.sessionId)) {
+          settled.push(diskKey(event.sessionId));
+        }
         break;
       }
       case 'session.ended':
@@ -163,6 +186,7 @@ export class RunTracker {
   private forget(sessionId: string): string[] {
     this.sessions.delete(sessionId);
     const settled: string[] = [];
+    if (this.diskPaused.delete(sessionId)) settled.push(diskKey(sessionId));
     for (const [id, interaction] of this.pending) {
       if (interaction.sessionId !== sessionId) continue;
       this.pending.delete(id);
@@ -184,6 +208,9 @@ export class RunTracker {
  */
 export function notificationFor(waiting: Waiting): { title: string; body: string } {
   if (waiting.kind === 'form') return { title: 'Deskhand waits for you', body: "The agent's form waits for you" };
+  if (waiting.kind === 'disk') {
+    return { title: 'Deskhand paused a run', body: "The disk that holds Deskhand's data is (nearly) full: free some space, then press Resume" };
+  }
   const { interaction } = waiting;
   if (interaction.kind === 'questions') {
     const count = interaction.questions.length;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SessionStatus } from './status';
+import { PauseCause, SessionStatus } from './status';
 import { FormView, Interaction, SessionView, StepView } from './views';
 
 /** Events carry deltas: one session, step, interaction or form at a time, never the whole state. */
@@ -21,6 +21,8 @@ export const HostEvent = z.discriminatedUnion('kind', [
     status: SessionStatus,
     /** Human words for what is happening now, e.g. "Asking the model (step 3)". */
     detail: z.string(),
+    /** With status `paused`: why. */
+    pause: PauseCause.optional(),
   }),
   z.object({ kind: z.literal('interaction.requested'), interaction: Interaction }),
   z.object({

@@ -23,8 +23,12 @@ export const SessionStatus = z.enum([
 ]);
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
-/** The `status.changed` detail of a run paused with the Pause button: the only pause with no more to say. */
-export const PAUSED_BY_USER = 'Paused by you';
+/**
+ * Why a run is paused: the Pause button (`user`), the user taking the mouse (`takeover`), or too little
+ * room left on the data folder's disk (`disk`), which is the one that may come while nobody watches.
+ */
+export const PauseCause = z.enum(['user', 'takeover', 'disk']);
+export type PauseCause = z.infer<typeof PauseCause>;
 
 export const SessionMode = z.enum(['desktop', 'shell']);
 export type SessionMode = z.infer<typeof SessionMode>;

@@ -16,7 +16,7 @@ import type { ScreenshotFiles } from '../memory/screenshot-files';
 import type { NewStep, SessionStore } from '../memory/session-store';
 import type { PromptLibrary } from '../prompter/prompt-library';
 import type { DocsRetriever } from '../prompter/retrieved-docs';
-import type { HostEvent, SessionStatus, SessionView, StepView } from '../protocol';
+import type { HostEvent, PauseCause, SessionStatus, SessionView, StepView } from '../protocol';
 import { SessionForms } from './form-service';
 import type { InteractionBroker } from './interaction-broker';
 import { PauseGate } from './pause-gate';
@@ -134,9 +134,9 @@ export class ActiveSession {
     return true;
   }
 
-  pauseRun(reason: string): boolean {
+  pauseRun(reason: string, cause: PauseCause): boolean {
     if (!this.current || !this.pause.pause(reason)) return false;
-    this.setStatus('paused', reason);
+    this.setStatus('paused', reason, cause);
     return true;
   }
 
@@ -148,7 +148,7 @@ export class ActiveSession {
     return true;
   }
 
-  private setStatus(status: SessionStatus, detail: string): void {
+  private setStatus(status: SessionStatus, detail: string, pause?: PauseCause): void {
     try {
       this.deps.store.setStatus(this.sessionId, status, null);
       this.unsavedStatus = null;
@@ -159,7 +159,7 @@ export class ActiveSession {
       logError(`[deskhand] the session's status (${status}) could not be saved: ${(error as Error).message}`);
       this.unsavedStatus = status;
     }
-    this.deps.emit({ kind: 'status.changed', sessionId: this.sessionId, status, detail });
+    this.deps.emit({ kind: 'status.changed', sessionId: this.sessionId, status, detail, ...(pause ? { pause } : {}) });
   }
 
   private endRound(round: number, outcome: RunOutcome): RunOutcome {
@@ -224,7 +224,7 @@ export class ActiveSession {
         // The pointer calls swallow an abort (they answer null): Stop is checked after each of them.
         const takeover = await this.deps.dispatcher.checkTakeover(signal);
         if (signal.aborted) return STOPPED;
-        if (takeover.takenOver && !this.pause.paused) this.pauseRun(takeover.message);
+        if (takeover.takenOver && !this.pause.paused) this.pauseRun(takeover.message, 'takeover');
         if (this.pause.paused) {
           await this.pause.wait(signal);
           if (signal.aborted) return STOPPED;
@@ -235,7 +235,7 @@ export class ActiveSession {
         // Before the step, not after its action: a step that acted and then could not be saved is a record lost.
         // The limit as it is now: lowering it in Settings is a way out of this pause.
         const shortage = this.deps.disk.shortage(this.deps.config.limits.minFreeDiskMb);
-        if (shortage && this.pauseRun(shortage)) continue;
+        if (shortage && this.pauseRun(shortage, 'disk')) continue;
         if (this.nextIndex - firstIndex >= config.limits.maxStepsPerRound) {
           return { status: 'failed', result: `Reached the limit of ${config.limits.maxStepsPerRound} steps for one request` };
         }
@@ -369,7 +369,7 @@ export class ActiveSession {
           `${words.what} could not be saved. Free some space, then Resume to save ${words.it} (Stop ends the round, without ${words.it} if there is still no room)`,
         );
         // Paused by the user meanwhile: the reason they see becomes this one.
-        if (!this.pauseRun(why)) this.setStatus('paused', why);
+        if (!this.pauseRun(why, 'disk')) this.setStatus('paused', why, 'disk');
         await this.pause.wait(signal);
       }
     }

@@ -5,7 +5,6 @@ import type { InteractionStore } from '../memory/interaction-store';
 import type { ScreenshotFiles } from '../memory/screenshot-files';
 import { DamagedSessionError, type SessionStore } from '../memory/session-store';
 import {
-  PAUSED_BY_USER,
   TERMINAL_SESSION_STATUSES,
   type BlackboardView,
   type CommandResult,
@@ -149,7 +148,7 @@ export class SessionService {
         return { sessionId: command.sessionId, stopped: this.live(command.sessionId)?.stop() ?? false };
       case 'session.pause':
         this.requireSession(command.sessionId);
-        return { sessionId: command.sessionId, paused: this.live(command.sessionId)?.pauseRun(PAUSED_BY_USER) ?? false };
+        return { sessionId: command.sessionId, paused: this.live(command.sessionId)?.pauseRun('Paused by you', 'user') ?? false };
       case 'session.list': {
         const entries = store.listEntries(200, command.query);
         return { ...entries, sessions: entries.sessions.map((session) => this.withLiveStatus(session)), repair: this.deps.repair };

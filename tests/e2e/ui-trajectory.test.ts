@@ -109,7 +109,7 @@ describe('the trajectory in the browser UI (fake host)', () => {
       "The disk that holds Deskhand's data (/home/ana/.config/Deskhand) is full (SQLITE_FULL): step 6 could not be saved. " +
       'Free some space, then Resume to save it (Stop ends the round, without it if there is still no room)';
     const notice = page.getByRole('note', { name: 'Why the run is paused' });
-    host.setStatus('report', 'paused', why);
+    host.setStatus('report', 'paused', why, 'disk');
     await notice.waitFor();
     expect(await notice.textContent()).toBe(why);
     // The status line has room for the start of it only.
@@ -118,7 +118,7 @@ describe('the trajectory in the browser UI (fake host)', () => {
     host.setStatus('report', 'running', 'Resumed');
     await notice.waitFor({ state: 'detached' });
     // Paused with the button: the status line says so, and there is nothing more to explain.
-    host.setStatus('report', 'paused', 'Paused by you');
+    host.setStatus('report', 'paused', 'Paused by you', 'user');
     await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Paused: Paused by you');
     expect(await notice.count()).toBe(0);
     host.setStatus('report', 'running', 'Resumed');

@@ -32,6 +32,7 @@ describe('rounds: a follow-up starts clean', () => {
     const current = harness;
     await until(() => current.model.requests.length === 1, 'the model request');
     expect(await host.endpoint.handle({ type: 'session.pause', id: 'p', sessionId })).toMatchObject({ ok: true, result: { paused: true } });
+    expect(harness.events.find((event) => event.kind === 'status.changed' && event.status === 'paused')).toMatchObject({ detail: 'Paused by you', pause: 'user' });
     expect(await host.sessions.running).toEqual({ status: 'finished', result: 'first' });
 
     const second = await followUp(host, sessionId, 'second');

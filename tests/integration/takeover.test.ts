@@ -44,7 +44,7 @@ describe('takeover: the user takes the mouse', () => {
     const { host: deskhand } = harness;
     const sessionId = await startUntilPaused(harness, 'click twice');
     const notice = harness.events.find((event) => event.kind === 'status.changed' && event.status === 'paused');
-    expect(notice).toMatchObject({ detail: expect.stringMatching(/you have taken the mouse, so the run is paused/) });
+    expect(notice).toMatchObject({ detail: expect.stringMatching(/you have taken the mouse, so the run is paused/), pause: 'takeover' });
     // Paused after the first click: the model was not asked for the next step.
     expect(harness.model.requests).toHaveLength(2);
     await new Promise((done) => setTimeout(done, 300));

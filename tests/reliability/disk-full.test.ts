@@ -34,8 +34,13 @@ beforeAll(() => {
 const SEED = seedFromEnv(0x5eed_0d15);
 const RUNS = soaking() ? 30 : 4;
 
+/** The reasons the run paused for, in order; every pause here is for the disk, and says so. */
 function pausedEvents(events: HostEvent[]): string[] {
-  return events.flatMap((event) => (event.kind === 'status.changed' && event.status === 'paused' ? [event.detail] : []));
+  return events.flatMap((event) => {
+    if (event.kind !== 'status.changed' || event.status !== 'paused') return [];
+    if (event.pause !== 'disk') throw new Error(`a pause for another cause (${event.pause ?? 'none'}): ${event.detail}`);
+    return [event.detail];
+  });
 }
 
 function integrity(dataDir: string): string {

@@ -18,6 +18,7 @@ import {
   type BlackboardView,
   type ErrorCode,
   type HostMessage,
+  type PauseCause,
   type SessionStatus,
   type SessionView,
   type SettingsView,
@@ -85,7 +86,7 @@ export interface FakeUiHost {
   addStep(input: StepViewInput): StepView;
   /** Stores many steps and sends them as events in one go (fast, for big trajectories). */
   addSteps(inputs: StepViewInput[]): void;
-  setStatus(sessionId: string, status: SessionStatus, detail?: string): void;
+  setStatus(sessionId: string, status: SessionStatus, detail?: string, pause?: PauseCause): void;
   end(sessionId: string, status: SessionStatus, result?: string | null): void;
   /** Stores an interaction and sends `interaction.requested` (and the session goes to 'waiting'). */
   requestInteraction(input: z.input<typeof Interaction>): Interaction;
@@ -231,10 +232,10 @@ export async function startFakeUiHost(options: { rendererDir?: string } = {}): P
     return { session, step };
   };
 
-  const setStatus = (sessionId: string, status: SessionStatus, detail = ''): void => {
+  const setStatus = (sessionId: string, status: SessionStatus, detail = '', pause?: PauseCause): void => {
     const session = sessionOf(sessionId);
     touch(session, { status });
-    push({ kind: 'status.changed', sessionId, status, detail });
+    push({ kind: 'status.changed', sessionId, status, detail, ...(pause ? { pause } : {}) });
   };
 
   const end = (sessionId: string, status: SessionStatus, result: string | null = null): void => {
@@ -275,7 +276,7 @@ export async function startFakeUiHost(options: { rendererDir?: string } = {}): P
     'session.pause': (command) => {
       const session = sessionOf(command.sessionId);
       const pausable = session.view.status === 'running' || session.view.status === 'waiting';
-      if (pausable) setStatus(command.sessionId, 'paused', 'Paused by you');
+      if (pausable) setStatus(command.sessionId, 'paused', 'Paused by you', 'user');
       return { sessionId: command.sessionId, paused: pausable };
     },
     'session.resume': (command) => {

@@ -131,7 +131,7 @@ describe('ActiveSession: a step that cannot be saved for a full disk', () => {
   it('a status the disk had no room for is the one its next saved step reports, not the one the database kept', async () => {
     const { store, live, events } = resumedSession();
     const round = live.startRound('list the files', {} as { host: ModelWithPrices; app: ModelWithPrices }, { resumed: true });
-    expect(live.pauseRun('Paused by you')).toBe(true);
+    expect(live.pauseRun('Paused by you', 'user')).toBe(true);
     // Resumed while the disk is full: 'paused' stays in the database, and then the step finds room.
     const setStatus = store.setStatus.bind(store);
     store.setStatus = () => {

@@ -134,6 +134,30 @@ describe('RunTracker', () => {
     expect(ended.settled.sort()).toEqual([confirmKey, waitingKey({ kind: 'form', form: form('f2', 'open') })].sort());
     expect(confirmKey).not.toBe(formKey);
   });
+
+  it('reports a run paused for disk space as waiting, once per pause, but not one the user paused or took the mouse from', () => {
+    const tracker = new RunTracker();
+    tracker.apply({ kind: 'session.started', session: session('s1', 'running') });
+    const paused = (detail: string, pause: 'user' | 'takeover' | 'disk') => tracker.apply({ kind: 'status.changed', sessionId: 's1', status: 'paused', detail, pause });
+    expect(paused('Paused by you', 'user').needsUser).toBeNull();
+    expect(paused('You took the mouse', 'takeover').needsUser).toBeNull();
+    const short = paused('Only 42 MB free on the disk', 'disk');
+    expect(short.needsUser).toEqual({ kind: 'disk', sessionId: 's1' });
+    // Resumed while still short, it pauses again: the notification shown still holds.
+    expect(paused('Only 41 MB free on the disk', 'disk').needsUser).toBeNull();
+    const key = waitingKey({ kind: 'disk', sessionId: 's1' });
+    expect(tracker.apply({ kind: 'status.changed', sessionId: 's1', status: 'running', detail: 'Resumed' }).settled).toEqual([key]);
+    expect(tracker.status().state).toBe('acting');
+    // A new pause is news again; the session's end settles it.
+    expect(paused('Only 40 MB free on the disk', 'disk').needsUser).toEqual({ kind: 'disk', sessionId: 's1' });
+    expect(tracker.status()).toMatchObject({ state: 'paused' });
+    expect(tracker.apply({ kind: 'session.ended', sessionId: 's1', status: 'stopped', result: null }).settled).toEqual([key]);
+    // What the notification says names no path (it shows on the lock screen).
+    expect(notificationFor({ kind: 'disk', sessionId: 's1' })).toEqual({
+      title: 'Deskhand paused a run',
+      body: "The disk that holds Deskhand's data is (nearly) full: free some space, then press Resume",
+    });
+  });
 });
 
 function form(formId: string, state: FormView['state']): FormView {

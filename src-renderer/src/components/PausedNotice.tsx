@@ -1,5 +1,4 @@
 import { Alert, Box } from '@mui/material';
-import { PAUSED_BY_USER } from '../../../src-main/protocol';
 import { currentSession, useDeskhand } from '../store';
 import { plainText } from './plainText';
 
@@ -9,8 +8,8 @@ import { plainText } from './plainText';
  * Not a live region: the status line already announces the same words.
  */
 export function PausedNotice() {
-  const reason = useDeskhand((state) => (currentSession(state)?.status === 'paused' ? state.statusDetail : ''));
-  if (!reason || reason === PAUSED_BY_USER) return null;
+  const reason = useDeskhand((state) => (currentSession(state)?.status === 'paused' && state.statusPause !== 'user' ? state.statusDetail : ''));
+  if (!reason) return null;
   return (
     <Box sx={{ px: 2, py: 1, borderBottom: 1, borderColor: 'divider' }}>
       <Alert severity="warning" variant="outlined" role="note" aria-label="Why the run is paused" sx={{ overflowWrap: 'anywhere' }}>

@@ -6,6 +6,7 @@ import {
   type FormView,
   type HostEvent,
   type Interaction,
+  type PauseCause,
   type SessionDetail,
   type SessionStatus,
   type SessionView,
@@ -42,6 +43,8 @@ export interface DeskhandState {
   steps: StepView[];
   /** What is happening in the current session now, in words from the host. */
   statusDetail: string;
+  /** Why the current session's run is paused, as its last `status.changed` said (read with the status). */
+  statusPause: PauseCause | null;
   /** A `session.start` or `session.continue` is on its way. */
   awaitingStart: boolean;
   /** Questions and approvals the agent waits for, any session, in the order they came. */
@@ -68,6 +71,7 @@ export const initialState: DeskhandState = {
   currentSessionId: null,
   steps: [],
   statusDetail: '',
+  statusPause: null,
   awaitingStart: false,
   interactions: [],
   forms: [],
@@ -311,7 +315,7 @@ export function applyHostEvent(state: DeskhandState, event: HostEvent): Deskhand
     case 'status.changed': {
       const sessions = updateSession(state.sessions, event.sessionId, (session) => ({ ...session, status: event.status }));
       if (event.sessionId !== state.currentSessionId) return { ...state, sessions };
-      return { ...state, sessions, statusDetail: event.detail };
+      return { ...state, sessions, statusDetail: event.detail, statusPause: event.pause ?? null };
     }
     case 'step.added':
       return applyStep(state, event.step);
