@@ -12,9 +12,11 @@ import { seeded, seedFromEnv, soaking } from '../support/reliability-random';
 import { folderOn, mountSmallDisk, type SmallDisk } from '../support/small-disk';
 
 // Deskhand's data folder on a real file system of 16 MB (tmpfs), filled up while a run goes on: by
-// another program between two steps, and by the agent's own command within a step. The run pauses and
-// says which disk is full; nothing is acted on meanwhile; Resume after space is freed goes on, and every
-// step is saved, the one whose action filled the disk included.
+// another program between two steps, by the agent's own command within a step, while the user answers
+// a question, and at random moments. The run pauses and says which disk is full; nothing is acted on
+// meanwhile; Resume after space is freed goes on, and every step and answer is saved, the step whose
+// action filled the disk included. Stop and a restart leave a resumable session; the CLI without a
+// terminal stops rather than waiting.
 const MB = 1024 * 1024;
 const disk = mountSmallDisk(16);
 const why = 'why' in disk ? disk.why : null;
