@@ -68,6 +68,8 @@ export class ActiveSession {
   private nextIndex: number;
   /** The status the run is in while the store could not take it (a full disk), until one is saved again. */
   unsavedStatus: SessionStatus | null = null;
+  /** Why the run is paused, while it is: what the last 'paused' status said. */
+  private pauseCause: PauseCause = 'user';
   private current: Promise<RunOutcome> | null = null;
 
   constructor(
@@ -149,6 +151,7 @@ export class ActiveSession {
   }
 
   private setStatus(status: SessionStatus, detail: string, pause?: PauseCause): void {
+    if (pause) this.pauseCause = pause;
     try {
       this.deps.store.setStatus(this.sessionId, status, null);
       this.unsavedStatus = null;
@@ -330,7 +333,12 @@ export class ActiveSession {
       nextStepIndex: () => this.nextIndex,
       // A step under way when Pause was pressed still reports its progress, but the session stays paused.
       progress: (detail) =>
-        deps.emit({ kind: 'status.changed', sessionId, status: this.pause.paused ? 'paused' : 'running', detail: `Step ${this.nextIndex + 1}: ${detail}` }),
+        deps.emit({
+          kind: 'status.changed',
+          sessionId,
+          ...(this.pause.paused ? { status: 'paused', pause: this.pauseCause } : { status: 'running' }),
+          detail: `Step ${this.nextIndex + 1}: ${detail}`,
+        }),
       setStatus: (status, detail) => {
         if (!this.pause.paused) this.setStatus(status, detail);
       },

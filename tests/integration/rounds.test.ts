@@ -39,6 +39,32 @@ describe('rounds: a follow-up starts clean', () => {
     expect(second.outcome).toEqual({ status: 'finished', result: 'second' });
   });
 
+  it('a step that goes on after Pause keeps saying why the run is paused (its progress is no reason for the pause)', async () => {
+    harness = await startHostHarness(
+      {
+        name: 'pause while the model thinks',
+        steps: [
+          { ...app({ Function: 'execute_command', Args: { command: 'true' }, Status: 'CONTINUE' }), delayMs: 400 },
+          app({ Function: '', Status: 'FINISH', Comment: 'ran' }),
+        ],
+      },
+      { config: { safety: { confirmation: 'never' } } },
+    );
+    const { host } = harness;
+    const start = await host.endpoint.handle({ type: 'session.start', id: 's', request: 'run true', mode: 'shell' });
+    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
+    const current = harness;
+    await until(() => current.model.requests.length === 1, 'the model request');
+    expect(await host.endpoint.handle({ type: 'session.pause', id: 'p', sessionId })).toMatchObject({ ok: true, result: { paused: true } });
+    await until(() => current.events.some((event) => event.kind === 'step.added'), 'the step');
+    const paused = harness.events.filter((event) => event.kind === 'status.changed' && event.status === 'paused');
+    // The pause itself, then the step's action reported while paused.
+    expect(paused.map((event) => event.kind === 'status.changed' && event.detail)).toEqual(['Paused by you', "Step 1: Run 'true'"]);
+    for (const event of paused) expect(event).toMatchObject({ pause: 'user' });
+    expect(await host.endpoint.handle({ type: 'session.resume', id: 'r', sessionId })).toMatchObject({ ok: true });
+    expect(await host.sessions.running).toEqual({ status: 'finished', result: 'ran' });
+  });
+
   it('the error streak of one round does not end the next round early', async () => {
     const bad = { content: 'not JSON at all' };
     harness = await startHostHarness(
