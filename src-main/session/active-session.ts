@@ -339,8 +339,9 @@ export class ActiveSession {
           ...(this.pause.paused ? { status: 'paused', pause: this.pauseCause } : { status: 'running' }),
           detail: `Step ${this.nextIndex + 1}: ${detail}`,
         }),
+      // Stopped (answers saved once Stop came, say): the run says it is stopping until it ends.
       setStatus: (status, detail) => {
-        if (!this.pause.paused) this.setStatus(status, detail);
+        if (!this.pause.paused && !signal.aborted) this.setStatus(status, detail);
       },
       untilResumed: () => this.pause.wait(signal),
     };

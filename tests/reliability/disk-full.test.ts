@@ -473,6 +473,37 @@ describe.skipIf(why !== null)('a full disk', () => {
     expect(integrity(dataDir)).toBe('ok');
   });
 
+  it('stopped while answers wait for space that is freed meanwhile: they are saved, and the run only says it is stopping', async () => {
+    const small = disk as SmallDisk;
+    const dataDir = folderOn(small, `data-${run++}`);
+    const answers = ['the folder called reports-2026'];
+    const reliable = await startReliabilityHost(
+      { name: 'stopped with answers waiting', steps: [replies.app({ Function: '', Status: 'PENDING', Questions: ['Which folder?'] })] },
+      { dataDir, actionLog: join(scratch, `actions-${run}.jsonl`), autoResponder: () => null, config: { limits: { minFreeDiskMb: 0 } } },
+    );
+    let ballast: string | null = null;
+    reliable.host.sessions.subscribe((event) => {
+      if (event.kind === 'interaction.resolved' && !ballast) ballast = small.fill(0);
+    });
+    try {
+      const sessionId = await startSession(reliable.host, 'ask me');
+      const interactionId = await questionAsked(reliable);
+      expect(await reliable.host.endpoint.handle({ type: 'interaction.answer', id: 'answer', sessionId, interactionId, answers })).toMatchObject({ ok: true });
+      await waitUntil('the run to pause', () => pausedEvents(reliable.events).length > 0);
+      rmSync(ballast as unknown as string);
+      expect(await reliable.host.endpoint.handle({ type: 'session.stop', id: 'stop', sessionId })).toMatchObject({ ok: true });
+      expect(await roundWithin(reliable.host, 10_000, 'the stop')).toMatchObject({ status: 'stopped' });
+      const statuses = reliable.events.flatMap((event) => (event.kind === 'status.changed' ? [event.status] : []));
+      expect(statuses.slice(statuses.indexOf('stopping'))).toEqual(['stopping']);
+      const board = JSON.stringify(await reliable.host.endpoint.handle({ type: 'blackboard.get', id: 'board', sessionId }));
+      expect(board.split(answers[0] as string)).toHaveLength(2);
+    } finally {
+      await reliable.close();
+      if (ballast) rmSync(ballast, { force: true });
+    }
+    expect(integrity(dataDir)).toBe('ok');
+  });
+
   it('stopped while a step waits for space: the steps saved before are kept, and after a restart the session goes on', async () => {
     const small = disk as SmallDisk;
     const dataDir = folderOn(small, `data-${run++}`);
