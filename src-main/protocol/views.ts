@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AgentStatus, SessionMode, SessionStatus } from './status';
+import { AgentStatus, PauseCause, SessionMode, SessionStatus } from './status';
 
 /** A file name inside one session's screenshot folder: no separators, no parent references. */
 export const ScreenshotFileName = z
@@ -146,6 +146,8 @@ export const SessionDetail = z.object({
   /** Questions or approvals still waiting for the user. */
   interactions: z.array(z.lazy(() => Interaction)).default([]),
   forms: z.array(z.lazy(() => FormView)).default([]),
+  /** Why its run is paused, while it is: what the last `status.changed` said (the store keeps no reason). */
+  pause: z.object({ detail: z.string(), cause: PauseCause }).nullable().default(null),
 });
 export type SessionDetail = z.infer<typeof SessionDetail>;
 

@@ -68,8 +68,8 @@ export class ActiveSession {
   private nextIndex: number;
   /** The status the run is in while the store could not take it (a full disk), until one is saved again. */
   unsavedStatus: SessionStatus | null = null;
-  /** Why the run is paused, while it is: what the last 'paused' status said. */
-  private pauseCause: PauseCause = 'user';
+  /** Why the run is paused, while it is: what the last 'paused' status said (null while it is not). */
+  private paused: { detail: string; cause: PauseCause } | null = null;
   private current: Promise<RunOutcome> | null = null;
 
   constructor(
@@ -150,8 +150,14 @@ export class ActiveSession {
     return true;
   }
 
+  /** Why the run is paused, for a window that opens the session meanwhile; null while it is not. */
+  get pausedFor(): { detail: string; cause: PauseCause } | null {
+    return this.paused;
+  }
+
   private setStatus(status: SessionStatus, detail: string, pause?: PauseCause): void {
-    if (pause) this.pauseCause = pause;
+    if (status !== 'paused') this.paused = null;
+    else if (pause) this.paused = { detail, cause: pause };
     try {
       this.deps.store.setStatus(this.sessionId, status, null);
       this.unsavedStatus = null;
@@ -336,7 +342,7 @@ export class ActiveSession {
         deps.emit({
           kind: 'status.changed',
           sessionId,
-          ...(this.pause.paused ? { status: 'paused', pause: this.pauseCause } : { status: 'running' }),
+          ...(this.pause.paused ? { status: 'paused', pause: this.paused?.cause ?? 'user' } : { status: 'running' }),
           detail: `Step ${this.nextIndex + 1}: ${detail}`,
         }),
       // Stopped (answers saved once Stop came, say): the run says it is stopping until it ends.

@@ -161,6 +161,7 @@ export class SessionService {
           steps: store.steps(session.id),
           interactions: this.deps.scrub(this.deps.broker.pending(session.id)),
           forms: this.deps.interactions.forms(session.id),
+          pause: this.live(session.id)?.pausedFor ?? null,
         };
       }
       case 'session.delete':

@@ -159,9 +159,9 @@ describe.skipIf(why !== null)('a full disk', () => {
       );
       expect(reliable.host.store.steps(sessionId)).toHaveLength(1);
       // The full disk kept 'paused' from the database too: a window that opens the session (a reload, another
-      // browser tab) is still told it is paused, and so offers Resume.
+      // browser tab) is still told it is paused, and why, and so offers Resume.
       const opened = await reliable.host.endpoint.handle({ type: 'session.open', id: 'open', sessionId });
-      expect(opened).toMatchObject({ ok: true, result: { session: { status: 'paused' } } });
+      expect(opened).toMatchObject({ ok: true, result: { session: { status: 'paused' }, pause: { detail: reason, cause: 'disk' } } });
       const listed = await reliable.host.endpoint.handle({ type: 'session.list', id: 'list' });
       expect(listed).toMatchObject({ ok: true, result: { sessions: [{ id: sessionId, status: 'paused' }] } });
       await quietFor(300);

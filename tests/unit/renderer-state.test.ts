@@ -128,6 +128,7 @@ describe('renderer state: interactions', () => {
       steps: [],
       interactions: [confirm('c9', 'a')],
       forms: [form('f1', 'a')],
+      pause: null,
     });
     expect(opened.interactions.map((i) => i.id).sort()).toEqual(['c9', 'other']);
     expect(sessionForms(opened).map((f) => f.formId)).toEqual(['f1']);

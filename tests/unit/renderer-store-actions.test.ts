@@ -11,7 +11,7 @@ import { makeSession, makeStep } from '../support/ui-fixtures';
 const session = (id: string, overrides: Partial<SessionViewInput> = {}): SessionView => makeSession(id, { status: 'finished', createdAt: 1, updatedAt: 1, ...overrides });
 
 function detail(view: SessionView, interactions: Interaction[] = []): SessionDetail {
-  return { session: view, rounds: [], steps: [], interactions, forms: [] };
+  return { session: view, rounds: [], steps: [], interactions, forms: [], pause: null };
 }
 
 const question = (id: string, sessionId: string): Interaction =>

@@ -161,6 +161,7 @@ describe('renderer store: opening a session', () => {
       steps: [step('b', 1), step('b', 0)],
       interactions: [],
       forms: [],
+      pause: null,
     });
     expect(state.currentSessionId).toBe('b');
     expect(state.steps.map((s) => s.id)).toEqual(['b-step-0', 'b-step-1']);
@@ -169,7 +170,7 @@ describe('renderer store: opening a session', () => {
 
   it('re-opening the same session keeps live steps the snapshot missed, without duplicates', () => {
     const before = applyAll(showing(session('a')), [added(step('a', 0)), added(step('a', 1)), added(step('a', 2))]);
-    const state = applySessionDetail(before, { session: session('a'), rounds: [], steps: [step('a', 0), step('a', 1)], interactions: [], forms: [] });
+    const state = applySessionDetail(before, { session: session('a'), rounds: [], steps: [step('a', 0), step('a', 1)], interactions: [], forms: [], pause: null });
     expect(state.steps.map((s) => s.index)).toEqual([0, 1, 2]);
   });
 });
@@ -184,6 +185,7 @@ describe('renderer store: reopening after a reconnect', () => {
         steps: [],
         interactions: [],
         forms: [],
+        pause: null,
       });
       expect(reopened.statusDetail).toBe(`The run ${status}`);
     }
@@ -192,9 +194,16 @@ describe('renderer store: reopening after a reconnect', () => {
   it('a session still doing the same keeps its detail; one paused meanwhile does not', () => {
     const running: DeskhandState = { ...showing(session('a')), statusDetail: 'Asking the model (step 4)' };
     const reopen = (status: 'running' | 'paused') =>
-      applySessionDetail(running, { session: session('a', { status }), rounds: [], steps: [], interactions: [], forms: [] });
+      applySessionDetail(running, { session: session('a', { status }), rounds: [], steps: [], interactions: [], forms: [], pause: null });
     expect(reopen('running').statusDetail).toBe('Asking the model (step 4)');
     expect(reopen('paused').statusDetail).toBe('');
+  });
+
+  it('a paused run opened in another window (or after a reload) comes with why it is paused', () => {
+    const elsewhere: DeskhandState = { ...showing(session('b')), statusDetail: 'Paused by you', statusPause: 'user' };
+    const pause = { detail: "The disk that holds Deskhand's data (/data) is full (ENOSPC): step 3 could not be saved.", cause: 'disk' as const };
+    const opened = applySessionDetail(elsewhere, { session: session('a', { status: 'paused' }), rounds: [], steps: [], interactions: [], forms: [], pause });
+    expect([opened.statusDetail, opened.statusPause]).toEqual([pause.detail, 'disk']);
   });
 });
 

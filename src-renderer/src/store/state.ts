@@ -435,7 +435,10 @@ export function applySessionDetail(state: DeskhandState, detail: SessionDetail):
     forms,
     // Steps that arrived live while the snapshot travelled are kept.
     steps: sameSession ? insertSteps(steps, state.steps) : steps,
-    statusDetail: keepDetail ? state.statusDetail : (detail.session.result ?? ''),
+    // A paused run's reason comes with it: nothing else would say it until the run goes on.
+    ...(detail.pause
+      ? { statusDetail: detail.pause.detail, statusPause: detail.pause.cause }
+      : { statusDetail: keepDetail ? state.statusDetail : (detail.session.result ?? '') }),
     blackboard: sameSession ? state.blackboard : null,
   };
 }
