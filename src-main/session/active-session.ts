@@ -143,7 +143,15 @@ export class ActiveSession {
   }
 
   resumeRun(): boolean {
-    if (!this.pause.resume()) return false;
+    if (!this.pause.paused) return false;
+    // Still short of space: it stays paused, saying how much is free now, rather than going on for a
+    // moment and pausing again (which would also close and reopen the desktop notification).
+    const shortage = this.paused?.cause === 'disk' ? this.deps.disk.shortage(this.deps.config.limits.minFreeDiskMb) : null;
+    if (shortage) {
+      this.setStatus('paused', shortage, 'disk');
+      return true;
+    }
+    this.pause.resume();
     // Paused while it waited for the user's answer or approval: it still does.
     if (this.deps.interactions.open(this.sessionId).length > 0) this.setStatus('waiting', 'Resumed: waiting for you');
     else this.setStatus('running', 'Resumed');

@@ -109,9 +109,11 @@ describe.skipIf(why !== null)('a full disk', () => {
       expect(readDeviceActions(actionLog)).toHaveLength(acted);
       expect(reliable.host.store.requireSession(sessionId).status).toBe('paused');
 
-      // Resumed with the space still taken: it pauses again, and still takes no step.
+      // Resumed with the space still taken: it stays paused, saying so again, and still takes no step.
+      const before = reliable.events.length;
       await resume(reliable, sessionId);
-      await waitUntil('the run to pause again', () => pausedEvents(reliable.events).length > 1);
+      await waitUntil('the run to say it is still paused', () => pausedEvents(reliable.events).length > 1);
+      expect(reliable.events.slice(before).filter((event) => event.kind === 'status.changed').map((event) => event.status)).toEqual(['paused']);
       await quietFor(200);
       expect(reliable.model.requests.length).toBe(asked);
       expect(readDeviceActions(actionLog)).toHaveLength(acted);
