@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostEvent } from '../../src-main/protocol';
-import { startModelServer } from '../fixtures/model-server';
+import { startModelServer, type Scenario } from '../fixtures/model-server';
 import { readDeviceActions, replies } from '../support/host-harness';
-import { isolatedHome, roundWithin, startReliabilityHost, startSession, waitUntil, withDeadline, type ReliabilityHost } from '../support/reliability-harness';
+import { isolatedHome, roundWithin, startReliabilityHost, startSession, waitUntil, withDeadline, type ReliabilityHost, type ReliabilityHostOptions } from '../support/reliability-harness';
 import { seeded, seedFromEnv, soaking } from '../support/reliability-random';
 import { folderOn, mountSmallDisk, type SmallDisk } from '../support/small-disk';
 
@@ -71,31 +71,73 @@ async function quietFor(ms: number): Promise<void> {
   await new Promise((done) => setTimeout(done, ms));
 }
 
+/** Another program takes the small disk's space, until `leaveBytes` are free. */
+function fillDisk(leaveBytes: number): void {
+  (disk as SmallDisk).fill(leaveBytes);
+}
+
+/** Frees the small disk: everything on it but the data folders (what fillDisk took, a download). */
+function freeDisk(): void {
+  const root = (disk as SmallDisk).path;
+  for (const name of readdirSync(root)) if (!name.startsWith('data-')) rmSync(join(root, name), { recursive: true, force: true });
+}
+
+/** The agent's own command that fills the disk: head stops at the full disk and says so. */
+function downloadFillingTheDisk() {
+  const download = join((disk as SmallDisk).path, 'download.bin');
+  return replies.app({ Function: 'execute_command', Args: { command: `head -c 64M /dev/zero > ${download}; echo exit=$?` }, Status: 'CONTINUE' });
+}
+
+/** The disk fills up as the user's answer is taken, before the agent's blackboard gets it. */
+function fillOnceAnswered(reliable: ReliabilityHost): void {
+  let filled = false;
+  reliable.host.sessions.subscribe((event) => {
+    if (event.kind !== 'interaction.resolved' || filled) return;
+    filled = true;
+    fillDisk(0);
+  });
+}
+
+/**
+ * A host whose data folder is on the small disk, for `body`; then the host is closed, the disk freed
+ * for the next test, and the database checked. Returns the data folder.
+ */
+async function onSmallDisk(
+  scenario: Scenario,
+  options: Omit<ReliabilityHostOptions, 'dataDir' | 'actionLog'>,
+  body: (on: { reliable: ReliabilityHost; dataDir: string; actionLog: string }) => Promise<void>,
+): Promise<string> {
+  const dataDir = folderOn(disk as SmallDisk, `data-${run++}`);
+  const actionLog = join(scratch, `actions-${run}.jsonl`);
+  const reliable = await startReliabilityHost(scenario, { ...options, dataDir, actionLog });
+  try {
+    await body({ reliable, dataDir, actionLog });
+  } finally {
+    await reliable.close();
+    freeDisk();
+  }
+  expect(integrity(dataDir)).toBe('ok');
+  return dataDir;
+}
+
 describe.skipIf(why !== null)('a full disk', () => {
   it('pauses a run before its next step while the data folder runs short, acts on nothing meanwhile, and goes on after Resume', async () => {
-    const small = disk as SmallDisk;
-    const dataDir = folderOn(small, `data-${run++}`);
-    const actionLog = join(scratch, `actions-${run}.jsonl`);
     const waits = 6;
-    const reliable = await startReliabilityHost(
-      {
-        name: 'short of space between steps',
-        steps: [
-          replies.hostTo('Terminal', 'wait a little'),
-          ...Array.from({ length: waits }, () => replies.app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' })),
-          replies.app({ Function: '', Status: 'FINISH', Comment: 'waited' }),
-          replies.host({ Status: 'FINISH', Comment: 'done' }),
-        ],
-      },
-      { dataDir, actionLog, config: { limits: { minFreeDiskMb: 4 }, safety: { confirmation: 'never' } } },
-    );
-    let ballast: string | null = null;
-    let appSteps = 0;
-    // Another program takes the space right after the second step of the window's agent is saved.
-    reliable.host.sessions.subscribe((event) => {
-      if (event.kind === 'step.added' && event.step.agent === 'AppAgent' && ++appSteps === 2) ballast = small.fill(1 * MB);
-    });
-    try {
+    const scenario = {
+      name: 'short of space between steps',
+      steps: [
+        replies.hostTo('Terminal', 'wait a little'),
+        ...Array.from({ length: waits }, () => replies.app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' })),
+        replies.app({ Function: '', Status: 'FINISH', Comment: 'waited' }),
+        replies.host({ Status: 'FINISH', Comment: 'done' }),
+      ],
+    };
+    await onSmallDisk(scenario, { config: { limits: { minFreeDiskMb: 4 }, safety: { confirmation: 'never' } } }, async ({ reliable, dataDir, actionLog }) => {
+      let appSteps = 0;
+      // Another program takes the space right after the second step of the window's agent is saved.
+      reliable.host.sessions.subscribe((event) => {
+        if (event.kind === 'step.added' && event.step.agent === 'AppAgent' && ++appSteps === 2) fillDisk(1 * MB);
+      });
       const sessionId = await startSession(reliable.host, 'wait a little', 'desktop');
       await waitUntil('the run to pause', () => pausedEvents(reliable.events).length > 0);
       expect(pausedEvents(reliable.events)[0]).toMatch(
@@ -118,8 +160,7 @@ describe.skipIf(why !== null)('a full disk', () => {
       expect(reliable.model.requests.length).toBe(asked);
       expect(readDeviceActions(actionLog)).toHaveLength(acted);
 
-      rmSync(ballast as unknown as string);
-      ballast = null;
+      freeDisk();
       await resume(reliable, sessionId);
       expect(await roundWithin(reliable.host, 15_000, 'after the space was freed')).toMatchObject({ status: 'finished' });
       // After the pause the agent brings its window to the front again: the user may have used another one meanwhile.
@@ -127,31 +168,21 @@ describe.skipIf(why !== null)('a full disk', () => {
       const steps = reliable.host.store.steps(sessionId);
       expect(steps.filter((step) => step.agent === 'AppAgent').map((step) => step.status)).toEqual([...Array.from({ length: waits }, () => 'CONTINUE'), 'FINISH']);
       expect(steps.every((step) => step.error === null)).toBe(true);
-    } finally {
-      await reliable.close();
-      if (ballast) rmSync(ballast, { force: true });
-    }
-    expect(integrity(dataDir)).toBe('ok');
+    });
   });
 
   it("keeps a step whose own action filled the disk, saves it after Resume, and loses nothing", async () => {
-    const small = disk as SmallDisk;
-    const dataDir = folderOn(small, `data-${run++}`);
-    const download = join(small.path, 'download.bin');
-    const reliable = await startReliabilityHost(
-      {
-        name: 'the agent fills the disk',
-        steps: [
-          replies.app({ Function: 'execute_command', Args: { command: 'echo before' }, Status: 'CONTINUE' }),
-          // head stops at the full disk and says so; the step is then too big for what is left.
-          replies.app({ Function: 'execute_command', Args: { command: `head -c 64M /dev/zero > ${download}; echo exit=$?` }, Status: 'CONTINUE' }),
-          replies.app({ Function: 'execute_command', Args: { command: 'echo after' }, Status: 'CONTINUE' }),
-          replies.app({ Function: '', Status: 'FINISH', Comment: 'downloaded' }),
-        ],
-      },
-      { dataDir, actionLog: join(scratch, `actions-${run}.jsonl`), config: { limits: { minFreeDiskMb: 4 }, safety: { confirmation: 'never' } } },
-    );
-    try {
+    const scenario = {
+      name: 'the agent fills the disk',
+      steps: [
+        replies.app({ Function: 'execute_command', Args: { command: 'echo before' }, Status: 'CONTINUE' }),
+        // head stops at the full disk and says so; the step is then too big for what is left.
+        downloadFillingTheDisk(),
+        replies.app({ Function: 'execute_command', Args: { command: 'echo after' }, Status: 'CONTINUE' }),
+        replies.app({ Function: '', Status: 'FINISH', Comment: 'downloaded' }),
+      ],
+    };
+    await onSmallDisk(scenario, { config: { limits: { minFreeDiskMb: 4 }, safety: { confirmation: 'never' } } }, async ({ reliable, dataDir }) => {
       const sessionId = await startSession(reliable.host, 'download it');
       await waitUntil('the run to pause', () => pausedEvents(reliable.events).length > 0);
       const [reason] = pausedEvents(reliable.events);
@@ -169,7 +200,7 @@ describe.skipIf(why !== null)('a full disk', () => {
       await quietFor(300);
       expect(reliable.model.requests).toHaveLength(2);
 
-      rmSync(download);
+      freeDisk();
       await resume(reliable, sessionId);
       expect(await roundWithin(reliable.host, 15_000, 'after the space was freed')).toMatchObject({ status: 'finished' });
       const steps = reliable.host.store.steps(sessionId);
@@ -182,31 +213,15 @@ describe.skipIf(why !== null)('a full disk', () => {
       // The step that filled the disk is saved with what its command printed.
       expect(steps[1]?.result).toContain('exit=1');
       expect(steps[1]?.result).toMatch(/No space left on device/);
-    } finally {
-      await reliable.close();
-      rmSync(download, { force: true });
-    }
-    expect(integrity(dataDir)).toBe('ok');
+    });
   });
 
   it('completes the audit row of the command that filled the disk once its step is saved, not only at the next command or on closing', async () => {
-    const small = disk as SmallDisk;
-    const dataDir = folderOn(small, `data-${run++}`);
-    const download = join(small.path, 'download.bin');
-    const reliable = await startReliabilityHost(
-      {
-        name: 'the last command fills the disk',
-        steps: [
-          replies.app({ Function: 'execute_command', Args: { command: `head -c 64M /dev/zero > ${download}; echo exit=$?` }, Status: 'CONTINUE' }),
-          replies.app({ Function: '', Status: 'FINISH', Comment: 'downloaded' }),
-        ],
-      },
-      { dataDir, actionLog: join(scratch, `actions-${run}.jsonl`), config: { limits: { minFreeDiskMb: 4 }, safety: { confirmation: 'never' } } },
-    );
-    try {
+    const scenario = { name: 'the last command fills the disk', steps: [downloadFillingTheDisk(), replies.app({ Function: '', Status: 'FINISH', Comment: 'downloaded' })] };
+    await onSmallDisk(scenario, { config: { limits: { minFreeDiskMb: 4 }, safety: { confirmation: 'never' } } }, async ({ reliable, dataDir }) => {
       const sessionId = await startSession(reliable.host, 'download it');
       await waitUntil('the run to pause', () => pausedEvents(reliable.events).length > 0);
-      rmSync(download);
+      freeDisk();
       await resume(reliable, sessionId);
       expect(await roundWithin(reliable.host, 15_000, 'after the space was freed')).toMatchObject({ status: 'finished' });
       // What is on disk, as a crash now would leave it (the store's own list shows what it holds in memory).
@@ -216,46 +231,35 @@ describe.skipIf(why !== null)('a full disk', () => {
       } finally {
         db.close();
       }
-    } finally {
-      await reliable.close();
-      rmSync(download, { force: true });
-    }
+    });
   });
 
   it('a screenshot that cannot be saved fails its step before it acts, saying the disk is full; nothing runs, and the run goes on after Resume', async () => {
-    const small = disk as SmallDisk;
-    const dataDir = folderOn(small, `data-${run++}`);
-    const actionLog = join(scratch, `actions-${run}.jsonl`);
-    const reliable = await startReliabilityHost(
-      {
-        name: 'no room for the screenshot',
-        steps: [
-          replies.hostTo('Terminal', 'click around'),
-          replies.app({ Function: 'click', Args: { x: 10, y: 10 }, Status: 'CONTINUE' }),
-          // The disk is full from here: this click's screenshot cannot be saved, so it is never sent.
-          replies.app({ Function: 'click', Args: { x: 20, y: 20 }, Status: 'CONTINUE' }),
-          replies.app({ Function: 'click', Args: { x: 30, y: 30 }, Status: 'CONTINUE' }),
-          replies.app({ Function: '', Status: 'FINISH', Comment: 'clicked' }),
-          replies.host({ Status: 'FINISH', Comment: 'done' }),
-        ],
-      },
-      // The check before each step is off: the disk fills up within a step, as between the check and the screenshot.
-      { dataDir, actionLog, config: { limits: { minFreeDiskMb: 0 }, safety: { confirmation: 'never' } } },
-    );
-    let ballast: string | null = null;
-    let appSteps = 0;
-    reliable.host.sessions.subscribe((event) => {
-      if (event.kind === 'step.added' && event.step.agent === 'AppAgent' && ++appSteps === 1) ballast = small.fill(0);
-    });
-    try {
+    const scenario = {
+      name: 'no room for the screenshot',
+      steps: [
+        replies.hostTo('Terminal', 'click around'),
+        replies.app({ Function: 'click', Args: { x: 10, y: 10 }, Status: 'CONTINUE' }),
+        // The disk is full from here: this click's screenshot cannot be saved, so it is never sent.
+        replies.app({ Function: 'click', Args: { x: 20, y: 20 }, Status: 'CONTINUE' }),
+        replies.app({ Function: 'click', Args: { x: 30, y: 30 }, Status: 'CONTINUE' }),
+        replies.app({ Function: '', Status: 'FINISH', Comment: 'clicked' }),
+        replies.host({ Status: 'FINISH', Comment: 'done' }),
+      ],
+    };
+    // The check before each step is off: the disk fills up within a step, as between the check and the screenshot.
+    await onSmallDisk(scenario, { config: { limits: { minFreeDiskMb: 0 }, safety: { confirmation: 'never' } } }, async ({ reliable, dataDir, actionLog }) => {
+      let appSteps = 0;
+      reliable.host.sessions.subscribe((event) => {
+        if (event.kind === 'step.added' && event.step.agent === 'AppAgent' && ++appSteps === 1) fillDisk(0);
+      });
       const sessionId = await startSession(reliable.host, 'click around', 'desktop');
       await waitUntil('the run to pause', () => pausedEvents(reliable.events).length > 0);
       expect(pausedEvents(reliable.events)[0]).toMatch(/^The disk that holds Deskhand's data \(.*\) is full \(SQLITE_FULL\): step 3 could not be saved\./);
       await quietFor(300);
       expect(readDeviceActions(actionLog).filter((action) => action.tool === 'click')).toHaveLength(1);
 
-      rmSync(ballast as unknown as string);
-      ballast = null;
+      freeDisk();
       await resume(reliable, sessionId);
       expect(await roundWithin(reliable.host, 15_000, 'after the space was freed')).toMatchObject({ status: 'finished' });
       const app = reliable.host.store.steps(sessionId).filter((step) => step.agent === 'AppAgent');
@@ -268,20 +272,13 @@ describe.skipIf(why !== null)('a full disk', () => {
         expect.objectContaining({ x: 10, y: 10 }),
         expect.objectContaining({ x: 30, y: 30 }),
       ]);
-    } finally {
-      await reliable.close();
-      if (ballast) rmSync(ballast, { force: true });
-    }
-    expect(integrity(dataDir)).toBe('ok');
+    });
   });
 
   it(`filled at a random moment (${RUNS} runs, seed ${SEED}): every command that ran is in a saved step, and no step is lost or doubled`, async () => {
-    const small = disk as SmallDisk;
     const random = seeded(SEED);
     let pausedRuns = 0;
     for (let i = 0; i < RUNS; i++) {
-      const dataDir = folderOn(small, `data-${run++}`);
-      const actionLog = join(scratch, `actions-${run}.jsonl`);
       const commands = Array.from({ length: 8 }, (_, step) => `echo run ${i} step ${step}`);
       // Between two steps (another program, leaving less than the 1 MB kept free: the next step waits), or
       // anywhere within one with the check off (every write from then on fails: the audit, the step).
@@ -290,24 +287,21 @@ describe.skipIf(why !== null)('a full disk', () => {
       const fillDelayMs = within ? random.int(0, 40) : 0;
       const leaveBytes = within ? 0 : random.int(0, MB - 1);
       const what = `run ${i + 1} (seed ${SEED}: ${within ? 'within' : 'between'} steps, after ${fillAfterSteps} + ${fillDelayMs} ms, leaving ${leaveBytes} bytes)`;
-      const reliable = await startReliabilityHost(
-        {
-          name: `filled at random ${i}`,
-          steps: [
-            ...commands.map((command) => ({ ...replies.app({ Function: 'execute_command', Args: { command }, Status: 'CONTINUE' }), delayMs: random.int(0, 20) })),
-            replies.app({ Function: '', Status: 'FINISH', Comment: 'all done' }),
-          ],
-        },
-        { dataDir, actionLog, config: { limits: { minFreeDiskMb: within ? 0 : 1 }, safety: { confirmation: 'never' } } },
-      );
-      let ballast: string | null = null;
-      let steps = 0;
-      reliable.host.sessions.subscribe((event) => {
-        if (event.kind !== 'step.added' || steps++ !== fillAfterSteps) return;
-        if (fillDelayMs === 0) ballast = small.fill(leaveBytes);
-        else setTimeout(() => (ballast = small.fill(leaveBytes)), fillDelayMs);
-      });
-      try {
+      const scenario = {
+        name: `filled at random ${i}`,
+        steps: [
+          ...commands.map((command) => ({ ...replies.app({ Function: 'execute_command', Args: { command }, Status: 'CONTINUE' }), delayMs: random.int(0, 20) })),
+          replies.app({ Function: '', Status: 'FINISH', Comment: 'all done' }),
+        ],
+      };
+      const config = { limits: { minFreeDiskMb: within ? 0 : 1 }, safety: { confirmation: 'never' as const } };
+      const dataDir = await onSmallDisk(scenario, { config }, async ({ reliable, actionLog }) => {
+        let steps = 0;
+        reliable.host.sessions.subscribe((event) => {
+          if (event.kind !== 'step.added' || steps++ !== fillAfterSteps) return;
+          if (fillDelayMs === 0) fillDisk(leaveBytes);
+          else setTimeout(() => fillDisk(leaveBytes), fillDelayMs);
+        });
         const sessionId = await startSession(reliable.host, 'run the commands');
         const round = reliable.host.sessions.running;
         if (!round) throw new Error('no round started');
@@ -322,8 +316,7 @@ describe.skipIf(why !== null)('a full disk', () => {
           if (ended) break;
           pauses = pausedEvents(reliable.events).length;
           await quietFor(random.int(0, 50));
-          if (ballast) rmSync(ballast);
-          ballast = null;
+          freeDisk();
           await resume(reliable, sessionId);
         }
         if (pauses > 0) pausedRuns++;
@@ -343,11 +336,7 @@ describe.skipIf(why !== null)('a full disk', () => {
           expect(ran, what).not.toContain(commandOf(step));
         }
         expect([...acted, ...refused].map(commandOf).sort(), what).toEqual([...commands].sort());
-      } finally {
-        await reliable.close();
-        if (ballast) rmSync(ballast, { force: true });
-      }
-      expect(integrity(dataDir), what).toBe('ok');
+      });
       rmSync(dataDir, { recursive: true, force: true });
     }
     // The disk filled before the last steps in every run: each of them had to wait for space.
@@ -355,32 +344,25 @@ describe.skipIf(why !== null)('a full disk', () => {
   });
 
   it('a step that asks a question waits for space to be saved, and the question is asked only then', async () => {
-    const small = disk as SmallDisk;
-    const dataDir = folderOn(small, `data-${run++}`);
-    const reliable = await startReliabilityHost(
-      {
-        name: 'no room for a question',
-        steps: [
-          replies.app({ Function: 'execute_command', Args: { command: 'echo one' }, Status: 'CONTINUE' }),
-          replies.app({ Function: '', Status: 'PENDING', Questions: ['Which folder?'] }),
-          replies.app({ Function: '', Status: 'FINISH', Comment: 'asked' }),
-        ],
-      },
-      { dataDir, actionLog: join(scratch, `actions-${run}.jsonl`), config: { limits: { minFreeDiskMb: 0 }, safety: { confirmation: 'never' } } },
-    );
-    let ballast: string | null = null;
-    reliable.host.sessions.subscribe((event) => {
-      if (event.kind === 'step.added' && event.step.index === 0) ballast = small.fill(0);
-    });
-    const asked = () => reliable.events.filter((event) => event.kind === 'interaction.requested');
-    try {
+    const scenario = {
+      name: 'no room for a question',
+      steps: [
+        replies.app({ Function: 'execute_command', Args: { command: 'echo one' }, Status: 'CONTINUE' }),
+        replies.app({ Function: '', Status: 'PENDING', Questions: ['Which folder?'] }),
+        replies.app({ Function: '', Status: 'FINISH', Comment: 'asked' }),
+      ],
+    };
+    await onSmallDisk(scenario, { config: { limits: { minFreeDiskMb: 0 }, safety: { confirmation: 'never' } } }, async ({ reliable }) => {
+      reliable.host.sessions.subscribe((event) => {
+        if (event.kind === 'step.added' && event.step.index === 0) fillDisk(0);
+      });
+      const asked = () => reliable.events.filter((event) => event.kind === 'interaction.requested');
       const sessionId = await startSession(reliable.host, 'ask me');
       await waitUntil('the run to pause', () => pausedEvents(reliable.events).length > 0);
       expect(pausedEvents(reliable.events)[0]).toMatch(/is full \(SQLITE_FULL\): step 2 could not be saved\./);
       await quietFor(200);
       expect(asked()).toHaveLength(0);
-      rmSync(ballast as unknown as string);
-      ballast = null;
+      freeDisk();
       await resume(reliable, sessionId);
       expect(await roundWithin(reliable.host, 15_000, 'after the space was freed')).toMatchObject({ status: 'finished' });
       expect(asked()).toHaveLength(1);
@@ -389,67 +371,43 @@ describe.skipIf(why !== null)('a full disk', () => {
         ['PENDING', null],
         ['FINISH', null],
       ]);
-    } finally {
-      await reliable.close();
-      if (ballast) rmSync(ballast, { force: true });
-    }
-    expect(integrity(dataDir)).toBe('ok');
+    });
   });
 
   it('answers given while the disk is full are refused with the reason, and the question stays open to be answered again', async () => {
-    const small = disk as SmallDisk;
-    const dataDir = folderOn(small, `data-${run++}`);
     const answer = 'the folder called reports-2026';
-    const reliable = await startReliabilityHost(
-      {
-        name: 'answered on a full disk',
-        steps: [replies.app({ Function: '', Status: 'PENDING', Questions: ['Which folder?'] }), replies.app({ Function: '', Status: 'FINISH', Comment: 'used it' })],
-      },
-      // Nobody answers but the test, as a person in the UI would.
-      { dataDir, actionLog: join(scratch, `actions-${run}.jsonl`), autoResponder: () => null, config: { limits: { minFreeDiskMb: 0 } } },
-    );
-    let ballast: string | null = null;
-    try {
+    const scenario = {
+      name: 'answered on a full disk',
+      steps: [replies.app({ Function: '', Status: 'PENDING', Questions: ['Which folder?'] }), replies.app({ Function: '', Status: 'FINISH', Comment: 'used it' })],
+    };
+    // Nobody answers but the test, as a person in the UI would.
+    await onSmallDisk(scenario, { autoResponder: () => null, config: { limits: { minFreeDiskMb: 0 } } }, async ({ reliable, dataDir }) => {
       const sessionId = await startSession(reliable.host, 'ask me');
       const interactionId = await questionAsked(reliable);
-      ballast = small.fill(0);
+      fillDisk(0);
       const answerIt = () => reliable.host.endpoint.handle({ type: 'interaction.answer', id: `answer-${Date.now()}`, sessionId, interactionId, answers: [answer] });
       expect(await answerIt()).toMatchObject({
         ok: false,
         error: { message: `the host could not do that: The disk that holds Deskhand's data (${dataDir}) is full (SQLITE_FULL): free some space, then try again` },
       });
-      rmSync(ballast);
-      ballast = null;
+      freeDisk();
       expect(await answerIt()).toMatchObject({ ok: true });
       expect(await roundWithin(reliable.host, 15_000, 'after the space was freed')).toMatchObject({ status: 'finished' });
       expect(JSON.stringify(reliable.model.requests[1]?.body.messages)).toContain(answer);
-    } finally {
-      await reliable.close();
-      if (ballast) rmSync(ballast, { force: true });
-    }
-    expect(integrity(dataDir)).toBe('ok');
+    });
   });
 
   it('answers taken just before the disk filled are held until Resume, then saved and given to the agent', async () => {
-    const small = disk as SmallDisk;
-    const dataDir = folderOn(small, `data-${run++}`);
     const answers = ['the folder called reports-2026', 'only the PDF files'];
-    const reliable = await startReliabilityHost(
-      {
-        name: 'answered as the disk filled',
-        steps: [
-          replies.app({ Function: '', Status: 'PENDING', Questions: ['Which folder?', 'Which files?'] }),
-          replies.app({ Function: '', Status: 'FINISH', Comment: 'used them' }),
-        ],
-      },
-      { dataDir, actionLog: join(scratch, `actions-${run}.jsonl`), autoResponder: () => null, config: { limits: { minFreeDiskMb: 0 } } },
-    );
-    let ballast: string | null = null;
-    // The answer is taken; the disk fills before the agent's blackboard gets it.
-    reliable.host.sessions.subscribe((event) => {
-      if (event.kind === 'interaction.resolved' && !ballast) ballast = small.fill(0);
-    });
-    try {
+    const scenario = {
+      name: 'answered as the disk filled',
+      steps: [
+        replies.app({ Function: '', Status: 'PENDING', Questions: ['Which folder?', 'Which files?'] }),
+        replies.app({ Function: '', Status: 'FINISH', Comment: 'used them' }),
+      ],
+    };
+    await onSmallDisk(scenario, { autoResponder: () => null, config: { limits: { minFreeDiskMb: 0 } } }, async ({ reliable, dataDir }) => {
+      fillOnceAnswered(reliable);
       const sessionId = await startSession(reliable.host, 'ask me');
       const interactionId = await questionAsked(reliable);
       expect(await reliable.host.endpoint.handle({ type: 'interaction.answer', id: 'answer', sessionId, interactionId, answers })).toMatchObject({ ok: true });
@@ -460,82 +418,52 @@ describe.skipIf(why !== null)('a full disk', () => {
       );
       await quietFor(200);
       expect(reliable.model.requests).toHaveLength(1);
-      rmSync(ballast as unknown as string);
-      ballast = null;
+      freeDisk();
       await resume(reliable, sessionId);
       expect(await roundWithin(reliable.host, 15_000, 'after the space was freed')).toMatchObject({ status: 'finished' });
       for (const text of answers) expect(JSON.stringify(reliable.model.requests[1]?.body.messages)).toContain(text);
       const board = JSON.stringify(await reliable.host.endpoint.handle({ type: 'blackboard.get', id: 'board', sessionId }));
       // Both answers, once each: none was half written before the disk filled.
       for (const text of answers) expect(board.split(text)).toHaveLength(2);
-    } finally {
-      await reliable.close();
-      if (ballast) rmSync(ballast, { force: true });
-    }
-    expect(integrity(dataDir)).toBe('ok');
+    });
   });
 
   it('stopped while answers wait for space that is freed meanwhile: they are saved, and the run only says it is stopping', async () => {
-    const small = disk as SmallDisk;
-    const dataDir = folderOn(small, `data-${run++}`);
     const answers = ['the folder called reports-2026'];
-    const reliable = await startReliabilityHost(
-      { name: 'stopped with answers waiting', steps: [replies.app({ Function: '', Status: 'PENDING', Questions: ['Which folder?'] })] },
-      { dataDir, actionLog: join(scratch, `actions-${run}.jsonl`), autoResponder: () => null, config: { limits: { minFreeDiskMb: 0 } } },
-    );
-    let ballast: string | null = null;
-    reliable.host.sessions.subscribe((event) => {
-      if (event.kind === 'interaction.resolved' && !ballast) ballast = small.fill(0);
-    });
-    try {
+    const scenario = { name: 'stopped with answers waiting', steps: [replies.app({ Function: '', Status: 'PENDING', Questions: ['Which folder?'] })] };
+    await onSmallDisk(scenario, { autoResponder: () => null, config: { limits: { minFreeDiskMb: 0 } } }, async ({ reliable }) => {
+      fillOnceAnswered(reliable);
       const sessionId = await startSession(reliable.host, 'ask me');
       const interactionId = await questionAsked(reliable);
       expect(await reliable.host.endpoint.handle({ type: 'interaction.answer', id: 'answer', sessionId, interactionId, answers })).toMatchObject({ ok: true });
       await waitUntil('the run to pause', () => pausedEvents(reliable.events).length > 0);
-      rmSync(ballast as unknown as string);
+      freeDisk();
       expect(await reliable.host.endpoint.handle({ type: 'session.stop', id: 'stop', sessionId })).toMatchObject({ ok: true });
       expect(await roundWithin(reliable.host, 10_000, 'the stop')).toMatchObject({ status: 'stopped' });
       const statuses = reliable.events.flatMap((event) => (event.kind === 'status.changed' ? [event.status] : []));
       expect(statuses.slice(statuses.indexOf('stopping'))).toEqual(['stopping']);
       const board = JSON.stringify(await reliable.host.endpoint.handle({ type: 'blackboard.get', id: 'board', sessionId }));
       expect(board.split(answers[0] as string)).toHaveLength(2);
-    } finally {
-      await reliable.close();
-      if (ballast) rmSync(ballast, { force: true });
-    }
-    expect(integrity(dataDir)).toBe('ok');
+    });
   });
 
   it('stopped while a step waits for space: the steps saved before are kept, and after a restart the session goes on', async () => {
-    const small = disk as SmallDisk;
-    const dataDir = folderOn(small, `data-${run++}`);
-    const download = join(small.path, 'download.bin');
     const config = { limits: { minFreeDiskMb: 4 }, safety: { confirmation: 'never' as const } };
-    const first = await startReliabilityHost(
-      {
-        name: 'stopped on a full disk',
-        steps: [
-          replies.app({ Function: 'execute_command', Args: { command: 'echo before' }, Status: 'CONTINUE' }),
-          replies.app({ Function: 'execute_command', Args: { command: `head -c 64M /dev/zero > ${download}; echo exit=$?` }, Status: 'CONTINUE' }),
-        ],
-      },
-      { dataDir, actionLog: join(scratch, `actions-${run}.jsonl`), config },
-    );
-    let sessionId: string;
-    try {
-      sessionId = await startSession(first.host, 'download it');
-      await waitUntil('the run to pause', () => pausedEvents(first.events).some((detail) => detail.includes('could not be saved')));
-      const stopped = await first.host.endpoint.handle({ type: 'session.stop', id: 'stop', sessionId });
+    const scenario = {
+      name: 'stopped on a full disk',
+      steps: [replies.app({ Function: 'execute_command', Args: { command: 'echo before' }, Status: 'CONTINUE' }), downloadFillingTheDisk()],
+    };
+    let sessionId = '';
+    const dataDir = await onSmallDisk(scenario, { config }, async ({ reliable }) => {
+      sessionId = await startSession(reliable.host, 'download it');
+      await waitUntil('the run to pause', () => pausedEvents(reliable.events).some((detail) => detail.includes('could not be saved')));
+      const stopped = await reliable.host.endpoint.handle({ type: 'session.stop', id: 'stop', sessionId });
       expect(stopped).toMatchObject({ ok: true });
       // Its end may or may not fit on the full disk; either way the round is over and says so.
-      const outcome = await roundWithin(first.host, 10_000, 'the stop');
+      const outcome = await roundWithin(reliable.host, 10_000, 'the stop');
       expect(['stopped', 'error']).toContain(outcome.status);
       if (outcome.status === 'error') expect(outcome.result).toMatch(/^the round ended \(stopped\) but that could not be saved: .*it shows as interrupted at the next start$/);
-      rmSync(download);
-    } finally {
-      await first.close();
-    }
-    expect(integrity(dataDir)).toBe('ok');
+    });
 
     const second = await startReliabilityHost(
       { name: 'after the restart', steps: [replies.app({ Function: '', Status: 'FINISH', Comment: 'done after all' })] },
