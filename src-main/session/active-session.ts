@@ -8,7 +8,6 @@ import { unlessAborted } from '../common/unless-aborted';
 import type { DeskhandConfig } from '../host/config';
 import type { Blackboard } from '../memory/blackboard';
 import type { BlackboardStore } from '../memory/blackboard-store';
-import { damagedDatabaseMessage, isDatabaseDamage } from '../memory/database';
 import { isDiskFull } from '../common/disk-full';
 import type { DataDiskSpace } from '../memory/disk-space';
 import type { InteractionStore } from '../memory/interaction-store';
@@ -17,6 +16,7 @@ import type { NewStep, SessionStore } from '../memory/session-store';
 import type { PromptLibrary } from '../prompter/prompt-library';
 import type { DocsRetriever } from '../prompter/retrieved-docs';
 import type { HostEvent, PauseCause, SessionStatus, SessionView, StepView } from '../protocol';
+import { storageFailure } from './failure-message';
 import { SessionForms } from './form-service';
 import type { InteractionBroker } from './interaction-broker';
 import { PauseGate } from './pause-gate';
@@ -114,11 +114,8 @@ export class ActiveSession {
           return { status: 'error', result: error.message };
         }
         logError('[deskhand] the round failed:', error);
-        if (isDatabaseDamage(error)) return { status: 'error', result: damagedDatabaseMessage(error) };
-        if (isDiskFull(error)) {
-          return { status: 'error', result: this.deps.disk.fullMessage(error, 'the round could not go on. Free some space, then continue the session') };
-        }
-        return { status: 'error', result: `internal error: ${(error as Error).message}` };
+        const storage = storageFailure(error, this.deps.disk, 'the round could not go on. Free some space, then continue the session');
+        return { status: 'error', result: storage ?? `internal error: ${(error as Error).message}` };
       })
       .then((outcome) => this.endRound(round, outcome))
       .finally(() => {

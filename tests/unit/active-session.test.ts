@@ -81,6 +81,35 @@ describe('ActiveSession: the end of a round that cannot be saved', () => {
   });
 });
 
+describe('ActiveSession: a round that fails on its storage', () => {
+  it('ends saying which disk is full and what to do, or that the database is damaged, not "internal error"', async () => {
+    const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'deskhand-active-')), 'deskhand.sqlite'));
+    const store = new SessionStore(db, null, scrub);
+    const outcomes = [];
+    for (const thrown of [
+      Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }),
+      Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' }),
+      new Error('something else'),
+    ]) {
+      const session = store.createSession('do a thing', 'desktop');
+      const deps = {
+        ...depsWithoutDevice(db, store, () => undefined),
+        disk: new DataDiskSpace('/data', () => ({ bavail: 0, bsize: 4096, blocks: 1_000 })),
+        tools: () => Promise.reject(thrown),
+      } as unknown as SessionDeps;
+      outcomes.push(await new ActiveSession(deps, store.requireSession(session.id)).startRound('do a thing', {} as { host: ModelWithPrices; app: ModelWithPrices }));
+    }
+    expect(outcomes).toEqual([
+      {
+        status: 'error',
+        result: "The disk that holds Deskhand's data (/data) is full (SQLITE_FULL): the round could not go on. Free some space, then continue the session",
+      },
+      { status: 'error', result: expect.stringMatching(/^Deskhand's database is damaged \(database disk image is malformed\)\. Restart Deskhand/) },
+      { status: 'error', result: 'internal error: something else' },
+    ]);
+  });
+});
+
 describe('ActiveSession: the start of a round that cannot be saved', () => {
   it('leaves neither a round nor a status behind: the session is as it was, and nothing is recovered as interrupted', () => {
     const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'deskhand-active-')), 'deskhand.sqlite'));
