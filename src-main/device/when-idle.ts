@@ -29,10 +29,6 @@ export class WhenIdle {
     this.timer.unref();
   }
 
-  close(): void {
-    this.disarm();
-  }
-
   private disarm(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;

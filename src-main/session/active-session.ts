@@ -143,7 +143,7 @@ export class ActiveSession {
     if (!this.pause.paused) return false;
     // Still short of space: it stays paused, saying how much is free now, rather than going on for a
     // moment and pausing again (which would also close and reopen the desktop notification).
-    const shortage = this.paused?.cause === 'disk' ? this.deps.disk.shortage(this.deps.config.limits.minFreeDiskMb) : null;
+    const shortage = this.paused?.cause === 'disk' ? this.diskShortage() : null;
     if (shortage) {
       this.setStatus('paused', shortage, 'disk');
       return true;
@@ -153,6 +153,11 @@ export class ActiveSession {
     if (this.deps.interactions.open(this.sessionId).length > 0) this.setStatus('waiting', 'Resumed: waiting for you');
     else this.setStatus('running', 'Resumed');
     return true;
+  }
+
+  /** Why the run should wait for disk space now; the limit as Settings has it now, lowering it being a way out. */
+  private diskShortage(): string | null {
+    return this.deps.disk.shortage(this.deps.config.limits.minFreeDiskMb);
   }
 
   /** Why the run is paused, for a window that opens the session meanwhile; null while it is not. */
@@ -247,8 +252,7 @@ export class ActiveSession {
           agent.userInteracted();
         }
         // Before the step, not after its action: a step that acted and then could not be saved is a record lost.
-        // The limit as it is now: lowering it in Settings is a way out of this pause.
-        const shortage = this.deps.disk.shortage(this.deps.config.limits.minFreeDiskMb);
+        const shortage = this.diskShortage();
         if (shortage && this.pauseRun(shortage, 'disk')) continue;
         if (this.nextIndex - firstIndex >= config.limits.maxStepsPerRound) {
           return { status: 'failed', result: `Reached the limit of ${config.limits.maxStepsPerRound} steps for one request` };

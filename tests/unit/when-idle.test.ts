@@ -22,7 +22,8 @@ describe('WhenIdle', () => {
   });
 
   it('waits again after each call, and never while calls overlap', async () => {
-    const work = vi.fn(async () => undefined);
+    const busy: Array<() => boolean> = [];
+    const work = vi.fn(async (isBusy: () => boolean) => void busy.push(isBusy));
     const idle = new WhenIdle(150, work, () => undefined);
     idle.callStarted();
     idle.callEnded();
@@ -35,8 +36,10 @@ describe('WhenIdle', () => {
     idle.callEnded();
     await vi.advanceTimersByTimeAsync(150);
     expect(work).toHaveBeenCalledTimes(1);
-    idle.callEnded(); // an extra end does not make the count negative or start it twice
-    idle.close();
+    // An extra end does not make the count negative: the next call still counts as one under way.
+    idle.callEnded();
+    idle.callStarted();
+    expect(busy[0]?.()).toBe(true);
     await vi.advanceTimersByTimeAsync(500);
     expect(work).toHaveBeenCalledTimes(1);
   });
