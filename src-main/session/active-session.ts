@@ -67,7 +67,7 @@ export class ActiveSession {
   private abort: AbortController | null = null;
   private nextIndex: number;
   /** The status the run is in while the store could not take it (a full disk), until one is saved again. */
-  unsavedStatus: SessionStatus | null = null;
+  private unsavedStatus: SessionStatus | null = null;
   /** Why the run is paused, while it is: what the last 'paused' status said (null while it is not). */
   private paused: { detail: string; cause: PauseCause } | null = null;
   private current: Promise<RunOutcome> | null = null;
@@ -158,6 +158,11 @@ export class ActiveSession {
   /** Why the run should wait for disk space now; the limit as Settings has it now, lowering it being a way out. */
   private diskShortage(): string | null {
     return this.deps.disk.shortage(this.deps.config.limits.minFreeDiskMb);
+  }
+
+  /** The session as it stands: with the status its run is in, when a full disk kept that from the store. */
+  asItStands(session: SessionView): SessionView {
+    return this.unsavedStatus ? { ...session, status: this.unsavedStatus } : session;
   }
 
   /** Why the run is paused, for a window that opens the session meanwhile; null while it is not. */
@@ -416,7 +421,7 @@ export class ActiveSession {
     this.nextIndex = view.index + 1;
     this.deps.emit({ kind: 'step.added', step: view });
     const session = this.deps.store.requireSession(this.sessionId);
-    this.deps.emit({ kind: 'session.updated', session: this.unsavedStatus ? { ...session, status: this.unsavedStatus } : session });
+    this.deps.emit({ kind: 'session.updated', session: this.asItStands(session) });
     return view;
   }
 }

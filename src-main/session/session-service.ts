@@ -241,8 +241,7 @@ export class SessionService {
 
   /** A session as it stands: the status its run is in, when a full disk kept that from the store. */
   private withLiveStatus(session: SessionView): SessionView {
-    const status = this.live(session.id)?.unsavedStatus;
-    return status ? { ...session, status } : session;
+    return this.live(session.id)?.asItStands(session) ?? session;
   }
 
   private live(sessionId: string): ActiveSession | null {
