@@ -352,13 +352,17 @@ export class ActiveSession {
       saveAnswers: (write) => this.saveAnswers(write, signal),
       nextStepIndex: () => this.nextIndex,
       // A step under way when Pause was pressed still reports its progress, but the session stays paused.
-      progress: (detail) =>
+      // Once Stop came it reports none: the run says it is stopping until it ends, and an action it names
+      // would not run (the gate refuses on the aborted signal).
+      progress: (detail) => {
+        if (signal.aborted) return;
         deps.emit({
           kind: 'status.changed',
           sessionId,
           ...(this.pause.paused ? { status: 'paused', pause: this.paused?.cause ?? 'user' } : { status: 'running' }),
           detail: `Step ${this.nextIndex + 1}: ${detail}`,
-        }),
+        });
+      },
       // Stopped (answers saved once Stop came, say): the run says it is stopping until it ends.
       setStatus: (status, detail) => {
         if (!this.pause.paused && !signal.aborted) this.setStatus(status, detail);

@@ -1,6 +1,6 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ModelWithPrices } from '../../src-main/agents/runtime';
 import { DeskhandConfig } from '../../src-main/host/config';
@@ -9,6 +9,7 @@ import { openDatabase, type Db } from '../../src-main/memory/database';
 import { DataDiskSpace } from '../../src-main/memory/disk-space';
 import { InteractionStore } from '../../src-main/memory/interaction-store';
 import { SessionStore } from '../../src-main/memory/session-store';
+import { loadPromptLibrary } from '../../src-main/prompter/prompt-library';
 import { ActiveSession, type SessionDeps } from '../../src-main/session/active-session';
 
 const SECRET = 'sk-live-0123456789abcdef';
@@ -236,5 +237,34 @@ describe('ActiveSession: a run paused for want of free space', () => {
     expect(paused()).toHaveLength(1);
     live.stop();
     await round;
+  });
+});
+
+describe('ActiveSession: a step under way when Stop comes', () => {
+  it('reports no progress after Stop: the run says it is stopping until it ends, never running again', async () => {
+    const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'deskhand-active-')), 'deskhand.sqlite'));
+    const store = new SessionStore(db, null, scrub);
+    const session = store.createSession('list the files', 'shell');
+    const events: Array<{ kind: string; status?: string; detail?: string }> = [];
+    let live: ActiveSession | null = null;
+    const deps = {
+      ...depsWithoutDevice(db, store, (event) => events.push(event)),
+      tools: () => Promise.resolve({ names: new Set<string>(), docs: '', screenless: null }),
+      prompts: loadPromptLibrary(resolve('prompts')),
+      dispatcher: { takeover: { resume: () => undefined }, checkTakeover: () => Promise.resolve({ takenOver: false }), rebasePointer: () => Promise.resolve() },
+      // Stop comes just as the step starts, after the last check of the loop: the step reaches its model.
+      disk: {
+        shortage: () => {
+          live?.stop();
+          return null;
+        },
+      },
+    } as unknown as SessionDeps;
+    live = new ActiveSession(deps, store.requireSession(session.id));
+    const outcome = await live.startRound('list the files', {} as { host: ModelWithPrices; app: ModelWithPrices });
+    expect(outcome.status).toBe('stopped');
+    const statuses = events.flatMap((event) => (event.kind === 'status.changed' ? [`${event.status}: ${event.detail}`] : []));
+    expect(statuses[0]).toBe('running: Round 1 started');
+    expect(statuses.slice(1)).toEqual(['stopping: Stopping']);
   });
 });
