@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { SafetyDecision } from './safety-policy';
-import { isDiskFull } from '../common/disk-full';
+import { isDiskFull } from '../common/storage-errors';
 import { logError } from '../common/log';
 import { REDACTED_SECRET, redactText } from '../common/scrub';
 

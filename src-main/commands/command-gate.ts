@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isDiskFull } from '../common/disk-full';
+import { isDiskFull } from '../common/storage-errors';
 import { logError } from '../common/log';
 import { isToolName, sendsInput, type ExpectKeyboard } from '../device/contract';
 import type { AuditDecision, AuditEntry, AuditOutcome } from './audit-store';

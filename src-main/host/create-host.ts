@@ -8,7 +8,7 @@ import { DeviceConnection, type DeviceTransportFactory } from '../commands/devic
 import { Dispatcher } from '../commands/dispatcher';
 import { ExternalServers } from '../commands/external-servers';
 import { SafetyPolicy } from '../commands/safety-policy';
-import { isDiskFull } from '../common/disk-full';
+import { isDiskFull } from '../common/storage-errors';
 import { logError, scrubLogsWith } from '../common/log';
 import { SecretScrubber } from '../common/scrub';
 import { HOST_ONLY_TOOLS } from '../device/contract';

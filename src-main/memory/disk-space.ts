@@ -1,5 +1,5 @@
 import { statfsSync, type StatsFs } from 'node:fs';
-import { diskFullCode, fullDescription } from '../common/disk-full';
+import { diskFullCode, fullDescription } from '../common/storage-errors';
 
 const MB = 1024 * 1024;
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
-import { diskFullCode, fullDescription } from '../common/disk-full';
+import { diskFullCode, fullDescription } from '../common/storage-errors';
 import { ScreenshotFileName } from '../protocol';
 import type { StoredScreenshot } from './session-store';
 

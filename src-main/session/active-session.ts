@@ -8,7 +8,7 @@ import { unlessAborted } from '../common/unless-aborted';
 import type { DeskhandConfig } from '../host/config';
 import type { Blackboard } from '../memory/blackboard';
 import type { BlackboardStore } from '../memory/blackboard-store';
-import { isDiskFull } from '../common/disk-full';
+import { isDiskFull } from '../common/storage-errors';
 import type { DataDiskSpace } from '../memory/disk-space';
 import type { InteractionStore } from '../memory/interaction-store';
 import type { ScreenshotFiles } from '../memory/screenshot-files';
@@ -114,7 +114,7 @@ export class ActiveSession {
           return { status: 'error', result: error.message };
         }
         logError('[deskhand] the round failed:', error);
-        const storage = storageFailure(error, this.deps.disk, 'the round could not go on. Free some space, then continue the session');
+        const storage = storageFailure(error, this.deps.disk, { what: 'the round could not go on', then: 'continue the session' });
         return { status: 'error', result: storage ?? `internal error: ${(error as Error).message}` };
       })
       .then((outcome) => this.endRound(round, outcome))
@@ -204,7 +204,8 @@ export class ActiveSession {
       logError('[deskhand] the end of the round could not be saved:', error);
       const unsaved: RunOutcome = {
         status: 'error',
-        result: `the round ended (${outcome.status}) but that could not be saved: ${(error as Error).message}; it shows as interrupted at the next start`,
+        // The outcome's reason stays: often it is the same failure, with what to do about it.
+        result: `the round ended (${outcome.status}${outcome.result ? `: ${outcome.result}` : ''}) but that could not be saved: ${(error as Error).message}; it shows as interrupted at the next start`,
       };
       this.deps.emit({ kind: 'session.ended', sessionId: this.sessionId, status: unsaved.status, result: unsaved.result });
       return unsaved;

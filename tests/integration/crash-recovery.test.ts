@@ -182,7 +182,7 @@ describe('what a crash part-way through a write leaves', () => {
     // The UI is told the end could not be saved, not the outcome the database does not hold.
     expect(await harness.host.sessions.running).toEqual({
       status: 'error',
-      result: 'the round ended (finished) but that could not be saved: killed; it shows as interrupted at the next start',
+      result: 'the round ended (finished: done) but that could not be saved: killed; it shows as interrupted at the next start',
     });
     expect(store.getSession(sessionId)?.status).toBe('running');
     expect(store.rounds(sessionId)).toMatchObject([{ idx: 0, status: 'running', result: null }]);

@@ -462,7 +462,7 @@ describe.skipIf(why !== null)('a full disk', () => {
       // Its end may or may not fit on the full disk; either way the round is over and says so.
       const outcome = await roundWithin(reliable.host, 10_000, 'the stop');
       expect(['stopped', 'error']).toContain(outcome.status);
-      if (outcome.status === 'error') expect(outcome.result).toMatch(/^the round ended \(stopped\) but that could not be saved: .*it shows as interrupted at the next start$/);
+      if (outcome.status === 'error') expect(outcome.result).toMatch(/^the round ended \(stopped: Stopped by you\) but that could not be saved: .*it shows as interrupted at the next start$/);
     });
 
     const second = await startReliabilityHost(

@@ -74,7 +74,10 @@ describe('ActiveSession: the end of a round that cannot be saved', () => {
     };
     const outcome = await live.startRound('do a thing', {} as { host: ModelWithPrices; app: ModelWithPrices });
     expect(outcome.status).toBe('error');
-    expect(outcome.result).toMatch(/^the round ended \(error\) but that could not be saved: database or disk is full; it shows as interrupted at the next start$/);
+    // Why the round ended stays in what the user is told.
+    expect(outcome.result).toBe(
+      'the round ended (error: internal error: no device here) but that could not be saved: database or disk is full; it shows as interrupted at the next start',
+    );
     expect(events.filter((event) => event.kind === 'session.ended')).toEqual([
       { kind: 'session.ended', sessionId: session.id, status: 'error', result: outcome.result },
     ]);
@@ -82,14 +85,29 @@ describe('ActiveSession: the end of a round that cannot be saved', () => {
   });
 });
 
+/** What SQLite itself throws for a write to a database it may only read (as after a remount read-only). */
+function readOnlyDatabaseError(): Error {
+  const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'deskhand-readonly-')), 'deskhand.sqlite'));
+  db.pragma('query_only = ON');
+  try {
+    new SessionStore(db, null, scrub).createSession('never saved', 'shell');
+  } catch (error) {
+    return error as Error;
+  } finally {
+    db.close();
+  }
+  throw new Error('SQLite took a write in query_only mode');
+}
+
 describe('ActiveSession: a round that fails on its storage', () => {
-  it('ends saying which disk is full and what to do, or that the database is damaged, not "internal error"', async () => {
+  it('ends saying which disk is full, that the data folder cannot be written, or that the database is damaged, with what to do, not "internal error"', async () => {
     const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'deskhand-active-')), 'deskhand.sqlite'));
     const store = new SessionStore(db, null, scrub);
     const outcomes = [];
     for (const thrown of [
       Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }),
       Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' }),
+      readOnlyDatabaseError(),
       new Error('something else'),
     ]) {
       const session = store.createSession('do a thing', 'desktop');
@@ -106,6 +124,12 @@ describe('ActiveSession: a round that fails on its storage', () => {
         result: "The disk that holds Deskhand's data (/data) is full (SQLITE_FULL): the round could not go on. Free some space, then continue the session",
       },
       { status: 'error', result: expect.stringMatching(/^Deskhand's database is damaged \(database disk image is malformed\)\. Restart Deskhand/) },
+      {
+        status: 'error',
+        result:
+          'Deskhand could not write to its data folder (/data): attempt to write a readonly database (SQLITE_READONLY); the round could not go on. ' +
+          'Check that the folder is writable and its disk connected, then continue the session',
+      },
       { status: 'error', result: 'internal error: something else' },
     ]);
   });

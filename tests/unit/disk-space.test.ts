@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { diskFullCode, fullDescription, isDiskFull } from '../../src-main/common/disk-full';
+import { diskFullCode, fullDescription, isDiskFull, unwritableCode } from '../../src-main/common/storage-errors';
 import { DataDiskSpace } from '../../src-main/memory/disk-space';
+import { failureMessage } from '../../src-main/session/failure-message';
 
 const MB = 1024 * 1024;
 const withFree = (bytes: number) => () => ({ bavail: bytes / 4096, bsize: 4096, blocks: 1_000_000 });
@@ -64,5 +65,34 @@ describe('isDiskFull', () => {
     expect(isDiskFull(new Error('database or disk is full'))).toBe(false);
     expect(isDiskFull({ code: 'ENOSPC' })).toBe(false);
     expect(isDiskFull(null)).toBe(false);
+  });
+});
+
+describe('unwritableCode', () => {
+  const error = (code: string, message = code) => Object.assign(new Error(message), { code });
+
+  it("knows SQLite's read-only, I/O and cannot-open codes (extended ones too) and a read-only file system, also as a cause", () => {
+    for (const code of ['SQLITE_READONLY', 'SQLITE_READONLY_DBMOVED', 'SQLITE_IOERR', 'SQLITE_IOERR_WRITE', 'SQLITE_CANTOPEN', 'EROFS']) {
+      expect(unwritableCode(error(code))).toBe(code);
+      expect(unwritableCode(new Error('saving the step failed', { cause: error(code) }))).toBe(code);
+    }
+  });
+
+  it('blames no bare permission or I/O error on the data folder (a program the agent ran may have met it), nor a full disk or a busy database', () => {
+    for (const code of ['EACCES', 'EPERM', 'EIO', 'SQLITE_FULL', 'ENOSPC', 'SQLITE_BUSY', 'SQLITE_CORRUPT']) expect(unwritableCode(error(code))).toBeNull();
+    expect(unwritableCode({ code: 'EROFS' })).toBeNull();
+  });
+
+  it('is reported with the folder, the reason and what to do, the code said once', () => {
+    const disk = new DataDiskSpace('/home/ana/.config/Deskhand', withFree(MB));
+    expect(failureMessage(error('SQLITE_IOERR_WRITE', 'disk I/O error'), disk)).toBe(
+      'Deskhand could not write to its data folder (/home/ana/.config/Deskhand): disk I/O error (SQLITE_IOERR_WRITE). ' +
+        'Check that the folder is writable and its disk connected, then try again',
+    );
+    expect(failureMessage(error('EROFS', "EROFS: read-only file system, open '/home/ana/.config/Deskhand/settings.json'"), disk)).toBe(
+      "Deskhand could not write to its data folder (/home/ana/.config/Deskhand): EROFS: read-only file system, open '/home/ana/.config/Deskhand/settings.json'. " +
+        'Check that the folder is writable and its disk connected, then try again',
+    );
+    expect(failureMessage(error('EACCES', 'permission denied'), disk)).toBe('permission denied');
   });
 });
