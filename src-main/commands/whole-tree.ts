@@ -6,7 +6,8 @@ import { splitArgs } from '../device/split-args';
  * a top-level system folder, the home folder), or recursively hands it over or changes its
  * permissions. It is read from the command's words rather than matched by a pattern, so option order
  * (`rm -r -f /`), quoting (`"$HOME"/*`), dot and double slashes (`/./*`) and long option lists neither
- * hide it nor slow the check down, and a later line of a script is never taken for its target.
+ * hide it nor slow the check down, and a later line of a script is never taken for its target. Text
+ * given to a shell to run (`bash -c '…'`, `su -c`, `eval`, a here-string) is read as commands too.
  */
 
 /** Folders directly under the root whose loss breaks the system. */
@@ -25,12 +26,26 @@ function simpleCommands(text: string): string[] {
   return text.split(/\r?\n|;|&&|\|\||[|&()`]/);
 }
 
+/** Programs that run a word they are given as shell text: `bash -c '…'`, `su -c '…'`, `eval '…'`, `bash <<< '…'`. */
+const SHELL_TEXT_RUNNERS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish', 'busybox', 'su', 'runuser', 'eval']);
+/** Shell text nested deeper than this (`bash -c "sh -c '…'"` is two levels) is not read. */
+const MAX_NESTING = 4;
+
 function words(command: string): string[] {
   try {
     return splitArgs(command);
   } catch {
-    return command.split(/\s+/).filter((word) => word !== '');
+    // simpleCommands also cuts inside quotes (`bash -c "cd /tmp; rm -rf /"`): a quote left over is no part of a word.
+    return command
+      .split(/\s+/)
+      .map((word) => word.replace(/["']/g, ''))
+      .filter((word) => word !== '');
   }
+}
+
+/** Lower case: a case-insensitive file system (macOS, Windows) runs RM as rm. */
+function programOf(word: string): string {
+  return (word.split('/').pop() ?? '').toLowerCase();
 }
 
 /** A path operand with home spelled out as `~`, slashes collapsed and `.` segments and trailing globs gone. */
@@ -56,23 +71,43 @@ export function isWholeTree(operand: string, home = homedir()): boolean {
  * tree, as `program operand` (for the reason shown), or null.
  */
 export function wholeTreeCommand(text: string, home = homedir()): string | null {
-  for (const command of simpleCommands(text)) {
+  return treeCommandInText(text, home, 0);
+}
+
+function treeCommandInText(text: string, home: string, depth: number): string | null {
+  // A backslash at the end of a line continues the command on the next one.
+  for (const command of simpleCommands(text.replace(/\\\r?\n/g, ''))) {
     const all = words(command);
-    // Wrappers (sudo, env, xargs, busybox...) come first: the program is wherever its name appears.
-    // Lower case: a case-insensitive file system (macOS, Windows) runs RM as rm.
-    const programOf = (word: string): string => (word.split('/').pop() ?? '').toLowerCase();
-    const start = all.findIndex((word) => Object.hasOwn(TREE_PROGRAMS, programOf(word)));
-    if (start === -1) continue;
-    const program = programOf(all[start] as string);
-    const recursiveFlag = TREE_PROGRAMS[program] as RegExp;
-    const rest = all.slice(start + 1);
-    const endOfOptions = rest.indexOf('--');
-    const options = endOfOptions === -1 ? rest : rest.slice(0, endOfOptions);
-    const recursive = options.some((word) => word === '--recursive' || (!word.startsWith('--') && recursiveFlag.test(word)));
-    if (!recursive) continue;
-    const operands = [...options.filter((word) => !word.startsWith('-')), ...(endOfOptions === -1 ? [] : rest.slice(endOfOptions + 1))];
-    const target = operands.find((operand) => isWholeTree(operand, home));
-    if (target !== undefined) return `${program} ${target}`;
+    const found = treeCommand(all, home) ?? (depth < MAX_NESTING ? nestedTreeCommand(all, home, depth) : null);
+    if (found) return found;
   }
   return null;
+}
+
+/** In the shell text a shell or eval is given to run: the words after it that are more than one word. */
+function nestedTreeCommand(all: readonly string[], home: string, depth: number): string | null {
+  const runner = all.findIndex((word) => SHELL_TEXT_RUNNERS.has(programOf(word)));
+  if (runner === -1) return null;
+  for (const word of all.slice(runner + 1)) {
+    const found = /\s/.test(word) ? treeCommandInText(word, home, depth + 1) : null;
+    if (found) return found;
+  }
+  return null;
+}
+
+/** `program operand` when the command's words remove or recursively re-own a whole tree, else null. */
+function treeCommand(all: readonly string[], home: string): string | null {
+  // Wrappers (sudo, env, xargs, busybox...) come first: the program is wherever its name appears.
+  const start = all.findIndex((word) => Object.hasOwn(TREE_PROGRAMS, programOf(word)));
+  if (start === -1) return null;
+  const program = programOf(all[start] as string);
+  const recursiveFlag = TREE_PROGRAMS[program] as RegExp;
+  const rest = all.slice(start + 1);
+  const endOfOptions = rest.indexOf('--');
+  const options = endOfOptions === -1 ? rest : rest.slice(0, endOfOptions);
+  const recursive = options.some((word) => word === '--recursive' || (!word.startsWith('--') && recursiveFlag.test(word)));
+  if (!recursive) return null;
+  const operands = [...options.filter((word) => !word.startsWith('-')), ...(endOfOptions === -1 ? [] : rest.slice(endOfOptions + 1))];
+  const target = operands.find((operand) => isWholeTree(operand, home));
+  return target === undefined ? null : `${program} ${target}`;
 }

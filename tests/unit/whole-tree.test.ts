@@ -39,6 +39,14 @@ describe('the whole-tree rule in the safety policy', () => {
     expect(decide('rm -rf /*/')).toBe('deny');
   });
 
+  it('denies a whole tree handed to a shell as text, in the never mode too and through launch_app', () => {
+    const never = new SafetyPolicy(SafetyConfig.parse({ confirmation: 'never' }));
+    const shell = { toolName: 'execute_command', args: { command: `bash -c 'rm -rf "$HOME"'` }, trustedTool: true, modelStatus: 'CONTINUE' };
+    expect(never.evaluate(shell).decision).toBe('deny');
+    const launch = { toolName: 'launch_app', args: { name: 'sh', args: `-c 'rm -rf /*'` }, trustedTool: true, modelStatus: 'CONTINUE' };
+    expect(never.evaluate(launch).decision).toBe('deny');
+  });
+
   it('does not deny (unapprovably) a multi-line script whose later line merely mentions ~ or /', () => {
     // A deny cannot be approved: the rm of line 1 must not take the ~ or / of a later line for its target.
     expect(decide('rm -rf build\ncd ~')).not.toBe('deny');
@@ -79,5 +87,27 @@ describe('wholeTreeCommand', () => {
     expect(wipes('rm -rf build; ls /')).toBeNull();
     expect(wipes('rm -rf build\nrm -rf /')).toBe('rm /');
     expect(wipes('echo "rm -rf /"')).toBeNull(); // one quoted word: nothing runs rm
+  });
+
+  it('reads the text a shell is given to run (bash -c, su -c, eval, a here-string) as commands too', () => {
+    expect(wipes('bash -c "rm -rf /"')).toBe('rm /');
+    expect(wipes(`sudo sh -c 'rm -rf "$HOME"/*'`)).toBe('rm $HOME/*');
+    expect(wipes('bash -lc "cd /tmp && rm -rf ~"')).toBe('rm ~');
+    expect(wipes(`su -c 'rm -rf /usr' root`)).toBe('rm /usr');
+    expect(wipes(`find /tmp -maxdepth 0 -exec sh -c 'rm -rf ~' \\;`)).toBe('rm ~');
+    expect(wipes('eval "rm -rf /"')).toBe('rm /');
+    expect(wipes('bash <<< "rm -rf /"')).toBe('rm /');
+    expect(wipes(`bash -c 'bash -c "rm -rf /"'`)).toBe('rm /');
+    expect(wipes('grep -c "rm -rf /" notes.txt')).toBeNull(); // grep's -c counts: nothing runs the text
+  });
+
+  it('reads a quoted script cut at its ; or && with the quotes dropped, not kept as part of the path', () => {
+    expect(wipes('bash -c "cd /tmp; rm -rf /"')).toBe('rm /');
+    expect(wipes(`sh -c 'rm -rf ~; echo done'`)).toBe('rm ~');
+  });
+
+  it('joins a line continued with a backslash, as the shell does', () => {
+    expect(wipes('rm -rf \\\n  ~/')).toBe('rm ~/');
+    expect(wipes('rm -rf build \\\n  "$HOME"')).toBe('rm $HOME');
   });
 });
