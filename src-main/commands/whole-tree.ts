@@ -1,4 +1,5 @@
 import { homedir } from 'node:os';
+import { posix } from 'node:path';
 import { splitArgs } from '../device/split-args';
 
 /**
@@ -48,11 +49,14 @@ function programOf(word: string): string {
   return (word.split('/').pop() ?? '').toLowerCase();
 }
 
-/** A path operand with home spelled out as `~`, slashes collapsed and `.` segments and trailing globs gone. */
+/** Home as the shell expands it: `~`, `$HOME`, `${HOME}`, and `${HOME:?}`, `${HOME:-…}`, `${HOME=…}`, which give HOME when it is set. */
+const HOME_PREFIX = /^(?:~|\$HOME|\$\{HOME(?::?[-=?][^}]*)?\})(?=\/|$)/;
+
+/** A path operand with home spelled out as `~`, `..` and `.` segments resolved, slashes collapsed and trailing globs gone. */
 function normalisePath(operand: string, home: string): string {
-  let path = operand.replace(/^(?:~|\$HOME|\$\{HOME\})(?=\/|$)/, '~');
+  // `..` is resolved with home expanded: ~/.. is the folder home is in.
+  let path = posix.normalize(operand.replace(HOME_PREFIX, () => home));
   if (home !== '/' && (path === home || path.startsWith(`${home}/`))) path = `~${path.slice(home.length)}`;
-  path = path.replace(/\/+/g, '/').replace(/\/(?:\.\/)+/g, '/');
   for (let before = ''; before !== path; ) {
     before = path;
     path = path.replace(/(?:\/\.?\*|\/\.|\/)$/, '');
@@ -105,9 +109,14 @@ function treeCommand(all: readonly string[], home: string): string | null {
   const rest = all.slice(start + 1);
   const endOfOptions = rest.indexOf('--');
   const options = endOfOptions === -1 ? rest : rest.slice(0, endOfOptions);
-  const recursive = options.some((word) => word === '--recursive' || (!word.startsWith('--') && recursiveFlag.test(word)));
+  const recursive = options.some((word) => isRecursiveOption(word) || (!word.startsWith('--') && recursiveFlag.test(word)));
   if (!recursive) return null;
   const operands = [...options.filter((word) => !word.startsWith('-')), ...(endOfOptions === -1 ? [] : rest.slice(endOfOptions + 1))];
   const target = operands.find((operand) => isWholeTree(operand, home));
   return target === undefined ? null : `${program} ${target}`;
+}
+
+/** --recursive, or a start of it, which GNU tools accept for the whole option (`rm --recu`). */
+function isRecursiveOption(word: string): boolean {
+  return word.length > 2 && '--recursive'.startsWith(word);
 }

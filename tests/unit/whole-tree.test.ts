@@ -73,6 +73,22 @@ describe('wholeTreeCommand', () => {
     expect(wipes(`rm -rf ${HOME}/Downloads`)).toBeNull();
   });
 
+  it('resolves .. segments: a folder\'s parent can be the root, a system folder or home', () => {
+    expect(wipes('rm -rf /tmp/..')).toBe('rm /tmp/..');
+    expect(wipes('rm -rf ~/..')).toBe('rm ~/..');
+    expect(wipes('rm -rf "$HOME/Downloads/.."')).toBe('rm $HOME/Downloads/..');
+    expect(wipes('rm -rf /usr/local/../*')).toBe('rm /usr/local/../*');
+    expect(wipes('rm -rf ~/Downloads/old/..')).toBeNull();
+  });
+
+  it('reads home in the ${HOME:?} guard and the --recursive option shortened as GNU tools allow', () => {
+    expect(wipes('rm -rf "${HOME:?}"/*')).toBe('rm ${HOME:?}/*');
+    expect(wipes('rm -rf "${HOME:-/tmp}/"')).toBe('rm ${HOME:-/tmp}/');
+    expect(wipes('rm -rf "${HOME:+/tmp/x}"')).toBeNull(); // :+ gives the alternative when HOME is set
+    expect(wipes('rm --recu -f /*')).toBe('rm /*');
+    expect(wipes('chown --rec ana ~')).toBe('chown ~');
+  });
+
   it('knows the root and the top-level system folders, and nothing below them', () => {
     expect(isWholeTree('/', HOME)).toBe(true);
     expect(isWholeTree('//.//*', HOME)).toBe(true);
