@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import { compilePattern } from '../common/patterns';
 import { isToolName } from '../device/contract';
 import { splitArgs } from '../device/split-args';
@@ -370,10 +371,12 @@ export class SafetyPolicy {
     const args = input.args ?? {};
     const isDevice = isToolName(input.toolName);
     const texts = runnableTexts(input.toolName, args, isDevice);
+    // A shell command runs in its cwd, home when none is given: there `rm -rf *` takes home.
+    const cwd = input.toolName === 'execute_command' ? (typeof args.cwd === 'string' ? args.cwd : '~') : null;
 
     const denied: string[] = [];
     for (const text of texts) {
-      const wipes = wholeTreeCommand(text);
+      const wipes = wholeTreeCommand(text, homedir(), cwd);
       if (wipes) denied.push(`denied: ${quote(wipes)} takes a whole tree (the root, a system folder or home)`);
       for (const pattern of this.deny) {
         const match = pattern.regex.exec(text);

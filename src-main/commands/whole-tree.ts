@@ -8,7 +8,8 @@ import { splitArgs } from '../device/split-args';
  * permissions. It is read from the command's words rather than matched by a pattern, so option order
  * (`rm -r -f /`), quoting (`"$HOME"/*`), dot and double slashes (`/./*`) and long option lists neither
  * hide it nor slow the check down, and a later line of a script is never taken for its target. Text
- * given to a shell to run (`bash -c '…'`, `su -c`, `eval`, a here-string) is read as commands too.
+ * given to a shell to run (`bash -c '…'`, `su -c`, `eval`, a here-string) is read as commands too, and
+ * a shell command's relative operands from its folder: `rm -rf *` run in home takes home.
  */
 
 /** Folders directly under the root whose loss breaks the system. */
@@ -72,35 +73,56 @@ export function isWholeTree(operand: string, home = homedir()): boolean {
 
 /**
  * The first simple command in `text` that removes, recursively hands over or re-permissions a whole
- * tree, as `program operand` (for the reason shown), or null.
+ * tree, as `program operand` (for the reason shown), or null. `cwd`: the folder the text runs in, as
+ * execute_command's cwd is given (absolute, or from home), or null when that is not known (typed text);
+ * relative operands are read from it, and from where a `cd` of the script took it.
  */
-export function wholeTreeCommand(text: string, home = homedir()): string | null {
-  return treeCommandInText(text, home, 0);
+export function wholeTreeCommand(text: string, home = homedir(), cwd: string | null = null): string | null {
+  return treeCommandInText(text, home, cwd === null ? null : folderOf(cwd, home, home), 0);
 }
 
-function treeCommandInText(text: string, home: string, depth: number): string | null {
+function treeCommandInText(text: string, home: string, startCwd: string | null, depth: number): string | null {
+  let cwd = startCwd;
   // A backslash at the end of a line continues the command on the next one.
   for (const command of simpleCommands(text.replace(/\\\r?\n/g, ''))) {
     const all = words(command);
-    const found = treeCommand(all, home) ?? (depth < MAX_NESTING ? nestedTreeCommand(all, home, depth) : null);
+    if (['cd', 'pushd'].includes(programOf(all[0] ?? ''))) cwd = afterCd(all.slice(1), cwd, home);
+    const found = treeCommand(all, home, cwd) ?? (depth < MAX_NESTING ? nestedTreeCommand(all, home, cwd, depth) : null);
     if (found) return found;
   }
   return null;
 }
 
+/**
+ * The folder `dir` names: absolute, from home (`~`, `$HOME`) or relative to `base`; null when that
+ * cannot be told (another variable, or no known base).
+ */
+function folderOf(dir: string, base: string | null, home: string): string | null {
+  const expanded = dir.replace(HOME_PREFIX, () => home);
+  if (/[$`]/.test(expanded)) return null;
+  if (expanded.startsWith('/')) return posix.normalize(expanded);
+  return base === null ? null : posix.join(base, expanded);
+}
+
+/** Where `cd` or `pushd` leaves the shell: home without a folder; null when it cannot be told (`cd -`, `cd "$DIR"`). */
+function afterCd(args: readonly string[], cwd: string | null, home: string): string | null {
+  const target = args.find((word) => word === '-' || !word.startsWith('-')) ?? '~';
+  return target === '-' ? null : folderOf(target, cwd, home);
+}
+
 /** In the shell text a shell or eval is given to run: the words after it that are more than one word. */
-function nestedTreeCommand(all: readonly string[], home: string, depth: number): string | null {
+function nestedTreeCommand(all: readonly string[], home: string, cwd: string | null, depth: number): string | null {
   const runner = all.findIndex((word) => SHELL_TEXT_RUNNERS.has(programOf(word)));
   if (runner === -1) return null;
   for (const word of all.slice(runner + 1)) {
-    const found = /\s/.test(word) ? treeCommandInText(word, home, depth + 1) : null;
+    const found = /\s/.test(word) ? treeCommandInText(word, home, cwd, depth + 1) : null;
     if (found) return found;
   }
   return null;
 }
 
 /** `program operand` when the command's words remove or recursively re-own a whole tree, else null. */
-function treeCommand(all: readonly string[], home: string): string | null {
+function treeCommand(all: readonly string[], home: string, cwd: string | null): string | null {
   // Wrappers (sudo, env, xargs, busybox...) come first: the program is wherever its name appears.
   const start = all.findIndex((word) => Object.hasOwn(TREE_PROGRAMS, programOf(word)));
   if (start === -1) return null;
@@ -112,7 +134,7 @@ function treeCommand(all: readonly string[], home: string): string | null {
   const recursive = options.some((word) => isRecursiveOption(word) || (!word.startsWith('--') && recursiveFlag.test(word)));
   if (!recursive) return null;
   const operands = [...options.filter((word) => !word.startsWith('-')), ...(endOfOptions === -1 ? [] : rest.slice(endOfOptions + 1))];
-  const target = operands.find((operand) => isWholeTree(operand, home));
+  const target = operands.find((operand) => isWholeTree((cwd === null ? null : folderOf(operand, cwd, home)) ?? operand, home));
   return target === undefined ? null : `${program} ${target}`;
 }
 

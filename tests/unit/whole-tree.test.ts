@@ -47,6 +47,23 @@ describe('the whole-tree rule in the safety policy', () => {
     expect(never.evaluate(launch).decision).toBe('deny');
   });
 
+  it('reads a relative target in the folder the command runs in: home unless it says otherwise, or where a cd took it', () => {
+    const inFolder = (command: string, cwd?: string) =>
+      policy.evaluate({ toolName: 'execute_command', args: cwd === undefined ? { command } : { command, cwd }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
+    expect(inFolder('rm -rf *')).toBe('deny'); // in home, the command's folder when none is given
+    expect(inFolder('rm -rf ./*', '~')).toBe('deny');
+    expect(inFolder('chmod -R 777 .')).toBe('deny');
+    expect(inFolder('rm -rf *', '/')).toBe('deny');
+    expect(inFolder('rm -rf ../..', '/tmp/build')).toBe('deny');
+    expect(inFolder('cd / && rm -rf *', '/tmp')).toBe('deny');
+    expect(inFolder('cd && rm -rf ./*', '/tmp')).toBe('deny');
+    expect(inFolder('rm -rf *', 'projects/app/build')).not.toBe('deny');
+    expect(inFolder('cd build && rm -rf *')).not.toBe('deny');
+    expect(inFolder('cd "$OUT" && rm -rf *')).not.toBe('deny'); // where $OUT is cannot be told
+    expect(inFolder('rm -rf node_modules dist')).not.toBe('deny');
+    expect(typed('rm -rf *')).not.toBe('deny'); // typed text: the folder it would run in is not known
+  });
+
   it('does not deny (unapprovably) a multi-line script whose later line merely mentions ~ or /', () => {
     // A deny cannot be approved: the rm of line 1 must not take the ~ or / of a later line for its target.
     expect(decide('rm -rf build\ncd ~')).not.toBe('deny');
