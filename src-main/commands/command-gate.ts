@@ -202,7 +202,8 @@ export class CommandGate {
     // The settings may have changed while the action waited for approval: a rule added since still counts.
     const now = options.recheck ? this.judge(authorization.commands, authorization.contexts) : authorization;
     if (now.decision === 'deny') {
-      this.recordRefusal(authorization, actor, 'denied');
+      // The rule that denies it now is not among the reasons it was judged for: the row says it.
+      this.recordRefusal(authorization, actor, 'denied', `denied by the safety policy: ${now.reasons.join('; ')}`);
       throw new ApprovalRequiredError(`refused by the safety policy: ${now.reasons.join('; ')}`);
     }
     if (now.decision === 'confirm' && !approvedByUser) {

@@ -157,6 +157,8 @@ describe('the command gate', () => {
     await expect(gate.execute(authorization, actor, true)).rejects.toThrow(ApprovalRequiredError);
     expect(ran).toEqual([]);
     expect(audit).toMatchObject([{ tool: 'execute_command', decision: 'denied', status: 'skipped' }]);
+    // The row says which rule denied it, not only why it was held for approval.
+    expect(audit[0]?.error).toMatch(/matches 'curl'/);
   });
 
   it('does not run an allowed action that the new settings hold for approval', async () => {
