@@ -230,7 +230,7 @@ function runnableTexts(toolName: string, args: Record<string, unknown>, trustedD
     case 'type_text':
       return [str(args.text) ?? ''];
     case 'launch_app': {
-      const rest = Array.isArray(args.args) ? args.args.map(String).join(' ') : (str(args.args) ?? '');
+      const rest = Array.isArray(args.args) ? args.args.map((arg) => shellWord(String(arg))).join(' ') : (str(args.args) ?? '');
       return [`${str(args.name) ?? ''} ${rest}`.trim()];
     }
     default:
@@ -238,6 +238,15 @@ function runnableTexts(toolName: string, args: Record<string, unknown>, trustedD
       // External tools: any string argument might be a command for all we know, however deep.
       return collectStrings(args, 0).strings;
   }
+}
+
+/**
+ * One of launch_app's listed arguments written as a shell would need it to reach the program as that one
+ * word: bare when it is plain (so patterns match it as typed), quoted otherwise. Joined bare, the list
+ * ['-rf', "'", '/usr', "'"] would read as one word " /usr " while rm is handed /usr.
+ */
+function shellWord(arg: string): string {
+  return /^[\w@%+=:,./~-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
 }
 
 /** Every string in `value`, nested objects and arrays too, down to MAX_ARG_DEPTH; complete: nothing was deeper. */

@@ -436,6 +436,10 @@ describe('the deny list', () => {
     expect(never.evaluate(input('type_text', { text: 'rm -rf ~\n' })).decision).toBe('deny');
     expect(never.evaluate(input('launch_app', { name: 'rm', args: ['-rf', '/'] })).decision).toBe('deny');
     expect(never.evaluate(input('launch_app', { name: 'bash', args: ['-c', 'rm -rf ~'] })).decision).toBe('deny');
+    // Listed arguments are judged as the words the program gets, whatever quotes they hold.
+    expect(never.evaluate(input('launch_app', { name: 'rm', args: ['-rf', "'", '/usr', "'"] })).decision).toBe('deny');
+    expect(never.evaluate(input('launch_app', { name: 'rm', args: ['-rf', '"', '~', '"'] })).decision).toBe('deny');
+    expect(never.evaluate(input('launch_app', { name: 'rm', args: ['-rf', "it's mine", '/tmp/build'] })).decision).toBe('allow');
   });
 
   it('does not deny paths below the root or home', () => {
