@@ -28,7 +28,7 @@ export function ScreenshotViewer({ clean, annotated, label }: ScreenshotViewerPr
   const [fitScale, setFitScale] = useState(1);
   const shown = (version === 'annotated' ? annotated : clean) ?? clean ?? annotated;
   const frameRef = useRef<HTMLDivElement>(null);
-  const { url } = useScreenshotUrl(shown);
+  const { url, failed } = useScreenshotUrl(shown);
   const width = shown?.width ?? 1;
   const height = shown?.height ?? 1;
 
@@ -125,6 +125,11 @@ export function ScreenshotViewer({ clean, annotated, label }: ScreenshotViewerPr
         }}
         ref={frameRef}
       >
+        {failed && (
+          <Typography color="text.secondary" sx={{ p: 3, textAlign: 'center' }}>
+            The screenshot of this step could not be loaded.
+          </Typography>
+        )}
         {url && (
           <img
             src={url}
