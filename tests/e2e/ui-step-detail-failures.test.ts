@@ -1,5 +1,5 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
 import { screenshotRef } from '../support/ui-fixtures';
 import { openUi, startSessionWithStep, type UiPage } from '../support/ui-page';
@@ -36,5 +36,17 @@ describe('the step detail when things go wrong', () => {
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
     await dialog.getByText('The screenshot of this step could not be loaded.').waitFor({ timeout: 5000 });
+  });
+
+  it('closes when its session is deleted elsewhere, leaves the keyboard in the request box', async () => {
+    const { page } = ui;
+    const sessionId = await startSessionWithStep(page, host, 'sort the invoices');
+    await page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem').first().click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    // Another window deletes the session.
+    host.push({ kind: 'session.deleted', sessionId });
+    await dialog.waitFor({ state: 'hidden' });
+    await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('deskhand-request');
   });
 });

@@ -116,6 +116,11 @@ export function StepDetailDialog() {
     };
   }, [stepId, loadDetail]);
 
+  // Its step went with its session (deleted in another window): the dialog is closed, not merely hidden.
+  useEffect(() => {
+    if (stepId !== null && position === -1) openStep(null);
+  }, [stepId, position, openStep]);
+
   const stacked = useNarrowWindow();
   // A short or narrow window: the dialog takes all of it rather than a frame of backdrop around it.
   const fullScreen = useMediaQuery('(max-width: 899.95px), (max-height: 699.95px)', { noSsr: true });

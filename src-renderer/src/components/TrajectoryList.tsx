@@ -196,8 +196,13 @@ export function TrajectoryList() {
     }
     const viewed = viewedStepId.current;
     viewedStepId.current = null;
-    const index = viewed === null ? -1 : steps.findIndex((step) => step.id === viewed);
-    if (index === -1) return;
+    if (viewed === null) return;
+    const index = steps.findIndex((step) => step.id === viewed);
+    if (index === -1) {
+      // The step went with its session (deleted elsewhere): the keyboard, which was in the dialog, goes on from the request box.
+      document.getElementById(FOCUS_TARGETS.request)?.focus();
+      return;
+    }
     moveTo(index);
     focusWantedRow();
   }, [detailStepId]); // only the dialog's closing, not every new step
