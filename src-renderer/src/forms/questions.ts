@@ -13,7 +13,8 @@ export function answerKey(index: number): string {
 export function questionsForm(questions: readonly string[]): { schema: JsonSchema; uischema: UiElement } {
   const properties: Record<string, JsonSchema> = {};
   questions.forEach((question, index) => {
-    properties[answerKey(index)] = { type: 'string', title: question, minLength: 1 };
+    // Spaces alone are no answer (answersInOrder trims them away): marked on the field like an empty one.
+    properties[answerKey(index)] = { type: 'string', title: question, pattern: '\\S', errorMessage: 'needs an answer' };
   });
   return {
     schema: { type: 'object', properties, required: questions.map((_question, index) => answerKey(index)) },
