@@ -250,6 +250,43 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
     expect(ui.problems).toEqual([]);
   });
 
+  it("Ctrl+Enter in an agent's form is the form's: it approves no held step, which it still does from outside the form", async () => {
+    const { page } = ui;
+    const sessionId = await runningSession('book the trip');
+    host.upsertForm({
+      formId: 'trip',
+      sessionId,
+      agent: 'AppAgent',
+      schema: { type: 'object', title: 'Trip details', properties: { city: { type: 'string', title: 'City' } } },
+      uischema: null,
+      data: {},
+      state: 'open',
+    });
+    host.requestInteraction({
+      kind: 'confirm',
+      id: 'pay',
+      sessionId,
+      agent: 'AppAgent',
+      actionText: "Click 'Pay' in Firefox",
+      actions: [{ function: 'click', args: { x: 10, y: 20 } }],
+      target: 'Firefox',
+      reasons: ["rule: control text matches 'Pay'"],
+      screenshot: null,
+    });
+    const card = page.getByRole('region', { name: 'Approve this action?' });
+    await card.waitFor();
+    const city = page.getByRole('region', { name: 'Trip details' }).getByRole('textbox', { name: 'City' });
+    await city.fill('Lisbon');
+    await city.press('Control+Enter');
+    await page.waitForTimeout(300);
+    expect(host.commands('interaction.decide')).toHaveLength(0);
+    expect(await card.count()).toBe(1);
+
+    await city.evaluate((field) => (field as unknown as { blur(): void }).blur());
+    await page.keyboard.press('Control+Enter');
+    expect(await host.waitForCommand('interaction.decide', (command) => command.interactionId === 'pay')).toMatchObject({ approved: true });
+  });
+
   it('raises a notification for a held step when the window is not focused (asking permission first)', async () => {
     await ui.close();
     // A stand-in for the browser's Notification API that records what the page does with it.

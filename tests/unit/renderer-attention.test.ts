@@ -14,7 +14,7 @@ const key = (overrides: Partial<ConfirmKeyEvent>): ConfirmKeyEvent => ({
   ...overrides,
 });
 
-const calm = { inOverlay: false, overlayOpen: false, inOtherTextField: false, inOwnTextField: false };
+const calm = { inOverlay: false, overlayOpen: false, inOtherTextField: false, inOwnTextField: false, inOtherCard: false };
 
 describe('approval shortcuts (Ctrl/⌘+Enter approves, Esc rejects)', () => {
   it('approves and rejects when nothing else takes the key', () => {
@@ -43,6 +43,13 @@ describe('approval shortcuts (Ctrl/⌘+Enter approves, Esc rejects)', () => {
     const inRequestBox = { ...calm, inOtherTextField: true };
     expect(confirmKeyAction(key({ key: 'Enter', ctrlKey: true }), inRequestBox)).toBe('approve');
     expect(confirmKeyAction(key({ key: 'Escape' }), inRequestBox)).toBeNull();
+  });
+
+  it("in another card (a question's answers, an agent's form) neither key decides: it is that card's", () => {
+    const inForm = { ...calm, inOtherCard: true, inOtherTextField: true };
+    expect(confirmKeyAction(key({ key: 'Enter', ctrlKey: true }), inForm)).toBeNull();
+    expect(confirmKeyAction(key({ key: 'Enter', metaKey: true }), inForm)).toBeNull();
+    expect(confirmKeyAction(key({ key: 'Escape' }), { ...calm, inOtherCard: true })).toBeNull();
   });
 
   it("in the card's own note Esc leaves the note first (it never decides), Ctrl+Enter still approves", () => {

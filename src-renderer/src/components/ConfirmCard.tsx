@@ -22,6 +22,12 @@ function overlayOpen(): boolean {
   return document.querySelector('.MuiSnackbar-root, .MuiModal-root:not(.MuiModal-hidden)') !== null;
 }
 
+/** Inside another card of the panel: a question's (or another approval's) card, or an agent's form. */
+function inOtherCard(target: EventTarget | null, own: HTMLElement | null): boolean {
+  const card = target instanceof Element ? target.closest('[data-waiting-card], [data-form-id]') : null;
+  return card !== null && card !== own;
+}
+
 function isTextField(target: EventTarget | null): boolean {
   return target instanceof HTMLElement && (target.isContentEditable || target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement);
 }
@@ -72,6 +78,7 @@ export function ConfirmCard({ interaction, shortcuts }: { interaction: ConfirmIn
         overlayOpen: overlayOpen(),
         inOtherTextField: isTextField(event.target) && !cardRef.current?.contains(event.target as Node),
         inOwnTextField: isTextField(event.target) && cardRef.current?.contains(event.target as Node) === true,
+        inOtherCard: inOtherCard(event.target, cardRef.current),
       });
       if (action === null) return;
       event.preventDefault();

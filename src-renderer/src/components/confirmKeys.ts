@@ -17,20 +17,23 @@ export interface ConfirmKeyContext {
   inOtherTextField: boolean;
   /** The key was pressed in the card's own text field (its note). */
   inOwnTextField: boolean;
+  /** The key was pressed in another card of the panel (a question's answers, an agent's form): it is that card's. */
+  inOtherCard: boolean;
 }
 
 /** `leave`: the focus leaves the card's note for the card itself, the note kept; Esc there rejects. */
 export type ConfirmKeyAction = 'approve' | 'reject' | 'leave';
 
 /**
- * Ctrl/⌘+Enter approves, from anywhere but an overlay (the request box too, as its hint says). Esc
+ * Ctrl/⌘+Enter approves, from anywhere but an overlay or another card (the request box too, as its hint
+ * says; not an answer or a form being filled in, where it may be meant as "send this"). Esc
  * rejects only when nothing else takes it: not a key someone handled already, not with a snackbar or
  * dialog open (Esc closes that), not in a text field, where it means "leave this field" (in the card's
  * own note, a second Esc then rejects, so Esc pressed to stop typing never decides). A key held down
  * (repeat) or confirming an IME composition never decides.
  */
 export function confirmKeyAction(event: ConfirmKeyEvent, context: ConfirmKeyContext): ConfirmKeyAction | null {
-  if (event.isComposing || event.repeat || event.defaultPrevented || context.inOverlay) return null;
+  if (event.isComposing || event.repeat || event.defaultPrevented || context.inOverlay || context.inOtherCard) return null;
   if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) return 'approve';
   if (event.key !== 'Escape' || context.overlayOpen || context.inOtherTextField) return null;
   return context.inOwnTextField ? 'leave' : 'reject';
