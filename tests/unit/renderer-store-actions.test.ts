@@ -1,6 +1,6 @@
 // The store's actions against a scripted bridge: which session a command goes to, and which reply wins.
 import { describe, expect, it } from 'vitest';
-import { CommandResults, Interaction, type SessionView, type HostCommandType, type HostEvent, type SessionDetail, type SessionViewInput } from '../../src-main/protocol';
+import { CommandResults, FormView, Interaction, type SessionView, type HostCommandType, type HostEvent, type SessionDetail, type SessionViewInput } from '../../src-main/protocol';
 import { HostCommandError } from '../../src-renderer/src/bridge/errors';
 import type { Bridge, BridgeConnection, CommandInput } from '../../src-renderer/src/bridge/types';
 import { activeSession, requestMode, waitingElsewhere } from '../../src-renderer/src/store/state';
@@ -438,5 +438,20 @@ describe('renderer store actions: other sessions waiting, after a reconnect', ()
     await flush();
 
     expect(store.getState().interactions).toEqual([]);
+  });
+});
+
+describe('renderer store actions: agent forms', () => {
+  it("sends a form's event to its own session when another session's form has the same id, and nothing for a form that is gone", async () => {
+    const { bridge, sent } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    const form = (sessionId: string) => FormView.parse({ formId: 'appagent-1', sessionId, agent: 'AppAgent', schema: { type: 'object' }, uischema: null, data: {}, state: 'open' });
+    store.setState({ forms: [form('earlier'), form('now')] });
+    const sending = store.getState().sendFormEvent({ sessionId: 'now', formId: 'appagent-1' }, 'city', 'Lisbon', null);
+    expect(sent.map((item) => item.command)).toEqual([{ type: 'form.event', sessionId: 'now', formId: 'appagent-1', path: 'city', value: 'Lisbon', action: null }]);
+    sent[0]?.reply({});
+    expect(await sending).toBe(true);
+    expect(await store.getState().sendFormEvent({ sessionId: 'gone', formId: 'appagent-1' }, '', null, 'Send')).toBe(false);
+    expect(sent).toHaveLength(1);
   });
 });

@@ -33,6 +33,8 @@ export function AgentFormCard({ form }: { form: FormView }) {
   const ajv = useMemo(createFormsAjv, []);
   const closed = form.state === 'closed';
   const titleId = `form-${form.sessionId}-${form.formId}`;
+  const { sessionId, formId } = form;
+  const key = useMemo(() => ({ sessionId, formId }), [sessionId, formId]);
 
   const [data, setData] = useState<Record<string, unknown>>(form.data);
   /** Problems show once the user has changed something, not on a form they have not touched yet. */
@@ -45,9 +47,9 @@ export function AgentFormCard({ form }: { form: FormView }) {
     if (timer.current !== null) clearTimeout(timer.current);
     timer.current = null;
     for (const change of formData.edits.takePending()) {
-      void sendFormEvent(form.formId, change.path, change.value, null).then(() => formData.edits.settled(change));
+      void sendFormEvent(key, change.path, change.value, null).then(() => formData.edits.settled(change));
     }
-  }, [form.formId, formData, sendFormEvent]);
+  }, [key, formData, sendFormEvent]);
 
   // The agent changed the data (UPDATE_FORM), or the host echoes an edit: that data, with the edits it
   // does not show yet on top, is what the form shows. An echo of what is already shown changes nothing.
@@ -85,11 +87,11 @@ export function AgentFormCard({ form }: { form: FormView }) {
         // What was typed just before the press goes first (JSONForms holds keystrokes back briefly).
         void settle().then(() => {
           flush();
-          void sendFormEvent(form.formId, '', null, action);
+          void sendFormEvent(key, '', null, action);
         });
       },
     }),
-    [closed, flush, settle, form.formId, sendFormEvent],
+    [closed, flush, settle, key, sendFormEvent],
   );
 
   return (

@@ -1,5 +1,5 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { CommandResult, HostEvent, StepDetail } from '../../../src-main/protocol';
+import type { CommandResult, FormView, HostEvent, StepDetail } from '../../../src-main/protocol';
 import { HostCommandError } from '../bridge/errors';
 import type { Bridge } from '../bridge/types';
 import { applyDamagedSessions, applyDatabaseRepair } from './damaged';
@@ -51,8 +51,8 @@ export interface DeskhandActions {
   refreshBlackboard(): Promise<boolean>;
   answer(interactionId: string, answers: string[]): Promise<boolean>;
   decide(interactionId: string, approved: boolean, note?: string): Promise<boolean>;
-  /** A value change (debounced by the caller) or a button press in an agent form. */
-  sendFormEvent(formId: string, path: string, value: unknown, action: string | null): Promise<boolean>;
+  /** A value change (debounced by the caller) or a button press in an agent form (forms are told apart by session and id). */
+  sendFormEvent(form: Pick<FormView, 'sessionId' | 'formId'>, path: string, value: unknown, action: string | null): Promise<boolean>;
   notify(message: string, severity?: ShownError['severity']): void;
   dismissError(): void;
 }
@@ -338,11 +338,10 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
         );
       },
 
-      async sendFormEvent(formId, path, value, action) {
-        const form = get().forms.find((candidate) => candidate.formId === formId);
-        if (!form) return false;
+      async sendFormEvent({ sessionId, formId }, path, value, action) {
+        if (!get().forms.some((form) => form.sessionId === sessionId && form.formId === formId)) return false;
         try {
-          await bridge.send({ type: 'form.event', sessionId: form.sessionId, formId, path, value, action });
+          await bridge.send({ type: 'form.event', sessionId, formId, path, value, action });
           return true;
         } catch (error) {
           reportError(error);
