@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
-import { screenshotRef } from '../support/ui-fixtures';
+import { makeStep, screenshotRef } from '../support/ui-fixtures';
 import { openUi, startSessionWithStep, type UiPage } from '../support/ui-page';
 import { launchChromium } from '../support/web-app';
 
@@ -48,5 +48,36 @@ describe('the step detail when things go wrong', () => {
     host.push({ kind: 'session.deleted', sessionId });
     await dialog.waitFor({ state: 'hidden' });
     await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('deskhand-request');
+  });
+});
+
+describe('screenshots while the host is out of reach', () => {
+  it('a thumbnail that could not be loaded is loaded again once the connection comes back', async () => {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    try {
+      const page = await context.newPage();
+      // Every socket goes through to the host; the test keeps the page's end to cut it.
+      const pageSides: { close(): Promise<void> }[] = [];
+      await page.routeWebSocket(/\/ws\?token=/, (socket) => {
+        socket.connectToServer();
+        pageSides.push(socket);
+      });
+      await page.goto(host.url);
+      await host.waitForCommand('session.list');
+      const sessionId = await startSessionWithStep(page, host, 'sort the photos');
+      // The host cannot serve the picture for a moment, and then the connection drops.
+      await page.route('**/screenshots/**', (route) => route.fulfill({ status: 503, body: 'busy' }));
+      host.addStep(makeStep(sessionId, 1, { screenshot: screenshotRef(sessionId, 'step-2.png') }));
+      const trajectory = page.getByRole('list', { name: 'Trajectory' });
+      await trajectory.getByText('Screenshot unavailable').waitFor();
+      await page.unroute('**/screenshots/**');
+      await pageSides.at(-1)?.close();
+      const state = page.getByTestId('connection-state');
+      await expect.poll(() => state.textContent(), { timeout: 20_000 }).toBe('Connected to Deskhand again');
+      await trajectory.getByRole('img', { name: 'Screenshot of step 2' }).waitFor({ timeout: 5_000 });
+      expect(await trajectory.getByText('Screenshot unavailable').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { ScreenshotRef } from '../../../src-main/protocol';
-import { useBridge } from '../store';
+import { useBridge, useDeskhand } from '../store';
 
 export interface ScreenshotUrl {
   /** The address for the <img>, once loaded. */
@@ -17,6 +17,10 @@ export function useScreenshotUrl(ref: ScreenshotRef | null): ScreenshotUrl {
   const width = ref?.width ?? 0;
   const height = ref?.height ?? 0;
   const key = sessionId !== undefined && file !== undefined ? `${sessionId}/${file}` : null;
+  const failed = key !== null && loaded?.key === key && loaded.url === null;
+  // A load that failed (the host was out of reach, say) is tried again once the connection comes back.
+  const connection = useDeskhand((state) => state.connection);
+  const retryWhen = failed ? connection : null;
 
   useEffect(() => {
     if (sessionId === undefined || file === undefined || key === null) return;
@@ -30,8 +34,8 @@ export function useScreenshotUrl(ref: ScreenshotRef | null): ScreenshotUrl {
       shown = false;
       lease.release();
     };
-  }, [bridge, key, sessionId, file, width, height]);
+  }, [bridge, key, sessionId, file, width, height, retryWhen]);
 
   if (key === null || loaded?.key !== key) return { url: null, failed: false };
-  return { url: loaded.url, failed: loaded.url === null };
+  return { url: loaded.url, failed };
 }
