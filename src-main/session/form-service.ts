@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { InteractionStore } from '../memory/interaction-store';
 import { MAX_FORM_SPEC_BYTES, type FormView, type HostEvent } from '../protocol';
-import { checkFormSpec, isSecretField } from '../protocol/form-spec';
+import { checkFormSpec, isSecretField, resolveLocalRef } from '../protocol/form-spec';
 import type { FormService, FormSubmission } from '../agents/runtime';
 import { CommandError } from './command-error';
 import { InteractionCancelled } from './interaction-broker';
@@ -46,38 +46,67 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The data paths of the fields a schema marks secret: `format: "password"` or `writeOnly`. */
-function secretSchemaPaths(schema: unknown, prefix: string[], depth = 0): string[][] {
-  if (!isRecord(schema) || !isRecord(schema.properties) || depth > 64) return [];
-  return Object.entries(schema.properties).flatMap(([key, field]) => {
-    const path = [...prefix, key];
-    return isSecretField(field) ? [path] : secretSchemaPaths(field, path, depth + 1);
-  });
+/** A path into a form's data; EACH stands for every item of a list. */
+const EACH = Symbol('each item');
+type SecretPath = Array<string | typeof EACH>;
+
+/** A schema node with its local `$ref` followed: the field a `$ref` names is the one JSONForms shows. */
+function followRef(root: unknown, node: unknown): unknown {
+  return isRecord(node) && typeof node.$ref === 'string' ? resolveLocalRef(root, node.$ref) : node;
+}
+
+/** The data paths of the fields a schema marks secret (`format: "password"` or `writeOnly`), lists' items included. */
+function secretSchemaPaths(root: unknown, schema: unknown, prefix: SecretPath, depth = 0): SecretPath[] {
+  const node = followRef(root, schema);
+  if (!isRecord(node) || depth > 64) return [];
+  const field = (child: unknown, path: SecretPath): SecretPath[] =>
+    isSecretField(followRef(root, child)) ? [path] : secretSchemaPaths(root, child, path, depth + 1);
+  const properties = isRecord(node.properties) ? Object.entries(node.properties).flatMap(([key, child]) => field(child, [...prefix, key])) : [];
+  return isRecord(node.items) ? [...properties, ...field(node.items, [...prefix, EACH])] : properties;
 }
 
 /** The data paths of the Controls a UI schema shows as password boxes (`options.format: "password"`). */
-function secretControlPaths(element: unknown, depth = 0): string[][] {
+function secretControlPaths(element: unknown, depth = 0): SecretPath[] {
   if (!isRecord(element) || depth > 64) return [];
   const children = Array.isArray(element.elements) ? element.elements.flatMap((child) => secretControlPaths(child, depth + 1)) : [];
   const password = element.type === 'Control' && isRecord(element.options) && element.options.format === 'password';
   if (!password || typeof element.scope !== 'string') return children;
-  const path = element.scope.replace(/^#\/?/, '').split('/').filter((key, index) => index % 2 === 1 && key !== '');
-  return [...children, path];
+  // "#/properties/a/items/properties/b": the keys after each "properties", and every item for "items".
+  return [...children, scopePath(element.scope.replace(/^#\/?/, '').split('/'))];
+}
+
+function scopePath(segments: string[]): SecretPath {
+  const [keyword, key, ...rest] = segments;
+  if (keyword === 'properties' && key) return [key, ...scopePath(rest)];
+  if (keyword === 'items') return [EACH, ...scopePath(segments.slice(1))];
+  return [];
+}
+
+/** Where `path` is in `data`: each parent holding a secret and its key, an item of a list by its index. */
+function secretsAt(data: unknown, path: SecretPath): Array<{ parent: Record<string, unknown> | unknown[]; key: string }> {
+  const [head, ...rest] = path;
+  if (head === undefined) return [];
+  const keys = head === EACH ? (Array.isArray(data) ? data.map((_, index) => String(index)) : []) : isRecord(data) && head in data ? [head] : [];
+  return keys.flatMap((key) => {
+    const parent = data as Record<string, unknown> | unknown[];
+    return rest.length === 0 ? [{ parent, key }] : secretsAt((parent as Record<string, unknown>)[key], rest);
+  });
 }
 
 /** What stands in a kept copy for what the user typed into a password field. */
 export const SECRET_NOT_KEPT = '[typed into a password field: not kept]';
 
-/** `data` with each secret field of `form` handed to `mask` (its parent object and key), on a copy. */
-function maskedSecrets(form: FormView, data: Record<string, unknown>, mask: (parent: Record<string, unknown>, key: string) => void): Record<string, unknown> {
-  const paths = [...secretSchemaPaths(form.schema, []), ...secretControlPaths(form.uischema)];
+type Mask = (parent: Record<string, unknown> | unknown[], key: string) => void;
+
+/** `data` with each secret field of `form` handed to `mask` (its parent and key), on a copy; last first, so an item removed shifts none still to come. */
+function maskedSecrets(form: FormView, data: Record<string, unknown>, mask: Mask): Record<string, unknown> {
+  const all = [...secretSchemaPaths(form.schema, form.schema, []), ...secretControlPaths(form.uischema)];
+  // Once each: a field both the schema and a Control mark would otherwise lose two items of its list.
+  const paths = [...new Map(all.map((path) => [path.map((key) => (key === EACH ? '*' : JSON.stringify(key))).join('/'), path])).values()];
   if (!paths.length) return data;
   const copy = structuredClone(data);
-  for (const path of paths) {
-    const parent = path.slice(0, -1).reduce<unknown>((node, key) => (isRecord(node) ? node[key] : undefined), copy);
-    const last = path[path.length - 1];
-    if (isRecord(parent) && last !== undefined && last in parent) mask(parent, last);
-  }
+  const found = paths.flatMap((path) => secretsAt(copy, path));
+  for (const { parent, key } of found.reverse()) mask(parent, key);
   return copy;
 }
 
@@ -86,7 +115,13 @@ function maskedSecrets(form: FormView, data: Record<string, unknown>, mask: (par
  * values from memory when a button is pressed; the database (and so exports) never holds them.
  */
 function withoutSecrets(form: FormView): FormView {
-  return { ...form, data: maskedSecrets(form, form.data, (parent, key) => delete parent[key]) };
+  return {
+    ...form,
+    data: maskedSecrets(form, form.data, (parent, key) => {
+      if (Array.isArray(parent)) parent.splice(Number(key), 1);
+      else delete parent[key];
+    }),
+  };
 }
 
 /**
@@ -96,8 +131,9 @@ function withoutSecrets(form: FormView): FormView {
 function submitted(form: FormView, action: string): { submission: FormSubmission; secrets: string[] } {
   const secrets: string[] = [];
   const kept = maskedSecrets(form, form.data, (parent, key) => {
-    if (typeof parent[key] === 'string') secrets.push(parent[key]);
-    parent[key] = SECRET_NOT_KEPT;
+    const holder = parent as Record<string, unknown>;
+    if (typeof holder[key] === 'string') secrets.push(holder[key]);
+    holder[key] = SECRET_NOT_KEPT;
   });
   return { submission: { action, data: form.data, kept }, secrets };
 }

@@ -144,6 +144,46 @@ describe('SessionForms: a user edit that would make the form too large to show',
     expect(remembered.sort()).toEqual(['4321-typed', 'hunter2-typed', 'tok-typed-123']);
   });
 
+  it('keeps passwords out of the database in the items of a list and in fields defined through a $ref', async () => {
+    const schema = {
+      type: 'object',
+      definitions: { secret: { type: 'string', format: 'password' } },
+      properties: {
+        accounts: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, pass: { type: 'string', format: 'password' } } } },
+        pins: { type: 'array', items: { type: 'string', writeOnly: true } },
+        master: { $ref: '#/definitions/secret' },
+      },
+    };
+    // The list of PINs is also shown as password boxes by its Control: its items are still dropped once each.
+    const uischema = {
+      type: 'VerticalLayout',
+      elements: [
+        { type: 'Control', scope: '#/properties/accounts' },
+        { type: 'Control', scope: '#/properties/pins/items', options: { format: 'password' } },
+        { type: 'Control', scope: '#/properties/master' },
+      ],
+    };
+    const secret = forms.open('AppAgent', { schema, uischema, data: { accounts: [{ name: 'mail' }, { name: 'bank' }] } });
+    forms.handleEvent(secret.formId, 'accounts.0.pass', 'mail-pass-typed', null);
+    forms.handleEvent(secret.formId, 'accounts.1.pass', 'bank-pass-typed', null);
+    forms.handleEvent(secret.formId, 'pins', ['1234-typed', '5678-typed'], null);
+    forms.handleEvent(secret.formId, 'master', 'master-typed', null);
+    const stored = JSON.stringify(store.forms('s1'));
+    for (const value of ['mail-pass-typed', 'bank-pass-typed', '1234-typed', '5678-typed', 'master-typed']) expect(stored).not.toContain(value);
+    expect(store.forms('s1')[0]?.data).toEqual({ accounts: [{ name: 'mail' }, { name: 'bank' }], pins: [] });
+    forms.handleEvent(secret.formId, '', null, 'Log in');
+    const { kept } = await forms.waitForAction('AppAgent', new AbortController().signal);
+    expect(kept).toEqual({
+      accounts: [
+        { name: 'mail', pass: SECRET_NOT_KEPT },
+        { name: 'bank', pass: SECRET_NOT_KEPT },
+      ],
+      pins: [SECRET_NOT_KEPT, SECRET_NOT_KEPT],
+      master: SECRET_NOT_KEPT,
+    });
+    expect(remembered.sort()).toEqual(['1234-typed', '5678-typed', 'bank-pass-typed', 'mail-pass-typed', 'master-typed']);
+  });
+
   it('a form an agent opens is measured with its data too', () => {
     expect(() => forms.open('AppAgent', { schema: SPEC.schema })).not.toThrow();
     // The spec alone is just under the limit; with the data carried over from the open form it is over.
