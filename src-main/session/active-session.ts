@@ -149,8 +149,8 @@ export class ActiveSession {
       return true;
     }
     this.pause.resume();
-    // Paused while it waited for the user's answer or approval: it still does.
-    if (this.deps.interactions.open(this.sessionId).length > 0) this.setStatus('waiting', 'Resumed: waiting for you');
+    // Paused while it waited for the user's answer, approval or form: it still does.
+    if (this.deps.interactions.open(this.sessionId).length > 0 || this.forms.awaited) this.setStatus('waiting', 'Resumed: waiting for you');
     else this.setStatus('running', 'Resumed');
     return true;
   }

@@ -233,6 +233,11 @@ export class SessionForms implements FormService {
     });
   }
 
+  /** Whether an agent waits for a button of one of these forms to be pressed. */
+  get awaited(): boolean {
+    return this.waiters.size > 0;
+  }
+
   /** A user's change (path/value) or button press (action) from the UI. */
   handleEvent(formId: string, path: string, value: unknown, action: string | null): void {
     const form = [...this.byAgent.values()].find((candidate) => candidate.formId === formId);

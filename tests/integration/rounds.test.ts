@@ -65,6 +65,28 @@ describe('rounds: a follow-up starts clean', () => {
     expect(await host.sessions.running).toEqual({ status: 'finished', result: 'ran' });
   });
 
+  it('Resume while the agent waits on its form says it is waiting for you, not running', async () => {
+    const form = { schema: { type: 'object', properties: { name: { type: 'string' } } } };
+    harness = await startHostHarness({
+      name: 'pause during a form',
+      steps: [app({ Function: '', Status: 'PENDING', Questions: [], Form: form }), app({ Function: '', Status: 'FINISH', Comment: 'filled' })],
+    });
+    const { host } = harness;
+    const start = await host.endpoint.handle({ type: 'session.start', id: 's', request: 'ask me', mode: 'shell' });
+    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
+    const current = harness;
+    const formId = await until(() => {
+      const event = current.events.find((candidate) => candidate.kind === 'form.updated');
+      return event?.kind === 'form.updated' ? event.form.formId : undefined;
+    }, 'the form');
+    await until(() => host.store.getSession(sessionId)?.status === 'waiting', 'the session waiting');
+    expect(await host.endpoint.handle({ type: 'session.pause', id: 'p', sessionId })).toMatchObject({ ok: true, result: { paused: true } });
+    expect(await host.endpoint.handle({ type: 'session.resume', id: 'r', sessionId })).toMatchObject({ ok: true, result: { session: { status: 'waiting' } } });
+    expect(current.events.filter((event) => event.kind === 'status.changed').at(-1)).toMatchObject({ status: 'waiting' });
+    expect(await host.endpoint.handle({ type: 'form.event', id: 'f', sessionId, formId, path: 'name', value: 'Ana', action: 'Send' })).toMatchObject({ ok: true });
+    expect(await host.sessions.running).toEqual({ status: 'finished', result: 'filled' });
+  });
+
   it('the error streak of one round does not end the next round early', async () => {
     const bad = { content: 'not JSON at all' };
     harness = await startHostHarness(
