@@ -150,7 +150,7 @@ export function createHost(options: HostOptions): Host {
     unlock();
     throw error;
   }
-  const store = new SessionStore(db, config.limits.maxStepsPerRound, scrub);
+  const store = new SessionStore(db, () => config.limits.maxStepsPerRound, scrub);
   const interactions = new InteractionStore(db, scrub);
   const audit = new AuditStore(db);
   let interrupted: string[];

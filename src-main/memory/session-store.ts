@@ -314,13 +314,15 @@ function stepViewOf(id: string, sessionId: string, index: number, step: NewStep)
 /** Sessions, rounds and steps in SQLite; every write is one transaction, so a kill loses no committed step. */
 export class SessionStore {
   private readonly statements;
+  private readonly maxSteps: () => number | null;
 
   constructor(
     private readonly db: Db,
-    /** The per-round step limit, reported with every session for "step n of max". */
-    private readonly maxSteps: number | null = null,
+    /** The per-round step limit, reported with every session for "step n of max": a function for the limit Settings has now. */
+    maxSteps: number | null | (() => number | null) = null,
     private readonly scrub: Scrub = keepAsIs,
   ) {
+    this.maxSteps = typeof maxSteps === 'function' ? maxSteps : () => maxSteps;
     this.statements = {
       insertSession: db.prepare(
         `INSERT INTO sessions (id, title, request, mode, status, result, created_at, updated_at, step_count, round_count)
@@ -378,7 +380,7 @@ export class SessionStore {
 
   getSession(id: string): SessionView | null {
     const row = this.statements.getSession.get(id) as SessionRow | undefined;
-    return row ? toSessionView(row, this.maxSteps) : null;
+    return row ? toSessionView(row, this.maxSteps()) : null;
   }
 
   /** Whether a session of that id exists, its row unread (it may be damaged). */
@@ -408,7 +410,7 @@ export class SessionStore {
     const entries: SessionEntries = { sessions: [], damaged: [] };
     for (const row of rows as SessionRow[]) {
       try {
-        entries.sessions.push(toSessionView(row, this.maxSteps));
+        entries.sessions.push(toSessionView(row, this.maxSteps()));
       } catch (error) {
         const problem = error instanceof DamagedSessionError ? error.problem : (error as Error).message;
         const damaged = toDamagedView(row as unknown as Record<string, unknown>, problem);

@@ -3,6 +3,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DeskhandConfig } from '../../src-main/host/config';
 import type { SessionServiceDeps } from '../../src-main/session/session-service';
 import { followUp, replies, runRequest, startHostHarness, until, type HostHarness } from '../support/host-harness';
 
@@ -85,6 +86,19 @@ describe('rounds: a follow-up starts clean', () => {
     expect(current.events.filter((event) => event.kind === 'status.changed').at(-1)).toMatchObject({ status: 'waiting' });
     expect(await host.endpoint.handle({ type: 'form.event', id: 'f', sessionId, formId, path: 'name', value: 'Ana', action: 'Send' })).toMatchObject({ ok: true });
     expect(await host.sessions.running).toEqual({ status: 'finished', result: 'filled' });
+  });
+
+  it('a step limit changed in Settings is the one each session reports as its maximum', async () => {
+    let apply: ((config: DeskhandConfig) => void) | null = null;
+    const step = app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' });
+    harness = await startHostHarness({ name: 'a lower step limit', steps: [step, step] }, { watchConfig: (listener) => (apply = listener) });
+    const current = harness;
+    apply!(DeskhandConfig.parse({ models: { host: { baseUrl: current.model.baseUrl, model: 'scripted', maxRetries: 0, timeoutMs: 10_000 } }, limits: { maxStepsPerRound: 2 } }));
+    const { sessionId, outcome } = await runRequest(current.host, 'wait twice', 'shell');
+    expect(outcome).toEqual({ status: 'failed', result: 'Reached the limit of 2 steps for one request' });
+    expect(current.host.store.getSession(sessionId)?.maxSteps).toBe(2);
+    const updates = current.events.flatMap((event) => (event.kind === 'session.updated' ? [event.session.maxSteps] : []));
+    expect(new Set(updates)).toEqual(new Set([2]));
   });
 
   it('the error streak of one round does not end the next round early', async () => {
