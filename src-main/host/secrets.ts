@@ -173,17 +173,26 @@ export class EncryptedFileSecretStore implements SecretStore {
     const entry = this.read().secrets[checkName(name)];
     if (!entry) return null;
     const data = Buffer.from(entry.ciphertext, 'base64');
+    let decrypted: { text: string; reEncrypt: boolean };
     try {
-      if (this.encryptor.decryptWithStatus) {
-        const { text, reEncrypt } = await this.encryptor.decryptWithStatus(data);
-        if (reEncrypt) await this.set(name, text);
-        return text;
-      }
-      return await this.encryptor.decrypt(data);
+      decrypted = this.encryptor.decryptWithStatus
+        ? await this.encryptor.decryptWithStatus(data)
+        : { text: await this.encryptor.decrypt(data), reEncrypt: false };
     } catch (error) {
       // Another user's or machine's keychain, or a reset keychain: the key must be entered again.
       this.onWarning(`the saved ${name} key cannot be decrypted (${(error as Error).message}); enter it again in Settings`);
       return null;
+    }
+    if (decrypted.reEncrypt) await this.reEncrypt(name, decrypted.text);
+    return decrypted.text;
+  }
+
+  /** Saves a key again under the keychain's new key; failing that, the old ciphertext still reads. */
+  private async reEncrypt(name: string, text: string): Promise<void> {
+    try {
+      await this.set(name, text);
+    } catch (error) {
+      this.onWarning(`the saved ${name} key could not be encrypted again with the keychain's new key (${(error as Error).message}); it is used as it is`);
     }
   }
 

@@ -129,6 +129,28 @@ describe('EncryptedFileSecretStore', () => {
     expect(await store.get('host')).toBe(KEY);
     expect(encryptor.calls).toBe(before + 1);
   });
+
+  it('a key that decrypts but cannot be re-encrypted is still used, and the warning says what failed', async () => {
+    const encryptor = fakeEncryptor();
+    const warnings: string[] = [];
+    const writer = new EncryptedFileSecretStore(dir, encryptor);
+    await writer.set('host', KEY);
+    const store = new EncryptedFileSecretStore(
+      dir,
+      {
+        ...encryptor,
+        encrypt: async () => {
+          throw new Error('the keychain is locked');
+        },
+        decryptWithStatus: async (data) => ({ text: await encryptor.decrypt(data), reEncrypt: true }),
+      },
+      (message) => warnings.push(message),
+    );
+    expect(await store.get('host')).toBe(KEY);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/could not be encrypted again.*the keychain is locked/);
+    expect(warnings[0]).not.toMatch(/cannot be decrypted/);
+  });
 });
 
 describe('createSecretStore', () => {
