@@ -5,7 +5,6 @@ import type { InteractionStore } from '../memory/interaction-store';
 import type { ScreenshotFiles } from '../memory/screenshot-files';
 import { DamagedSessionError, type SessionStore } from '../memory/session-store';
 import {
-  TERMINAL_SESSION_STATUSES,
   type BlackboardView,
   type CommandResult,
   type DatabaseRepairView,
@@ -289,12 +288,10 @@ export class SessionService {
   }
 
   private async delete(sessionId: string): Promise<{ sessionId: string }> {
-    const session = this.storedSession(sessionId);
-    // A damaged session's status cannot be read; it runs only if it is the one in memory.
-    const ended = session instanceof DamagedSessionError || TERMINAL_SESSION_STATUSES.has(session.status);
-    if (!ended || this.runningSession?.sessionId === sessionId) {
-      throw new CommandError('conflict', 'stop the session before deleting it');
-    }
+    this.storedSession(sessionId);
+    // Only the round in memory runs (the data folder's lock keeps other hosts out): a stored status that
+    // still says running is one whose end could not be saved, and is gone at the next start anyway.
+    if (this.runningSession?.sessionId === sessionId) throw new CommandError('conflict', 'stop the session before deleting it');
     this.deps.store.deleteSession(sessionId);
     this.runningSession?.blackboard.forgetCarriedFrom(sessionId);
     this.deps.screenshots.forget(sessionId);

@@ -194,6 +194,24 @@ describe('what a crash part-way through a write leaves', () => {
     expect(await restarted.sessions.running).toEqual({ status: 'finished', result: 'done after the crash' });
   });
 
+  it('a session whose round end could not be saved can be deleted at once, not only after a restart', async () => {
+    harness = await startHostHarness({ name: 'round end unsaved', steps: [replies.host({ Status: 'FINISH', Comment: 'done' })] });
+    const { store } = harness.host;
+    const setStatus = store.setStatus.bind(store);
+    store.setStatus = (id: string, status: SessionStatus, result?: string | null) => {
+      if (status === 'finished') throw new Error('disk I/O error');
+      return setStatus(id, status, result);
+    };
+    const start = await harness.host.endpoint.handle({ type: 'session.start', id: 's', request: 'do it' });
+    const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
+    expect(await harness.host.sessions.running).toMatchObject({ status: 'error' });
+    // The store still says running, but nothing runs: deleting it is not refused with "stop it first".
+    expect(store.getSession(sessionId)?.status).toBe('running');
+    expect(await harness.host.endpoint.handle({ type: 'session.stop', id: 'x', sessionId })).toMatchObject({ ok: true });
+    expect(await harness.host.endpoint.handle({ type: 'session.delete', id: 'd', sessionId })).toMatchObject({ ok: true, result: { sessionId } });
+    expect(store.getSession(sessionId)).toBeNull();
+  });
+
   it('start-up recovery is all or nothing: a crash part-way leaves every session for the next start', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'deskhand-recovery-'));
     const db = openDatabase(join(dataDir, 'deskhand.sqlite'));

@@ -53,6 +53,8 @@ describe('session views: what a session shows is its own', () => {
     expect(await command(current, { type: 'blackboard.get', sessionId })).toMatchObject({ ok: true, result: { questions: [], requests: ['session B'] } });
 
     expect(await command(current, { type: 'session.delete', sessionId: first.sessionId })).toMatchObject({ ok: true });
+    // The session whose round runs (waiting on its question) is not deleted under it.
+    expect(await command(current, { type: 'session.delete', sessionId })).toMatchObject({ ok: false, error: { code: 'conflict', message: 'stop the session before deleting it' } });
     expect(await command(current, { type: 'interaction.answer', sessionId, interactionId: asked.interaction.id, answers: ['Documents'] })).toMatchObject({ ok: true });
     expect(await current.host.sessions.running).toEqual({ status: 'finished', result: 'done B' });
     current.model.assertDone();
