@@ -188,6 +188,34 @@ describe('agent forms in the browser UI (fake host)', () => {
     expect(await card.getByLabel('User').getAttribute('type')).toBe('text');
   });
 
+  it('shows a secret field reached through a $ref, or in the items of a list, as a password box too', async () => {
+    const { page } = ui;
+    const schema = {
+      title: 'Accounts',
+      type: 'object',
+      definitions: { secret: { type: 'string', title: 'Master password', format: 'password' } },
+      properties: {
+        master: { $ref: '#/definitions/secret' },
+        accounts: {
+          type: 'array',
+          title: 'Accounts',
+          items: { type: 'object', properties: { site: { type: 'string', title: 'Site' }, pin: { type: 'string', title: 'PIN', writeOnly: true } } },
+        },
+      },
+    };
+    host.upsertForm({ formId: 'vault', sessionId, agent: 'AppAgent', schema, uischema: null, data: { accounts: [{ site: 'bank', pin: '' }] }, state: 'open' });
+    const card = page.getByRole('region', { name: 'Accounts' }).first();
+    await card.waitFor();
+    await card.getByLabel('Master password').waitFor();
+    expect(await card.getByLabel('Master password').getAttribute('type')).toBe('password');
+    // The list's row: its site in clear, its PIN hidden.
+    const row = card.getByRole('row').filter({ has: page.locator('input[value="bank"]') });
+    expect(await row.locator('input').evaluateAll((inputs) => inputs.map((input) => input.getAttribute('type')))).toEqual(['text', 'password']);
+    // A row added by the user gets the password box too.
+    await card.getByRole('button', { name: /add/i }).first().click();
+    await expect.poll(() => card.locator('input[type="password"]').count()).toBe(3);
+  });
+
   it('shows a clear message instead of a form whose spec is invalid', async () => {
     const { page } = ui;
     const base = { sessionId, agent: 'AppAgent', data: {}, state: 'open' as const };

@@ -165,6 +165,15 @@ describe('secret fields', () => {
     expect(formats(maskSecretFields(schema, uischema))).toEqual(expected);
     expect(maskSecretFields(schema, uischema).elements).toMatchObject([{ options: { focus: true } }, { options: { focus: true } }, { options: { focus: true } }]);
   });
+
+  it('a secret field reached through $refs is one too', () => {
+    const withRefs = {
+      type: 'object',
+      definitions: { secret: { type: 'string', format: 'password' }, alias: { $ref: '#/definitions/secret' }, plain: { type: 'string' } },
+      properties: { pass: { $ref: '#/definitions/alias' }, name: { $ref: '#/definitions/plain' } },
+    };
+    expect(formats(maskSecretFields(withRefs, undefined))).toEqual([['#/properties/pass', 'password'], ['#/properties/name', null]]);
+  });
 });
 
 describe('schema validator (the CSP forbids Ajv’s generated code)', () => {

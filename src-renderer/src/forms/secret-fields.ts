@@ -5,11 +5,18 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The field a Control's scope names, its `$ref`s followed (a few deep: a longer chain is no field of a real form). */
+function fieldAt(schema: JsonSchema, scope: string): unknown {
+  let field = resolveLocalRef(schema, scope);
+  for (let hops = 0; hops < 8 && isObject(field) && typeof field.$ref === 'string'; hops++) field = resolveLocalRef(schema, field.$ref);
+  return field;
+}
+
 function masked(element: UiElement, schema: JsonSchema): UiElement {
   if (Array.isArray(element.elements)) {
     return { ...element, elements: element.elements.map((child: unknown) => (isObject(child) && typeof child.type === 'string' ? masked(child as UiElement, schema) : child)) };
   }
-  if (element.type !== 'Control' || typeof element.scope !== 'string' || !isSecretField(resolveLocalRef(schema, element.scope))) return element;
+  if (element.type !== 'Control' || typeof element.scope !== 'string' || !isSecretField(fieldAt(schema, element.scope))) return element;
   return { ...element, options: { ...(isObject(element.options) ? element.options : {}), format: 'password' } };
 }
 
