@@ -118,16 +118,17 @@ export function createHost(options: HostOptions): Host {
   // OPENAI_API_KEY is the host profile's key (the secret store reads it the same way).
   const apiKey = options.apiKey ?? ((profile: string) => (profile === 'host' ? apiKeyFromEnv(options.env) : null));
   const env = options.env ?? process.env;
-  // The variables holding MCP servers' tokens are secrets whatever they are called (tokenSecret: "GITHUB_MCP").
-  const tokenNames = tokenVariables(config);
   const getSecret = options.getSecret ?? ((name: string) => env[name] ?? null);
   const tokensFetched = new Set<string>();
-  // The environment is the host's for its whole life: its secrets are found once, not on every scrub.
+  // The environment is the host's for its whole life: what looks secret in it is found once, not on every scrub.
   const envSecrets = Object.entries(env)
-    .filter(([name, value]) => value !== undefined && (isSecretEnv(name, value) || tokenNames.has(name)))
+    .filter(([name, value]) => value !== undefined && isSecretEnv(name, value))
     .map(([, value]) => value);
+  // The variables holding MCP servers' tokens are secrets whatever they are called (tokenSecret: "GITHUB_MCP"),
+  // as the settings name them now: a server added in Settings names one the device client still has.
+  const tokenEnvSecrets = (): string[] => [...tokenVariables(config)].flatMap((name) => env[name] ?? []);
   // Keys and tokens never reach the database, events, exports or prompts, even when a command prints them.
-  const scrubber = new SecretScrubber(() => [apiKey('host'), apiKey('app'), ...tokensFetched, ...envSecrets]);
+  const scrubber = new SecretScrubber(() => [apiKey('host'), apiKey('app'), ...tokensFetched, ...envSecrets, ...tokenEnvSecrets()]);
   // Passwords the user typed into an agent's form: the agent that asked gets them in its prompts, but
   // no record, event, export or log line keeps them.
   const typedSecrets = new Set<string>();

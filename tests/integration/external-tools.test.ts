@@ -80,6 +80,22 @@ describe('tools of the user\'s own MCP servers', () => {
     expect(asked[0]).toMatch(/not marked trusted/);
   });
 
+  it("follow the Settings: the token variable of a server added there is kept out of what is stored at once, whatever it is called", async () => {
+    // A name and a value that do not look secret: only the settings say it is a token.
+    const value = 'plain-looking-value-4711';
+    process.env.DESKHAND_TEST_NOTES_ACCESS = value;
+    try {
+      let apply: ((config: DeskhandConfig) => void) | null = null;
+      harness = await startHostHarness({ name: 'token named later', steps: [host({ Status: 'FINISH', Comment: 'done' })] }, { watchConfig: (listener) => (apply = listener) });
+      const remote = { name: 'remote', transport: 'http' as const, url: 'http://127.0.0.1:9/mcp', tokenSecret: 'DESKHAND_TEST_NOTES_ACCESS', trusted: false };
+      apply!(DeskhandConfig.parse({ ...settingsWith(harness, []), mcpServers: [remote] }));
+      const run = await runRequest(harness.host, `the access value is ${value}`);
+      expect(harness.host.store.getSession(run.sessionId)?.request).toBe('the access value is [redacted]');
+    } finally {
+      delete process.env.DESKHAND_TEST_NOTES_ACCESS;
+    }
+  });
+
   it('follow the Settings: a server removed there offers no tools any more', async () => {
     let apply: ((config: DeskhandConfig) => void) | null = null;
     const steps = scenario().steps.map((step) => ('expect' in step ? { ...step, expect: { notContains: ['notes.echo('] } } : step));
