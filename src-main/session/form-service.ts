@@ -98,16 +98,31 @@ export const SECRET_NOT_KEPT = '[typed into a password field: not kept]';
 
 type Mask = (parent: Record<string, unknown> | unknown[], key: string) => void;
 
+/** The secret fields of `form`, each once by its written-out path (a field both the schema and a Control mark is one). */
+function secretFields(form: Pick<FormView, 'schema' | 'uischema'>): Map<string, SecretPath> {
+  const all = [...secretSchemaPaths(form.schema, form.schema, []), ...secretControlPaths(form.uischema)];
+  return new Map(all.map((path) => [path.map((key) => (key === EACH ? '*' : JSON.stringify(key))).join('/'), path]));
+}
+
 /** `data` with each secret field of `form` handed to `mask` (its parent and key), on a copy; last first, so an item removed shifts none still to come. */
 function maskedSecrets(form: FormView, data: Record<string, unknown>, mask: Mask): Record<string, unknown> {
-  const all = [...secretSchemaPaths(form.schema, form.schema, []), ...secretControlPaths(form.uischema)];
   // Once each: a field both the schema and a Control mark would otherwise lose two items of its list.
-  const paths = [...new Map(all.map((path) => [path.map((key) => (key === EACH ? '*' : JSON.stringify(key))).join('/'), path])).values()];
+  const paths = [...secretFields(form).values()];
   if (!paths.length) return data;
   const copy = structuredClone(data);
   const found = paths.flatMap((path) => secretsAt(copy, path));
   for (const { parent, key } of found.reverse()) mask(parent, key);
   return copy;
+}
+
+/**
+ * What an update of a form that brings no data of its own carries over from the version before: all
+ * of it, unless a field that version hid is not hidden any more, in which case what was typed into
+ * the hidden fields is left behind (shown, and stored, in clear it would no longer be a secret).
+ */
+function carriedData(before: FormView, next: Pick<FormView, 'schema' | 'uischema'>): Record<string, unknown> {
+  const stillHidden = secretFields(next);
+  return [...secretFields(before).keys()].every((field) => stillHidden.has(field)) ? before.data : withoutSecrets(before).data;
 }
 
 /**
@@ -181,7 +196,7 @@ export class SessionForms implements FormService {
       agent,
       schema: parsed.data.schema,
       uischema: parsed.data.uischema ?? null,
-      data: parsed.data.data ?? existing?.data ?? {},
+      data: parsed.data.data ?? (existing ? carriedData(existing, { schema: parsed.data.schema, uischema: parsed.data.uischema ?? null }) : {}),
       state: 'open',
     };
     const bytes = formBytes(form);

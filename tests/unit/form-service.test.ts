@@ -144,6 +144,25 @@ describe('SessionForms: a user edit that would make the form too large to show',
     expect(remembered.sort()).toEqual(['4321-typed', 'hunter2-typed', 'tok-typed-123']);
   });
 
+  it("an update that no longer hides a field leaves behind what was typed into the hidden ones, rather than storing it in clear; one that still hides them keeps it", async () => {
+    const hidden = { type: 'object', properties: { user: { type: 'string' }, pass: { type: 'string', format: 'password' } } };
+    const shown = { type: 'object', properties: { user: { type: 'string' }, pass: { type: 'string', title: 'Password (shown)' } } };
+    const login = forms.open('AppAgent', { schema: hidden });
+    forms.handleEvent(login.formId, 'user', 'me', null);
+    forms.handleEvent(login.formId, 'pass', 'hunter2-typed', null);
+    // A new hint, the password still hidden: what was typed stays, as before.
+    forms.open('AppAgent', { schema: { ...hidden, title: 'Log in again' } });
+    forms.handleEvent(login.formId, '', null, 'Log in');
+    await expect(forms.waitForAction('AppAgent', new AbortController().signal)).resolves.toMatchObject({ data: { user: 'me', pass: 'hunter2-typed' } });
+    // The field shown in clear from now on: the password typed before is not carried into it.
+    const update = forms.open('AppAgent', { schema: shown });
+    expect(update.data).toMatchObject({ user: 'me' });
+    expect(update.data).not.toHaveProperty('pass');
+    expect(JSON.stringify(store.forms('s1'))).not.toContain('hunter2-typed');
+    // Nor is it sent to the window again, to show in the clear field.
+    expect(JSON.stringify(emitted.at(-1))).not.toContain('hunter2-typed');
+  });
+
   it('keeps passwords out of the database in the items of a list and in fields defined through a $ref', async () => {
     const schema = {
       type: 'object',
