@@ -149,4 +149,24 @@ describe('past sessions in the browser UI (fake host)', () => {
     await expect.poll(() => page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem').count()).toBe(2);
     expect(await page.getByRole('button', { name: 'Stop' }).isDisabled()).toBe(true);
   });
+
+  it('asks before deleting with the step count as it is now, for a session still taking steps', async () => {
+    const { page } = ui;
+    await page.getByRole('button', { name: 'New', exact: true }).click();
+    await page.getByRole('textbox', { name: 'Request' }).fill('count the photos');
+    await page.getByRole('textbox', { name: 'Request' }).press('Enter');
+    await host.waitForCommand('session.start', (command) => command.request === 'count the photos');
+    const sessionId = [...host.sessions.keys()].at(-1) ?? '';
+    host.addStep(makeStep(sessionId, 0));
+    await page.getByRole('button', { name: 'Actions for count the photos' }).click();
+    await page.getByRole('menuitem', { name: 'Delete' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete this session?' });
+    await confirm.waitFor();
+    const stepsNow = () => host.sessions.get(sessionId)?.steps.length ?? 0;
+    await confirm.getByText(new RegExp(`with its ${stepsNow() === 1 ? 'step' : `${stepsNow()} steps`},`)).waitFor();
+    host.addSteps([makeStep(sessionId, stepsNow()), makeStep(sessionId, stepsNow() + 1)]);
+    await confirm.getByText(new RegExp(`with its ${stepsNow()} steps,`)).waitFor();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    expect(host.commands('session.delete').filter((command) => command.sessionId === sessionId)).toHaveLength(0);
+  });
 });

@@ -103,6 +103,11 @@ export function SessionsSidebar() {
   const exportSession = useDeskhand((state) => state.exportSession);
   const notify = useDeskhand((state) => state.notify);
   const [deleting, setDeleting] = useState<SessionView | DamagedSessionView | null>(null);
+  // As it is now, not as it was when the menu opened: a running session's steps go on adding up (and
+  // one deleted in another window meanwhile closes the question).
+  const deletingNow = useDeskhand((state) =>
+    deleting === null || 'problem' in deleting ? deleting : (state.sessions.find((session) => session.id === deleting.id) ?? null),
+  );
   const narrow = useNarrowWindow();
   const panelOpen = useUi((state) => state.sessionsOpen);
   const setSessionsOpen = useUi((state) => state.setSessionsOpen);
@@ -146,7 +151,7 @@ export function SessionsSidebar() {
       </Box>
       <SessionList onExport={onExport} onDelete={onDelete} />
       <DeleteSessionDialog
-        session={deleting}
+        session={deletingNow}
         onCancel={() => setDeleting(null)}
         onConfirm={(session) => {
           setDeleting(null);
