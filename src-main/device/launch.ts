@@ -64,8 +64,20 @@ export function deviceEnv(base: NodeJS.ProcessEnv, secretNames: ReadonlySet<stri
   return env;
 }
 
+/**
+ * Names the variables the host withholds from the device client beyond those named like secrets, so its
+ * commands and programs go without them even when the login profile (loginChildEnv) sets them again.
+ */
+export const WITHHELD_ENV = 'DESKHAND_WITHHELD_ENV';
+
+/** The names `env` says are withheld (WITHHELD_ENV). */
+export function withheldNames(env: NodeJS.ProcessEnv): Set<string> {
+  return new Set((env[WITHHELD_ENV] ?? '').split(',').filter(Boolean));
+}
+
 export function deviceLaunchSpec(options: DeviceLaunchOptions): DeviceLaunchSpec {
   const env = deviceEnv(options.env ?? process.env, options.secretNames);
+  if (options.secretNames && options.secretNames.size > 0) env[WITHHELD_ENV] = [...options.secretNames].join(',');
   const command = options.execPath ?? process.execPath;
   const flags = deviceArgs(options.config ?? {});
   if (process.versions.electron && command === process.execPath) env.ELECTRON_RUN_AS_NODE = '1';

@@ -6,7 +6,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { unlessAborted } from '../common/unless-aborted';
 import type { CommandOutput } from './contract';
 import { hasCommand } from './exec';
-import { deviceEnv } from './launch';
+import { deviceEnv, WITHHELD_ENV, withheldNames } from './launch';
 
 /**
  * execute_command: one shell command, run to completion or killed with everything it started.
@@ -136,11 +136,11 @@ function completeUtf8Length(bytes: Buffer): number {
 }
 
 // Device-internal switches that would change how launched programs behave.
-const INTERNAL_ENV = ['ELECTRON_RUN_AS_NODE', 'DESKHAND_DEVICE_DEBUG'];
+const INTERNAL_ENV = ['ELECTRON_RUN_AS_NODE', 'DESKHAND_DEVICE_DEBUG', WITHHELD_ENV];
 
-/** The environment commands and launched programs get: no secrets, no Deskhand internals. */
+/** The environment commands and launched programs get: no secrets, none the host withholds, no Deskhand internals. */
 export function childEnv(base: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const env = deviceEnv(base);
+  const env = deviceEnv(base, withheldNames(base));
   for (const name of INTERNAL_ENV) delete env[name];
   return env;
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { deviceLaunchSpec } from '../../src-main/device/launch';
+import { deviceLaunchSpec, WITHHELD_ENV } from '../../src-main/device/launch';
 import { DeskhandConfig, tokenVariables, type DeskhandConfigInput } from '../../src-main/host/config';
 import { createHost, type Host } from '../../src-main/host/create-host';
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
@@ -58,7 +58,7 @@ describe('API keys and tokens', () => {
     expect(tokenVariables(DeskhandConfig.parse(config))).toEqual(new Set(['GITHUB_MCP']));
     // Not handed to the device client (and so to the commands it runs) ...
     const spec = deviceLaunchSpec({ root: '/r', mode: 'built', env: { PATH: '/bin', GITHUB_MCP: token }, secretNames: tokenVariables(DeskhandConfig.parse(config)) });
-    expect(spec.env).toEqual({ PATH: '/bin' });
+    expect(spec.env).toEqual({ PATH: '/bin', [WITHHELD_ENV]: 'GITHUB_MCP' });
     // ... and scrubbed from what is stored and logged, like a key.
     const model = await modelServer('token', 'ok');
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);

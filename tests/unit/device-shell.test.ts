@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandOutput } from '../../src-main/device/contract';
-import { isSecretEnvName } from '../../src-main/device/launch';
+import { deviceLaunchSpec, isSecretEnvName } from '../../src-main/device/launch';
 import { CappedOutput, childEnv, loginEnvironment, parseEnv0, parseProbeOutput, runShellCommand, withLogin } from '../../src-main/device/shell';
 
 /** execute_command's engine, on real processes (no display needed). */
@@ -175,6 +175,23 @@ describe('runShellCommand', () => {
       expect(out.stdout).toBe('hello from the profile PATH\nyes:none\n');
     }
     expect(readFileSync(join(home, 'profile-runs'), 'utf8')).toBe('run\n');
+  });
+
+  it('keeps a variable the host withholds (an MCP server\'s token) out of commands when the login profile sets it again', async () => {
+    const home = join(dir, 'withheld-home');
+    await mkdir(home, { recursive: true });
+    await writeFile(join(home, '.profile'), 'export TRACKER_ACCESS=from-profile\nexport FROM_PROFILE=yes\n');
+    const spec = deviceLaunchSpec({
+      root: '/r',
+      mode: 'built',
+      env: { PATH: process.env.PATH, HOME: home, TRACKER_ACCESS: 'from-session' },
+      secretNames: new Set(['TRACKER_ACCESS']),
+    });
+    expect(spec.env.TRACKER_ACCESS).toBeUndefined();
+    const out = await runShellCommand({ command: 'echo "$FROM_PROFILE:${TRACKER_ACCESS:-none}"; env', timeoutMs: 10_000, env: spec.env });
+    expect(out.stdout.split('\n')[0]).toBe('yes:none');
+    expect(out.stdout).not.toContain('from-profile');
+    expect(out.stdout).not.toMatch(/^DESKHAND_/m);
   });
 
   it('goes on without the login environment when the profile hangs', async () => {
