@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
+import { throwIfAborted } from './abort';
 import type { LaunchResult, WindowInfo } from './contract';
 import { hasCommand } from './exec';
 import { childEnv, loginChildEnv } from './shell';
@@ -311,6 +312,8 @@ async function launchX11(name: string, args: readonly string[], options: LaunchO
   const env = await loginChildEnv(process.env, options.signal);
   const argv = await resolveLaunch(name, args, env);
   const before = new Set((await windowIds()).ids);
+  // Looking up a menu name reads every desktop entry: a Stop meanwhile must not start the program after all.
+  throwIfAborted(options.signal);
   const started = await startDetached(argv, env);
   let exitedAt: number | undefined;
   for (;;) {
@@ -356,6 +359,7 @@ export async function launchApp(name: string, args: readonly string[], options: 
   if (process.platform === 'darwin') {
     const env = await loginChildEnv(process.env, options.signal);
     const argv = (await hasCommand(name, env.PATH)) ? [name, ...args] : ['open', '-n', '-a', name, ...(args.length ? ['--args', ...args] : [])];
+    throwIfAborted(options.signal);
     const started = await startDetached(argv, env);
     return { pid: started.pid, command: argv, window: null };
   }

@@ -83,6 +83,34 @@ describe('cancelling device actions (Xvfb + openbox + xterm)', () => {
     process.kill(pid, 'SIGTERM');
   });
 
+  it('never starts a program whose launch was cancelled while its menu name was looked up', async () => {
+    // Many desktop entries, so looking up a menu name takes a while; the one asked for writes a file.
+    const data = join(dir, 'many-apps');
+    const apps = join(data, 'applications');
+    await mkdir(apps, { recursive: true });
+    for (let i = 0; i < 4_000; i++) {
+      await writeFile(join(apps, `filler-${i}.desktop`), `[Desktop Entry]\nType=Application\nName=Filler ${i}\nExec=true\n`);
+    }
+    const marker = join(dir, 'launched.txt');
+    await writeFile(join(apps, 'marker.desktop'), `[Desktop Entry]\nType=Application\nName=Deskhand Marker\nExec=touch ${marker}\n`);
+    const lookingUp = await startDevice(x, { env: { XDG_DATA_HOME: data } });
+    try {
+      await lookingUp.callOk('execute_command', { command: 'true' }, { timeout: 30_000 });
+      const started = Date.now();
+      await callThenCancel(lookingUp, 'launch_app', { name: 'Deskhand Marker' }, 100);
+      await eventually('the cancelled launch in the device log', 20_000, async () => /launch_app failed/.exec(lookingUp.stderr()) ?? undefined);
+      expect(Date.now() - started, 'the lookup outlasted the cancel').toBeGreaterThan(300);
+      await sleep(500);
+      await expect(stat(marker), 'the program started after the cancel').rejects.toThrow(/ENOENT/);
+
+      // Not cancelled, the same launch does run the program: the test would notice one that never could.
+      await lookingUp.callOk('launch_app', { name: 'Deskhand Marker' }, { timeout: 30_000 });
+      await eventually('the marker file', 5_000, async () => (await stat(marker).catch(() => undefined)) ?? undefined);
+    } finally {
+      await lookingUp.close();
+    }
+  }, 60_000);
+
   it('stops typing that is under way soon after the cancel', async () => {
     const file = join(dir, 'typed.txt');
     await device.callOk('type_text', { text: `cat > ${file}\n`, method: 'type' });
