@@ -36,8 +36,10 @@ export interface DeviceLaunchOptions {
 // KEY, PAT and AUTH count as words (STRIPE_KEY, GH_PAT, NPM_AUTH), not inside others (MONKEY_PATH,
 // XAUTHORITY); SSH_AUTH_SOCK is needed and holds no secret itself. PASS and PWD count as words too
 // (DB_PASS, MYSQL_PWD), PWD only after an underscore: PWD and OLDPWD are the working directory.
+// Password managers' unlocked sessions (Bitwarden's BW_SESSION, 1Password's OP_SESSION_<account>) open
+// the whole vault; SESSION alone is no secret (XDG_SESSION_TYPE, DBUS_SESSION_BUS_ADDRESS).
 const SECRET_NAME =
-  /(API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|(^|_)KEY($|_)|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|COOKIE|(^|_)PAT($|_)|(^|_)AUTH($|_)|(^|_)PASS($|_)|_PWD($|_)|^SSHPASS$)/i;
+  /(API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|(^|_)KEY($|_)|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|COOKIE|(^|_)PAT($|_)|(^|_)AUTH($|_)|(^|_)PASS($|_)|_PWD($|_)|^SSHPASS$|^BW_SESSION$|^OP_SESSION_)/i;
 const NOT_SECRET_NAMES = new Set(['SSH_AUTH_SOCK']);
 /** A URL with a password in it, whatever the variable is called (DATABASE_URL=postgres://me:pw@db/x). */
 const CREDENTIAL_URL = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:[^@\s]+@/i;

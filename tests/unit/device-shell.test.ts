@@ -142,6 +142,9 @@ describe('runShellCommand', () => {
     for (const name of ['MYSQL_PWD', 'SSHPASS', 'DB_PASS', 'SMTP_PASS', 'REDIS_PASS_WORD']) {
       expect(isSecretEnvName(name), name).toBe(true);
     }
+    // A password manager's unlocked session opens the whole vault; a desktop session's variables are no secret.
+    for (const name of ['BW_SESSION', 'OP_SESSION_my_team']) expect(isSecretEnvName(name), name).toBe(true);
+    for (const name of ['XDG_SESSION_TYPE', 'DBUS_SESSION_BUS_ADDRESS', 'DESKTOP_SESSION', 'SESSION_MANAGER']) expect(isSecretEnvName(name), name).toBe(false);
     for (const name of ['PWD', 'OLDPWD', 'PASSENGER_ROOT', 'COMPASS_HOME', 'BYPASS_PROXY']) {
       expect(isSecretEnvName(name), name).toBe(false);
     }
