@@ -33,15 +33,17 @@ const SHELL_TEXT_RUNNERS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 
 /** Shell text nested deeper than this (`bash -c "sh -c '…'"` is two levels) is not read. */
 const MAX_NESTING = 4;
 
-function words(command: string): string[] {
+/** The words of a simple command; `cut`: it was cut inside quotes, so they are only a guess. */
+function words(command: string): { all: string[]; cut: boolean } {
   try {
-    return splitArgs(command);
+    return { all: splitArgs(command), cut: false };
   } catch {
     // simpleCommands also cuts inside quotes (`bash -c "cd /tmp; rm -rf /"`): a quote left over is no part of a word.
-    return command
+    const all = command
       .split(/\s+/)
       .map((word) => word.replace(/["']/g, ''))
       .filter((word) => word !== '');
+    return { all, cut: true };
   }
 }
 
@@ -85,8 +87,11 @@ function treeCommandInText(text: string, home: string, startCwd: string | null, 
   let cwd = startCwd;
   // A backslash at the end of a line continues the command on the next one.
   for (const command of simpleCommands(text.replace(/\\\r?\n/g, ''))) {
-    const all = words(command);
-    if (['cd', 'pushd'].includes(programOf(all[0] ?? ''))) cwd = afterCd(all.slice(1), cwd, home);
+    const { all, cut } = words(command);
+    // A script cut inside its quotes (`bash -c "cd /tmp/x && rm -rf *"`) runs where its own cd took it,
+    // which a guess at its words cannot follow: its relative targets are read from no known folder.
+    if (cut) cwd = null;
+    else if (['cd', 'pushd'].includes(programOf(all[0] ?? ''))) cwd = afterCd(all.slice(1), cwd, home);
     const found = treeCommand(all, home, cwd) ?? (depth < MAX_NESTING ? nestedTreeCommand(all, home, cwd, depth) : null);
     if (found) return found;
   }

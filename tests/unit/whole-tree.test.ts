@@ -56,6 +56,9 @@ describe('the whole-tree rule in the safety policy', () => {
     expect(inFolder('rm -rf *', '/')).toBe('deny');
     expect(inFolder('rm -rf ../..', '/tmp/build')).toBe('deny');
     expect(inFolder('cd / && rm -rf *', '/tmp')).toBe('deny');
+    // A script's own cd inside the quotes of bash -c: not read as the command's folder, so not denied.
+    expect(inFolder('bash -c "cd /tmp/build && rm -rf *"')).not.toBe('deny');
+    expect(inFolder(`sh -c 'cd ~/project; chmod -R 755 .'`)).not.toBe('deny');
     expect(inFolder('cd && rm -rf ./*', '/tmp')).toBe('deny');
     expect(inFolder('rm -rf *', 'projects/app/build')).not.toBe('deny');
     expect(inFolder('cd build && rm -rf *')).not.toBe('deny');
