@@ -146,3 +146,16 @@ describe('renderSubtasks', () => {
     expect(Number(first?.[2])).toBe(Number(first?.[1]) + 1);
   });
 });
+
+describe('the repeated-action warning', () => {
+  it('counts an action held for approval and its decision as one action', () => {
+    const held = step(0, { status: 'CONFIRM', action: { function: 'click', args: { x: 1, y: 2 } }, actionText: 'Click Send' });
+    const approved = step(1, { status: 'CONTINUE', action: { function: 'click', args: { x: 1, y: 2 } }, actionText: 'Click Send', result: 'done' });
+    expect(renderFeedback([held, approved])).toBe('');
+  });
+
+  it('still warns about an action run twice in a row', () => {
+    const click = { function: 'click', args: { x: 1, y: 2 } };
+    expect(renderFeedback([step(0, { action: click }), step(1, { action: click })])).toContain('the same action 2 times in a row');
+  });
+});

@@ -99,8 +99,10 @@ export function renderFeedback(history: readonly StepView[]): string {
   }
   if (!last.action) return '';
   const key = JSON.stringify(last.action);
+  // A held step ran nothing: with the decision step after it, it is one action, not two.
+  const acted = history.filter((step) => step.status !== 'CONFIRM');
   let repeats = 0;
-  for (let i = history.length - 1; i >= 0 && history[i]?.action && JSON.stringify(history[i]?.action) === key; i--) repeats++;
+  for (let i = acted.length - 1; i >= 0 && acted[i]?.action && JSON.stringify(acted[i]?.action) === key; i--) repeats++;
   return repeats >= REPEAT_WARNING_AFTER
     ? `\nYou have done the same action ${repeats} times in a row (<data name="action">${asData(last.actionText, 120)}</data>). It is not getting closer to the goal: look at the screen again and try something different, or FAIL.\n`
     : '';
