@@ -7,7 +7,7 @@ import { loadPromptFile, type PromptTemplate } from './template';
 export const HOST_PLACEHOLDERS = {
   system: ['examples'],
   system_nonvisual: ['examples'],
-  user: ['request', 'windows', 'agents', 'subtasks', 'blackboard', 'documents', 'feedback', 'screen'],
+  user: ['request', 'windows', 'agents', 'subtasks', 'history', 'blackboard', 'documents', 'feedback', 'screen'],
 } as const;
 
 export const APP_PLACEHOLDERS = {

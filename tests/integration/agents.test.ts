@@ -183,6 +183,25 @@ describe('questions and approvals', () => {
     expect(harness.host.audit.list(sessionId)).toMatchObject([{ tool: 'execute_command', decision: 'rejected', status: 'skipped' }]);
   });
 
+  it("CONFIRM rejected for the HostAgent: its next prompt says so, with the user's note", async () => {
+    harness = await startHostHarness(
+      {
+        name: 'host rejected',
+        steps: [
+          host({ Status: 'CONTINUE', 'Current Sub-Task': 'write hello', AppsToOpen: { APP: 'gedit', file_path: '' } }),
+          { ...hostFinish(), expect: { contains: ['Rejected by the user: use nano instead; the action did not run'] } },
+        ],
+      },
+      {
+        config: { safety: { confirmation: 'always' } },
+        autoResponder: (interaction) => (interaction.kind === 'confirm' ? { kind: 'decision', approved: false, note: 'use nano instead' } : null),
+      },
+    );
+    await runRequest(harness.host, 'write hello');
+    harness.model.assertDone();
+    expect(harness.deviceActions()).toEqual([]);
+  });
+
   it('a model that says CONTINUE cannot skip the policy: a shell command is still held', async () => {
     const dir = workDir();
     harness = await startHostHarness({ name: 'policy', steps: [shell(`touch ${dir}/sneaky`)] });

@@ -266,7 +266,7 @@ export function renderSubtasks(records: readonly SubtaskRecord[]): string {
 /** The agents the host can hand work to besides application windows. */
 export const DELEGATE_AGENTS = ['ShellAgent'] as const;
 
-/** LLM_INTERACTION: the HostAgent's prompt (desktop screenshot, windows, agents, sub-tasks, blackboard). */
+/** LLM_INTERACTION: the HostAgent's prompt (desktop screenshot, windows, agents, sub-tasks, its steps, blackboard). */
 export const hostPromptStrategy: Strategy = {
   name: 'host-prompt',
   phase: 'LLM_INTERACTION',
@@ -284,6 +284,7 @@ export const hostPromptStrategy: Strategy = {
       windows: renderWindows(windows),
       agents: '- ShellAgent: runs shell commands (files, programs, system information); no window needed.',
       subtasks: renderSubtasks(runtime.subtasks),
+      history: renderHistory(agent.history, runtime.config.prompt.recentSteps),
       blackboard: blackboardPart(runtime, agent),
       documents: renderDocs(runtime.docs.retrieve(runtime.request, 2)),
       feedback: renderFeedback(agent.history),
