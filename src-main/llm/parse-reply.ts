@@ -71,25 +71,31 @@ function* topLevelObjects(text: string): Generator<string> {
 }
 
 /**
- * The reply's JSON object: a fenced block's first, then each top-level object in turn, so that braces in
- * the words before it ("I will click at {x, y}") do not hide it. Objects nested in another are never
- * taken for the reply.
+ * The reply's JSON object candidates, parsed: a fenced block's first, then each top-level object in
+ * turn, so that braces in the words before it ("I will click at {x, y}", or at {"x": 1, "y": 2}) do not
+ * hide it. Objects nested in another are never taken for the reply. A candidate too deep or with a
+ * "__proto__" key ends the search with its error.
  */
-function findJsonObject(text: string): { data: unknown } | { error: string } {
-  let error = 'no JSON object found';
+function* jsonCandidates(text: string): Generator<{ data: unknown } | { error: string; fatal: boolean }> {
   const fenced = FENCED_JSON.exec(text)?.[1];
   const candidates = fenced ? [fenced, ...topLevelObjects(text)] : topLevelObjects(text);
   for (const candidate of candidates) {
     const depth = nestingDepth(candidate);
-    if (depth > MAX_REPLY_DEPTH) return { error: `the reply nests ${depth} levels deep; at most ${MAX_REPLY_DEPTH} are accepted` };
+    if (depth > MAX_REPLY_DEPTH) {
+      yield { error: `the reply nests ${depth} levels deep; at most ${MAX_REPLY_DEPTH} are accepted`, fatal: true };
+      return;
+    }
     try {
       const data = parseWithoutProtoKeys(candidate);
-      return data === PROTO_KEY ? { error: 'the reply has a "__proto__" key, which is not allowed' } : { data };
+      if (data === PROTO_KEY) {
+        yield { error: 'the reply has a "__proto__" key, which is not allowed', fatal: true };
+        return;
+      }
+      yield { data };
     } catch (parseError) {
-      if (error === 'no JSON object found') error = `the reply is not valid JSON: ${(parseError as Error).message}`;
+      yield { error: `the reply is not valid JSON: ${(parseError as Error).message}`, fatal: false };
     }
   }
-  return { error: error === 'no JSON object found' ? `the reply is not valid JSON: ${error}` : error };
 }
 
 const PROTO_KEY = Symbol('a "__proto__" key');
@@ -114,10 +120,18 @@ export function parseModelReply<S extends z.ZodType>(text: string, schema: S): P
   if (text.length > MAX_REPLY_CHARS) {
     return { ok: false, error: `the reply is ${text.length} characters; at most ${MAX_REPLY_CHARS} are accepted` };
   }
-  const found = findJsonObject(text);
-  if ('error' in found) return { ok: false, error: found.error };
-  const { data } = found;
-  const checked = schema.safeParse(data);
-  if (!checked.success) return { ok: false, error: `the reply does not match the format: ${issuesText(checked.error, { root: '(reply)', max: 8 })}` };
-  return { ok: true, value: checked.data };
+  // The first object that fits is the reply; else the first mismatch says why, else the first JSON error.
+  let mismatch: string | null = null;
+  let invalid: string | null = null;
+  for (const found of jsonCandidates(text)) {
+    if ('error' in found) {
+      if (found.fatal) return { ok: false, error: found.error };
+      invalid ??= found.error;
+      continue;
+    }
+    const checked = schema.safeParse(found.data);
+    if (checked.success) return { ok: true, value: checked.data };
+    mismatch ??= `the reply does not match the format: ${issuesText(checked.error, { root: '(reply)', max: 8 })}`;
+  }
+  return { ok: false, error: mismatch ?? invalid ?? 'the reply is not valid JSON: no JSON object found' };
 }
