@@ -28,6 +28,9 @@ export interface BlackboardPrompt {
   omitted: number;
 }
 
+/** The most of one answer a prompt shows, when half the room the requests leave allows it. */
+const MAX_ANSWER_CHARS = 2_000;
+
 function oneLine(value: unknown, max: number): string {
   const text = (typeof value === 'string' ? value : (JSON.stringify(value) ?? '')).replace(/\s+/g, ' ').trim();
   // Angle brackets would let recorded screen text pose as prompt markup.
@@ -141,8 +144,10 @@ export class Blackboard {
       `${firstRequest + i + 1}. ${oneLine(requestItems[i]?.get('request') ?? requestItems[i]?.get('text'), 400)}`,
     );
     const questionItems = this.questions.lastK(20);
+    // An answer (a form's data) may be text the agent types next: cut only where the budget demands.
+    const answerChars = Math.max(300, Math.min(MAX_ANSWER_CHARS, Math.floor(room.left / 2)));
     const questions = newestThatFit(room, 'Questions and answers', questionItems.length, (i) =>
-      `- Q: ${oneLine(questionItems[i]?.get('question'), 300)} A: ${oneLine(questionItems[i]?.get('answer'), 300)}`,
+      `- Q: ${oneLine(questionItems[i]?.get('question'), 300)} A: ${oneLine(questionItems[i]?.get('answer'), answerChars)}`,
     );
     const records = options.skipTrajectory ? this.trajectories.all().filter((item) => !options.skipTrajectory?.(item)) : this.trajectories.all();
     const trajectory = newestThatFit(room, 'Trajectory (NNNNN older records left out)', records.length, (i) =>
