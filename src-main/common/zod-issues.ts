@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { headOf } from './text-head';
 
 /** One issue may quote the input's own keys, which can be any length; its text is cut here. */
 const ISSUE_CHARS = 200;
@@ -11,6 +12,6 @@ export function issuesText(error: z.ZodError, options: { root: string; max: numb
   return error.issues
     .slice(0, options.max)
     .map((issue) => `${issue.path.length ? issue.path.join('.') : options.root}: ${issue.message}`)
-    .map((text) => (text.length > ISSUE_CHARS ? `${text.slice(0, ISSUE_CHARS)}…` : text))
+    .map((text) => (text.length > ISSUE_CHARS ? `${headOf(text, ISSUE_CHARS)}…` : text))
     .join('; ');
 }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ChatMessage, ModelAnswer, ModelClient } from './model-client';
 import { parseModelReply } from './parse-reply';
+import { headOf } from '../common/text-head';
 
 export interface ModelExchange<T> {
   reply: T | null;
@@ -56,7 +57,7 @@ export async function askModel<S extends z.ZodType>(
     const parsed = parseModelReply(text, schema);
     if (parsed.ok) return { reply: parsed.value, error: null, text, usage, attempts: attempt, waitedMs };
     error = answer.note ? `${answer.note}; ${parsed.error}` : parsed.error;
-    conversation.push({ role: 'assistant', content: text.slice(0, 8_000) }, { role: 'user', content: repairPrompt(error) });
+    conversation.push({ role: 'assistant', content: headOf(text, 8_000) }, { role: 'user', content: repairPrompt(error) });
   }
   return { reply: null, error, text, usage, attempts: options.maxRepairs + 1, waitedMs };
 }

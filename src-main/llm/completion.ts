@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { headOf } from '../common/text-head';
 
 const ContentParts = z.array(z.object({ type: z.string(), text: z.string().nullish() }));
 
@@ -36,7 +37,7 @@ const SAMPLE_CHARS = 60;
 /** The start of `text`, on one line. */
 function clip(text: string, max = SAMPLE_CHARS): string {
   const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max)}…` : line;
+  return line.length > max ? `${headOf(line, max)}…` : line;
 }
 
 /** What arrived instead, in a few words. */

@@ -12,6 +12,7 @@ import {
   retryable,
   retryAfterMs,
 } from './model-errors';
+import { headOf } from '../common/text-head';
 
 export type ChatMessage = ChatCompletionMessageParam;
 
@@ -64,7 +65,7 @@ const TEMPERATURE = 0;
 
 function short(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > MAX_ERROR_DETAIL ? `${line.slice(0, MAX_ERROR_DETAIL)}…` : line;
+  return line.length > MAX_ERROR_DETAIL ? `${headOf(line, MAX_ERROR_DETAIL)}…` : line;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ScreenshotRef } from '../protocol';
 import { keepAsIs, type Scrub } from './database';
 import { Memory, MemoryItem } from './memory';
+import { headOf } from '../common/text-head';
 
 export type MemoryName = 'questions' | 'requests' | 'trajectories' | 'screenshots';
 export const MEMORY_NAMES: readonly MemoryName[] = ['questions', 'requests', 'trajectories', 'screenshots'];
@@ -35,7 +36,7 @@ function oneLine(value: unknown, max: number): string {
   const text = (typeof value === 'string' ? value : (JSON.stringify(value) ?? '')).replace(/\s+/g, ' ').trim();
   // Angle brackets would let recorded screen text pose as prompt markup.
   const safe = text.replace(/</g, '‹');
-  return safe.length > max ? `${safe.slice(0, max - 1)}…` : safe;
+  return safe.length > max ? `${headOf(safe, max - 1)}…` : safe;
 }
 
 /**

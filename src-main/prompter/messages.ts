@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../llm/model-client';
+import { headOf } from '../common/text-head';
 
 /**
  * Text the model wrote, the screen showed or a tool returned goes back to the model as data: one line,
@@ -6,7 +7,7 @@ import type { ChatMessage } from '../llm/model-client';
  */
 export function asData(text: string, max = 600): string {
   const oneLine = text.replace(/\s+/g, ' ').trim();
-  const cut = oneLine.length > max ? `${oneLine.slice(0, max)}… (cut)` : oneLine;
+  const cut = oneLine.length > max ? `${headOf(oneLine, max)}… (cut)` : oneLine;
   return cut.replace(/</g, '‹');
 }
 

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { logError } from '../common/log';
+import { headOf } from '../common/text-head';
 
 export interface RetrievedDoc {
   source: string;
@@ -68,6 +69,6 @@ export class LocalDocsRetriever implements DocsRetriever {
 /** The documents part of a prompt, as data. */
 export function renderDocs(docs: readonly RetrievedDoc[]): string {
   if (!docs.length) return '';
-  const body = docs.map((doc) => `[${doc.source}]\n${doc.text.slice(0, 1_500).replace(/</g, '‹')}`).join('\n\n');
+  const body = docs.map((doc) => `[${doc.source}]\n${headOf(doc.text, 1_500).replace(/</g, '‹')}`).join('\n\n');
   return `## Documents that may help\n<data name="documents">\n${body}\n</data>\n`;
 }
