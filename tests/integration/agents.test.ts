@@ -63,6 +63,22 @@ describe('HostAgent with an AppAgent and the ShellAgent', () => {
     expect(board).toMatchObject({ ok: true, result: { requests: ['title the note, then save the date'], screenshots: [{ reason: 'the editor with the title' }] } });
   });
 
+  it('says in the step and to the HostAgent that an action given with FINISH was not run, and runs nothing', async () => {
+    harness = await startHostHarness({
+      name: 'finish with an action',
+      steps: [
+        hostTo('0x200002', 'save the note'),
+        app({ Function: 'hotkey', Args: { keys: ['ctrl', 's'] }, Status: 'FINISH', Comment: 'saved the note' }),
+        { ...hostFinish('done'), expect: { contains: ['(Not run: hotkey, given with FINISH, which takes no action.)'] } },
+      ],
+    });
+    const { steps } = await runRequest(harness.host, 'save the note');
+    expect(steps[1]).toMatchObject({ status: 'FINISH', result: 'saved the note (Not run: hotkey, given with FINISH, which takes no action.)' });
+    // The window is brought forward for the sub-task; no key is pressed.
+    expect(harness.deviceActions().map((action) => action.tool)).not.toContain('hotkey');
+    harness.model.assertDone();
+  });
+
   it("hands the HostAgent's notes (Message) with the sub-task, and only with it", async () => {
     harness = await startHostHarness(
       {

@@ -129,12 +129,13 @@ export const executeStrategy: Strategy = {
     const runtime = runtimeOf(ctx);
     const agent = ctx.get<{ name: string }>('agent');
     const plan = ctx.get<ActionPlan>(K.plan);
-    const reply = ctx.get<{ Status: StepOutcome['status']; Comment?: string; Questions?: string[] }>(K.reply);
+    const reply = ctx.get<{ Status: StepOutcome['status']; Comment?: string; Questions?: string[] } & Partial<ActionFields>>(K.reply);
     const authorization = ctx.get<Authorization>(K.authorization);
     const set = (outcome: StepOutcome): void => ctx.set(K.outcome, outcome);
     if (!plan.commands.length) {
       const questions = (reply.Questions ?? []).filter(Boolean);
-      const result = reply.Status === 'PENDING' && questions.length ? questions.join(' ') : reply.Comment || null;
+      const said = reply.Status === 'PENDING' && questions.length ? questions.join(' ') : reply.Comment || null;
+      const result = [said, notRun(reply)].filter(Boolean).join(' ') || null;
       return set({ status: reply.Status, result, error: null, approvedBy: null, results: [] });
     }
     const actor = { sessionId: runtime.sessionId, agent: agent.name, stepIdx: runtime.nextStepIndex() };
@@ -158,6 +159,17 @@ export const executeStrategy: Strategy = {
     set(outcomeOfResults(results, 'policy'));
   },
 };
+
+/**
+ * What a reply that ends the sub-task (FINISH, FAIL) named as an action, which such a status never runs:
+ * said in the step's result, so that "done" with an action left undone (a save, say) is not taken for done.
+ */
+function notRun(reply: Partial<ActionFields> & { Status: string }): string | null {
+  if (reply.Status !== 'FINISH' && reply.Status !== 'FAIL') return null;
+  const named = [reply.Function, ...(reply.Actions ?? []).map((action) => action.Function)].filter((name): name is string => Boolean(name));
+  if (!named.length) return null;
+  return `(Not run: ${[...new Set(named)].join(', ')}, given with ${reply.Status}, which takes no action.)`;
+}
 
 /** Actions whose place on the screen is worth drawing. */
 function pointsAtTheScreen(action: ActionView): boolean {
