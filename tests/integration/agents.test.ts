@@ -79,6 +79,20 @@ describe('HostAgent with an AppAgent and the ShellAgent', () => {
     harness.model.assertDone();
   });
 
+  it('the ShellAgent (no action sequences) runs one action given in Actions, and says why it refuses two', async () => {
+    const dir = workDir();
+    const inActions = (...commands: string[]) =>
+      app({ Function: '', Args: {}, Status: 'CONTINUE', Actions: commands.map((command) => ({ Function: 'execute_command', Args: { command } })) });
+    harness = await startHostHarness(
+      { name: 'actions without sequences', steps: [inActions(`touch ${dir}/one`), inActions(`touch ${dir}/two`, `touch ${dir}/three`), shell('', 'FINISH')] },
+      { config: { safety: { confirmation: 'never' } } },
+    );
+    const { steps } = await runRequest(harness.host, 'make the files', 'shell');
+    expect(existsSync(join(dir, 'one'))).toBe(true);
+    expect(steps[1]?.error).toMatch(/Function is empty \(action sequences are off: give one action in Function and Args\)/);
+    expect(existsSync(join(dir, 'two')) || existsSync(join(dir, 'three'))).toBe(false);
+  });
+
   it("hands the HostAgent's notes (Message) with the sub-task, and only with it", async () => {
     harness = await startHostHarness(
       {

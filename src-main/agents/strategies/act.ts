@@ -69,16 +69,21 @@ export function actionPlanStrategy(options: {
         ctx.set(K.plan, empty);
         return;
       }
+      const sequence = (reply.Actions ?? []).map((step) => ({
+        fn: step.Function,
+        args: step.Args,
+        control: step.ControlText || reply.ControlText,
+        status: statusOf(reply.Status, step.Status),
+      }));
+      // Sequences off: one action in Actions with Function left empty is still that one action.
       const wanted =
-        reply.Actions?.length && options.sequences(ctx)
-          ? reply.Actions.map((step) => ({
-              fn: step.Function,
-              args: step.Args,
-              control: step.ControlText || reply.ControlText,
-              status: statusOf(reply.Status, step.Status),
-            }))
+        sequence.length && (options.sequences(ctx) || (!reply.Function && sequence.length === 1))
+          ? sequence
           : [{ fn: reply.Function, args: reply.Args, control: reply.ControlText, status: reply.Status }];
-      if (!wanted[0]?.fn) throw new Error(`Status ${reply.Status} needs an action, but Function is empty`);
+      if (!wanted[0]?.fn) {
+        const why = sequence.length > 1 ? ' (action sequences are off: give one action in Function and Args)' : '';
+        throw new Error(`Status ${reply.Status} needs an action, but Function is empty${why}`);
+      }
       const offered = [...runtime.tools.names].filter((name) => !HOST_ONLY_TOOLS.has(name as ToolName));
       const available = new Set(options.tools ? offered.filter((name) => options.tools?.includes(name)) : offered);
       const commands: Command[] = [];
