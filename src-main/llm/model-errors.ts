@@ -30,9 +30,14 @@ export function permanentFailure(error: unknown): 'model' | 'quota' | null {
   return null;
 }
 
-/** Seconds (or an HTTP date) from Retry-After, in milliseconds; null when absent or unreadable. */
+/**
+ * How long the endpoint asks to wait, in milliseconds: `retry-after-ms` (OpenAI and Azure send it, more
+ * precise), else Retry-After in seconds or as an HTTP date; null when absent or unreadable.
+ */
 export function retryAfterMs(error: unknown): number | null {
   if (!(error instanceof APIError)) return null;
+  const ms = Number(error.headers?.get('retry-after-ms') ?? Number.NaN);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
   const raw = error.headers?.get('retry-after');
   if (!raw) return null;
   const seconds = Number(raw);

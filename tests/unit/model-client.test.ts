@@ -54,6 +54,16 @@ describe('ModelClient', () => {
     expect(server?.requests).toHaveLength(3);
   });
 
+  it('waits as long as retry-after-ms says, before Retry-After in whole seconds', async () => {
+    const client = await clientFor({
+      name: 'retry in ms',
+      steps: [{ status: 429, headers: { 'retry-after-ms': '1500', 'Retry-After': '0' }, body: { error: { message: 'slow down' } } }, { content: 'ok' }],
+    });
+    const started = performance.now();
+    expect((await client.complete(ask)).text).toBe('ok');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1_450);
+  });
+
   it('gives up after its retries with the endpoint\'s error', async () => {
     const client = await clientFor({ name: 'down', steps: [{ status: 503 }, { status: 503 }] }, { maxRetries: 1 });
     await expect(client.complete(ask)).rejects.toThrow(/^the model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 failed: HTTP 503/);
