@@ -10,9 +10,18 @@ export type ModelStatus = z.infer<typeof ModelStatus>;
  */
 const StringList = z
   .union([z.array(z.string()), z.string().transform((text) => [text])])
-  .default([])
-  .transform((list) => list.filter((text) => text.trim() !== ''));
-const Text = z.string().default('');
+  .nullish()
+  .transform((list) => (list ?? []).filter((text) => text.trim() !== ''));
+/** A text field; null (as many models write "none") is no text, not a reply to send back for repair. */
+const Text = z
+  .string()
+  .nullish()
+  .transform((text) => text ?? '');
+/** Arguments; null is none, as for Text. */
+const Args = z
+  .record(z.string(), z.unknown())
+  .nullish()
+  .transform((args) => args ?? {});
 
 /**
  * The reply format shows every field, placeholders included, and models copy them: an Actions entry
@@ -23,7 +32,7 @@ const isEmptyRecord = (record: Record<string, unknown> | undefined): boolean => 
 const ActionStep = z
   .object({
     Function: z.string(),
-    Args: z.record(z.string(), z.unknown()).default({}),
+    Args,
     ControlLabel: Text,
     ControlText: Text,
     Status: Text,
@@ -38,7 +47,7 @@ export const AppAgentReply = z
     ControlLabel: Text,
     ControlText: Text,
     Function: Text,
-    Args: z.record(z.string(), z.unknown()).default({}),
+    Args,
     Status: ModelStatus,
     Plan: StringList,
     Comment: Text,
@@ -93,7 +102,7 @@ export const HostAgentReply = z
     Comment: Text,
     Questions: StringList,
     AppsToOpen: z
-      .object({ APP: z.string().max(200), file_path: z.string().max(4096).default('') })
+      .object({ APP: z.string().max(200), file_path: z.string().max(4096).nullish().transform((path) => path ?? '') })
       .strict()
       .nullish()
       .transform((open) => (open && (open.APP.trim() || open.file_path.trim()) ? open : null))

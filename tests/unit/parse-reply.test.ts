@@ -53,6 +53,19 @@ describe('parseModelReply with the AppAgent contract', () => {
     expect(half).toMatchObject({ ok: true, value: { Actions: [{ Function: '', Args: { x: 1 } }] } });
   });
 
+  it('reads null in a text, list or arguments field as none, rather than sending the reply back for repair', () => {
+    const finished = { Thought: 't', Status: 'FINISH', Function: null, Args: null, Comment: null, ControlText: null, Plan: null, Questions: null };
+    expect(parseModelReply(JSON.stringify(finished), AppAgentReply)).toMatchObject({
+      ok: true,
+      value: { Function: '', Args: {}, Comment: '', ControlText: '', Plan: [], Questions: [] },
+    });
+    const host = { Thought: 't', Status: 'CONTINUE', 'Current Sub-Task': 'open it', Comment: null, AppsToOpen: { APP: 'gedit', file_path: null } };
+    expect(parseModelReply(JSON.stringify(host), HostAgentReply)).toMatchObject({ ok: true, value: { Comment: '', AppsToOpen: { APP: 'gedit', file_path: '' } } });
+    // What must be there still must: an acting status with no action, a Thought.
+    expect(parseModelReply(JSON.stringify({ ...finished, Status: 'CONTINUE' }), AppAgentReply)).toMatchObject({ ok: false, error: expect.stringMatching(/needs an action/) });
+    expect(parseModelReply(JSON.stringify({ ...finished, Thought: null }), AppAgentReply)).toMatchObject({ ok: false });
+  });
+
   it('reads AppsToOpen with no application and no file as none, and refuses a file with no application', () => {
     const host = { Thought: 't', Status: 'CONTINUE', 'Current Sub-Task': 'write it', ControlText: 'ShellAgent' };
     expect(parseModelReply(JSON.stringify({ ...host, AppsToOpen: { APP: '', file_path: '' } }), HostAgentReply)).toMatchObject({
