@@ -86,18 +86,18 @@ const generators: Record<string, (random: Random) => HostileReply> = {
 
   wrongType(random) {
     // For each field, values that no rule of the reply format accepts (lists of strings also take one
-    // string, and null is fine where a field is optional, so those are left out where they would pass).
+    // string, and null is none in every field but Thought and Status, so those are left out where they would pass).
     const invalid: Record<string, unknown[]> = {
       Thought: [1, null, true, {}, ['t']],
       Status: [3, null, 'continue', 'ERROR', 'DONE', 'CONTINUE ', '', ['CONTINUE'], {}],
-      Function: [1, null, ['click'], { name: 'click' }, true],
-      Args: ['x=1,y=2', [1, 2], 5, null, true],
-      Observation: [1, null, {}, []],
-      Plan: [1, {}, true, null, [1, 2], [null]],
-      Questions: [1, {}, true, null, [{}]],
+      Function: [1, ['click'], { name: 'click' }, true],
+      Args: ['x=1,y=2', [1, 2], 5, true],
+      Observation: [1, {}, []],
+      Plan: [1, {}, true, [1, 2], [null]],
+      Questions: [1, {}, true, [{}]],
       SaveScreenshot: ['yes', 1, true, {}, { save: 'yes' }, [true]],
       Actions: ['click', 7, {}, [1], ['wait'], true],
-      Comment: [1, {}, [], null],
+      Comment: [1, {}, []],
       Form: ['form', 1, true, { schema: 'x' }, []],
     };
     const field = random.pick(Object.keys(invalid));
