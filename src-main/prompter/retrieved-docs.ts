@@ -30,7 +30,11 @@ export class LocalDocsRetriever implements DocsRetriever {
     let names: string[] = [];
     try {
       names = readdirSync(folder);
-    } catch {
+    } catch (error) {
+      // No docs folder is the usual case; one that is there but cannot be read is worth a word.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+        logError(`[deskhand] the documents in ${folder} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+      }
       return;
     }
     for (const name of names.sort()) {

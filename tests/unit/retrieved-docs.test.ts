@@ -35,7 +35,18 @@ describe('LocalDocsRetriever', () => {
     expect(String(warn.mock.calls[0]?.[0])).toMatch(/skipped the document .*notes\.md: .*ENOENT/);
   });
 
-  it('has nothing to offer when the folder does not exist', () => {
+  it('has nothing to offer when the folder does not exist, and says nothing of it', () => {
+    const warn = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     expect(new LocalDocsRetriever(join(tmpdir(), 'deskhand-no-such-folder', 'docs')).retrieve('anything at all', 2)).toEqual([]);
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('says so when the docs folder is there but cannot be read (here a file, not a folder)', () => {
+    const docs = join(mkdtempSync(join(tmpdir(), 'deskhand-docs-')), 'docs');
+    writeFileSync(docs, 'not a folder');
+    const warn = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    expect(new LocalDocsRetriever(docs).retrieve('anything at all', 2)).toEqual([]);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(String(warn.mock.calls[0]?.[0])).toMatch(/the documents in .*docs cannot be read: .*ENOTDIR/);
   });
 });
