@@ -190,20 +190,22 @@ export class SessionForms implements FormService {
     const parsed = FormSpec.safeParse(spec);
     if (!parsed.success) throw new Error(`invalid form spec: ${parsed.error.issues[0]?.message ?? 'unknown problem'}`);
     const existing = this.byAgent.get(agent);
-    const form: FormView = {
+    const asked: FormView = {
       formId: existing?.formId ?? `${agent.toLowerCase()}-${Date.now().toString(36)}-${++this.counter}`,
       sessionId: this.sessionId,
       agent,
       schema: parsed.data.schema,
       uischema: parsed.data.uischema ?? null,
-      data: parsed.data.data ?? (existing ? carriedData(existing, { schema: parsed.data.schema, uischema: parsed.data.uischema ?? null }) : {}),
+      data: parsed.data.data ?? existing?.data ?? {},
       state: 'open',
     };
-    const bytes = formBytes(form);
+    const bytes = formBytes(asked);
     if (bytes > MAX_FORM_SPEC_BYTES) throw new Error(`the form is ${bytes} bytes with its data; at most ${MAX_FORM_SPEC_BYTES} are accepted`);
     // The UI's own check: a form it would not show has no buttons, and the agent would wait on it for ever.
-    const check = checkFormSpec(form);
+    // It comes first: the look for secret fields follows $refs, through a loop for ever before this refuses it.
+    const check = checkFormSpec(asked);
     if (!check.ok) throw new Error(`invalid form spec: ${check.problem}`);
+    const form = parsed.data.data === undefined && existing ? { ...asked, data: carriedData(existing, asked) } : asked;
     // A press on what the form was before this update does not answer what it asks now.
     this.pressed.delete(form.formId);
     this.save(form);

@@ -112,6 +112,21 @@ describe('SessionForms: a user edit that would make the form too large to show',
     expect(emitted).toEqual([]);
   });
 
+  it('an update whose schema references expand without end is refused at once, before what it carries over is worked out', () => {
+    // Each level's two fields use the next: 2^20 paths to look through for passwords, in the host's one thread.
+    const definitions: Record<string, unknown> = { d20: { type: 'string' } };
+    for (let level = 0; level < 20; level++) {
+      const next = { $ref: `#/definitions/d${level + 1}` };
+      definitions[`d${level}`] = { type: 'object', properties: { a: next, b: next } };
+    }
+    const started = Date.now();
+    expect(() => forms.open('AppAgent', { schema: { type: 'object', definitions, properties: { x: { $ref: '#/definitions/d0' } } } })).toThrow(
+      /references loop or expand/,
+    );
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(store.forms('s1')).toEqual([form]);
+  });
+
   it('keeps the values of secret fields (format password, writeOnly, a password Control) out of the database; the agent still gets them', async () => {
     const schema = {
       type: 'object',
