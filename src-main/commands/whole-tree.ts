@@ -30,6 +30,8 @@ function simpleCommands(text: string): string[] {
 
 /** Programs that run a word they are given as shell text: `bash -c '…'`, `su -c '…'`, `eval '…'`, `bash <<< '…'`. */
 const SHELL_TEXT_RUNNERS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish', 'busybox', 'su', 'runuser', 'eval']);
+/** Reserved words a command can come after (`then cd build`, `do cd "$d"`, `{ cd x`, `if cd x`). */
+const SHELL_KEYWORDS = new Set(['if', 'then', 'elif', 'else', 'while', 'until', 'do', '{', '!', 'time']);
 /** Shell text nested deeper than this (`bash -c "sh -c '…'"` is two levels) is not read. */
 const MAX_NESTING = 4;
 
@@ -90,8 +92,9 @@ function treeCommandInText(text: string, home: string, startCwd: string | null, 
     const { all, cut } = words(command);
     // A script cut inside its quotes (`bash -c "cd /tmp/x && rm -rf *"`) runs where its own cd took it,
     // which a guess at its words cannot follow: its relative targets are read from no known folder.
+    const name = all.findIndex((word) => !SHELL_KEYWORDS.has(word));
     if (cut) cwd = null;
-    else if (['cd', 'pushd'].includes(programOf(all[0] ?? ''))) cwd = afterCd(all.slice(1), cwd, home);
+    else if (name !== -1 && ['cd', 'pushd'].includes(programOf(all[name] as string))) cwd = afterCd(all.slice(name + 1), cwd, home);
     const found = treeCommand(all, home, cwd) ?? (depth < MAX_NESTING ? nestedTreeCommand(all, home, cwd, depth) : null);
     if (found) return found;
   }

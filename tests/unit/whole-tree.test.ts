@@ -67,6 +67,15 @@ describe('the whole-tree rule in the safety policy', () => {
     expect(typed('rm -rf *')).not.toBe('deny'); // typed text: the folder it would run in is not known
   });
 
+  it('follows a cd that comes after a keyword of the shell (then, do, a { group): the rm after it runs where it went', () => {
+    const inHome = (command: string) => policy.evaluate({ toolName: 'execute_command', args: { command }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
+    expect(inHome('if [ -d ~/app/build ]; then cd ~/app/build && rm -rf *; fi')).not.toBe('deny');
+    expect(inHome('for d in ~/a ~/b; do cd "$d" && rm -rf ./*; done')).not.toBe('deny');
+    expect(inHome('{ cd ~/app/dist && rm -rf *; }')).not.toBe('deny');
+    expect(inHome('if cd ~/app/build; then rm -rf *; fi')).not.toBe('deny');
+    expect(inHome('if true; then cd / && rm -rf *; fi')).toBe('deny');
+  });
+
   it('does not deny (unapprovably) a multi-line script whose later line merely mentions ~ or /', () => {
     // A deny cannot be approved: the rm of line 1 must not take the ~ or / of a later line for its target.
     expect(decide('rm -rf build\ncd ~')).not.toBe('deny');
