@@ -142,7 +142,11 @@ function treeCommand(all: readonly string[], home: string, cwd: string | null): 
   const recursive = options.some((word) => isRecursiveOption(word) || (!word.startsWith('--') && recursiveFlag.test(word)));
   if (!recursive) return null;
   const operands = [...options.filter((word) => !word.startsWith('-')), ...(endOfOptions === -1 ? [] : rest.slice(endOfOptions + 1))];
-  const target = operands.find((operand) => isWholeTree((cwd === null ? null : folderOf(operand, cwd, home)) ?? operand, home));
+  // chown's and chgrp's first operand is the owner (`root`, `bin`), a folder only with --reference.
+  const namesOwner = (program === 'chown' || program === 'chgrp') && !options.some((word) => word.startsWith('--ref'));
+  const target = (namesOwner ? operands.slice(1) : operands).find((operand) =>
+    isWholeTree((cwd === null ? null : folderOf(operand, cwd, home)) ?? operand, home),
+  );
   return target === undefined ? null : `${program} ${target}`;
 }
 

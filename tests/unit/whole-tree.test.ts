@@ -67,6 +67,16 @@ describe('the whole-tree rule in the safety policy', () => {
     expect(typed('rm -rf *')).not.toBe('deny'); // typed text: the folder it would run in is not known
   });
 
+  it("does not read chown's or chgrp's owner as a folder: root or bin named in / is not /root or /bin", () => {
+    const inFolder = (command: string, cwd: string) =>
+      policy.evaluate({ toolName: 'execute_command', args: { command, cwd }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
+    expect(inFolder('sudo chown -R root /opt/app', '/')).not.toBe('deny');
+    expect(inFolder('cd / && sudo chgrp -R bin /srv/tools', '/tmp')).not.toBe('deny');
+    expect(inFolder('sudo chown -R root ~', '/')).toBe('deny');
+    expect(inFolder('sudo chown -R root root', '/')).toBe('deny'); // the second root is the folder
+    expect(inFolder('sudo chown -R --reference=/etc/hosts root', '/')).toBe('deny'); // no owner: every operand is a file
+  });
+
   it('follows a cd that comes after a keyword of the shell (then, do, a { group): the rm after it runs where it went', () => {
     const inHome = (command: string) => policy.evaluate({ toolName: 'execute_command', args: { command }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
     expect(inHome('if [ -d ~/app/build ]; then cd ~/app/build && rm -rf *; fi')).not.toBe('deny');
