@@ -23,9 +23,37 @@ const TREE_PROGRAMS: Record<string, RegExp> = {
   chgrp: /^-[a-zA-Z]*R/,
 };
 
-/** Shell text cut into the simple commands it runs: lines, and ; && || | & ( ) and backquotes between them. */
+/** What ends a simple command outside quotes: lines, ; && || | & ( ) and backquotes. */
+const SEPARATORS = new Set(['\n', '\r', ';', '&', '|', '(', ')', '`']);
+
+/**
+ * Shell text cut into the simple commands it runs, at separators outside quotes: a quoted argument
+ * (`grep "rm -rf /|mkfs"`) is one word, which only a shell given it as a script reads as commands. What
+ * runs inside double quotes, `$(…)` and backquotes, comes after as commands of its own.
+ */
 function simpleCommands(text: string): string[] {
-  return text.split(/\r?\n|;|&&|\|\||[|&()`]/);
+  const commands: string[] = [];
+  const substituted: string[] = [];
+  let quote: string | null = null;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i] as string;
+    if (char === '\\' && quote !== "'") i++;
+    else if (quote === '"' && (char === '`' || text.startsWith('$(', i))) {
+      const open = char === '`' ? i + 1 : i + 2;
+      const close = text.indexOf(char === '`' ? '`' : ')', open);
+      substituted.push(text.slice(open, close === -1 ? text.length : close));
+      i = close === -1 ? text.length : close;
+    } else if (quote !== null) quote = char === quote ? null : quote;
+    else if (char === '"' || char === "'") quote = char;
+    else if (SEPARATORS.has(char)) {
+      commands.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  // A quote that never closes (an apostrophe in typed prose) is no shell's: the text is cut at every separator.
+  if (quote !== null) return text.split(/[\n\r;&|()`]/);
+  return [...commands, text.slice(start), ...substituted];
 }
 
 /** Programs that run a word they are given as shell text: `bash -c '…'`, `su -c '…'`, `eval '…'`, `bash <<< '…'`. */
@@ -40,7 +68,7 @@ function words(command: string): { all: string[]; cut: boolean } {
   try {
     return { all: splitArgs(command), cut: false };
   } catch {
-    // simpleCommands also cuts inside quotes (`bash -c "cd /tmp; rm -rf /"`): a quote left over is no part of a word.
+    // Text whose quotes never close is cut at every separator (`sh -c 'cd /tmp; rm -rf /`): a quote left over is no part of a word.
     const all = command
       .split(/\s+/)
       .map((word) => word.replace(/["']/g, ''))
@@ -90,9 +118,8 @@ function treeCommandInText(text: string, home: string, startCwd: string | null, 
   // A backslash at the end of a line continues the command on the next one.
   for (const command of simpleCommands(text.replace(/\\\r?\n/g, ''))) {
     const { all, cut } = words(command);
-    // A script cut inside its quotes (`bash -c "cd /tmp/x && rm -rf *"`) runs where its own cd took it,
-    // which a guess at its words cannot follow: its relative targets are read from no known folder.
     const name = all.findIndex((word) => !SHELL_KEYWORDS.has(word));
+    // Words only guessed (a quote that never closes): where a cd among them went cannot be told.
     if (cut) cwd = null;
     else if (name !== -1 && ['cd', 'pushd'].includes(programOf(all[name] as string))) cwd = afterCd(all.slice(name + 1), cwd, home);
     const found = treeCommand(all, home, cwd) ?? (depth < MAX_NESTING ? nestedTreeCommand(all, home, cwd, depth) : null);

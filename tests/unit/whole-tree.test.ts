@@ -56,7 +56,7 @@ describe('the whole-tree rule in the safety policy', () => {
     expect(inFolder('rm -rf *', '/')).toBe('deny');
     expect(inFolder('rm -rf ../..', '/tmp/build')).toBe('deny');
     expect(inFolder('cd / && rm -rf *', '/tmp')).toBe('deny');
-    // A script's own cd inside the quotes of bash -c: not read as the command's folder, so not denied.
+    // A script's own cd inside the quotes of bash -c is followed like any other.
     expect(inFolder('bash -c "cd /tmp/build && rm -rf *"')).not.toBe('deny');
     expect(inFolder(`sh -c 'cd ~/project; chmod -R 755 .'`)).not.toBe('deny');
     expect(inFolder('cd && rm -rf ./*', '/tmp')).toBe('deny');
@@ -156,9 +156,22 @@ describe('wholeTreeCommand', () => {
     expect(wipes('grep -c "rm -rf /" notes.txt')).toBeNull(); // grep's -c counts: nothing runs the text
   });
 
-  it('reads a quoted script cut at its ; or && with the quotes dropped, not kept as part of the path', () => {
+  it("reads a shell's quoted script past its ; or &&", () => {
     expect(wipes('bash -c "cd /tmp; rm -rf /"')).toBe('rm /');
     expect(wipes(`sh -c 'rm -rf ~; echo done'`)).toBe('rm ~');
+  });
+
+  it('does not read a quoted argument of another program as commands, even one holding ; or |', () => {
+    expect(wipes('grep -E "rm -rf /|mkfs" ~/.bash_history')).toBeNull();
+    expect(wipes(`git commit -m 'setup.sh: no more rm -rf ~; a temp folder instead'`)).toBeNull();
+    expect(decide('grep -nE "rm -rf (/|~)" ~/.bash_history')).not.toBe('deny');
+    // What runs inside double quotes still counts, and a shell's script keeps its cd.
+    expect(wipes('echo "$(rm -rf /)"')).toBe('rm /');
+    expect(wipes('echo "`rm -rf ~`; done"')).toBe('rm ~');
+    expect(decide('bash -c "cd / && rm -rf *"')).toBe('deny');
+    expect(decide('bash -c "cd ~/app/build && rm -rf *"')).not.toBe('deny');
+    // A quote that never closes (an apostrophe in typed prose) does not make the rest one command.
+    expect(typed("Don't forget:\nrm -rf build\ncd ~")).not.toBe('deny');
   });
 
   it('joins a line continued with a backslash, as the shell does', () => {
