@@ -120,8 +120,9 @@ export function parseModelReply<S extends z.ZodType>(text: string, schema: S): P
   if (text.length > MAX_REPLY_CHARS) {
     return { ok: false, error: `the reply is ${text.length} characters; at most ${MAX_REPLY_CHARS} are accepted` };
   }
-  // The first object that fits is the reply; else the first mismatch says why, else the first JSON error.
-  let mismatch: string | null = null;
+  // The first object that fits is the reply; else the nearest miss (fewest issues: the reply, not an
+  // object in the words before it) says why, else the first JSON error.
+  let nearest: z.ZodError | null = null;
   let invalid: string | null = null;
   for (const found of jsonCandidates(text)) {
     if ('error' in found) {
@@ -131,7 +132,8 @@ export function parseModelReply<S extends z.ZodType>(text: string, schema: S): P
     }
     const checked = schema.safeParse(found.data);
     if (checked.success) return { ok: true, value: checked.data };
-    mismatch ??= `the reply does not match the format: ${issuesText(checked.error, { root: '(reply)', max: 8 })}`;
+    if (!nearest || checked.error.issues.length < nearest.issues.length) nearest = checked.error;
   }
-  return { ok: false, error: mismatch ?? invalid ?? 'the reply is not valid JSON: no JSON object found' };
+  if (nearest) return { ok: false, error: `the reply does not match the format: ${issuesText(nearest, { root: '(reply)', max: 8 })}` };
+  return { ok: false, error: invalid ?? 'the reply is not valid JSON: no JSON object found' };
 }

@@ -26,11 +26,13 @@ describe('parseModelReply with the AppAgent contract', () => {
     expect(unfenced).toMatchObject({ ok: true, value: { Function: 'click' } });
   });
 
-  it('finds the reply after a JSON object in the words before it, and reports the first mismatch when none fits', () => {
+  it('finds the reply after a JSON object in the words before it, and reports the nearest mismatch when none fits', () => {
     const prose = parseModelReply(`I will click the button at {"x": 1, "y": 2}:\n${JSON.stringify(valid)}`, AppAgentReply);
     expect(prose).toMatchObject({ ok: true, value: { Function: 'click', Args: { x: 1, y: 2 } } });
     const none = parseModelReply(`At {"x": 1} then {"Thought": "t", "Status": "DONE"}`, AppAgentReply);
-    expect(none).toMatchObject({ ok: false, error: expect.stringMatching(/Thought is required/) });
+    // The repair request names what is wrong with the reply, not with the object in the words before it.
+    expect(none).toMatchObject({ ok: false, error: expect.stringMatching(/Status/) });
+    expect(none).not.toMatchObject({ error: expect.stringMatching(/Thought is required|"x"/) });
   });
 
   it('never takes an object nested in a cut-off reply for the reply', () => {
