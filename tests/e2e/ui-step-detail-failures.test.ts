@@ -66,10 +66,17 @@ describe('screenshots while the host is out of reach', () => {
       await host.waitForCommand('session.list');
       const sessionId = await startSessionWithStep(page, host, 'sort the photos');
       // The host cannot serve the picture for a moment, and then the connection drops.
-      await page.route('**/screenshots/**', (route) => route.fulfill({ status: 503, body: 'busy' }));
+      let refused = 0;
+      await page.route('**/screenshots/**', (route) => {
+        refused++;
+        return route.fulfill({ status: 503, body: 'busy' });
+      });
       host.addStep(makeStep(sessionId, 1, { screenshot: screenshotRef(sessionId, 'step-2.png') }));
       const trajectory = page.getByRole('list', { name: 'Trajectory' });
       await trajectory.getByText('Screenshot unavailable').waitFor();
+      // Asked again when the connection comes back, not at once while nothing has changed.
+      await page.waitForTimeout(500);
+      expect(refused).toBe(1);
       await page.unroute('**/screenshots/**');
       await pageSides.at(-1)?.close();
       const state = page.getByTestId('connection-state');

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ScreenshotRef } from '../../../src-main/protocol';
 import { useBridge, useDeskhand } from '../store';
 
@@ -18,9 +18,15 @@ export function useScreenshotUrl(ref: ScreenshotRef | null): ScreenshotUrl {
   const height = ref?.height ?? 0;
   const key = sessionId !== undefined && file !== undefined ? `${sessionId}/${file}` : null;
   const failed = key !== null && loaded?.key === key && loaded.url === null;
-  // A load that failed (the host was out of reach, say) is tried again once the connection comes back.
-  const connection = useDeskhand((state) => state.connection);
-  const retryWhen = failed ? connection : null;
+  // A load that failed (the host was out of reach, say) is tried again once the connection comes back:
+  // on the way back to connected, not on the failure itself nor while the host is still away.
+  const connected = useDeskhand((state) => state.connection === 'connected');
+  const wasConnected = useRef(connected);
+  const [retries, setRetries] = useState(0);
+  useEffect(() => {
+    if (connected && !wasConnected.current && failed) setRetries((count) => count + 1);
+    wasConnected.current = connected;
+  }, [connected, failed]);
 
   useEffect(() => {
     if (sessionId === undefined || file === undefined || key === null) return;
@@ -34,7 +40,7 @@ export function useScreenshotUrl(ref: ScreenshotRef | null): ScreenshotUrl {
       shown = false;
       lease.release();
     };
-  }, [bridge, key, sessionId, file, width, height, retryWhen]);
+  }, [bridge, key, sessionId, file, width, height, retries]);
 
   if (key === null || loaded?.key !== key) return { url: null, failed: false };
   return { url: loaded.url, failed };
