@@ -17,6 +17,7 @@ import {
   type ScreenSize,
   type ToolName,
 } from '../device/contract';
+import { headOf } from '../common/text-head';
 import type { Command, CommandResult } from './command';
 import type { DeviceConnection } from './device-connection';
 import type { ExternalServers } from './external-servers';
@@ -69,8 +70,10 @@ export const MAX_EXTERNAL_RESULT_CHARS = 64 * 1024;
 /** An external server's text, cut to MAX_EXTERNAL_RESULT_CHARS: it is stored with the step and sent in its events. */
 function bounded(text: string): string {
   if (text.length <= MAX_EXTERNAL_RESULT_CHARS) return text;
-  const cut = text.length - MAX_EXTERNAL_RESULT_CHARS;
-  return `${text.slice(0, MAX_EXTERNAL_RESULT_CHARS)}\n… (${cut.toLocaleString('en-US')} more characters of the result were cut)`;
+  // Never inside an emoji: the latest step's end is shown to the model, and half of one voids the request.
+  const kept = headOf(text, MAX_EXTERNAL_RESULT_CHARS);
+  const cut = text.length - kept.length;
+  return `${kept}\n… (${cut.toLocaleString('en-US')} more characters of the result were cut)`;
 }
 
 /**

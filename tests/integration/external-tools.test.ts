@@ -125,6 +125,24 @@ describe('tools of the user\'s own MCP servers', () => {
     expect(result).toMatch(/4[0-9,]+ more characters of the result were cut/);
   });
 
+  it('cut a huge result before an emoji, not inside it: the latest step shows its end to the model', async () => {
+    harness = await startHostHarness(
+      {
+        name: 'huge result ending across an emoji',
+        steps: [
+          hostTo('xterm', 'read a lot through the notes server'),
+          app({ Function: 'notes.big', Args: { chars: MAX_EXTERNAL_RESULT_CHARS - 1, after: '🔥 and more' }, Status: 'CONTINUE' }),
+          app({ Function: '', Status: 'FINISH', Comment: 'read' }),
+          host({ Status: 'FINISH', Comment: 'done' }),
+        ],
+      },
+      { config: { mcpServers: [server(true)] } },
+    );
+    const { steps } = await runRequest(harness.host, 'read a lot');
+    const result = steps[1]?.result ?? '';
+    expect(result).toMatch(/^x+\n… \(11 more characters of the result were cut\)$/);
+  });
+
   it('say what a result without text holds, instead of an empty answer', async () => {
     harness = await startHostHarness(
       {

@@ -36,8 +36,8 @@ export function createFixtureServer(label: string): McpServer {
   );
   server.registerTool(
     'big',
-    { description: 'Returns chars characters.', inputSchema: { chars: z.number() } },
-    async ({ chars }) => ({ content: [{ type: 'text', text: 'x'.repeat(chars) }] }),
+    { description: 'Returns chars characters, then the text after (if any).', inputSchema: { chars: z.number(), after: z.string().optional() } },
+    async ({ chars, after }) => ({ content: [{ type: 'text', text: `${'x'.repeat(chars)}${after ?? ''}` }] }),
   );
   server.registerTool('picture', { description: 'Returns a picture and a link, no text.' }, async () => ({
     content: [
