@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { issuesText } from '../common/zod-issues';
+import { headOf } from '../common/text-head';
 import { ACTION_TOOLS, isToolName, POINT_ARGS, ToolArgs } from '../device/contract';
 import type { Command } from './command';
 
@@ -19,7 +20,7 @@ export function validateAction(
 ): ValidatedCommand {
   if (!available.has(functionName)) {
     const names = [...available].sort().join(', ');
-    return { ok: false, error: `unknown tool '${functionName.slice(0, 80)}'; available tools: ${names}` };
+    return { ok: false, error: `unknown tool '${headOf(functionName, 80)}'; available tools: ${names}` };
   }
   if (!isToolName(functionName)) {
     // A tool of an external MCP server the user added: its server validates the arguments.
