@@ -36,7 +36,8 @@ export function permanentFailure(error: unknown): 'model' | 'quota' | null {
  */
 export function retryAfterMs(error: unknown): number | null {
   if (!(error instanceof APIError)) return null;
-  const ms = Number(error.headers?.get('retry-after-ms') ?? Number.NaN);
+  const rawMs = error.headers?.get('retry-after-ms')?.trim();
+  const ms = rawMs ? Number(rawMs) : Number.NaN;
   if (Number.isFinite(ms) && ms >= 0) return ms;
   const raw = error.headers?.get('retry-after');
   if (!raw) return null;

@@ -31,7 +31,7 @@ const isEmptyRecord = (record: Record<string, unknown> | undefined): boolean => 
 
 const ActionStep = z
   .object({
-    Function: z.string(),
+    Function: Text,
     Args,
     ControlLabel: Text,
     ControlText: Text,

@@ -104,14 +104,12 @@ function secretFields(form: Pick<FormView, 'schema' | 'uischema'>): Map<string, 
   return new Map(all.map((path) => [path.map((key) => (key === EACH ? '*' : JSON.stringify(key))).join('/'), path]));
 }
 
-/** `data` with each secret field of `form` handed to `mask` (its parent and key), on a copy; last first, so an item removed shifts none still to come. */
+/** `data` with each secret field of `form` handed to `mask` (its parent and key), on a copy. */
 function maskedSecrets(form: FormView, data: Record<string, unknown>, mask: Mask): Record<string, unknown> {
-  // Once each: a field both the schema and a Control mark would otherwise lose two items of its list.
   const paths = [...secretFields(form).values()];
   if (!paths.length) return data;
   const copy = structuredClone(data);
-  const found = paths.flatMap((path) => secretsAt(copy, path));
-  for (const { parent, key } of found.reverse()) mask(parent, key);
+  for (const { parent, key } of paths.flatMap((path) => secretsAt(copy, path))) mask(parent, key);
   return copy;
 }
 
@@ -133,7 +131,8 @@ function withoutSecrets(form: FormView): FormView {
   return {
     ...form,
     data: maskedSecrets(form, form.data, (parent, key) => {
-      if (Array.isArray(parent)) parent.splice(Number(key), 1);
+      // A list's item is emptied, not removed: the items after it keep their places, which edits name.
+      if (Array.isArray(parent)) parent[Number(key)] = '';
       else delete parent[key];
     }),
   };

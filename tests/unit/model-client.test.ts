@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { askModel } from '../../src-main/llm/ask-model';
+import { APIError } from 'openai';
 import { endsRound, ModelClient } from '../../src-main/llm/model-client';
+import { retryAfterMs } from '../../src-main/llm/model-errors';
 import { startModelServer, type ModelServer, type Scenario } from '../fixtures/model-server';
 
 let server: ModelServer | null = null;
@@ -62,6 +64,14 @@ describe('ModelClient', () => {
     const started = performance.now();
     expect((await client.complete(ask)).text).toBe('ok');
     expect(performance.now() - started).toBeGreaterThanOrEqual(1_450);
+  });
+
+  it('reads an empty or unreadable retry-after-ms as absent, falling back to Retry-After', () => {
+    const limited = (headers: Record<string, string>) => new APIError(429, { message: 'slow down' }, 'slow down', new Headers(headers));
+    expect(retryAfterMs(limited({ 'retry-after-ms': '', 'retry-after': '2' }))).toBe(2_000);
+    expect(retryAfterMs(limited({ 'retry-after-ms': 'soon', 'retry-after': '3' }))).toBe(3_000);
+    expect(retryAfterMs(limited({ 'retry-after-ms': '250' }))).toBe(250);
+    expect(retryAfterMs(limited({}))).toBeNull();
   });
 
   it('gives up after its retries with the endpoint\'s error', async () => {

@@ -63,6 +63,9 @@ describe('parseModelReply with the AppAgent contract', () => {
     });
     const host = { Thought: 't', Status: 'CONTINUE', 'Current Sub-Task': 'open it', Comment: null, AppsToOpen: { APP: 'gedit', file_path: null } };
     expect(parseModelReply(JSON.stringify(host), HostAgentReply)).toMatchObject({ ok: true, value: { Comment: '', AppsToOpen: { APP: 'gedit', file_path: '' } } });
+    // In an Actions entry too: null there is an empty entry, left out like the format's placeholder.
+    const entries = { ...finished, Status: 'CONTINUE', Function: 'click', Args: { x: 1, y: 2 }, Actions: [{ Function: null, Args: null }] };
+    expect(parseModelReply(JSON.stringify(entries), AppAgentReply)).toMatchObject({ ok: true, value: { Actions: null } });
     // What must be there still must: an acting status with no action, a Thought.
     expect(parseModelReply(JSON.stringify({ ...finished, Status: 'CONTINUE' }), AppAgentReply)).toMatchObject({ ok: false, error: expect.stringMatching(/needs an action/) });
     expect(parseModelReply(JSON.stringify({ ...finished, Thought: null }), AppAgentReply)).toMatchObject({ ok: false });
