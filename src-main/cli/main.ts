@@ -92,6 +92,9 @@ async function main(argv: string[]): Promise<number> {
     console.error(`deskhand: the output was closed (${error.code ?? error.message}): the run is stopped.`);
     stopRun();
   });
+  // The log may share that closed pipe (`2>&1 | head`): an unheard error there must not end the process
+  // before the run is stopped and the host closed (the device client and the data folder's lock with it).
+  process.stderr.on('error', () => undefined);
   try {
     const reply = await host.endpoint.handle({ type: 'session.start', id: 'cli', request: run.request, mode: run.mode });
     if (reply.type !== 'reply' || !reply.ok) {

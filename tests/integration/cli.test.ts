@@ -217,6 +217,26 @@ describe('npx deskhand run', () => {
     }
   });
 
+  it('exits 141 and closes cleanly when its log shares the closed pipe (2>&1 | head -1)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'deskhand-cli-'));
+    const model = await startModelServer({ name: 'shared pipe', steps: [shell('sleep 3'), shell('true', 'FINISH', 'done')] });
+    try {
+      const cli = `'${process.execPath}' --import tsx '${resolve('src-main/cli/main.ts')}' run --mode shell --approve 'take a while'`;
+      const child = spawn('bash', ['-c', `${cli} 2>&1 | head -1 >/dev/null; echo "\${PIPESTATUS[0]}"`], {
+        env: { ...x.env, DESKHAND_DATA_DIR: dataDir, OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'scripted' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let status = '';
+      child.stdout.on('data', (chunk: Buffer) => (status += chunk.toString()));
+      await new Promise((done) => child.once('exit', done));
+      expect(status.trim()).toBe('141');
+      // Closed, not crashed: the data folder's lock was let go.
+      expect(existsSync(join(dataDir, 'host.lock'))).toBe(false);
+    } finally {
+      await model.close();
+    }
+  });
+
   it('exits 2 when the run ends in ERROR', async () => {
     const result = await withModel(
       { name: 'errors', steps: Array.from({ length: 6 }, () => ({ content: 'not json' })) },
