@@ -65,6 +65,9 @@ async function main(): Promise<void> {
   log(`ready (pid ${process.pid}, display ${noDisplay ? 'none' : (process.env.DISPLAY ?? 'native')})`);
 }
 
+// A host that died leaves nobody reading the log: a failed write to it would be an uncaught error,
+// whose handler logs again, round and round, so that the exit it schedules never comes.
+process.stderr.on('error', () => undefined);
 process.on('uncaughtException', (error) => {
   log(`uncaught: ${error.stack ?? error.message}`);
   exitAfterRelease(1);
