@@ -26,7 +26,7 @@ Runs one request without the UI and prints one JSON line per event on stdout.
 A run that pauses (you took the mouse, or the disk that holds Deskhand's data is nearly full) says
 why on stderr; on a terminal Enter resumes it, otherwise it is stopped (exit status 2).
 
-Exit status: 0 finished, 1 failed, 130 stopped with Ctrl+C, 141 stopped because nothing reads the
+Exit status: 0 finished, 1 failed, 130 stopped with Ctrl+C (143 with SIGTERM), 141 stopped because nothing reads the
 output any more (| head), 2 error (also for bad usage, no model configured, or a pause nobody could
 resume).`;
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import { NO_MODEL_MESSAGE } from '../host/config';
 import { createHost } from '../host/create-host';
 import { openSettings, unreadableSavedKeys } from '../host/open-settings';
@@ -69,11 +70,16 @@ async function main(argv: string[]): Promise<number> {
       .handle({ type: 'session.stop', id: 'cli-stop', sessionId })
       .catch((error: unknown) => console.error(`deskhand: could not stop the run: ${error instanceof Error ? error.message : String(error)}`));
   };
-  const stopOnSignal = (): void => {
-    if (stopping || !host.sessions.runningSessionId) process.exit(130);
+  /** The signal that stopped the run: the exit status is 128 + its number, as a shell reports it. */
+  let stoppedBy: NodeJS.Signals | null = null;
+  const stopOnSignal = (signal: NodeJS.Signals): void => {
+    if (stopping || !host.sessions.runningSessionId) process.exit(128 + constants.signals[signal]);
+    stoppedBy = signal;
     stopRun();
   };
+  // SIGTERM too (kill, timeout, a service manager): the run is marked stopped and its command ended, not left running.
   process.on('SIGINT', stopOnSignal);
+  process.on('SIGTERM', stopOnSignal);
   const pauses = new CliPauses({
     interactive: Boolean(process.stdin.isTTY),
     input: process.stdin,
@@ -105,6 +111,7 @@ async function main(argv: string[]): Promise<number> {
     const outcome = await host.sessions.running;
     if (outputGone) return EXIT_OUTPUT_GONE;
     if (pauses.stoppedForPause) return 2;
+    if (stoppedBy && outcome?.status === 'stopped') return 128 + constants.signals[stoppedBy];
     return outcome ? (EXIT_CODES[outcome.status] ?? 2) : 2;
   } finally {
     unsubscribePauses();

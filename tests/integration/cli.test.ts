@@ -193,6 +193,24 @@ describe('npx deskhand run', () => {
     }
   });
 
+  it('SIGTERM (kill, timeout) stops the run as Ctrl+C does, and exits 143', async () => {
+    const model = await startModelServer({ name: 'terminated', steps: [shell('sleep 4')] });
+    let terminated = false;
+    try {
+      const result = await runCli(['run', '--mode', 'shell', '--approve', 'take a while'], { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'scripted' }, (stdout, child) => {
+        if (!terminated && stdout.includes('"approved"')) {
+          terminated = true;
+          setTimeout(() => child.kill('SIGTERM'), 300);
+        }
+      });
+      expect(terminated).toBe(true);
+      expect(result.code).toBe(143);
+      expect(result.events.at(-1)).toMatchObject({ kind: 'session.ended', status: 'stopped' });
+    } finally {
+      await model.close();
+    }
+  });
+
   it('stops the run and exits 141 when nothing reads its output any more (| head)', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'deskhand-cli-out-')), 'out.txt');
     const model = await startModelServer({ name: 'nobody reads', steps: [shell(`sleep 3; echo late > ${out}`), shell('true', 'FINISH', 'done')] });
