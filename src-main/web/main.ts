@@ -7,12 +7,14 @@ import { startWebServer } from './web-server';
 
 function portFromEnv(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 0;
-  const port = Number(raw);
+  // Digits only: Number() would read '0x50' as 80, '1e3' as 1000 and ' ' as 0 (any free port).
+  const port = /^\d{1,5}$/.test(raw.trim()) ? Number(raw) : NaN;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`DESKHAND_PORT must be 0..65535, got '${raw}'`);
   return port;
 }
 
 async function main(): Promise<void> {
+  const port = portFromEnv(process.env.DESKHAND_PORT);
   const dataDir = defaultDataDir(process.env);
   const settings = await openSettings(dataDir, process.env);
   const config = settings.config();
@@ -31,7 +33,7 @@ async function main(): Promise<void> {
     rendererDir: rendererDir(),
     token: newToken(),
     bindHost: process.env.DESKHAND_HOST || '127.0.0.1',
-    port: portFromEnv(process.env.DESKHAND_PORT),
+    port,
     allowRemote: process.env.DESKHAND_ALLOW_REMOTE === '1',
     pageMark,
   });

@@ -1,0 +1,27 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+function startWeb(port: string): Promise<{ code: number | null; output: string }> {
+  const env = { ...process.env, DESKHAND_DATA_DIR: mkdtempSync(join(tmpdir(), 'deskhand-web-port-')), DESKHAND_PORT: port, DISPLAY: '' };
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve('src-main/web/main.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const collect = (chunk: Buffer): void => {
+    output += chunk.toString();
+    // Started after all: stop it, the test has its answer.
+    if (output.includes('Deskhand UI:')) child.kill('SIGKILL');
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  return new Promise((done) => child.once('exit', (code) => done({ code, output })));
+}
+
+describe('DESKHAND_PORT', () => {
+  it.each(['0x50', '1e3', ' ', '80.0'])("refuses '%s' instead of reading it as another port", async (port) => {
+    const { code, output } = await startWeb(port);
+    expect(output).toContain(`DESKHAND_PORT must be 0..65535, got '${port}'`);
+    expect(code).toBe(1);
+  });
+});
