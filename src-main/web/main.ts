@@ -57,7 +57,14 @@ async function main(): Promise<void> {
   });
   process.on('SIGINT', quit);
   process.on('SIGTERM', quit);
+  // The terminal that ran it was closed: close the host too, rather than leave its session running.
+  process.on('SIGHUP', quit);
 }
+
+// Nobody reads the output any more (`npm run web | head -1`, a closed terminal): the server goes on,
+// and a log line that cannot be written is no reason to end it without closing the host.
+process.stdout.on('error', () => undefined);
+process.stderr.on('error', () => undefined);
 
 main().catch((error: unknown) => {
   console.error(`Deskhand could not start: ${(error as Error).message}`);

@@ -12,7 +12,7 @@ export interface QuitOptions {
 }
 
 /**
- * The handler for SIGINT and SIGTERM: closes everything, then exits 0; exits 1 when closing fails or
+ * The handler for SIGINT, SIGTERM and SIGHUP: closes everything, then exits 0; exits 1 when closing fails or
  * takes longer than CLOSE_TIMEOUT_MS. A second signal while closing exits at once, as a shell reports
  * an interrupted command (130 for Ctrl+C).
  */
@@ -33,7 +33,7 @@ export function quitOnSignal(options: QuitOptions): (signal: NodeJS.Signals) => 
       return;
     }
     closing = true;
-    options.log('[deskhand] closing (Ctrl+C again quits at once)');
+    options.log(signal === 'SIGINT' ? '[deskhand] closing (Ctrl+C again quits at once)' : `[deskhand] closing (${signal})`);
     timer = setTimeout(() => exit(1, `[deskhand] closing took longer than ${CLOSE_TIMEOUT_MS / 1000} s: quitting anyway`), CLOSE_TIMEOUT_MS);
     options.close().then(
       () => exit(0),

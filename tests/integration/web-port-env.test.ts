@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -23,5 +23,30 @@ describe('DESKHAND_PORT', () => {
     const { code, output } = await startWeb(port);
     expect(output).toContain(`DESKHAND_PORT must be 0..65535, got '${port}'`);
     expect(code).toBe(1);
+  });
+});
+
+describe('browser mode when its terminal goes away', () => {
+  it('closes the host on SIGHUP, after its output was closed, and exits 0', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'deskhand-web-hup-'));
+    const env = { ...process.env, DESKHAND_DATA_DIR: dataDir, DESKHAND_PORT: '0', DISPLAY: '' };
+    const child = spawn(process.execPath, ['--import', 'tsx', resolve('src-main/web/main.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    let output = '';
+    await new Promise<void>((started) => {
+      const collect = (chunk: Buffer): void => {
+        output += chunk.toString();
+        if (output.includes('Deskhand UI:')) started();
+      };
+      child.stdout.on('data', collect);
+      child.stderr.on('data', collect);
+    });
+    // Nobody reads its output any more (| head -1 took the address), then the terminal closes.
+    child.stdout.destroy();
+    child.stderr.destroy();
+    child.kill('SIGHUP');
+    expect(await exited).toBe(0);
+    // Closed, not killed: the data folder's lock is released.
+    expect(existsSync(join(dataDir, 'host.lock'))).toBe(false);
   });
 });

@@ -28,6 +28,15 @@ describe('quitting browser mode (Ctrl+C)', () => {
     expect(exits).toEqual([0]);
   });
 
+  it('offers Ctrl+C to quit at once only when Ctrl+C asked to close', () => {
+    const byKeyboard = quitting();
+    byKeyboard.quit('SIGINT');
+    expect(byKeyboard.logs).toEqual(['[deskhand] closing (Ctrl+C again quits at once)']);
+    const byTerminal = quitting();
+    byTerminal.quit('SIGHUP');
+    expect(byTerminal.logs).toEqual(['[deskhand] closing (SIGHUP)']);
+  });
+
   it('exits 1 with the reason when closing fails', async () => {
     const { quit, exits, logs, finish } = quitting();
     quit('SIGTERM');
