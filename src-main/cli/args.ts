@@ -3,7 +3,11 @@ import { z } from 'zod';
 import { MAX_REQUEST_CHARS, SessionMode } from '../protocol';
 
 export const CliRun = z.object({
-  request: z.string().trim().min(1, 'give a request: deskhand run "REQUEST"').max(MAX_REQUEST_CHARS),
+  request: z
+    .string()
+    .trim()
+    .min(1, 'give a request: deskhand run "REQUEST"')
+    .max(MAX_REQUEST_CHARS, `the request is too long: at most ${MAX_REQUEST_CHARS.toLocaleString('en')} characters`),
   mode: SessionMode,
   answers: z.array(z.string()),
   approve: z.boolean(),

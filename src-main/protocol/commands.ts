@@ -4,6 +4,7 @@ import { BlackboardView, DamagedSessionView, DatabaseRepairView, SessionDetail, 
 
 /** The longest request a user may type; longer text is refused, not cut. */
 export const MAX_REQUEST_CHARS = 20_000;
+const REQUEST_TOO_LONG = `the request is too long: at most ${MAX_REQUEST_CHARS.toLocaleString('en')} characters`;
 
 const RequestId = z.string().min(1).max(64);
 const Id = z.string().min(1).max(64);
@@ -19,13 +20,13 @@ function command<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
  */
 export const HostCommand = z.discriminatedUnion('type', [
   command('session.start', {
-    request: z.string().trim().min(1, 'the request is empty').max(MAX_REQUEST_CHARS),
+    request: z.string().trim().min(1, 'the request is empty').max(MAX_REQUEST_CHARS, REQUEST_TOO_LONG),
     mode: SessionMode.default('desktop'),
   }),
   /** A follow-up request: a new round in the same session, over the same blackboard. */
   command('session.continue', {
     sessionId: Id,
-    request: z.string().trim().min(1, 'the request is empty').max(MAX_REQUEST_CHARS),
+    request: z.string().trim().min(1, 'the request is empty').max(MAX_REQUEST_CHARS, REQUEST_TOO_LONG),
   }),
   command('session.stop', { sessionId: Id }),
   command('session.pause', { sessionId: Id }),

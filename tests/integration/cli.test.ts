@@ -68,6 +68,9 @@ describe('npx deskhand run', () => {
     const mode = await runCli(['run', 'list files', '--mode', 'desk'], { OPENAI_API_KEY: 'x' });
     expect(mode.code).toBe(2);
     expect(mode.stderr).toMatch(/^deskhand: --mode is desktop or shell, not 'desk'/);
+    const long = await runCli(['run', 'x'.repeat(20_001)], { OPENAI_API_KEY: 'x' });
+    expect(long.code).toBe(2);
+    expect(long.stderr).toMatch(/^deskhand: the request is too long: at most 20,000 characters/);
   });
 
   it('says which data folder cannot be used, and what to do', async () => {
