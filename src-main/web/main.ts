@@ -32,7 +32,8 @@ async function main(): Promise<void> {
     host,
     rendererDir: rendererDir(),
     token: newToken(),
-    bindHost: process.env.DESKHAND_HOST || '127.0.0.1',
+    // An IPv6 address may be written as in a URL, [::1]: the socket takes it bare.
+    bindHost: (process.env.DESKHAND_HOST || '127.0.0.1').replace(/^\[(.*)\]$/, '$1'),
     port,
     allowRemote: process.env.DESKHAND_ALLOW_REMOTE === '1',
     pageMark,
@@ -46,8 +47,6 @@ async function main(): Promise<void> {
     );
   }
   if (host.interrupted.length) console.warn(`[deskhand] ${host.interrupted.length} unfinished session(s) marked interrupted`);
-  console.log(`Deskhand UI: ${server.url}`);
-
   const quit = quitOnSignal({
     close: async () => {
       await Promise.all([server.close(), host.close()]);
@@ -59,6 +58,8 @@ async function main(): Promise<void> {
   process.on('SIGTERM', quit);
   // The terminal that ran it was closed: close the host too, rather than leave its session running.
   process.on('SIGHUP', quit);
+  // Last: whoever acts on the address (a script, a test) finds the signals already handled.
+  console.log(`Deskhand UI: ${server.url}`);
 }
 
 // Nobody reads the output any more (`npm run web | head -1`, a closed terminal): the server goes on,

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-function startWeb(port: string): Promise<{ code: number | null; output: string }> {
-  const env = { ...process.env, DESKHAND_DATA_DIR: mkdtempSync(join(tmpdir(), 'deskhand-web-port-')), DESKHAND_PORT: port, DISPLAY: '' };
+function startWeb(port: string, extra: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+  const env = { ...process.env, DESKHAND_DATA_DIR: mkdtempSync(join(tmpdir(), 'deskhand-web-port-')), DESKHAND_PORT: port, DISPLAY: '', ...extra };
   const child = spawn(process.execPath, ['--import', 'tsx', resolve('src-main/web/main.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const collect = (chunk: Buffer): void => {
@@ -23,6 +23,13 @@ describe('DESKHAND_PORT', () => {
     const { code, output } = await startWeb(port);
     expect(output).toContain(`DESKHAND_PORT must be 0..65535, got '${port}'`);
     expect(code).toBe(1);
+  });
+});
+
+describe('DESKHAND_HOST', () => {
+  it('takes an IPv6 loopback address written as in a URL, [::1]', async () => {
+    const { output } = await startWeb('0', { DESKHAND_HOST: '[::1]' });
+    expect(output).toMatch(/Deskhand UI: http:\/\/\[::1\]:\d+\/\?token=/);
   });
 });
 
