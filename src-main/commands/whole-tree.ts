@@ -41,8 +41,9 @@ function simpleCommands(text: string): string[] {
     if (char === '\\' && quote !== "'") i++;
     else if (quote === '"' && (char === '`' || text.startsWith('$(', i))) {
       const open = char === '`' ? i + 1 : i + 2;
-      const close = text.indexOf(char === '`' ? '`' : ')', open);
-      substituted.push(text.slice(open, close === -1 ? text.length : close));
+      const close = char === '`' ? text.indexOf('`', open) : closingParen(text, open);
+      // Shell text of its own: cut at its separators too (`"$(rm -rf /;true)"`).
+      substituted.push(...simpleCommands(text.slice(open, close === -1 ? text.length : close)));
       i = close === -1 ? text.length : close;
     } else if (quote !== null) quote = char === quote ? null : quote;
     else if (char === '"' || char === "'") quote = char;
@@ -54,6 +55,21 @@ function simpleCommands(text: string): string[] {
   // A quote that never closes (an apostrophe in typed prose) is no shell's: the text is cut at every separator.
   if (quote !== null) return text.split(/[\n\r;&|()`]/);
   return [...commands, text.slice(start), ...substituted];
+}
+
+/** Where the `$(` whose text starts at `open` closes: the `)` outside quotes that its own `(`s leave; -1 if none. */
+function closingParen(text: string, open: number): number {
+  let quote: string | null = null;
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const char = text[i] as string;
+    if (char === '\\' && quote !== "'") i++;
+    else if (quote !== null) quote = char === quote ? null : quote;
+    else if (char === '"' || char === "'") quote = char;
+    else if (char === '(') depth++;
+    else if (char === ')' && depth-- === 0) return i;
+  }
+  return -1;
 }
 
 /** Programs that run a word they are given as shell text: `bash -c '…'`, `su -c '…'`, `eval '…'`, `bash <<< '…'`. */

@@ -174,6 +174,15 @@ describe('wholeTreeCommand', () => {
     expect(typed("Don't forget:\nrm -rf build\ncd ~")).not.toBe('deny');
   });
 
+  it('reads the commands inside a substitution in double quotes each on its own, nested ones too', () => {
+    expect(wipes('echo "$(rm -rf /;true)"')).toBe('rm /');
+    expect(wipes('echo "$(rm -rf ~&)"')).toBe('rm ~');
+    expect(wipes('echo "`rm -rf /;true`"')).toBe('rm /');
+    expect(wipes('echo "$(echo $(date); rm -rf /)"')).toBe('rm /');
+    expect(wipes('echo "$(cd /; rm -rf *)"')).toBe('rm *');
+    expect(wipes('echo "$(cd /tmp/build; rm -rf *)"')).toBeNull();
+  });
+
   it('joins a line continued with a backslash, as the shell does', () => {
     expect(wipes('rm -rf \\\n  ~/')).toBe('rm ~/');
     expect(wipes('rm -rf build \\\n  "$HOME"')).toBe('rm $HOME');
