@@ -45,9 +45,20 @@ function simpleCommands(text: string): string[] {
       // Shell text of its own: cut at its separators too (`"$(rm -rf /;true)"`).
       substituted.push(...simpleCommands(text.slice(open, close === -1 ? text.length : close)));
       i = close === -1 ? text.length : close;
-    } else if (quote !== null) quote = char === quote ? null : quote;
+    } else if (quote !== null) quote = char === quote.at(-1) ? null : quote;
     else if (char === '"' || char === "'") quote = char;
-    else if (SEPARATORS.has(char)) {
+    // $'…' takes \' as an apostrophe, so a backslash escapes there as in double quotes.
+    else if (char === '$' && text[i + 1] === "'") {
+      quote = "$'";
+      i++;
+    }
+    // A comment runs to the end of its line: an apostrophe in it (`# don't`) opens no quote.
+    else if (char === '#' && (i === start || /\s/.test(text[i - 1] as string))) {
+      commands.push(text.slice(start, i));
+      const end = text.indexOf('\n', i);
+      i = end === -1 ? text.length : end;
+      start = i + 1;
+    } else if (SEPARATORS.has(char)) {
       commands.push(text.slice(start, i));
       start = i + 1;
     }

@@ -183,6 +183,15 @@ describe('wholeTreeCommand', () => {
     expect(wipes('echo "$(cd /tmp/build; rm -rf *)"')).toBeNull();
   });
 
+  it("does not take an apostrophe in a comment or in $'…' for a quote that hides the lines after it", () => {
+    expect(wipes("echo hi # don't\nrm -rf /\n# won't")).toBe('rm /');
+    expect(wipes("ls # it's here\nrm -rf ~\necho 'done'")).toBe('rm ~');
+    expect(wipes("echo $'it\\'s'\nrm -rf /\n# that's all")).toBe('rm /');
+    // A # inside a word or a quote is no comment.
+    expect(wipes('echo a#b; rm -rf /')).toBe('rm /');
+    expect(wipes('grep "# rm -rf /;" notes')).toBeNull();
+  });
+
   it('joins a line continued with a backslash, as the shell does', () => {
     expect(wipes('rm -rf \\\n  ~/')).toBe('rm ~/');
     expect(wipes('rm -rf build \\\n  "$HOME"')).toBe('rm $HOME');
