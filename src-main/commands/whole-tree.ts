@@ -36,10 +36,24 @@ function simpleCommands(text: string): string[] {
   const substituted: string[] = [];
   let quote: string | null = null;
   let start = 0;
+  /** The here-documents opened on the line being read (`<<EOF`, `<<-'END'`): their bodies follow it. */
+  const hereDocs: Array<{ word: string; tabs: boolean }> = [];
   for (let i = 0; i < text.length; i++) {
     const char = text[i] as string;
+    const hereDoc = quote === null && char === '<' && text[i - 1] !== '<' ? hereDocAt(text, i) : null;
     if (char === '\\' && quote !== "'") i++;
-    else if (quote === '"' && (char === '`' || text.startsWith('$(', i))) {
+    else if (hereDoc) {
+      hereDocs.push({ word: hereDoc[3] as string, tabs: hereDoc[1] === '-' });
+      i += hereDoc[0].length - 1;
+    } else if (char === '\n' && hereDocs.length > 0) {
+      // A body is text, not shell: its apostrophes open no quote. Its lines are read as the words
+      // they hold, cut at every separator, since an unquoted one runs what it has in $(…).
+      commands.push(text.slice(start, i));
+      const bodyEnd = endOfHereDocs(text, i + 1, hereDocs.splice(0));
+      commands.push(...text.slice(i + 1, bodyEnd).split(/[\n\r;&|()`]/));
+      i = bodyEnd;
+      start = i + 1;
+    } else if (quote === '"' && (char === '`' || text.startsWith('$(', i))) {
       const open = char === '`' ? i + 1 : i + 2;
       const close = char === '`' ? text.indexOf('`', open) : closingParen(text, open);
       // Shell text of its own: cut at its separators too (`"$(rm -rf /;true)"`).
@@ -66,6 +80,30 @@ function simpleCommands(text: string): string[] {
   // A quote that never closes (an apostrophe in typed prose) is no shell's: the text is cut at every separator.
   if (quote !== null) return text.split(/[\n\r;&|()`]/);
   return [...commands, text.slice(start), ...substituted];
+}
+
+/** `<<WORD`, `<< 'WORD'`, `<<-"WORD"` (not `<<<`, a here-string): 1 the dash, 3 the word. */
+const HERE_DOC = /<<(-?)[ \t]*(["']?)([\w.-]+)\2/y;
+
+function hereDocAt(text: string, at: number): RegExpExecArray | null {
+  HERE_DOC.lastIndex = at;
+  return HERE_DOC.exec(text);
+}
+
+/** Where the bodies of `hereDocs`, starting at `from`, end: the newline after the last one's closing word, or the end. */
+function endOfHereDocs(text: string, from: number, hereDocs: ReadonlyArray<{ word: string; tabs: boolean }>): number {
+  let at = from;
+  for (const { word, tabs } of hereDocs) {
+    for (;;) {
+      const newline = text.indexOf('\n', at);
+      const lineEnd = newline === -1 ? text.length : newline;
+      const line = text.slice(at, lineEnd).replace(/\r$/, '');
+      at = lineEnd + 1;
+      if ((tabs ? line.replace(/^\t+/, '') : line) === word) break;
+      if (newline === -1) return text.length;
+    }
+  }
+  return at - 1;
 }
 
 /** Where the `$(` whose text starts at `open` closes: the `)` outside quotes that its own `(`s leave; -1 if none. */

@@ -192,6 +192,14 @@ describe('wholeTreeCommand', () => {
     expect(wipes('grep "# rm -rf /;" notes')).toBeNull();
   });
 
+  it("reads past a here-document's body, whose apostrophes open no quote, and still reads the body's lines", () => {
+    expect(wipes("cat > notes.txt <<'EOF'\ndon't\nEOF\nrm -rf /\necho 'done' '")).toBe('rm /');
+    expect(wipes("cat <<-EOF; rm -rf ~\n\tit's\n\tEOF\necho 'ok' '")).toBe('rm ~');
+    expect(wipes('cat <<EOF\n$(rm -rf /)\nEOF')).toBe('rm /');
+    expect(wipes("cat <<'EOF' > a.txt\nlet's go\nEOF\nls 'x'")).toBeNull();
+    expect(wipes("bash <<< 'cd /; rm -rf *'")).toBe('rm *');
+  });
+
   it('joins a line continued with a backslash, as the shell does', () => {
     expect(wipes('rm -rf \\\n  ~/')).toBe('rm ~/');
     expect(wipes('rm -rf build \\\n  "$HOME"')).toBe('rm $HOME');
