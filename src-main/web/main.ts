@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   console.log(`Deskhand UI: ${server.url}`);
 }
 
-// Nobody reads the output any more (`npm run web | head -1`, a closed terminal): the server goes on,
+// Nobody reads the output any more (`node out/main/web.js | head -1`, a closed terminal): the server goes on,
 // and a log line that cannot be written is no reason to end it without closing the host.
 process.stdout.on('error', () => undefined);
 process.stderr.on('error', () => undefined);
