@@ -121,8 +121,11 @@ function closingParen(text: string, open: number): number {
   return -1;
 }
 
-/** Programs that run a word they are given as shell text: `bash -c '…'`, `su -c '…'`, `eval '…'`, `bash <<< '…'`. */
-const SHELL_TEXT_RUNNERS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish', 'busybox', 'su', 'runuser', 'eval']);
+/**
+ * Programs that run a word they are given as shell text: `bash -c '…'`, `su -c '…'`, `eval '…'`,
+ * `bash <<< '…'`, and those that hand it to a shell themselves (`watch '…'`, `script -c`, `flock … -c`).
+ */
+const SHELL_TEXT_RUNNERS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish', 'busybox', 'su', 'runuser', 'eval', 'watch', 'script', 'flock']);
 /** Reserved words a command can come after (`then cd build`, `do cd "$d"`, `{ cd x`, `if cd x`). */
 const SHELL_KEYWORDS = new Set(['if', 'then', 'elif', 'else', 'while', 'until', 'do', '{', '!', 'time']);
 /** Shell text nested deeper than this (`bash -c "sh -c '…'"` is two levels) is not read. */

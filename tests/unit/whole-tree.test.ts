@@ -154,6 +154,10 @@ describe('wholeTreeCommand', () => {
     expect(wipes('bash <<< "rm -rf /"')).toBe('rm /');
     expect(wipes(`bash -c 'bash -c "rm -rf /"'`)).toBe('rm /');
     expect(wipes('grep -c "rm -rf /" notes.txt')).toBeNull(); // grep's -c counts: nothing runs the text
+    // Programs that hand their text to a shell themselves.
+    expect(wipes('watch -n1 "rm -rf /; ls"')).toBe('rm /');
+    expect(wipes(`script -q -c 'rm -rf ~; echo done' /dev/null`)).toBe('rm ~');
+    expect(wipes('flock /tmp/lock -c "rm -rf /usr; true"')).toBe('rm /usr');
   });
 
   it("reads a shell's quoted script past its ; or &&", () => {
