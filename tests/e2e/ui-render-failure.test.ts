@@ -1,31 +1,9 @@
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { makeStep } from '../support/ui-fixtures';
-import { openUi, startSessionWithStep, type UiPage } from '../support/ui-page';
-import { launchChromium } from '../support/web-app';
+import { startSessionWithStep, uiPerTest } from '../support/ui-page';
 
-let browser: Browser;
-let host: FakeUiHost;
-let ui: UiPage;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-beforeEach(async () => {
-  host = await startFakeUiHost();
-  ui = await openUi(browser, host);
-});
-
-afterEach(async () => {
-  await ui?.close();
-  await host?.close();
-});
+const fresh = uiPerTest();
 
 /**
  * A fault in the page's drawing code, injected: formatting one chosen number (a duration in seconds)
@@ -61,6 +39,7 @@ async function leaveTheRequestBox(page: Page): Promise<void> {
 
 describe('a part of the window that fails to draw', () => {
   it('is replaced by what failed and a way back; the rest of the window works and no step is lost', async () => {
+    const { host, ui } = fresh;
     const { page } = ui;
     const sessionId = await startSessionWithStep(page, host, 'tidy the downloads');
     await breakFormattingOf(page, 4.321, true);
@@ -102,6 +81,7 @@ describe('a part of the window that fails to draw', () => {
   });
 
   it("in a step's details is tried again by itself for the next step", async () => {
+    const { host, ui } = fresh;
     const { page } = ui;
     // Only the details draw the phase timings: the trajectory shows this step as usual.
     const sessionId = await startSessionWithStep(page, host, 'rename the photos', () => ({ phaseMs: { LLM_INTERACTION: 2345 } }));

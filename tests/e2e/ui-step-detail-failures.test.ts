@@ -1,34 +1,12 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
+import { describe, expect, it } from 'vitest';
 import { makeStep, screenshotRef } from '../support/ui-fixtures';
-import { openUi, startSessionWithStep, type UiPage } from '../support/ui-page';
-import { launchChromium } from '../support/web-app';
+import { startSessionWithStep, uiPerTest } from '../support/ui-page';
 
-let browser: Browser;
-let host: FakeUiHost;
-let ui: UiPage;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-beforeEach(async () => {
-  host = await startFakeUiHost();
-  ui = await openUi(browser, host);
-});
-
-afterEach(async () => {
-  await ui?.close();
-  await host?.close();
-});
+const fresh = uiPerTest();
 
 describe('the step detail when things go wrong', () => {
   it('says the screenshot could not be loaded instead of showing an empty frame', async () => {
+    const { host, ui } = fresh;
     const { page } = ui;
     await page.route('**/screenshots/**', (route) => route.fulfill({ status: 404, body: 'gone' }));
     await startSessionWithStep(page, host, 'tidy the desktop', (sessionId) => ({ screenshot: screenshotRef(sessionId, 'step-1.png') }));
@@ -39,6 +17,7 @@ describe('the step detail when things go wrong', () => {
   });
 
   it('closes when its session is deleted elsewhere, leaves the keyboard in the request box', async () => {
+    const { host, ui } = fresh;
     const { page } = ui;
     const sessionId = await startSessionWithStep(page, host, 'sort the invoices');
     await page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem').first().click();
@@ -53,6 +32,7 @@ describe('the step detail when things go wrong', () => {
 
 describe('screenshots while the host is out of reach', () => {
   it('a thumbnail that could not be loaded is loaded again once the connection comes back', async () => {
+    const { browser, host } = fresh;
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     try {
       const page = await context.newPage();

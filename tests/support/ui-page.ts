@@ -2,10 +2,11 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import type { StepViewInput } from '../../src-main/protocol';
-import type { FakeUiHost } from './fake-ui-host';
+import { startFakeUiHost, type FakeUiHost } from './fake-ui-host';
 import { makeStep } from './ui-fixtures';
+import { launchChromium } from './web-app';
 
 export interface UiPage {
   page: Page;
@@ -38,6 +39,54 @@ export async function openUi(
   await host.waitForCommand('session.list');
   await page.getByRole('status').first().waitFor();
   return { page, context, problems, close: () => context.close() };
+}
+
+/** What uiPerTest gives a test: the file's browser, and its own fake host with the UI open on it. */
+export interface UiPerTest {
+  readonly browser: Browser;
+  readonly host: FakeUiHost;
+  readonly ui: UiPage;
+}
+
+/**
+ * Registers the hooks of a UI test file whose tests each start afresh: one Chromium for the file, and
+ * for each test a new fake host with the UI open and connected (closed after it). Read the fields
+ * inside a test.
+ */
+export function uiPerTest(): UiPerTest {
+  let browser: Browser | undefined;
+  let host: FakeUiHost | undefined;
+  let ui: UiPage | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    host = await startFakeUiHost();
+    ui = await openUi(ready(browser), host);
+  });
+  afterEach(async () => {
+    await ui?.close();
+    await host?.close();
+  });
+  return {
+    get browser() {
+      return ready(browser);
+    },
+    get host() {
+      return ready(host);
+    },
+    get ui() {
+      return ready(ui);
+    },
+  };
+}
+
+function ready<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error('read inside a test: the hooks have not run yet');
+  return value;
 }
 
 /**

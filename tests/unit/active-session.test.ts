@@ -60,6 +60,12 @@ function depsWithoutDevice(db: Db, store: SessionStore, emit: (event: { kind: st
   } as unknown as SessionDeps;
 }
 
+/** A shell session's tools and a dispatcher that never sees the user take the mouse. */
+const shellSessionDevice = {
+  tools: () => Promise.resolve({ names: new Set<string>(), docs: '', screenless: null }),
+  dispatcher: { takeover: { resume: () => undefined }, checkTakeover: () => Promise.resolve({ takenOver: false }), rebasePointer: () => Promise.resolve() },
+};
+
 describe('ActiveSession: the end of a round that cannot be saved', () => {
   it('is reported as an error saying so, not as the outcome the database does not hold', async () => {
     const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'deskhand-active-')), 'deskhand.sqlite'));
@@ -173,8 +179,7 @@ describe('ActiveSession: a step that cannot be saved for a full disk', () => {
     const events: Array<{ kind: string; status?: string; detail?: string; session?: { status: string } }> = [];
     const deps = {
       ...depsWithoutDevice(db, store, (event) => events.push(event)),
-      tools: () => Promise.resolve({ names: new Set<string>(), docs: '', screenless: null }),
-      dispatcher: { takeover: { resume: () => undefined }, checkTakeover: () => Promise.resolve({ takenOver: false }), rebasePointer: () => Promise.resolve() },
+      ...shellSessionDevice,
       disk: new DataDiskSpace('/data', () => ({ bavail: 1e9, bsize: 4096, blocks: 2e9 })),
     } as unknown as SessionDeps;
     const live = new ActiveSession(deps, store.requireSession(session.id));
@@ -242,8 +247,7 @@ describe('ActiveSession: a run paused for want of free space', () => {
       get config() {
         return config;
       },
-      tools: () => Promise.resolve({ names: new Set<string>(), docs: '', screenless: null }),
-      dispatcher: { takeover: { resume: () => undefined }, checkTakeover: () => Promise.resolve({ takenOver: false }), rebasePointer: () => Promise.resolve() },
+      ...shellSessionDevice,
       // 60 MB free.
       disk: new DataDiskSpace('/data', () => ({ bavail: 15_360, bsize: 4096, blocks: 1e6 })),
     } as unknown as SessionDeps;
@@ -273,9 +277,8 @@ describe('ActiveSession: a step under way when Stop comes', () => {
     let live: ActiveSession | null = null;
     const deps = {
       ...depsWithoutDevice(db, store, (event) => events.push(event)),
-      tools: () => Promise.resolve({ names: new Set<string>(), docs: '', screenless: null }),
+      ...shellSessionDevice,
       prompts: loadPromptLibrary(resolve('prompts')),
-      dispatcher: { takeover: { resume: () => undefined }, checkTakeover: () => Promise.resolve({ takenOver: false }), rebasePointer: () => Promise.resolve() },
       // Stop comes just as the step starts, after the last check of the loop: the step reaches its model.
       disk: {
         shortage: () => {
