@@ -1,34 +1,13 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FakeHostError, startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
+import { describe, expect, it } from 'vitest';
+import { FakeHostError } from '../support/fake-ui-host';
 import { makeSession, makeStep, screenshotRef } from '../support/ui-fixtures';
-import { openUi, startSessionWithStep, type UiPage } from '../support/ui-page';
-import { launchChromium } from '../support/web-app';
+import { startSessionWithStep, uiPerTest } from '../support/ui-page';
 
-let browser: Browser;
-let host: FakeUiHost;
-let ui: UiPage;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-beforeEach(async () => {
-  host = await startFakeUiHost();
-  ui = await openUi(browser, host);
-});
-
-afterEach(async () => {
-  await ui?.close();
-  await host?.close();
-});
+const fresh = uiPerTest();
 
 describe('failures the user must see (review)', () => {
   it('says so when the screenshot of a held step cannot be loaded, instead of leaving it out silently', async () => {
+    const { host, ui } = fresh;
     const { page } = ui;
     await page.route('**/screenshots/**', (route) => route.fulfill({ status: 404, body: 'gone' }));
     const sessionId = await startSessionWithStep(page, host, 'send the report');
@@ -49,6 +28,7 @@ describe('failures the user must see (review)', () => {
   });
 
   it('shows a blackboard that could not be loaded as failed, with a way to try again, not as loading for ever', async () => {
+    const { host, ui } = fresh;
     const { page } = ui;
     await startSessionWithStep(page, host, 'sort the photos');
     let refuse = true;
@@ -66,6 +46,7 @@ describe('failures the user must see (review)', () => {
   });
 
   it('says what an empty trajectory means: work starting, or a session that ended without steps', async () => {
+    const { host, ui } = fresh;
     const { page } = ui;
     await page.getByRole('textbox', { name: 'Request' }).fill('list my files');
     await page.getByRole('textbox', { name: 'Request' }).press('Enter');
@@ -77,6 +58,7 @@ describe('failures the user must see (review)', () => {
   });
 
   it('shows that a session is opening while a big one loads, not a click that seems to do nothing', async () => {
+    const { host, ui } = fresh;
     const { page } = ui;
     host.addSession(makeSession('big', { title: 'Ten thousand steps', status: 'finished', createdAt: Date.now() - 60_000 }), [makeStep('big', 0)]);
     await page.getByRole('button', { name: 'New' }).click();
