@@ -29,8 +29,15 @@ export interface BlackboardPrompt {
   omitted: number;
 }
 
-/** The most of one answer a prompt shows, when half the room the requests leave allows it. */
+/** The most of one answer a prompt shows, when the half of the budget kept for answers allows it. */
 const MAX_ANSWER_CHARS = 2_000;
+const MAX_QUESTION_CHARS = 300;
+/** A Q&A line's characters besides its question and answer ("- Q: ", " A: ", "…"), with its section header's share. */
+const QA_LINE_OVERHEAD = 40;
+const QUESTIONS_HEADER = 'Questions and answers';
+/** The most of one request a prompt shows, and the least an older one is shortened to before it is left out. */
+const MAX_REQUEST_CHARS = 400;
+const MIN_REQUEST_CHARS = 80;
 
 function oneLine(value: unknown, max: number): string {
   const text = (typeof value === 'string' ? value : (JSON.stringify(value) ?? '')).replace(/\s+/g, ' ').trim();
@@ -133,23 +140,31 @@ export class Blackboard {
 
   /**
    * The `[Blackboard:]` part of a prompt within a size budget, filled in order of what matters most:
-   * the requests, then the Q&A pairs (what the user said), then the newest trajectory records, then the
-   * saved screenshots, the newest of each that fit. The prompt at step 200 is therefore no bigger than
-   * at step 20, however many questions were asked.
+   * the requests and the Q&A pairs (what the user said), then the newest trajectory records, then the
+   * saved screenshots, the newest of each that fit. The answers keep half the budget (as much of it as
+   * they need): long requests give way first, the oldest shortened, then left out. The prompt at step
+   * 200 is therefore no bigger than at step 20, however many questions were asked.
    */
   toPrompt(options: BlackboardPromptOptions): BlackboardPrompt {
     const room = { left: options.budgetChars - '[Blackboard:]\n'.length };
+    // What the user said to the agents keeps a share of its own, however long the requests are.
+    const answersShare = Math.floor(room.left / 2);
+    const questionChars = Math.min(MAX_QUESTION_CHARS, Math.max(60, Math.floor(answersShare / 4)));
+    // An answer (a form's data) may be text the agent types next: cut only where the budget demands.
+    const answerChars = Math.max(60, Math.min(MAX_ANSWER_CHARS, answersShare - questionChars - QA_LINE_OVERHEAD));
+    const questionItems = this.questions.lastK(20);
+    const questionLine = (i: number): string =>
+      `- Q: ${oneLine(questionItems[i]?.get('question'), questionChars)} A: ${oneLine(questionItems[i]?.get('answer'), answerChars)}`;
+    // The share is kept only as far as the answers need it.
+    const probe = { left: answersShare };
+    newestThatFit(probe, QUESTIONS_HEADER, questionItems.length, questionLine);
+    const reserved = answersShare - probe.left;
     const requestItems = this.requests.lastK(10);
     const firstRequest = this.requests.length - requestItems.length;
-    const requests = newestThatFit(room, 'Requests so far', requestItems.length, (i) =>
-      `${firstRequest + i + 1}. ${oneLine(requestItems[i]?.get('request') ?? requestItems[i]?.get('text'), 400)}`,
-    );
-    const questionItems = this.questions.lastK(20);
-    // An answer (a form's data) may be text the agent types next: cut only where the budget demands.
-    const answerChars = Math.max(300, Math.min(MAX_ANSWER_CHARS, Math.floor(room.left / 2)));
-    const questions = newestThatFit(room, 'Questions and answers', questionItems.length, (i) =>
-      `- Q: ${oneLine(questionItems[i]?.get('question'), 300)} A: ${oneLine(questionItems[i]?.get('answer'), answerChars)}`,
-    );
+    const requestsRoom = { left: room.left - reserved };
+    const requests = requestsThatFit(requestsRoom, requestItems.map((item) => item.get('request') ?? item.get('text')), firstRequest);
+    room.left = requestsRoom.left + reserved;
+    const questions = newestThatFit(room, QUESTIONS_HEADER, questionItems.length, questionLine);
     const records = options.skipTrajectory ? this.trajectories.all().filter((item) => !options.skipTrajectory?.(item)) : this.trajectories.all();
     const trajectory = newestThatFit(room, 'Trajectory (NNNNN older records left out)', records.length, (i) =>
       `- ${oneLine((records[i] as MemoryItem).pick(options.historyKeys), 500)}`,
@@ -173,6 +188,37 @@ export class Blackboard {
 
     return { text: sections.length ? `[Blackboard:]\n${sections.join('\n\n')}` : '', images, omitted };
   }
+}
+
+/**
+ * The requests (oldest first, the first numbered `first + 1`) within what is left of the budget: when
+ * they do not fit whole, the oldest are shortened first (to MIN_REQUEST_CHARS), then left out, oldest
+ * first; the newest is cut to the room only when it is alone and still does not fit.
+ */
+function requestsThatFit(room: { left: number }, requests: readonly unknown[], first: number): string[] {
+  const overhead = 'Requests so far'.length + 4;
+  const caps = requests.map(() => MAX_REQUEST_CHARS);
+  let start = 0;
+  const linesOf = (): string[] => requests.slice(start).map((request, i) => `${first + start + i + 1}. ${oneLine(request, caps[start + i] ?? MAX_REQUEST_CHARS)}`);
+  const costOf = (lines: readonly string[]): number => (lines.length ? overhead + lines.reduce((sum, line) => sum + line.length + 1, 0) : 0);
+  let lines = linesOf();
+  while (lines.length && costOf(lines) > room.left) {
+    const longer = caps.findIndex((cap, i) => i >= start && i < caps.length - 1 && cap > MIN_REQUEST_CHARS);
+    if (longer >= 0) caps[longer] = MIN_REQUEST_CHARS;
+    else if (start < requests.length - 1) start++;
+    else {
+      // The newest alone: it is cut to the room, or left out when not even a little of it fits.
+      const fits = room.left - overhead - `${first + start + 1}. `.length - 1;
+      if (fits < MIN_REQUEST_CHARS / 2) return [];
+      caps[start] = Math.min(caps[start] ?? MAX_REQUEST_CHARS, fits);
+      lines = linesOf();
+      break;
+    }
+    lines = linesOf();
+  }
+  if (costOf(lines) > room.left) return [];
+  room.left -= costOf(lines);
+  return lines;
 }
 
 /**
