@@ -57,7 +57,15 @@ export class AppAgent extends BasicAgent {
     public window: WindowInfo,
     host: BasicAgent | null,
   ) {
-    super('AppAgent', window.title || window.app, agentStates('AppAgent', host === null), host);
+    super('AppAgent', null, agentStates('AppAgent', host === null), host);
+  }
+
+  /**
+   * The window's current title: a reused agent is handed its window as last listed, and a title that
+   * changed since the agent was made (a file saved under another name) is the one its prompt names.
+   */
+  override get target(): string {
+    return this.window.title || this.window.app;
   }
 
   override assign(subtask: string, notes: readonly string[] = []): void {

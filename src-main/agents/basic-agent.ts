@@ -75,11 +75,16 @@ export abstract class BasicAgent {
 
   constructor(
     readonly name: string,
-    /** The application window an AppAgent works in (its title), or null. */
-    readonly target: string | null,
+    /** The agent's target when it is not a window that may change its title (see `target`). */
+    private readonly fixedTarget: string | null,
     readonly states: StateManager,
     readonly host: BasicAgent | null,
   ) {}
+
+  /** The application window an AppAgent works in (its title as now known), or null. */
+  get target(): string | null {
+    return this.fixedTarget;
+  }
 
   /** Failed steps in a row, the last one included. */
   get errorsInARow(): number {

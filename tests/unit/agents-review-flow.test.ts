@@ -104,3 +104,34 @@ describe('HostAgent: choosing whom to hand a sub-task to', () => {
     expect(h.actions).toEqual([]);
   });
 });
+
+describe('AppAgent: a window handed a second sub-task', () => {
+  it('is named by its current title, not the one it had when its agent was made', async () => {
+    const windows = WINDOWS.map((window) => ({ ...window }));
+    const h = agentHarness({
+      windows,
+      replies: [
+        hostReply({ 'Current Sub-Task': 'save the notes as report.txt', ControlLabel: '0x200002' }),
+        appReply({ Status: 'FINISH', Comment: 'saved' }),
+        hostReply({ 'Current Sub-Task': 'add a title line', ControlLabel: '0x200002' }),
+        appReply({ Status: 'FINISH', Comment: 'added' }),
+      ],
+    });
+    const host = new HostAgent();
+    await tick(host, h.runtime);
+    const first = host.takeHandoff() as AppAgent;
+    expect(first.target).toBe('notes.txt - Mousepad');
+    await tick(first, h.runtime);
+    // Saved under another name: the window's title says so.
+    windows[1] = { ...(windows[1] as (typeof WINDOWS)[number]), title: 'report.txt - Mousepad' };
+    await tick(host, h.runtime);
+    const second = host.takeHandoff() as AppAgent;
+    expect(second).toBe(first);
+    expect(second.target).toBe('report.txt - Mousepad');
+    await tick(second, h.runtime);
+    const step = h.steps.at(-1);
+    expect(step).toMatchObject({ agent: 'AppAgent', subtask: 'add a title line', target: 'report.txt - Mousepad' });
+    expect(step?.promptText).toContain('report.txt - Mousepad');
+    expect(step?.promptText).not.toContain('notes.txt - Mousepad');
+  });
+});
