@@ -4,6 +4,7 @@ import type { AgentRuntime, ModelWithPrices, StepMemory, SubtaskRecord } from '.
 import type { CommandGate } from '../commands/command-gate';
 import type { Dispatcher } from '../commands/dispatcher';
 import { DeviceStartError } from '../commands/device-connection';
+import { headOf } from '../common/text-head';
 import { unlessAborted } from '../common/unless-aborted';
 import type { DeskhandConfig } from '../host/config';
 import type { Blackboard } from '../memory/blackboard';
@@ -53,6 +54,26 @@ export interface SessionDeps {
 }
 
 const STOPPED: RunOutcome = { status: 'stopped', result: 'Stopped by you' };
+
+/** Characters of the last finished sub-task (and of its result) a round ended at a step limit repeats. */
+const LIMIT_SUBTASK_CHARS = 150;
+const LIMIT_RESULT_CHARS = 300;
+
+function shortLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${headOf(line, max - 1)}…` : line;
+}
+
+/**
+ * A round ended at a step limit: why, and what the last finished sub-task achieved (its result, on one
+ * line, shortened), so that the user sees what was done before the limit.
+ */
+function atStepLimit(reason: string, subtasks: readonly SubtaskRecord[]): RunOutcome {
+  const done = subtasks.findLast((record) => record.status === 'FINISH' && record.result.trim());
+  if (!done) return { status: 'failed', result: reason };
+  const what = done.subtask.trim() ? ` (${shortLine(done.subtask, LIMIT_SUBTASK_CHARS)})` : '';
+  return { status: 'failed', result: `${reason}. The last finished sub-task${what}: ${shortLine(done.result, LIMIT_RESULT_CHARS)}` };
+}
 
 /**
  * A session the host is working on: its blackboard, its agents, and the round in progress. It lives for
@@ -261,10 +282,10 @@ export class ActiveSession {
         const shortage = this.diskShortage();
         if (shortage && this.pauseRun(shortage, 'disk')) continue;
         if (this.nextIndex - firstIndex >= config.limits.maxStepsPerRound) {
-          return { status: 'failed', result: `Reached the limit of ${config.limits.maxStepsPerRound} steps for one request` };
+          return atStepLimit(`Reached the limit of ${config.limits.maxStepsPerRound} steps for one request`, runtime.subtasks);
         }
         if (this.nextIndex >= config.limits.maxStepsPerSession) {
-          return { status: 'failed', result: `Reached the limit of ${config.limits.maxStepsPerSession} steps for one session` };
+          return atStepLimit(`Reached the limit of ${config.limits.maxStepsPerSession} steps for one session`, runtime.subtasks);
         }
         await state.handle(agent, runtime);
         const next = state.nextAgent(agent);

@@ -210,6 +210,26 @@ describe('a session through the host core', () => {
     expect(outcome).toEqual({ status: 'failed', result: 'Reached the limit of 3 steps for one request' });
   });
 
+  it('ends at the step limit saying what the last finished sub-task achieved, shortened', async () => {
+    const wait = app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' });
+    const found = `Found 42 reports from March: ${'report-2026-03-xx.pdf, '.repeat(40)}and no others`;
+    harness = await startHostHarness(
+      {
+        name: 'limit after a sub-task',
+        steps: [hostTo('xterm', 'find the March reports'), app({ Status: 'FINISH', Comment: found }), hostTo('xterm', 'wait for the copy'), wait, wait],
+      },
+      { config: { limits: { maxStepsPerRound: 5 } } },
+    );
+    const { outcome } = await runRequest(harness.host, 'copy the March reports');
+    expect(outcome.status).toBe('failed');
+    expect(outcome.result).toMatch(/^Reached the limit of 5 steps for one request\. /);
+    expect(outcome.result).toContain('find the March reports');
+    expect(outcome.result).toContain('Found 42 reports from March: report-2026-03-xx.pdf');
+    // Shortened: the whole of a long result is in the sub-task's steps, not the outcome.
+    expect(outcome.result).not.toContain('and no others');
+    expect(outcome.result?.length).toBeLessThan(700);
+  });
+
   it('stops with the model request in flight aborted', async () => {
     harness = await startHostHarness({ name: 'hang', steps: [{ hang: true }] });
     const reply = await harness.host.endpoint.handle({ type: 'session.start', id: 'a', request: 'hang' });
