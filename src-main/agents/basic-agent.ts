@@ -1,4 +1,5 @@
 import { ApprovalRequiredError, TakeoverError, type ActorContext, type Authorization } from '../commands/command-gate';
+import { USER_NOTE } from '../memory/blackboard';
 import type { NewStep, StoredScreenshot } from '../memory/session-store';
 import type { AgentStatus, ScreenshotRef, StepView } from '../protocol';
 import { endsRound } from '../llm/model-client';
@@ -413,7 +414,10 @@ export abstract class BasicAgent {
       approvedBy: outcome.approvedBy,
     };
     // Committed even when Stop came meanwhile: the action may have run, and the record must say so.
-    const view = await runtime.commitStep(step, { trajectory: this.trajectoryRecord(step), savedScreenshot: null });
+    // The note is what the user said: on the blackboard as such, for this agent too (its history shows results only).
+    const note = response.note?.trim();
+    const trajectory = { ...this.trajectoryRecord(step), ...(note ? { Decision: response.approved ? 'approved' : 'rejected', [USER_NOTE]: note } : {}) };
+    const view = await runtime.commitStep(step, { trajectory, savedScreenshot: null });
     this.history.push(view);
     throwIfAborted(runtime.signal);
     // A failed approved action is in the history; the agent sees it and decides what to do next.

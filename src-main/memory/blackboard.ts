@@ -35,6 +35,9 @@ const MAX_QUESTION_CHARS = 300;
 /** A Q&A line's characters besides its question and answer ("- Q: ", " A: ", "…"), with its section header's share. */
 const QA_LINE_OVERHEAD = 40;
 const QUESTIONS_HEADER = 'Questions and answers';
+const NOTES_HEADER = "The user's notes with their decisions on held actions";
+/** The trajectory key of the note the user gave with a decision on a held action (with `Decision`). */
+export const USER_NOTE = 'UserNote';
 /** The most of one request a prompt shows, and the least an older one is shortened to before it is left out. */
 const MAX_REQUEST_CHARS = 400;
 const MIN_REQUEST_CHARS = 80;
@@ -140,9 +143,10 @@ export class Blackboard {
 
   /**
    * The `[Blackboard:]` part of a prompt within a size budget, filled in order of what matters most:
-   * the requests and the Q&A pairs (what the user said), then the newest trajectory records, then the
-   * saved screenshots, the newest of each that fit. The answers keep half the budget (as much of it as
-   * they need): long requests give way first, the oldest shortened, then left out. The prompt at step
+   * the requests, the Q&A pairs and the user's notes with their decisions (what the user said), then the
+   * newest trajectory records, then the saved screenshots, the newest of each that fit. The answers and
+   * notes keep half the budget (as much of it as they need): long requests give way first, the oldest
+   * shortened, then left out. The prompt at step
    * 200 is therefore no bigger than at step 20, however many questions were asked.
    */
   toPrompt(options: BlackboardPromptOptions): BlackboardPrompt {
@@ -155,9 +159,17 @@ export class Blackboard {
     const questionItems = this.questions.lastK(20);
     const questionLine = (i: number): string =>
       `- Q: ${oneLine(questionItems[i]?.get('question'), questionChars)} A: ${oneLine(questionItems[i]?.get('answer'), answerChars)}`;
-    // The share is kept only as far as the answers need it.
+    // The user's notes with their decisions on held actions are theirs to say too, whoever's step it was.
+    const noteItems = this.trajectories.all().filter((item) => typeof item.get(USER_NOTE) === 'string' && (item.get(USER_NOTE) as string).trim()).slice(-10);
+    const noteLine = (i: number): string => {
+      const item = noteItems[i] as MemoryItem;
+      const decision = item.get('Decision') === 'rejected' ? 'rejected' : 'approved';
+      return `- ${decision} ${oneLine(item.get('Action'), questionChars)}: ${oneLine(item.get(USER_NOTE), answerChars)}`;
+    };
+    // The share is kept only as far as the answers and notes need it.
     const probe = { left: answersShare };
     newestThatFit(probe, QUESTIONS_HEADER, questionItems.length, questionLine);
+    newestThatFit(probe, NOTES_HEADER, noteItems.length, noteLine);
     const reserved = answersShare - probe.left;
     const requestItems = this.requests.lastK(10);
     const firstRequest = this.requests.length - requestItems.length;
@@ -165,6 +177,7 @@ export class Blackboard {
     const requests = requestsThatFit(requestsRoom, requestItems.map((item) => item.get('request') ?? item.get('text')), firstRequest);
     room.left = requestsRoom.left + reserved;
     const questions = newestThatFit(room, QUESTIONS_HEADER, questionItems.length, questionLine);
+    const notes = newestThatFit(room, NOTES_HEADER, noteItems.length, noteLine);
     const records = options.skipTrajectory ? this.trajectories.all().filter((item) => !options.skipTrajectory?.(item)) : this.trajectories.all();
     const trajectory = newestThatFit(room, 'Trajectory (NNNNN older records left out)', records.length, (i) =>
       `- ${oneLine((records[i] as MemoryItem).pick(options.historyKeys), 500)}`,
@@ -177,6 +190,7 @@ export class Blackboard {
 
     const sections: string[] = [];
     if (questions.length) sections.push(`Questions and answers:\n${questions.join('\n')}`);
+    if (notes.length) sections.push(`${NOTES_HEADER}:\n${notes.join('\n')}`);
     if (requests.length) sections.push(`Requests so far:\n${requests.join('\n')}`);
     const omitted = records.length - trajectory.length;
     if (trajectory.length) sections.push(`Trajectory${omitted ? ` (${omitted} older records left out)` : ''}:\n${trajectory.join('\n')}`);

@@ -135,3 +135,31 @@ describe('AppAgent: a window handed a second sub-task', () => {
     expect(step?.promptText).not.toContain('notes.txt - Mousepad');
   });
 });
+
+describe("AppAgent: the user's note with a decision", () => {
+  it('reaches the agent that held the action, approved or rejected, in its next prompt', async () => {
+    for (const approved of [true, false]) {
+      const note = approved ? 'fine, but save it as UTF-8 next time' : 'not Send: save it as a draft instead';
+      const h = agentHarness({
+        replies: [appReply({ Function: 'click', Args: { x: 50, y: 50 }, ControlText: 'Send' }), appReply({ Function: 'wait', Args: { seconds: 0 } })],
+        answer: () => ({ kind: 'decision', approved, note }),
+      });
+      // The blackboard gets each step's trajectory record, as the session's commit does.
+      const runtime: AgentRuntime = {
+        ...h.runtime,
+        commitStep: async (step, memory) => {
+          const view = await h.runtime.commitStep(step, memory);
+          if (memory.trajectory) h.runtime.blackboard.addTrajectory({ ...memory.trajectory, Step: view.index + 1 }, view.index);
+          return view;
+        },
+      };
+      const agent = new AppAgent(editor, null);
+      agent.assign('send the notes');
+      await tick(agent, runtime);
+      expect(agent.status).toBe('CONFIRM');
+      await tick(agent, runtime);
+      await tick(agent, runtime);
+      expect(h.steps.at(-1)?.promptText, approved ? 'approved' : 'rejected').toContain(note);
+    }
+  });
+});
