@@ -281,11 +281,12 @@ export class ActiveSession {
         // Before the step, not after its action: a step that acted and then could not be saved is a record lost.
         const shortage = this.diskShortage();
         if (shortage && this.pauseRun(shortage, 'disk')) continue;
-        if (this.nextIndex - firstIndex >= config.limits.maxStepsPerRound) {
-          return atStepLimit(`Reached the limit of ${config.limits.maxStepsPerRound} steps for one request`, runtime.subtasks);
-        }
-        if (this.nextIndex >= config.limits.maxStepsPerSession) {
-          return atStepLimit(`Reached the limit of ${config.limits.maxStepsPerSession} steps for one session`, runtime.subtasks);
+        const overRound = this.nextIndex - firstIndex >= config.limits.maxStepsPerRound;
+        if (overRound || this.nextIndex >= config.limits.maxStepsPerSession) {
+          // A delegate that finished at the last step is not back with the host yet: its sub-task counts.
+          const ended = state.isSubtaskEnd() && agent !== this.root ? [...runtime.subtasks, this.subtaskRecord(agent)] : runtime.subtasks;
+          const limit = overRound ? `${config.limits.maxStepsPerRound} steps for one request` : `${config.limits.maxStepsPerSession} steps for one session`;
+          return atStepLimit(`Reached the limit of ${limit}`, ended);
         }
         await state.handle(agent, runtime);
         const next = state.nextAgent(agent);

@@ -230,6 +230,15 @@ describe('a session through the host core', () => {
     expect(outcome.result?.length).toBeLessThan(700);
   });
 
+  it('ends at the step limit with the result of a sub-task that finished at its last step', async () => {
+    harness = await startHostHarness(
+      { name: 'limit at a finished sub-task', steps: [hostTo('xterm', 'count the reports'), app({ Status: 'FINISH', Comment: 'There are 42 reports' })] },
+      { config: { limits: { maxStepsPerRound: 2 } } },
+    );
+    const { outcome } = await runRequest(harness.host, 'count the reports');
+    expect(outcome).toEqual({ status: 'failed', result: 'Reached the limit of 2 steps for one request. The last finished sub-task (count the reports): There are 42 reports' });
+  });
+
   it('stops with the model request in flight aborted', async () => {
     harness = await startHostHarness({ name: 'hang', steps: [{ hang: true }] });
     const reply = await harness.host.endpoint.handle({ type: 'session.start', id: 'a', request: 'hang' });
