@@ -510,10 +510,14 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
   register(
     'focus_window',
     NUDGES,
-    async ({ id }) => {
-      const window = await focusWindow(id, (found) => {
-        if (isProtected(found)) throw new Error(`window ${id} is Deskhand's own: the agent does not act on it`);
-      });
+    async ({ id }, signal) => {
+      const window = await focusWindow(
+        id,
+        (found) => {
+          if (isProtected(found)) throw new Error(`window ${id} is Deskhand's own: the agent does not act on it`);
+        },
+        signal,
+      );
       const { pid: _pid, active: _active, minimized: _minimized, ...info } = window;
       return text(`focused ${JSON.stringify(info)}`, { window: info });
     },

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { abortableSleep, throwIfAborted } from './abort';
 import type { WindowInfo } from './contract';
 import { CommandMissingError, runFile } from './exec';
 import { MAP_STATE, WINDOW_GONE, X11Connection, X11Error, type PropertyValue } from './x11/connection';
@@ -275,8 +276,6 @@ export async function windowIds(): Promise<{ ids: string[]; active: string | nul
   return { ids: ids.map(formatWindowId), active: active === null ? null : formatWindowId(active) };
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** How long focus_window waits for the window manager to make the window active. */
 export const FOCUS_WAIT_MS = 2_000;
 
@@ -300,9 +299,10 @@ async function activate(hex: string): Promise<void> {
 
 /**
  * Activates a window through EWMH and checks that the window manager made it the active one;
- * resolves with the window as it is now.
+ * resolves with the window as it is now. An aborted `signal` ends the wait at the next check, and the
+ * window manager is not asked (again) after it.
  */
-export async function focusWindow(id: string, check?: (window: DesktopWindow) => void): Promise<DesktopWindow> {
+export async function focusWindow(id: string, check?: (window: DesktopWindow) => void, signal?: AbortSignal): Promise<DesktopWindow> {
   assertX11();
   const numeric = parseWindowId(id);
   if (numeric === null) throw new WindowNotFoundError(`"${id}" is not a window id; use an id from list_windows`);
@@ -315,6 +315,7 @@ export async function focusWindow(id: string, check?: (window: DesktopWindow) =>
   const deadline = Date.now() + FOCUS_WAIT_MS;
   let attempts = 0;
   for (;;) {
+    throwIfAborted(signal);
     if (attempts === 0 || attempts === 10) await activate(hex);
     attempts++;
     const { active } = await rootState(x);
@@ -325,6 +326,6 @@ export async function focusWindow(id: string, check?: (window: DesktopWindow) =>
           `(the active window is ${active === null ? 'none' : formatWindowId(active)})`,
       );
     }
-    await sleep(50);
+    await abortableSleep(50, signal);
   }
 }

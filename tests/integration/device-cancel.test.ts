@@ -163,6 +163,36 @@ describe('cancelling device actions (Xvfb + openbox + xterm)', () => {
       await failing.close();
     }
   });
+
+  it('stops focusing a window soon after the cancel, and does not ask the window manager again', async () => {
+    // A wmctrl that is asked but never activates anything, so focus_window keeps waiting for the window.
+    const bin = join(dir, 'deaf-bin');
+    await mkdir(bin);
+    const asked = join(bin, 'asked');
+    await writeFile(join(bin, 'wmctrl'), `#!/bin/sh\necho "$@" >> "${asked}"\n`);
+    await chmod(join(bin, 'wmctrl'), 0o755);
+    // Another window takes the focus, so the terminal is not the active one.
+    const other = await startXterm(x, { geometry: '40x10+300+300', cwd: dir, title: 'cancel-other' });
+    const deaf = await startDevice(x, { env: { PATH: `${bin}:${process.env.PATH ?? ''}` } });
+    try {
+      await eventually('the other window active', 5_000, async () => {
+        const listed = (await device.callOk('list_windows')).structuredContent as { windows: { id: string; active: boolean }[] } | undefined;
+        return listed?.windows.find((window) => window.active)?.id === other.windowId ? true : undefined;
+      });
+      await callThenCancel(deaf, 'focus_window', { id: term.windowId }, 300);
+      const cancelled = Date.now();
+      // The next action waits in the queue until the cancelled one has stopped.
+      await deaf.callOk('wait', { seconds: 0 });
+      expect(Date.now() - cancelled, 'the next action waited for the cancelled focus_window').toBeLessThan(700);
+      await eventually('the cancelled focus in the device log', 5_000, async () => /focus_window failed: cancelled/.exec(deaf.stderr()) ?? undefined);
+      await sleep(1_000);
+      expect((await readFile(asked, 'utf8')).trim().split('\n'), 'the window manager was asked again after the cancel').toHaveLength(1);
+    } finally {
+      await deaf.close();
+      await other.stop();
+      await device.callOk('focus_window', { id: term.windowId });
+    }
+  });
 });
 
 describe('a device client ended by a signal', () => {
