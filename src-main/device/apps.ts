@@ -280,8 +280,9 @@ function publicWindow(window: DesktopWindow): WindowInfo {
 }
 
 /**
- * Starts a detached process; resolves once it has started (or rejects when it could not). spawn looks
- * the program up on env.PATH.
+ * Starts a detached process in the home folder; resolves once it has started (or rejects when it could
+ * not). spawn looks the program up on env.PATH. PWD says the folder it starts in: the device client's
+ * own PWD (the folder the host started it in) would tell a program that reads $PWD it is elsewhere.
  */
 function startDetached(
   argv: readonly string[],
@@ -290,7 +291,8 @@ function startDetached(
   return new Promise((resolve, reject) => {
     const [file, ...rest] = argv;
     if (!file) return reject(new AppNotFoundError('nothing to launch'));
-    const child = spawn(file, rest, { detached: true, stdio: 'ignore', env, cwd: homedir() });
+    const cwd = homedir();
+    const child = spawn(file, rest, { detached: true, stdio: 'ignore', env: { ...env, PWD: cwd }, cwd });
     let exitCode: number | null | undefined;
     child.once('exit', (code, signal) => {
       exitCode = code ?? (signal ? -1 : null);

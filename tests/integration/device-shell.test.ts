@@ -1,5 +1,5 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandOutput } from '../../src-main/device/contract';
@@ -101,6 +101,19 @@ describe('execute_command over MCP', () => {
     expect(names).toContain('DISPLAY');
     expect(names).not.toContain('OPENAI_API_KEY');
     expect(names).not.toContain('GITHUB_TOKEN');
+  });
+
+  it('starts a launched program with PWD naming the folder it runs in (home), not the device client\'s', async () => {
+    // A program that reads $PWD from its environment, as scripts and shells do; no shell in between to repair it.
+    const out = join(dir, 'launched-pwd.json');
+    const script = `require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify({ pwd: process.env.PWD ?? null, cwd: process.cwd() }))`;
+    await device.callOk('launch_app', { name: process.execPath, args: ['-e', script] }, { timeout: 30_000 });
+    const seen = JSON.parse(await eventually('the launched program\'s report', 5_000, async () => (await readFile(out, 'utf8').catch(() => '')) || undefined)) as {
+      pwd: string | null;
+      cwd: string;
+    };
+    expect(seen.cwd).toBe(homedir());
+    expect(seen.pwd).toBe(seen.cwd);
   });
 
   it('pastes a command into xterm, which runs it', async () => {

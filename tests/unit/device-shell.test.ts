@@ -73,6 +73,13 @@ describe('runShellCommand', () => {
     );
   });
 
+  it('gives the programs a command runs PWD naming its working directory, whatever PWD the device has', async () => {
+    // bash (and sh) set PWD to the folder they start in when the one they inherit names another.
+    const command = `exec ${JSON.stringify(process.execPath)} -e 'console.log(process.env.PWD)'`;
+    const out = await runShellCommand({ command, cwd: dir, env: { ...process.env, PWD: '/somewhere/else' }, timeoutMs: 10_000 });
+    expect(out.stdout.trim()).toBe(dir);
+  });
+
   it('caps each stream and flags it', async () => {
     const out = await runShellCommand({
       command: 'head -c 300000 /dev/zero | tr "\\0" a; head -c 10 /dev/zero | tr "\\0" b >&2',
