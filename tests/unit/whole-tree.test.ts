@@ -86,6 +86,19 @@ describe('the whole-tree rule in the safety policy', () => {
     expect(inHome('if true; then cd / && rm -rf *; fi')).toBe('deny');
   });
 
+  it('lets git rm --cached through in home, which only untracks files, but not a git rm that deletes them', () => {
+    const inHome = (command: string) => policy.evaluate({ toolName: 'execute_command', args: { command }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
+    expect(inHome('git rm -r --cached .')).not.toBe('deny');
+    expect(inHome('git rm --cached -r -q -- .')).not.toBe('deny');
+    expect(inHome('git -C ~ rm -r . --cached')).not.toBe('deny'); // git reads options after the paths too
+    expect(inHome('git rm -r --cach .')).not.toBe('deny'); // a shortened option, as git allows
+    expect(inHome('git rm -r .')).toBe('deny');
+    expect(inHome('git rm -rf ~')).toBe('deny');
+    expect(inHome('git rm -r -- . --cached')).toBe('deny'); // after --, "--cached" is a path
+    expect(inHome('git rm -r --cached . && rm -rf ~')).toBe('deny');
+    expect(inHome('rm -rf --cached ~')).toBe('deny'); // only git rm has --cached
+  });
+
   it('does not deny (unapprovably) a multi-line script whose later line merely mentions ~ or /', () => {
     // A deny cannot be approved: the rm of line 1 must not take the ~ or / of a later line for its target.
     expect(decide('rm -rf build\ncd ~')).not.toBe('deny');
