@@ -8,8 +8,9 @@ import { splitArgs } from '../device/split-args';
  * permissions. It is read from the command's words rather than matched by a pattern, so option order
  * (`rm -r -f /`), quoting (`"$HOME"/*`), dot and double slashes (`/./*`) and long option lists neither
  * hide it nor slow the check down, and a later line of a script is never taken for its target. Text
- * given to a shell to run (`bash -c '…'`, `su -c`, `eval`, a here-string) is read as commands too, and
- * a shell command's relative operands from its folder: `rm -rf *` run in home takes home.
+ * given to a shell to run (`bash -c '…'`, `su -c`, `eval`, a here-string) is read as commands too, so
+ * is the command `ssh host '…'` has the other machine's shell run (from that machine's home), and a
+ * shell command's relative operands from its folder: `rm -rf *` run in home takes home.
  */
 
 /** Folders directly under the root whose loss breaks the system. */
@@ -190,7 +191,9 @@ function treeCommandInText(text: string, home: string, startCwd: string | null, 
     // Words only guessed (a quote that never closes): where a cd among them went cannot be told.
     if (cut) cwd = null;
     else if (name !== -1 && ['cd', 'pushd'].includes(programOf(all[name] as string))) cwd = afterCd(all.slice(name + 1), cwd, home);
-    const found = treeCommand(all, home, cwd) ?? (depth < MAX_NESTING ? nestedTreeCommand(all, home, cwd, depth) : null);
+    const found =
+      treeCommand(all, home, cwd) ??
+      (depth < MAX_NESTING ? (nestedTreeCommand(all, home, cwd, depth) ?? remoteTreeCommand(all, home, depth)) : null);
     if (found) return found;
   }
   return null;
@@ -224,11 +227,74 @@ function nestedTreeCommand(all: readonly string[], home: string, cwd: string | n
   return null;
 }
 
+/**
+ * ssh's options that take a value: the letters its getopt string (OpenSSH ssh.c) has a colon after.
+ * The others (-4 -6 -A -a -C -f -G -g -K -k -M -N -n -q -s -T -t -V -v -X -x -Y -y) take none.
+ */
+const SSH_VALUE_OPTIONS = new Set('BbcDEeFIiJLlmOoPpQRSWw');
+/** `-o RemoteCommand=…` (or `RemoteCommand …`): the command to run given as an option. */
+const REMOTE_COMMAND_OPTION = /^\s*RemoteCommand\s*(?:=\s*|\s)([\s\S]*)$/i;
+
+/**
+ * What `ssh [options] host [options] [command words…]` (its words after `ssh`) runs on the other
+ * machine: the command words joined with spaces, as ssh sends them to the remote shell, and any
+ * RemoteCommand option. Options are read as ssh reads them: letters grouped (`-tt`, `-vp22`), a value
+ * in the same word or the next, and again after the host, up to the first other word or `--`.
+ */
+function sshRemoteCommands(args: readonly string[]): string[] {
+  const commands: string[] = [];
+  let i = 0;
+  /** Reads options from `i`; true when `--` ended them. */
+  const readOptions = (): boolean => {
+    while (i < args.length) {
+      const word = args[i] as string;
+      if (word === '--') {
+        i++;
+        return true;
+      }
+      if (!word.startsWith('-') || word === '-') return false;
+      i++;
+      for (let at = 1; at < word.length; at++) {
+        if (!SSH_VALUE_OPTIONS.has(word.charAt(at))) continue;
+        const value = at + 1 < word.length ? word.slice(at + 1) : args[i++];
+        const remote = word.charAt(at) === 'o' && value !== undefined ? REMOTE_COMMAND_OPTION.exec(value) : null;
+        if (remote) commands.push(remote[1] as string);
+        break;
+      }
+    }
+    return false;
+  };
+  const ended = readOptions();
+  if (i >= args.length) return commands;
+  i++; // the host: ssh reads options again after it, unless `--` came before
+  if (!ended) readOptions();
+  if (i < args.length) commands.push(args.slice(i).join(' '));
+  return commands;
+}
+
+/**
+ * In the command `ssh` runs on another machine, a whole tree there: it is shell text for the remote
+ * user's shell, which starts in that user's home (or in / when there is none), so a relative target is
+ * read from home, spelt as this machine's home: `~` and `$HOME` are home there too.
+ */
+function remoteTreeCommand(all: readonly string[], home: string, depth: number): string | null {
+  const ssh = all.findIndex((word) => programOf(word) === 'ssh');
+  if (ssh === -1) return null;
+  for (const command of sshRemoteCommands(all.slice(ssh + 1))) {
+    const found = treeCommandInText(command, home, home, depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
 /** `program operand` when the command's words remove or recursively re-own a whole tree, else null. */
-function treeCommand(all: readonly string[], home: string, cwd: string | null): string | null {
+function treeCommand(all: readonly string[], home: string, localCwd: string | null): string | null {
   // Wrappers (sudo, env, xargs, busybox...) come first: the program is wherever its name appears.
   const start = all.findIndex((word) => Object.hasOwn(TREE_PROGRAMS, programOf(word)));
   if (start === -1) return null;
+  // After ssh, the program runs on the other machine: the folder here says nothing of where its relative targets are.
+  const ssh = all.findIndex((word) => programOf(word) === 'ssh');
+  const cwd = ssh !== -1 && ssh < start ? null : localCwd;
   const program = programOf(all[start] as string);
   const recursiveFlag = TREE_PROGRAMS[program] as RegExp;
   const rest = all.slice(start + 1);

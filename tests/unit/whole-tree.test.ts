@@ -217,6 +217,59 @@ describe('wholeTreeCommand', () => {
     expect(wipes("bash <<< 'cd /; rm -rf *'")).toBe('rm *');
   });
 
+  it('reads the command ssh runs on the other machine as shell text, there in its home', () => {
+    expect(wipes(`ssh user@host 'rm -rf /'`)).toBe('rm /');
+    expect(wipes('ssh host rm -rf --no-preserve-root /')).toBe('rm /');
+    expect(wipes('ssh host "cd /tmp && rm -rf ~"')).toBe('rm ~');
+    expect(wipes(`ssh host 'rm -rf "$HOME"/*'`)).toBe('rm $HOME/*');
+    expect(wipes(`ssh host 'rm -rf /*; echo done'`)).toBe('rm /*');
+    expect(wipes(`ssh host 'rm -rf *'`)).toBe('rm *'); // the command starts in the remote home (or /)
+    expect(wipes(`ssh host 'sudo chown -R nobody /usr'`)).toBe('chown /usr');
+    expect(wipes(`ssh -tt host 'bash -c "rm -rf /"'`)).toBe('rm /');
+    expect(wipes(`bash -c "ssh host 'rm -rf /'"`)).toBe('rm /');
+    expect(wipes(`sudo /usr/bin/ssh host 'rm -rf /etc'`)).toBe('rm /etc');
+    expect(wipes(`ssh -- host 'rm -rf /'`)).toBe('rm /');
+    expect(wipes(`ssh host -- 'rm -rf /'`)).toBe('rm /');
+  });
+
+  it("finds ssh's host and remote command past its options, those with a value too", () => {
+    for (const options of [
+      '-p 22', '-p2222', '-i ~/.ssh/id_ed25519', '-o StrictHostKeyChecking=no', '-oBatchMode=yes', '-l root', '-J jump.example',
+      '-F ~/.ssh/other_config', '-E /tmp/ssh.log', '-L 8080:localhost:80', '-R 9000:localhost:9000', '-D 1080', '-b 10.0.0.2',
+      '-c aes256-ctr', '-m hmac-sha2-256', '-S /tmp/ctl', '-W localhost:22', '-w 0:1', '-e none', '-Q cipher', '-B eth0',
+      '-O check', '-I pkcs11.so', '-4 -A -C -q -t -x -v', '-vp 22', '-tti key', '-P tag',
+    ]) {
+      expect(wipes(`ssh ${options} host 'rm -rf /'`), options).toBe('rm /');
+      expect(wipes(`ssh host ${options} 'rm -rf /'`), `${options} after the host`).toBe('rm /'); // ssh reads options after it too
+      expect(wipes(`ssh ${options} host 'rm -rf /tmp/x'`), options).toBeNull();
+    }
+    // A value that looks like a command is the option's, not the remote command.
+    expect(wipes('ssh -i rm host ls /')).toBeNull();
+    expect(wipes(`ssh -o 'ProxyCommand ssh -W %h:%p bastion' host uptime`)).toBeNull();
+    // The remote command can be given as an option, too.
+    expect(wipes(`ssh -o 'RemoteCommand=rm -rf /' host`)).toBe('rm /');
+    expect(wipes(`ssh -o "RemoteCommand rm -rf ~" -t host`)).toBe('rm ~');
+  });
+
+  it('lets ssh commands through that take no whole tree on the other machine', () => {
+    expect(wipes('ssh host ls /')).toBeNull();
+    expect(wipes(`ssh -p 2222 host 'rm -rf /tmp/x'`)).toBeNull();
+    expect(wipes('ssh host "grep -r foo /"')).toBeNull();
+    expect(wipes(`ssh host 'cd /srv/app/build && rm -rf *'`)).toBeNull();
+    expect(wipes(`ssh host "grep -c 'rm -rf /' notes.txt"`)).toBeNull();
+    expect(wipes('ssh host rm -rf build dist')).toBeNull();
+    expect(wipes('ssh -L 8080:localhost:80 host')).toBeNull();
+    expect(wipes('ssh-keygen -R host')).toBeNull();
+    // Relative targets are the other machine's, not read from the folder ssh is run in here.
+    const inFolder = (command: string, cwd: string) =>
+      policy.evaluate({ toolName: 'execute_command', args: { command, cwd }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
+    expect(inFolder('ssh host rm -rf usr', '/')).not.toBe('deny');
+    expect(inFolder('cd / && ssh host rm -rf etc', '~')).not.toBe('deny');
+    expect(inFolder(`ssh host 'rm -rf .'`, '/tmp')).toBe('deny'); // the remote home
+    // A command that merely mentions ssh still has its own targets read.
+    expect(wipes('find . -name ssh -exec rm -rf / \\;')).toBe('rm /');
+  });
+
   it('joins a line continued with a backslash, as the shell does', () => {
     expect(wipes('rm -rf \\\n  ~/')).toBe('rm ~/');
     expect(wipes('rm -rf build \\\n  "$HOME"')).toBe('rm $HOME');
