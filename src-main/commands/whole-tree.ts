@@ -193,7 +193,7 @@ function treeCommandInText(text: string, home: string, startCwd: string | null, 
     else if (name !== -1 && ['cd', 'pushd'].includes(programOf(all[name] as string))) cwd = afterCd(all.slice(name + 1), cwd, home);
     const found =
       treeCommand(all, home, cwd) ??
-      (depth < MAX_NESTING ? (nestedTreeCommand(all, home, cwd, depth) ?? remoteTreeCommand(all, home, depth)) : null);
+      (depth < MAX_NESTING ? (nestedTreeCommand(all, home, cwd, depth) ?? sshTreeCommand(all, home, cwd, depth)) : null);
     if (found) return found;
   }
   return null;
@@ -232,17 +232,22 @@ function nestedTreeCommand(all: readonly string[], home: string, cwd: string | n
  * The others (-4 -6 -A -a -C -f -G -g -K -k -M -N -n -q -s -T -t -V -v -X -x -Y -y) take none.
  */
 const SSH_VALUE_OPTIONS = new Set('BbcDEeFIiJLlmOoPpQRSWw');
-/** `-o RemoteCommand=…` (or `RemoteCommand …`): the command to run given as an option. */
-const REMOTE_COMMAND_OPTION = /^\s*RemoteCommand\s*(?:=\s*|\s)([\s\S]*)$/i;
+/**
+ * `-o RemoteCommand=…` (or `RemoteCommand …`): the command to run there given as an option; ProxyCommand
+ * and LocalCommand are shell text ssh has the user's shell run here.
+ */
+const COMMAND_OPTION = /^\s*(RemoteCommand|ProxyCommand|LocalCommand)\s*(?:=\s*|\s)([\s\S]*)$/i;
 
 /**
- * What `ssh [options] host [options] [command words…]` (its words after `ssh`) runs on the other
- * machine: the command words joined with spaces, as ssh sends them to the remote shell, and any
- * RemoteCommand option. Options are read as ssh reads them: letters grouped (`-tt`, `-vp22`), a value
- * in the same word or the next, and again after the host, up to the first other word or `--`.
+ * The shell text `ssh [options] host [options] [command words…]` (its words after `ssh`) has run: on
+ * the other machine (`remote`) the command words joined with spaces, as ssh sends them to the remote
+ * shell, and any RemoteCommand option; on this one (`local`) any ProxyCommand or LocalCommand option.
+ * Options are read as ssh reads them: letters grouped (`-tt`, `-vp22`), a value in the same word or
+ * the next, and again after the host, up to the first other word or `--`.
  */
-function sshRemoteCommands(args: readonly string[]): string[] {
-  const commands: string[] = [];
+function sshCommands(args: readonly string[]): { remote: string[]; local: string[] } {
+  const remote: string[] = [];
+  const local: string[] = [];
   let i = 0;
   /** Reads options from `i`; true when `--` ended them. */
   const readOptions = (): boolean => {
@@ -257,31 +262,33 @@ function sshRemoteCommands(args: readonly string[]): string[] {
       for (let at = 1; at < word.length; at++) {
         if (!SSH_VALUE_OPTIONS.has(word.charAt(at))) continue;
         const value = at + 1 < word.length ? word.slice(at + 1) : args[i++];
-        const remote = word.charAt(at) === 'o' && value !== undefined ? REMOTE_COMMAND_OPTION.exec(value) : null;
-        if (remote) commands.push(remote[1] as string);
+        const option = word.charAt(at) === 'o' && value !== undefined ? COMMAND_OPTION.exec(value) : null;
+        if (option) (option[1]?.toLowerCase() === 'remotecommand' ? remote : local).push(option[2] as string);
         break;
       }
     }
     return false;
   };
   const ended = readOptions();
-  if (i >= args.length) return commands;
+  if (i >= args.length) return { remote, local };
   i++; // the host: ssh reads options again after it, unless `--` came before
   if (!ended) readOptions();
-  if (i < args.length) commands.push(args.slice(i).join(' '));
-  return commands;
+  if (i < args.length) remote.push(args.slice(i).join(' '));
+  return { remote, local };
 }
 
 /**
- * In the command `ssh` runs on another machine, a whole tree there: it is shell text for the remote
- * user's shell, which starts in that user's home (or in / when there is none), so a relative target is
- * read from home, spelt as this machine's home: `~` and `$HOME` are home there too.
+ * In the shell text `ssh` has run, a whole tree. The command run on another machine is text for the
+ * remote user's shell, which starts in that user's home (or in / when there is none), so a relative
+ * target is read from home, spelt as this machine's home: `~` and `$HOME` are home there too. A
+ * ProxyCommand or LocalCommand runs here, in the folder ssh runs in.
  */
-function remoteTreeCommand(all: readonly string[], home: string, depth: number): string | null {
+function sshTreeCommand(all: readonly string[], home: string, cwd: string | null, depth: number): string | null {
   const ssh = all.findIndex((word) => programOf(word) === 'ssh');
   if (ssh === -1) return null;
-  for (const command of sshRemoteCommands(all.slice(ssh + 1))) {
-    const found = treeCommandInText(command, home, home, depth + 1);
+  const { remote, local } = sshCommands(all.slice(ssh + 1));
+  for (const [text, folder] of [...remote.map((text) => [text, home] as const), ...local.map((text) => [text, cwd] as const)]) {
+    const found = treeCommandInText(text, home, folder, depth + 1);
     if (found) return found;
   }
   return null;

@@ -251,6 +251,17 @@ describe('wholeTreeCommand', () => {
     expect(wipes(`ssh -o "RemoteCommand rm -rf ~" -t host`)).toBe('rm ~');
   });
 
+  it('reads the commands ssh has a shell run on this machine (ProxyCommand, LocalCommand) from the folder here', () => {
+    expect(wipes(`ssh -o 'ProxyCommand=rm -rf ~' host`)).toBe('rm ~');
+    expect(wipes(`ssh -o "ProxyCommand sh -c 'rm -rf /'" host uptime`)).toBe('rm /');
+    expect(wipes(`ssh -oPermitLocalCommand=yes -o 'LocalCommand rm -rf /usr' host`)).toBe('rm /usr');
+    expect(wipes(`ssh -o 'ProxyCommand ssh -W %h:%p bastion' host uptime`)).toBeNull();
+    const inFolder = (command: string, cwd: string) =>
+      policy.evaluate({ toolName: 'execute_command', args: { command, cwd }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
+    expect(inFolder(`ssh -o 'ProxyCommand=rm -rf *' host`, '/')).toBe('deny'); // run here, in /
+    expect(inFolder(`ssh -o 'ProxyCommand=rm -rf *' host`, '/tmp/x')).not.toBe('deny');
+  });
+
   it('lets ssh commands through that take no whole tree on the other machine', () => {
     expect(wipes('ssh host ls /')).toBeNull();
     expect(wipes(`ssh -p 2222 host 'rm -rf /tmp/x'`)).toBeNull();
