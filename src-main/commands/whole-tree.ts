@@ -309,8 +309,8 @@ function treeCommand(all: readonly string[], home: string, localCwd: string | nu
   const options = endOfOptions === -1 ? rest : rest.slice(0, endOfOptions);
   const recursive = options.some((word) => isRecursiveOption(word) || (!word.startsWith('--') && recursiveFlag.test(word)));
   if (!recursive) return null;
-  // `git rm --cached` only takes the files out of the index: nothing on disk goes.
-  if (program === 'rm' && all.slice(0, start).some((word) => programOf(word) === 'git') && options.some(isCachedOption)) return null;
+  // `git rm --cached` only takes the files out of the index, and `git rm -n` only lists them: nothing on disk goes.
+  if (program === 'rm' && all.slice(0, start).some((word) => programOf(word) === 'git') && options.some(keepsFiles)) return null;
   const operands = [...options.filter((word) => !word.startsWith('-')), ...(endOfOptions === -1 ? [] : rest.slice(endOfOptions + 1))];
   // chown's and chgrp's first operand is the owner (`root`, `bin`), a folder only with --reference.
   const namesOwner = (program === 'chown' || program === 'chgrp') && !options.some((word) => word.startsWith('--ref'));
@@ -320,9 +320,13 @@ function treeCommand(all: readonly string[], home: string, localCwd: string | nu
   return target === undefined ? null : `${program} ${target}`;
 }
 
-/** git rm's --cached, or a start of it, which git accepts for the whole option (`--cach`). */
-function isCachedOption(word: string): boolean {
-  return word.length > 2 && '--cached'.startsWith(word);
+/**
+ * git rm's --cached or --dry-run, or a start of one, which git accepts for the whole option (`--cach`),
+ * or its -n among short options (`-rn`); git rm has no short option that takes a value.
+ */
+function keepsFiles(word: string): boolean {
+  if (/^-[a-zA-Z]*n[a-zA-Z]*$/.test(word)) return true;
+  return word.length > 2 && ['--cached', '--dry-run'].some((option) => option.startsWith(word));
 }
 
 /** --recursive, or a start of it, which GNU tools accept for the whole option (`rm --recu`). */

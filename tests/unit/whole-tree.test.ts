@@ -99,6 +99,16 @@ describe('the whole-tree rule in the safety policy', () => {
     expect(inHome('rm -rf --cached ~')).toBe('deny'); // only git rm has --cached
   });
 
+  it('lets a dry run of git rm through in home: it only lists what would go', () => {
+    const inHome = (command: string) => policy.evaluate({ toolName: 'execute_command', args: { command }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
+    expect(inHome('git rm -r -n .')).not.toBe('deny');
+    expect(inHome('git rm -rn .')).not.toBe('deny');
+    expect(inHome('git rm --dry-run -r .')).not.toBe('deny');
+    expect(inHome('git rm -r --dry .')).not.toBe('deny');
+    expect(inHome('git rm -r -- -n .')).toBe('deny'); // after --, "-n" is a path
+    expect(inHome('rm -rn ~')).toBe('deny'); // rm has no dry run
+  });
+
   it('does not deny (unapprovably) a multi-line script whose later line merely mentions ~ or /', () => {
     // A deny cannot be approved: the rm of line 1 must not take the ~ or / of a later line for its target.
     expect(decide('rm -rf build\ncd ~')).not.toBe('deny');
