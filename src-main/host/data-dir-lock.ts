@@ -1,7 +1,16 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const LOCK_FILE = 'host.lock';
+
+/** A lock file with no pid in it younger than this may be one whose starter is still writing it. */
+const UNWRITTEN_GRACE_MS = 5_000;
+/** A takeover claim older than this was left by a starter that died taking over (it takes milliseconds). */
+const ABANDONED_CLAIM_MS = 10_000;
+/** How long a starter waits, at most, for another one to finish writing or taking over the lock. */
+const WAIT_MS = 3_000;
+const RETRY_PAUSE_MS = 20;
 
 export class DataDirInUseError extends Error {
   override name = 'DataDirInUseError';
@@ -17,40 +26,128 @@ function alive(pid: number): boolean {
   }
 }
 
+function code(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException).code;
+}
+
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** The owner's pid: the lock holds "PID NONCE" (or just "PID", as written by earlier versions); null when it holds none. */
+function ownerOf(text: string): number | null {
+  const pid = Number(text.trim().split(/\s+/)[0]);
+  return Number.isInteger(pid) && pid > 0 ? pid : null;
+}
+
+/**
+ * Creates the lock file with its content in one step: written to a file of this starter's own, then
+ * hard-linked to the lock's name, which fails if the lock exists. Another starter never sees it empty.
+ * Where the file system has no hard links, it is created exclusively and then written.
+ */
+function create(file: string, content: string): boolean {
+  const own = `${file}.${process.pid}.${randomUUID()}.new`;
+  writeFileSync(own, content, { flag: 'wx' });
+  try {
+    linkSync(own, file);
+    return true;
+  } catch (error) {
+    if (code(error) === 'EEXIST') return false;
+    if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'].includes(code(error) ?? '')) throw error;
+  } finally {
+    unlinkSync(own);
+  }
+  try {
+    writeFileSync(file, content, { flag: 'wx' });
+    return true;
+  } catch (error) {
+    if (code(error) === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+/**
+ * Removes the stale lock whose content was `seen`, and nothing else. Only the starter that holds the
+ * claim on that very lock removes it: the claim is a hard link to the lock under a name made from its
+ * content (each lock's content is unique: pid and nonce), created exclusively. Once linked, the claim's
+ * content says which lock it caught: the stale one (it is removed), or a lock another starter wrote
+ * since it was read (it is left alone). A lock is only ever removed by the holder of its claim, so the
+ * one caught stays in place until its claimer removes it.
+ */
+function removeStale(file: string, seen: string): void {
+  const claim = `${file}.takeover-${createHash('sha256').update(seen).digest('hex').slice(0, 16)}`;
+  try {
+    linkSync(file, claim);
+  } catch (error) {
+    if (code(error) === 'ENOENT') return; // gone already: try again to create it
+    if (code(error) !== 'EEXIST') throw error;
+    // Another starter is taking it over; its claim is let go within milliseconds, unless it died meanwhile.
+    try {
+      if (Date.now() - statSync(claim).ctimeMs > ABANDONED_CLAIM_MS) unlinkSync(claim);
+    } catch {
+      // Let go meanwhile.
+    }
+    return;
+  }
+  try {
+    if (readFileSync(claim, 'utf8') === seen) unlinkSync(file);
+  } finally {
+    unlinkSync(claim);
+  }
+}
+
 /**
  * One Deskhand host per data folder. A second one (the CLI or browser mode started while the app runs)
  * would take the first one's running sessions for crashed ones: mark them interrupted, cancel their
  * approvals and audit the held actions as never run, while the first host can still run them. The
- * lock is a file holding the owner's pid, taken atomically; one left by a process that is gone (a
- * crash, kill -9) is taken over. Hosts in one process (tests) share it. Returns the release function.
+ * lock is a file holding the owner's pid, created atomically with its content; one left by a process
+ * that is gone (a crash, kill -9) is taken over, by one starter only, even when several find it at
+ * once (removeStale). Hosts in one process (tests) share it. Returns the release function.
  */
 export function lockDataDir(dataDir: string): () => void {
   const file = join(dataDir, LOCK_FILE);
-  const mine = String(process.pid);
-  for (let attempt = 0; attempt < 3; attempt++) {
+  const mine = `${process.pid} ${randomUUID()}`;
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    if (create(file, mine)) return () => release(file, mine);
+    let seen: string;
+    let age: number;
     try {
-      writeFileSync(file, mine, { flag: 'wx' });
-      return () => release(file, mine);
+      age = Date.now() - statSync(file).mtimeMs;
+      seen = readFileSync(file, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (code(error) === 'ENOENT') continue; // let go meanwhile
+      throw error;
     }
-    const owner = Number(readFileSync(file, 'utf8').trim());
+    const owner = ownerOf(seen);
     if (owner === process.pid) return () => undefined;
-    if (Number.isInteger(owner) && owner > 0 && alive(owner)) {
+    if (owner !== null && alive(owner)) {
       throw new DataDirInUseError(
         `another Deskhand (process ${owner}) is using the data folder ${dataDir}: close it first, or set ` +
           `DESKHAND_DATA_DIR to another folder (if no Deskhand is running, delete ${file})`,
       );
     }
-    // Left by a process that is gone: remove it and try again (another starter may win the race).
-    rmSync(file, { force: true });
+    if (Date.now() > deadline) {
+      throw new DataDirInUseError(
+        `could not lock the data folder ${dataDir}: another Deskhand is starting at the same time ` +
+          `(if no Deskhand is running, delete ${file})`,
+      );
+    }
+    // No pid in it yet: a starter may be writing it (as earlier versions did, in two steps). Taken over only once old.
+    if (owner === null && age < UNWRITTEN_GRACE_MS) {
+      pause(RETRY_PAUSE_MS);
+      continue;
+    }
+    // Left by a process that is gone: removed (by one starter only), and created again by whoever comes first.
+    removeStale(file, seen);
+    pause(RETRY_PAUSE_MS * Math.random());
   }
-  throw new DataDirInUseError(`could not lock the data folder ${dataDir}: another Deskhand is starting at the same time`);
 }
 
 function release(file: string, mine: string): void {
   try {
-    if (readFileSync(file, 'utf8').trim() === mine) rmSync(file, { force: true });
+    // Only this process's own lock: it is alive, so nobody else removes or replaces it meanwhile.
+    if (readFileSync(file, 'utf8') === mine) unlinkSync(file);
   } catch {
     // Already gone: nothing to release.
   }
