@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { NO_MODEL_MESSAGE } from '../host/config';
 import { createHost } from '../host/create-host';
-import { openSettings, unreadableSavedKeys } from '../host/open-settings';
+import { openDataDir, unreadableSavedKeys } from '../host/open-settings';
 import { defaultDataDir } from '../host/paths';
+import type { SettingsStore } from '../host/settings-store';
 import type { SessionStatus } from '../protocol';
 import { parseCliArgs, USAGE, type CliCommand } from './args';
 import { CliPauses } from './pauses';
@@ -27,6 +28,17 @@ function version(): string {
   return typeof file.version === 'string' ? file.version : 'unknown';
 }
 
+/** Why the CLI cannot run with these settings (no model, or a key only the desktop app can read), or null. */
+function cannotRun(dataDir: string, settings: SettingsStore): string | null {
+  if (!settings.config().models.host) return NO_MODEL_MESSAGE;
+  const unreadable = unreadableSavedKeys(dataDir, settings);
+  if (unreadable.length === 0) return null;
+  return (
+    `the API key saved in the desktop app's Settings (${unreadable.join(', ')}) is encrypted with the system ` +
+    'keychain, which only the desktop app can read: set OPENAI_API_KEY for the CLI.'
+  );
+}
+
 async function main(argv: string[]): Promise<number> {
   let command: CliCommand;
   try {
@@ -45,21 +57,22 @@ async function main(argv: string[]): Promise<number> {
   }
   const { run } = command;
   const dataDir = defaultDataDir(process.env);
-  const settings = await openSettings(dataDir, process.env);
+  // The folder's lock first: its settings are not read (nor a damaged file rewritten) under another Deskhand.
+  const { lock, settings } = await openDataDir(dataDir, process.env);
+  const refusal = cannotRun(dataDir, settings);
+  if (refusal) {
+    lock.release();
+    console.error(`deskhand: ${refusal}`);
+    return 2;
+  }
   const config = settings.config();
-  if (!config.models.host) {
-    console.error(`deskhand: ${NO_MODEL_MESSAGE}`);
-    return 2;
-  }
-  const unreadable = unreadableSavedKeys(dataDir, settings);
-  if (unreadable.length > 0) {
-    console.error(
-      `deskhand: the API key saved in the desktop app's Settings (${unreadable.join(', ')}) is encrypted with the system ` +
-        'keychain, which only the desktop app can read: set OPENAI_API_KEY for the CLI.',
-    );
-    return 2;
-  }
-  const host = createHost({ dataDir, config, apiKey: (profile) => settings.apiKey(profile), autoResponder: cliResponder(run) });
+  const host = createHost({
+    dataDir,
+    config,
+    apiKey: (profile) => settings.apiKey(profile),
+    autoResponder: cliResponder(run),
+    dataDirLock: lock,
+  });
   const unsubscribe = host.sessions.subscribe(line);
   let stopping = false;
   const stopRun = (): void => {

@@ -38,8 +38,7 @@ import { deviceEnv } from '../device/launch';
 import { tokenVariables } from '../host/config';
 import { createHost, type Host, type HostOptions } from '../host/create-host';
 import { appRoot, rendererDir } from '../host/paths';
-import { createSecretStore } from '../host/secrets';
-import { SettingsStore } from '../host/settings-store';
+import { openDataDir } from '../host/open-settings';
 import { APP_SCHEME_PRIVILEGES, registerAppProtocol } from './app-protocol';
 import { APP_ORIGIN, Channel, type DesktopSettingsReply } from './channels';
 import { DesktopSettingsFile, effectiveWindowPolicy } from './desktop-settings';
@@ -136,8 +135,15 @@ export async function startShell(options: ShellOptions): Promise<void> {
   const dataDir = process.env.DESKHAND_DATA_DIR || app.getPath('userData');
   const keychain = await createSafeStorageEncryptor(safeStorage);
   if (!keychain.protected) console.warn(`[deskhand] API keys saved in Settings are not protected (backend: ${keychain.backend})`);
-  const secrets = createSecretStore({ dataDir, env: process.env, encryptor: keychain.encryptor });
-  const settings = await SettingsStore.open({ dataDir, env: process.env, secrets, secretStorage: secrets.storage });
+  // The folder's lock first: its settings are not read (nor a damaged file rewritten) under another
+  // Deskhand (the CLI or browser mode on the same DESKHAND_DATA_DIR). The host lets it go on close.
+  let opened: Awaited<ReturnType<typeof openDataDir>>;
+  try {
+    opened = await openDataDir(dataDir, process.env, keychain.encryptor);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const { lock, settings } = opened;
   const desktopSettings = new DesktopSettingsFile(app.getPath('userData'));
   if (desktopSettings.loadProblem) console.error(`[deskhand] ${desktopSettings.loadProblem}`);
 
@@ -145,6 +151,7 @@ export async function startShell(options: ShellOptions): Promise<void> {
   const sqliteBinding = electronSqliteBinding();
   const hostOptions: HostOptions = {
     dataDir,
+    dataDirLock: lock,
     config,
     env: process.env,
     // Keys saved in Settings (keychain-encrypted), else OPENAI_API_KEY; settings.get/set answered here.

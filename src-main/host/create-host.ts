@@ -1,5 +1,4 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { accessSync, constants as fsConstants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ModelWithPrices } from '../agents/runtime';
 import { AuditStore } from '../commands/audit-store';
@@ -29,7 +28,7 @@ import { renderToolDocs } from '../prompter/tool-docs';
 import { InteractionBroker, type AutoResponder } from '../session/interaction-broker';
 import { SessionService, type SettingsHandler } from '../session/session-service';
 import { apiKeyFromEnv, NO_MODEL_MESSAGE, sameEndpoint, tokenVariables, type DeskhandConfig, type ModelProfile } from './config';
-import { lockDataDir } from './data-dir-lock';
+import { claimDataDir, type DataDirLock } from './data-dir-lock';
 import { appRoot, promptsDir, runningFromBuild } from './paths';
 import { ProtocolEndpoint } from './protocol-endpoint';
 import { recoverInterrupted } from './recover-interrupted';
@@ -58,6 +57,11 @@ export interface HostOptions {
   getSecret?: (name: string) => Promise<string | null> | string | null;
   /** Settings changed while running (from the Settings form): the next round uses them. */
   watchConfig?: (listener: (config: DeskhandConfig) => void) => void;
+  /**
+   * The data folder, already locked by the entry point (claimDataDir) before it read the settings there;
+   * the host lets it go when it closes, or when it cannot start. By default the host locks it itself.
+   */
+  dataDirLock?: DataDirLock;
 }
 
 export interface Host {
@@ -92,29 +96,27 @@ export function hostDeviceLaunch(config: DeskhandConfig, env: NodeJS.ProcessEnv,
   });
 }
 
-/** Creates the data folder, or says which folder could not be used and what to do, naming the errno. */
-function prepareDataDir(dataDir: string): void {
-  try {
-    // Private: it holds the sessions (requests, answers, typed text) and screenshots of the screen.
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    accessSync(dataDir, fsConstants.W_OK | fsConstants.X_OK);
-  } catch (error) {
-    const { code, message } = error as NodeJS.ErrnoException;
-    throw new Error(
-      `cannot use the data folder ${dataDir} (${code ?? message}): it must be a folder Deskhand can create and write; ` +
-        'set DESKHAND_DATA_DIR to one',
-    );
-  }
-}
-
 /** The composition root: the one place that builds the host core from its parts. */
 export function createHost(options: HostOptions): Host {
   const { dataDir } = options;
   let config = options.config;
-  prepareDataDir(dataDir);
-  // Checked now, so a broken prompt file or safety rule stops start-up with a clear message.
-  const prompts = loadPromptLibrary(promptsDir());
-  const policy = new SafetyPolicy(config.safety);
+  if (options.dataDirLock && options.dataDirLock.dataDir !== dataDir) {
+    options.dataDirLock.release();
+    throw new Error(`the data folder locked (${options.dataDirLock.dataDir}) is not the host's (${dataDir})`);
+  }
+  // First: nothing in the folder is read or changed while another Deskhand uses it.
+  const lock = options.dataDirLock ?? claimDataDir(dataDir);
+  const unlock = (): void => lock.release();
+  let prompts: ReturnType<typeof loadPromptLibrary>;
+  let policy: SafetyPolicy;
+  try {
+    // Checked now, so a broken prompt file or safety rule stops start-up with a clear message.
+    prompts = loadPromptLibrary(promptsDir());
+    policy = new SafetyPolicy(config.safety);
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   // OPENAI_API_KEY is the host profile's key (the secret store reads it the same way).
   const apiKey = options.apiKey ?? ((profile: string) => (profile === 'host' ? apiKeyFromEnv(options.env) : null));
   const env = options.env ?? process.env;
@@ -135,7 +137,6 @@ export function createHost(options: HostOptions): Host {
   const typedScrubber = new SecretScrubber(() => typedSecrets, MIN_TYPED_SECRET_LENGTH);
   const scrubForModel: Scrub = (value) => scrubber.deep(value);
   const scrub: Scrub = (value) => typedScrubber.deep(scrubber.deep(value));
-  const unlock = lockDataDir(dataDir);
   const stopScrubbingLogs = scrubLogsWith((text) => typedScrubber.text(scrubber.text(text)));
   const file = join(dataDir, 'deskhand.sqlite');
   let db: Db;

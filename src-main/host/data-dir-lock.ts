@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, constants as fsConstants, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const LOCK_FILE = 'host.lock';
@@ -151,4 +151,43 @@ function release(file: string, mine: string): void {
   } catch {
     // Already gone: nothing to release.
   }
+}
+
+/** Creates the data folder, or says which folder could not be used and what to do, naming the errno. */
+export function prepareDataDir(dataDir: string): void {
+  try {
+    // Private: it holds the sessions (requests, answers, typed text) and screenshots of the screen.
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    accessSync(dataDir, fsConstants.W_OK | fsConstants.X_OK);
+  } catch (error) {
+    const { code: errno, message } = error as NodeJS.ErrnoException;
+    throw new Error(
+      `cannot use the data folder ${dataDir} (${errno ?? message}): it must be a folder Deskhand can create and write; ` +
+        'set DESKHAND_DATA_DIR to one',
+    );
+  }
+}
+
+/** The data folder, made and locked for this process: what an entry point holds before it reads anything in it. */
+export interface DataDirLock {
+  readonly dataDir: string;
+  release(): void;
+}
+
+/**
+ * Makes the data folder and takes its lock. Entry points call it first, before opening the settings
+ * (which may rewrite a damaged settings.json), and hand the lock to createHost, which lets it go on close.
+ */
+export function claimDataDir(dataDir: string): DataDirLock {
+  prepareDataDir(dataDir);
+  const unlock = lockDataDir(dataDir);
+  let released = false;
+  return {
+    dataDir,
+    release() {
+      if (released) return;
+      released = true;
+      unlock();
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import { createHost } from '../host/create-host';
-import { openSettings, unreadableSavedKeys } from '../host/open-settings';
+import { openDataDir, unreadableSavedKeys } from '../host/open-settings';
 import { defaultDataDir, rendererDir } from '../host/paths';
 import { newPageMark, newToken } from './auth';
 import { quitOnSignal } from './quit';
@@ -16,11 +16,13 @@ function portFromEnv(raw: string | undefined): number {
 async function main(): Promise<void> {
   const port = portFromEnv(process.env.DESKHAND_PORT);
   const dataDir = defaultDataDir(process.env);
-  const settings = await openSettings(dataDir, process.env);
+  // The folder's lock first: its settings are not read (nor a damaged file rewritten) under another Deskhand.
+  const { lock, settings } = await openDataDir(dataDir, process.env);
   const config = settings.config();
   const pageMark = newPageMark();
   const host = createHost({
     dataDir,
+    dataDirLock: lock,
     config,
     apiKey: (profile) => settings.apiKey(profile),
     settings: settings.handler(),
