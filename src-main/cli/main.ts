@@ -56,9 +56,32 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const { run } = command;
+  /**
+   * The signal (Ctrl+C, SIGTERM) that came, if any. From here on, one never ends the process at once:
+   * whatever runs is stopped and the host closed (the device client, the servers it started and the
+   * data folder's lock with it), at any moment: while the settings are read, before the run is known,
+   * once it is over and the host is closing. A second one ends the process at once (the user insists).
+   */
+  let signalled: NodeJS.Signals | null = null;
+  /** The exit status for a signal: 128 + its number, as a shell reports it. */
+  const signalCode = (signal: NodeJS.Signals): number => 128 + constants.signals[signal];
+  /** Stops the run under way, if any (set once the host is made). */
+  let stopRun = (): void => undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (signalled) process.exit(signalCode(signalled));
+    signalled = signal;
+    stopRun();
+  };
+  // SIGTERM too (kill, timeout, a service manager): the run is marked stopped and its command ended, not left running.
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const dataDir = defaultDataDir(process.env);
   // The folder's lock first: its settings are not read (nor a damaged file rewritten) under another Deskhand.
   const { lock, settings } = await openDataDir(dataDir, process.env);
+  if (signalled) {
+    lock.release();
+    return signalCode(signalled);
+  }
   const refusal = cannotRun(dataDir, settings);
   if (refusal) {
     lock.release();
@@ -75,7 +98,7 @@ async function main(argv: string[]): Promise<number> {
   });
   const unsubscribe = host.sessions.subscribe(line);
   let stopping = false;
-  const stopRun = (): void => {
+  stopRun = (): void => {
     const sessionId = host.sessions.runningSessionId;
     if (stopping || !sessionId) return;
     stopping = true;
@@ -83,16 +106,6 @@ async function main(argv: string[]): Promise<number> {
       .handle({ type: 'session.stop', id: 'cli-stop', sessionId })
       .catch((error: unknown) => console.error(`deskhand: could not stop the run: ${error instanceof Error ? error.message : String(error)}`));
   };
-  /** The signal that stopped the run: the exit status is 128 + its number, as a shell reports it. */
-  let stoppedBy: NodeJS.Signals | null = null;
-  const stopOnSignal = (signal: NodeJS.Signals): void => {
-    if (stopping || !host.sessions.runningSessionId) process.exit(128 + constants.signals[signal]);
-    stoppedBy = signal;
-    stopRun();
-  };
-  // SIGTERM too (kill, timeout, a service manager): the run is marked stopped and its command ended, not left running.
-  process.on('SIGINT', stopOnSignal);
-  process.on('SIGTERM', stopOnSignal);
   const pauses = new CliPauses({
     interactive: Boolean(process.stdin.isTTY),
     input: process.stdin,
@@ -115,16 +128,19 @@ async function main(argv: string[]): Promise<number> {
   // before the run is stopped and the host closed (the device client and the data folder's lock with it).
   process.stderr.on('error', () => undefined);
   try {
+    // Asked to stop before the run began: it is not started.
+    if (signalled) return signalCode(signalled);
     const reply = await host.endpoint.handle({ type: 'session.start', id: 'cli', request: run.request, mode: run.mode });
     if (reply.type !== 'reply' || !reply.ok) {
       line(reply);
       return 2;
     }
-    if (outputGone) stopRun();
+    // Whatever came while the start was answered stops the run now that it is known.
+    if (outputGone || signalled) stopRun();
     const outcome = await host.sessions.running;
     if (outputGone) return EXIT_OUTPUT_GONE;
     if (pauses.stoppedForPause) return 2;
-    if (stoppedBy && outcome?.status === 'stopped') return 128 + constants.signals[stoppedBy];
+    if (signalled && outcome?.status === 'stopped') return signalCode(signalled);
     return outcome ? (EXIT_CODES[outcome.status] ?? 2) : 2;
   } finally {
     unsubscribePauses();

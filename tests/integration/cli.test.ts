@@ -196,6 +196,44 @@ describe('npx deskhand run', () => {
     }
   });
 
+  it('Ctrl+C while the host closes (the run over) waits for it to close: the lock and the servers it started are let go', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'deskhand-cli-'));
+    const marker = join(dataDir, 'server-closing');
+    // A server of the user's that takes its time to end once the host closes it.
+    const slowToEnd = {
+      name: 'slow',
+      transport: 'stdio',
+      command: process.execPath,
+      args: ['--import', 'tsx', resolve('tests/support/external-mcp-fixture.ts'), '--stdio', `--linger-on-close=${marker}`],
+    };
+    writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ mcpServers: [slowToEnd] }));
+    const model = await startModelServer({ name: 'quick', steps: [shell('', 'FINISH', 'nothing to do')] });
+    let watch: NodeJS.Timeout | undefined;
+    try {
+      let interrupted = false;
+      const result = await runCli(['run', '--mode', 'shell', 'nothing'], { DESKHAND_DATA_DIR: dataDir, OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'scripted' }, (_stdout, child) => {
+        watch ??= setInterval(() => {
+          // The run is over and the host is closing that server: Ctrl+C now.
+          if (!interrupted && existsSync(marker)) {
+            interrupted = true;
+            child.kill('SIGINT');
+          }
+        }, 20);
+      });
+      expect(interrupted).toBe(true);
+      expect(result.events.at(-1)).toMatchObject({ kind: 'session.ended', status: 'finished' });
+      // What the run ended with: the signal stopped nothing.
+      expect(result.code).toBe(0);
+      // Closed, not cut short: the lock is let go, and the server was ended, not left behind.
+      expect(existsSync(join(dataDir, 'host.lock'))).toBe(false);
+      const serverPid = Number(readFileSync(marker, 'utf8'));
+      expect(() => process.kill(serverPid, 0)).toThrow();
+    } finally {
+      clearInterval(watch);
+      await model.close();
+    }
+  });
+
   it('SIGTERM (kill, timeout) stops the run as Ctrl+C does, and exits 143', async () => {
     const model = await startModelServer({ name: 'terminated', steps: [shell('sleep 4')] });
     let terminated = false;

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
@@ -142,8 +143,16 @@ export function createEndlessToolsServer(delayMs: number): LowLevelServer {
   return server;
 }
 
-// Run as a program: serve on stdio (`--endless-tools=<ms>`: createEndlessToolsServer).
+// Run as a program: serve on stdio (`--endless-tools=<ms>`: createEndlessToolsServer; `--linger-on-close=<file>`:
+// when its input is closed, write its pid to the file and stay until it is killed, as a slow server would).
 if (process.argv.includes('--stdio') && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const linger = process.argv.find((arg) => arg.startsWith('--linger-on-close='));
+  if (linger) {
+    process.stdin.once('end', () => {
+      writeFileSync(linger.slice('--linger-on-close='.length), String(process.pid));
+      setTimeout(() => undefined, 60_000);
+    });
+  }
   const endless = process.argv.find((arg) => arg.startsWith('--endless-tools='));
   const server = endless ? createEndlessToolsServer(Number(endless.split('=')[1])) : createFixtureServer('stdio');
   await server.connect(new StdioServerTransport());
