@@ -30,6 +30,11 @@ function code(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException).code;
 }
 
+/** What linking answers on a file system without hard links (FAT, some network mounts). */
+function noHardLinks(error: unknown): boolean {
+  return ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'].includes(code(error) ?? '');
+}
+
 function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
@@ -53,7 +58,7 @@ function create(file: string, content: string): boolean {
     return true;
   } catch (error) {
     if (code(error) === 'EEXIST') return false;
-    if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'].includes(code(error) ?? '')) throw error;
+    if (!noHardLinks(error)) throw error;
   } finally {
     unlinkSync(own);
   }
@@ -80,6 +85,15 @@ function removeStale(file: string, seen: string): void {
     linkSync(file, claim);
   } catch (error) {
     if (code(error) === 'ENOENT') return; // gone already: try again to create it
+    if (noHardLinks(error)) {
+      // No claim can be made here: removed if it still holds what was read (the best such a file system allows).
+      try {
+        if (readFileSync(file, 'utf8') === seen) unlinkSync(file);
+      } catch (failure) {
+        if (code(failure) !== 'ENOENT') throw failure;
+      }
+      return;
+    }
     if (code(error) !== 'EEXIST') throw error;
     // Another starter is taking it over; its claim is let go within milliseconds, unless it died meanwhile.
     try {

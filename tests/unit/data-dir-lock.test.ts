@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
  * Another starter's moves are played between two of this one's file operations: right after this
  * process has read the lock file, the other one acts, as a second Deskhand started in the same instant would.
  */
-const hooks = vi.hoisted(() => ({ afterRead: null as null | ((path: string, text: string) => void) }));
+const hooks = vi.hoisted(() => ({ afterRead: null as null | ((path: string, text: string) => void), noHardLinks: false }));
 
 vi.mock('node:fs', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs')>();
@@ -19,7 +19,12 @@ vi.mock('node:fs', async (importOriginal) => {
     if (hook && typeof args[0] === 'string') hook(args[0], result.toString());
     return result;
   }) as typeof actual.readFileSync;
-  return { ...actual, readFileSync, default: { ...actual, readFileSync } };
+  // A file system without hard links (FAT, some network mounts) answers EPERM.
+  const linkSync = ((...args: Parameters<typeof actual.linkSync>) => {
+    if (hooks.noHardLinks) throw Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' });
+    return actual.linkSync(...args);
+  }) as typeof actual.linkSync;
+  return { ...actual, readFileSync, linkSync, default: { ...actual, readFileSync, linkSync } };
 });
 
 const { DataDirInUseError, LOCK_FILE, lockDataDir } = await import('../../src-main/host/data-dir-lock');
@@ -45,6 +50,7 @@ beforeEach(() => {
 });
 afterEach(async () => {
   hooks.afterRead = null;
+  hooks.noHardLinks = false;
   for (const child of others) {
     child.kill('SIGKILL');
     if (child.exitCode === null && child.signalCode === null) await new Promise((done) => child.once('exit', done));
@@ -112,6 +118,49 @@ describe('the data folder lock', () => {
     const release = lockDataDir(dataDir);
     expect(readFileSync(file, 'utf8')).toMatch(new RegExp(`^${process.pid}\\b`));
     release();
+  });
+
+  it('works on a file system without hard links: locks, takes a stale lock over, refuses a live owner', async () => {
+    hooks.noHardLinks = true;
+    const file = join(dataDir, LOCK_FILE);
+    writeFileSync(file, String(await deadPid()));
+    const release = lockDataDir(dataDir);
+    expect(readFileSync(file, 'utf8')).toMatch(new RegExp(`^${process.pid}\\b`));
+    release();
+    expect(readdirSync(dataDir)).toEqual([]);
+    const other = liveOther();
+    writeFileSync(file, String(other));
+    expect(() => lockDataDir(dataDir)).toThrow(`another Deskhand (process ${other})`);
+  });
+
+  it('a takeover claim left by a starter that died taking over is cleared once old', async () => {
+    const file = join(dataDir, LOCK_FILE);
+    writeFileSync(file, String(await deadPid()));
+    const seen = readFileSync(file, 'utf8');
+    const { createHash } = await import('node:crypto');
+    const claim = `${file}.takeover-${createHash('sha256').update(seen).digest('hex').slice(0, 16)}`;
+    realFs.linkSync(file, claim);
+    // A minute later: a takeover takes milliseconds, so that claim's holder is gone.
+    const now = Date.now.bind(Date);
+    vi.spyOn(Date, 'now').mockImplementation(() => now() + 60_000);
+    try {
+      const release = lockDataDir(dataDir);
+      expect(readFileSync(file, 'utf8')).toMatch(new RegExp(`^${process.pid}\\b`));
+      release();
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+
+  it('a takeover claim just made by another starter is waited for, not cleared', async () => {
+    const file = join(dataDir, LOCK_FILE);
+    writeFileSync(file, String(await deadPid()));
+    const seen = readFileSync(file, 'utf8');
+    const { createHash } = await import('node:crypto');
+    realFs.linkSync(file, `${file}.takeover-${createHash('sha256').update(seen).digest('hex').slice(0, 16)}`);
+    expect(() => lockDataDir(dataDir)).toThrow(/another Deskhand is starting at the same time/);
+    expect(readFileSync(file, 'utf8')).toBe(seen);
   });
 
   it('hosts in one process share it', () => {
