@@ -5,7 +5,7 @@
 // hotkey is refused, that quitting does not wait for ever, and that the device client is forked as a
 // utility process.
 import { EventEmitter } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -268,6 +268,13 @@ describe('shell wiring', () => {
     expect(await handler({ ...event, sender: {} }, { type: 'session.list', id: 'r2' })).toMatchObject({ ok: false });
     expect(state.commands).toEqual([{ type: 'session.list', id: 'r1' }]);
     expect([...state.handlers.keys()].sort()).toEqual(['deskhand:command', 'deskhand:desktop-settings.get', 'deskhand:desktop-settings.set', 'deskhand:open-external']);
+  });
+
+  it('locks the data folder before it opens the settings there, and hands the lock to the host', () => {
+    const dataDir = join(state.dir, 'data');
+    const { dataDirLock } = state.hostOptions as { dataDirLock?: { dataDir: string; release(): void } };
+    expect(dataDirLock?.dataDir).toBe(dataDir);
+    expect(readFileSync(join(dataDir, 'host.lock'), 'utf8')).toMatch(new RegExp(`^${process.pid}\\b`));
   });
 
   it('hands the host a utility-process device client and no secrets in its environment', async () => {
