@@ -134,6 +134,8 @@ export class SettingsStore {
   private readonly listeners = new Set<(config: DeskhandConfig) => void>();
   /** API keys per profile as last read from the secret store, for the host's synchronous lookups. */
   private readonly keys = new Map<string, string | null>();
+  /** The change being applied (applySettings), which the next one waits for. */
+  private applying: Promise<unknown> = Promise.resolve();
 
   /** Opens the settings and reads the API keys once (`apiKey` answers from memory afterwards). */
   static async open(options: SettingsStoreOptions): Promise<SettingsStore> {
@@ -220,7 +222,15 @@ export class SettingsStore {
    * keys (`secrets`: profile -> key; an empty string removes the saved key). Nothing is saved unless
    * everything is valid; errors name the field and carry the schema's message.
    */
-  async applySettings(values: Json, secrets: Record<string, string> = {}): Promise<ApplyResult> {
+  applySettings(values: Json, secrets: Record<string, string> = {}): Promise<ApplyResult> {
+    // One after the other: each starts from what the one before saved. Run side by side, one waiting on the
+    // keychain (saving a key) would then save the values it started from over the other's change.
+    const result = this.applying.then(() => this.applyNow(values, secrets));
+    this.applying = result.catch(() => undefined);
+    return result;
+  }
+
+  private async applyNow(values: Json, secrets: Record<string, string>): Promise<ApplyResult> {
     const errors: FieldError[] = [];
     const parsed = DeskhandConfig.safeParse(deepMerge(structuredClone(this.current), values));
     if (!parsed.success) errors.push(...fieldErrors(parsed.error));

@@ -191,6 +191,27 @@ describe('SettingsStore', () => {
     expect(open().store.loadProblem).toMatch(/kept as .*\.bad and defaults are used/);
   });
 
+  it('applies changes sent together one after the other: a save waiting on the keychain does not undo the next one', async () => {
+    // The desktop app's keychain encrypts asynchronously (safeStorage.encryptStringAsync): a save with a key waits on it.
+    let encrypted = (): void => undefined;
+    const slow: Encryptor = {
+      ...encryptor,
+      encrypt: (text) => new Promise((done) => (encrypted = () => void encryptor.encrypt(text).then(done))),
+    };
+    const { store } = open({}, { encryptor: slow });
+    const withKey = store.applySettings({ limits: { maxStepsPerRound: 50 } }, { host: KEY });
+    // Meanwhile, from the form: every action is to wait for approval.
+    const stricter = store.applySettings({ safety: { confirmation: 'always' } });
+    await new Promise((done) => setTimeout(done, 20));
+    encrypted();
+    expect((await withKey).ok).toBe(true);
+    expect((await stricter).ok).toBe(true);
+    expect(store.config().safety.confirmation).toBe('always');
+    expect(store.config().limits.maxStepsPerRound).toBe(50);
+    expect(JSON.parse(readFileSync(join(dir, SETTINGS_FILE_NAME), 'utf8'))).toEqual({ limits: { maxStepsPerRound: 50 }, safety: { confirmation: 'always' } });
+    expect(store.apiKey('host')).toBe(KEY);
+  });
+
   it('tells listeners about a changed configuration', async () => {
     const { store } = open();
     const seen: number[] = [];
