@@ -1,3 +1,4 @@
+import { constants } from 'node:os';
 import { createHost } from '../host/create-host';
 import { openDataDir, unreadableSavedKeys } from '../host/open-settings';
 import { defaultDataDir, rendererDir } from '../host/paths';
@@ -13,11 +14,25 @@ function portFromEnv(raw: string | undefined): number {
   return port;
 }
 
+const QUIT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 async function main(): Promise<void> {
+  // A signal while starting is kept until there is something to close (a second one quits at once):
+  // ended by its default action, the process would leave the data folder's lock and the device client behind.
+  let earlySignal: NodeJS.Signals | null = null;
+  const onEarlySignal = (signal: NodeJS.Signals): void => {
+    if (earlySignal) process.exit(128 + constants.signals[signal]);
+    earlySignal = signal;
+  };
+  for (const signal of QUIT_SIGNALS) process.on(signal, onEarlySignal);
   const port = portFromEnv(process.env.DESKHAND_PORT);
   const dataDir = defaultDataDir(process.env);
   // The folder's lock first: its settings are not read (nor a damaged file rewritten) under another Deskhand.
   const { lock, settings } = await openDataDir(dataDir, process.env);
+  if (earlySignal) {
+    lock.release();
+    process.exit(128 + constants.signals[earlySignal]);
+  }
   const config = settings.config();
   const pageMark = newPageMark();
   const host = createHost({
@@ -30,16 +45,23 @@ async function main(): Promise<void> {
     // The browser window showing the Deskhand tab carries the mark in its title: the agent keeps off it.
     deviceConfig: { protectTitle: pageMark },
   });
-  const server = await startWebServer({
-    host,
-    rendererDir: rendererDir(),
-    token: newToken(),
-    // An IPv6 address may be written as in a URL, [::1]: the socket takes it bare.
-    bindHost: (process.env.DESKHAND_HOST || '127.0.0.1').replace(/^\[(.*)\]$/, '$1'),
-    port,
-    allowRemote: process.env.DESKHAND_ALLOW_REMOTE === '1',
-    pageMark,
-  });
+  let server: Awaited<ReturnType<typeof startWebServer>>;
+  try {
+    server = await startWebServer({
+      host,
+      rendererDir: rendererDir(),
+      token: newToken(),
+      // An IPv6 address may be written as in a URL, [::1]: the socket takes it bare.
+      bindHost: (process.env.DESKHAND_HOST || '127.0.0.1').replace(/^\[(.*)\]$/, '$1'),
+      port,
+      allowRemote: process.env.DESKHAND_ALLOW_REMOTE === '1',
+      pageMark,
+    });
+  } catch (error) {
+    // A port in use, say: the host (its device client and the data folder's lock) is closed before the exit.
+    await host.close().catch((failure: unknown) => console.error(`[deskhand] closing failed: ${(failure as Error).message}`));
+    throw error;
+  }
   if (!config.models.host) console.warn('[deskhand] no model is configured yet: set OPENAI_API_KEY / OPENAI_BASE_URL');
   const unreadable = unreadableSavedKeys(dataDir, settings);
   if (unreadable.length > 0) {
@@ -56,10 +78,12 @@ async function main(): Promise<void> {
     exit: (code) => process.exit(code),
     log: (message) => console.error(message),
   });
-  process.on('SIGINT', quit);
-  process.on('SIGTERM', quit);
-  // The terminal that ran it was closed: close the host too, rather than leave its session running.
-  process.on('SIGHUP', quit);
+  // SIGHUP: the terminal that ran it was closed; close the host too, rather than leave its session running.
+  for (const signal of QUIT_SIGNALS) {
+    process.off(signal, onEarlySignal);
+    process.on(signal, quit);
+  }
+  if (earlySignal) return quit(earlySignal);
   // Last: whoever acts on the address (a script, a test) finds the signals already handled.
   console.log(`Deskhand UI: ${server.url}`);
 }
