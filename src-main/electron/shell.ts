@@ -340,9 +340,22 @@ export async function startShell(options: ShellOptions): Promise<void> {
       setDesktopSettings(values) {
         const checked = desktopSettings.check(values);
         if (!checked.ok) return checked;
+        const hotkeyBefore = hotkey.current;
         const refused = changeStopHotkey(hotkey, checked.settings.stopHotkey, desktopSettings.get().stopHotkey);
         if (refused) return { ok: false, errors: [{ path: 'stopHotkey', message: refused }] };
-        desktopSettings.save(checked.settings);
+        try {
+          desktopSettings.save(checked.settings);
+        } catch (error) {
+          // Nothing changes when they cannot be saved (a full disk, a read-only folder): Stop goes back to
+          // the hotkey it had, which is the one the saved settings and the page name.
+          if (hotkey.current !== hotkeyBefore) {
+            if (hotkeyBefore) hotkey.set(hotkeyBefore);
+            else hotkey.clear();
+          }
+          const message = `the desktop settings could not be saved: ${(error as Error).message}`;
+          console.error(`[deskhand] ${message}`);
+          return { ok: false, errors: [{ path: '', message }] };
+        }
         windowPolicy?.setPolicy(effectiveWindowPolicy(checked.settings.windowWhileActing));
         refreshStatus(true);
         return desktopReply();

@@ -5,7 +5,7 @@
 // hotkey is refused, that quitting does not wait for ever, and that the device client is forked as a
 // utility process.
 import { EventEmitter } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -375,6 +375,29 @@ describe('shell wiring', () => {
     expect(await handler(event, { stopHotkey: 'Alt+F12' })).toMatchObject({ ok: true, settings: { stopHotkey: 'Alt+F12' }, hotkeyRegistered: 'Alt+F12' });
     expect([...state.shortcuts.keys()]).toEqual(['Alt+F12']);
     errorSpy.mockRestore();
+  });
+
+  it('keeps Stop on the saved hotkey when the new settings cannot be saved, and says why', async () => {
+    const handler = state.handlers.get('deskhand:desktop-settings.set') as (...args: unknown[]) => Promise<unknown>;
+    const event = { sender: window.webContents, senderFrame: { url: 'app://deskhand/index.html', parent: null } };
+    const errorSpy = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    // A folder in the file's place makes the write fail, as a full disk or a read-only folder does.
+    const file = join(state.dir, 'userData', 'desktop-settings.json');
+    rmSync(file, { force: true });
+    mkdirSync(join(file, 'in-the-way'), { recursive: true });
+    try {
+      const before = [...state.shortcuts.keys()];
+      expect(await handler(event, { stopHotkey: 'Alt+F10' })).toEqual({
+        ok: false,
+        errors: [{ path: '', message: expect.stringMatching(/^the desktop settings could not be saved: /) }],
+      });
+      expect([...state.shortcuts.keys()]).toEqual(before);
+      const getter = state.handlers.get('deskhand:desktop-settings.get') as (...args: unknown[]) => Promise<unknown>;
+      expect(await getter(event)).toMatchObject({ ok: true, settings: { stopHotkey: before[0] }, hotkeyRegistered: before[0] });
+    } finally {
+      rmSync(file, { recursive: true, force: true });
+      errorSpy.mockRestore();
+    }
   });
 
   it('closes the host before quitting, but quits anyway when closing does not end', async () => {
