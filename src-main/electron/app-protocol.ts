@@ -7,9 +7,8 @@
  * attempts; `registerAppProtocol` plugs it into Electron's `protocol.handle`.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { extname } from 'node:path';
+import { extname, join, resolve, sep } from 'node:path';
 import { ScreenshotFileName } from '../protocol';
-import { safeJoin } from '../web/static-files';
 import { APP_HOST, APP_SCHEME, SCREENSHOTS_HOST } from './channels';
 
 export interface AppRoots {
@@ -41,7 +40,7 @@ function isUnsafePart(part: string): boolean {
 /**
  * Maps an app:// URL to a file inside one of the roots, or says why not. Checks, in order: scheme,
  * no credentials or port, a known host, then per host: the renderer path must decode to plain segments
- * (no `..`, no encoded slashes or backslashes) and stay inside out/renderer (`safeJoin`); a screenshot
+ * (no `..`, no encoded slashes or backslashes), decoded once, and stay inside out/renderer; a screenshot
  * must be exactly `<sessionId>/<file>` with plain names the host's screenshot store accepts.
  */
 export function resolveAppUrl(rawUrl: string, roots: AppRoots, method = 'GET'): AppResolution {
@@ -64,8 +63,10 @@ export function resolveAppUrl(rawUrl: string, roots: AppRoots, method = 'GET'): 
   if (url.host === APP_HOST) {
     const path = url.pathname === '/' ? ['index.html'] : parts;
     if (path.some(isUnsafePart)) return refused(403, 'path outside the app');
-    const file = safeJoin(roots.rendererDir, `/${path.join('/')}`);
-    return file ? { kind: 'file', path: file, root: 'renderer' } : refused(403, 'path outside the app');
+    // The parts are decoded already: joined as they are (a second decoding would read "%2e%2e" as "..").
+    const base = resolve(roots.rendererDir);
+    const file = join(base, ...path);
+    return file.startsWith(base + sep) ? { kind: 'file', path: file, root: 'renderer' } : refused(403, 'path outside the app');
   }
 
   if (url.host === SCREENSHOTS_HOST) {

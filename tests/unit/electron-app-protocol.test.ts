@@ -163,6 +163,22 @@ describe('app:// responses', () => {
     expect(await head.text()).toBe('');
   });
 
+  it('decodes a path once: %25 is a percent sign in a file name, never the start of another escape', async () => {
+    writeFileSync(join(rendererDir, 'assets', '50%.svg'), '<svg/>');
+    try {
+      expect(resolveAppUrl('app://deskhand/assets/50%25.svg', roots)).toMatchObject({ kind: 'file', path: join(rendererDir, 'assets', '50%.svg') });
+      expect((await get('app://deskhand/assets/50%25.svg')).status).toBe(200);
+      // "%252e%252e" names a folder called "%2e%2e", not the parent folder.
+      expect(resolveAppUrl('app://deskhand/assets/%252e%252e/index.html', roots)).toMatchObject({
+        kind: 'file',
+        path: join(rendererDir, 'assets', '%2e%2e', 'index.html'),
+      });
+      expect((await get('app://deskhand/assets/%252e%252e/index.html')).status).toBe(404);
+    } finally {
+      rmSync(join(rendererDir, 'assets', '50%.svg'), { force: true });
+    }
+  });
+
   it('registers one handler for the app scheme', async () => {
     const registered: string[] = [];
     let handler: ((request: Request) => Promise<Response>) | null = null;
