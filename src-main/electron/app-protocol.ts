@@ -1,12 +1,12 @@
 /**
  * The `app://` protocol: the renderer at `app://deskhand/...` (files of out/renderer) and stored
  * screenshots at `app://screenshots/<sessionId>/<file>`, instead of file:// (which would give the page
- * the whole disk's origin). Nothing outside those two roots is ever served.
+ * the whole disk's origin). Nothing outside those two roots is ever served, through a symbolic link either.
  *
  * The core (`resolveAppUrl`, `handleAppRequest`) has no Electron in it and is unit-tested with traversal
  * attempts; `registerAppProtocol` plugs it into Electron's `protocol.handle`.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { ScreenshotFileName } from '../protocol';
 import { APP_HOST, APP_SCHEME, SCREENSHOTS_HOST } from './channels';
@@ -127,6 +127,11 @@ function textResponse(status: number, text: string): Response {
   return new Response(text, { status, headers: { ...securityHeaders(), 'Content-Type': 'text/plain; charset=utf-8' } });
 }
 
+/** The folder a resolved file must stay in: out/renderer, or the screenshots folder (`<root>/<session>/<file>`). */
+function rootOf(resolution: Extract<AppResolution, { kind: 'file' }>, roots: AppRoots): string {
+  return resolution.root === 'renderer' ? roots.rendererDir : resolve(resolution.path, '..', '..');
+}
+
 /** Answers one app:// request (`protocol.handle` calls this). Never throws. */
 export async function handleAppRequest(request: Request, roots: AppRoots): Promise<Response> {
   const resolution = resolveAppUrl(request.url, roots, request.method);
@@ -135,9 +140,14 @@ export async function handleAppRequest(request: Request, roots: AppRoots): Promi
     return resolution.status === 405 ? textResponse(405, 'Method Not Allowed') : textResponse(404, 'Not Found');
   }
   try {
-    const info = await stat(resolution.path);
+    // Symbolic links are followed only while they stay inside the root: a link in out/renderer or in the
+    // screenshots folder (put there by a command the agent ran, say) must not serve a file from elsewhere.
+    const path = await realpath(resolution.path);
+    const root = await realpath(rootOf(resolution, roots));
+    if (!path.startsWith(root + sep)) return textResponse(404, 'Not Found');
+    const info = await stat(path);
     if (!info.isFile()) return textResponse(404, 'Not Found');
-    const body = request.method === 'HEAD' ? null : await readFile(resolution.path);
+    const body = request.method === 'HEAD' ? null : await readFile(path);
     return new Response(body, {
       status: 200,
       headers: {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -161,6 +161,31 @@ describe('app:// responses', () => {
     const head = await get('app://deskhand/index.html', 'HEAD');
     expect(head.status).toBe(200);
     expect(await head.text()).toBe('');
+  });
+
+  it('serves no file through a symbolic link that leads out of its root', async () => {
+    const links = [
+      [join(base, 'secret.txt'), join(rendererDir, 'assets', 'leak.txt'), 'app://deskhand/assets/leak.txt'],
+      [base, join(rendererDir, 'up'), 'app://deskhand/up/secret.txt'],
+      [join(base, 'secret.txt'), join(screenshotsRoot, 's1', 'step-9.jpg'), 'app://screenshots/s1/step-9.jpg'],
+      [join(base, 'data'), join(screenshotsRoot, 's9'), 'app://screenshots/s9/deskhand.sqlite'],
+    ] as const;
+    for (const [target, link] of links) symlinkSync(target, link);
+    try {
+      for (const [, , url] of links) {
+        for (const method of ['GET', 'HEAD']) {
+          const response = await get(url, method);
+          expect(response.status, `${method} ${url}`).toBe(404);
+          expect(await response.text()).not.toMatch(/top secret|^db$/);
+        }
+      }
+      // A link that stays inside its root is still served.
+      symlinkSync(join(rendererDir, 'index.html'), join(rendererDir, 'assets', 'home.html'));
+      expect((await get('app://deskhand/assets/home.html')).status).toBe(200);
+    } finally {
+      for (const [, link] of links) rmSync(link, { force: true });
+      rmSync(join(rendererDir, 'assets', 'home.html'), { force: true });
+    }
   });
 
   it('decodes a path once: %25 is a percent sign in a file name, never the start of another escape', async () => {
