@@ -50,7 +50,7 @@ import { closeBeforeQuit } from './quit';
 import { notificationFor, RunTracker, waitingKey, type TrayStatus, type Waiting } from './run-tracker';
 import { createSafeStorageEncryptor } from './safe-storage';
 import { guardSession, guardWebContents } from './security';
-import { changeStopHotkey, StopHotkey, stopSessions } from './stop-control';
+import { changeStopHotkey, startStopHotkey, StopHotkey, stopSessions } from './stop-control';
 import { WaitingNotifications } from './waiting-notifications';
 import { ActingWindowController } from './window-policy';
 import { WindowStateFile, type WindowState } from './window-state';
@@ -368,7 +368,8 @@ export async function startShell(options: ShellOptions): Promise<void> {
   );
 
   // --- tray, menu, hotkey ----------------------------------------------------------------------------------
-  hotkey.set(desktopSettings.get().stopHotkey);
+  const hotkeyProblem = startStopHotkey(hotkey, desktopSettings.get().stopHotkey);
+  if (hotkeyProblem) console.error(`[deskhand] ${hotkeyProblem}`);
   try {
     tray = new Tray(trayIcon('idle'));
     tray.on('click', showWindow);

@@ -86,6 +86,22 @@ export function changeStopHotkey(hotkey: StopHotkey, wanted: string, saved: stri
   return `${describeAccelerator(wanted)} is taken by another program: ${kept}`;
 }
 
+/**
+ * Registers the saved Stop hotkey at start-up. When another program has it (a hotkey of the user's own in
+ * desktop-settings.json), Stop takes the default (or its fallback) rather than having no hotkey at all;
+ * the saved setting stays as it is, and is tried again at the next start. Returns what to log, or null.
+ */
+export function startStopHotkey(hotkey: StopHotkey, saved: string, platform: NodeJS.Platform = process.platform): string | null {
+  if (hotkey.set(saved) !== null) return null;
+  const name = (accelerator: string) => describeAccelerator(accelerator, platform);
+  const used = saved === DEFAULT_STOP_HOTKEY ? null : hotkey.set(DEFAULT_STOP_HOTKEY);
+  if (used) return `the Stop hotkey ${name(saved)} is taken by another program: Stop uses ${name(used)} instead`;
+  const tried = [...new Set([saved, DEFAULT_STOP_HOTKEY, FALLBACK_STOP_HOTKEY])].map(name);
+  const others = tried.slice(1);
+  const also = others.length > 0 ? `, and so are ${others.join(' and ')}` : '';
+  return `the Stop hotkey ${tried[0]} is taken by another program${also}: Stop has no hotkey (the Stop button and the tray still stop a run)`;
+}
+
 /** "CommandOrControl+Shift+Escape" as people read it on this platform. */
 export function describeAccelerator(accelerator: string, platform: NodeJS.Platform = process.platform): string {
   const mac = platform === 'darwin';

@@ -5,7 +5,7 @@
 // hotkey is refused, that quitting does not wait for ever, and that the device client is forked as a
 // utility process.
 import { EventEmitter } from 'node:events';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -216,6 +216,8 @@ type FakeWindow = EventEmitter & {
 };
 
 let window: FakeWindow;
+/** console.error while the shell started (the shell's log then copies console into main.log on top of it). */
+let startErrors: ReturnType<typeof vi.spyOn>;
 const emit = (event: HostEvent) => state.hostListener?.(event);
 
 beforeAll(async () => {
@@ -223,6 +225,11 @@ beforeAll(async () => {
   process.env.DESKHAND_DATA_DIR = join(state.dir, 'data');
   vi.spyOn(console, 'log').mockImplementation(() => undefined);
   vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+  // A Stop hotkey of the user's own, saved by hand, that another program has taken by the time Deskhand starts.
+  mkdirSync(join(state.dir, 'userData'), { recursive: true });
+  writeFileSync(join(state.dir, 'userData', 'desktop-settings.json'), JSON.stringify({ stopHotkey: 'Alt+F9' }));
+  state.takenShortcuts.add('Alt+F9');
+  startErrors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
   const { startShell } = await import('../../src-main/electron/shell');
   await startShell({ entry: '/app/out/main/electron.js' });
   window = state.windows[0] as unknown as FakeWindow;
@@ -254,6 +261,11 @@ describe('shell wiring', () => {
     expect(window.webContents.openHandler({ url: 'https://example.com' })).toEqual({ action: 'deny' });
     window.emit('ready-to-show');
     expect(window.log).toContain('show');
+  });
+
+  it('gives Stop the default hotkey when the saved one is taken at start-up, rather than none', () => {
+    expect([...state.shortcuts.keys()]).toEqual(['CommandOrControl+Shift+Escape']);
+    expect(startErrors).toHaveBeenCalledWith(expect.stringMatching(/the Stop hotkey Alt\+F9 is taken by another program: Stop uses (Ctrl|Cmd)\+Shift\+Esc instead/));
   });
 
   it('serves app:// through the protocol core', async () => {
@@ -370,7 +382,8 @@ describe('shell wiring', () => {
     expect(await handler(event, { stopHotkey: 'CommandOrControl+V' })).toMatchObject({ ok: false, errors: [{ path: 'stopHotkey' }] });
     expect([...state.shortcuts.keys()]).toEqual(['CommandOrControl+Shift+Escape']);
     const getter = state.handlers.get('deskhand:desktop-settings.get') as (...args: unknown[]) => Promise<unknown>;
-    expect(await getter(event)).toMatchObject({ ok: true, settings: { stopHotkey: 'CommandOrControl+Shift+Escape' }, hotkeyRegistered: 'CommandOrControl+Shift+Escape' });
+    // The saved setting is still the user's own (taken at start-up); Stop uses the default meanwhile.
+    expect(await getter(event)).toMatchObject({ ok: true, settings: { stopHotkey: 'Alt+F9' }, hotkeyRegistered: 'CommandOrControl+Shift+Escape' });
 
     expect(await handler(event, { stopHotkey: 'Alt+F12' })).toMatchObject({ ok: true, settings: { stopHotkey: 'Alt+F12' }, hotkeyRegistered: 'Alt+F12' });
     expect([...state.shortcuts.keys()]).toEqual(['Alt+F12']);

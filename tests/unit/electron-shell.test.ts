@@ -20,7 +20,7 @@ import { closeBeforeQuit, QUIT_WAIT_MS } from '../../src-main/electron/quit';
 import { notificationFor, RunTracker, waitingKey } from '../../src-main/electron/run-tracker';
 import { createSafeStorageEncryptor, type SafeStorageLike } from '../../src-main/electron/safe-storage';
 import { guardSession, guardWebContents, mayGrantPermission, mayNavigate } from '../../src-main/electron/security';
-import { changeStopHotkey, describeAccelerator, StopHotkey, stopSessions } from '../../src-main/electron/stop-control';
+import { changeStopHotkey, describeAccelerator, startStopHotkey, StopHotkey, stopSessions } from '../../src-main/electron/stop-control';
 import { WaitingNotifications } from '../../src-main/electron/waiting-notifications';
 import { ActingWindowController, type PolicyWindow } from '../../src-main/electron/window-policy';
 import { DEFAULT_WINDOW_STATE, fitToDisplays, WINDOW_STATE_FILE, WindowStateFile } from '../../src-main/electron/window-state';
@@ -284,6 +284,36 @@ describe('Stop', () => {
     const fresh = new StopHotkey(shortcuts, vi.fn());
     expect(changeStopHotkey(fresh, 'Alt+F11', 'Alt+F11')).toBeNull();
     expect(fresh.current).toBeNull();
+    spy.mockRestore();
+  });
+
+  it('takes the default at start-up when the saved hotkey is taken, so Stop is never left without one', () => {
+    const taken = new Set(['Alt+F11']);
+    const registered = new Map<string, () => void>();
+    const shortcuts = {
+      register: (accelerator: string, callback: () => void) => {
+        if (taken.has(accelerator)) return false;
+        registered.set(accelerator, callback);
+        return true;
+      },
+      unregister: (accelerator: string) => void registered.delete(accelerator),
+    };
+    const spy = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const free = new StopHotkey(shortcuts, vi.fn());
+    expect(startStopHotkey(free, 'Alt+F12', 'linux')).toBeNull();
+    expect(free.current).toBe('Alt+F12');
+    free.clear();
+
+    const hotkey = new StopHotkey(shortcuts, vi.fn());
+    expect(startStopHotkey(hotkey, 'Alt+F11', 'linux')).toBe('the Stop hotkey Alt+F11 is taken by another program: Stop uses Ctrl+Shift+Esc instead');
+    expect(hotkey.current).toBe(DEFAULT_STOP_HOTKEY);
+    expect([...registered.keys()]).toEqual([DEFAULT_STOP_HOTKEY]);
+    hotkey.clear();
+
+    taken.add(DEFAULT_STOP_HOTKEY).add(FALLBACK_STOP_HOTKEY);
+    const none = new StopHotkey(shortcuts, vi.fn());
+    expect(startStopHotkey(none, 'Alt+F11', 'linux')).toBe('the Stop hotkey Alt+F11 is taken by another program, and so are Ctrl+Shift+Esc and Ctrl+Alt+Shift+Esc: Stop has no hotkey (the Stop button and the tray still stop a run)');
+    expect(none.current).toBeNull();
     spy.mockRestore();
   });
 
