@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readValidatedJson, writeJsonAtomic } from '../common/json-file';
@@ -199,7 +200,10 @@ export type DesktopSettingsUpdate =
   | { ok: true; settings: DesktopSettings }
   | { ok: false; errors: Array<{ path: string; message: string }> };
 
-/** Loads, checks and saves the desktop settings; a damaged file is kept aside and defaults are used. */
+/**
+ * Loads, checks and saves the desktop settings. A file with values that cannot be used is kept aside
+ * (`.bad`) and its good values are kept; one that is no JSON object gives the defaults.
+ */
 export class DesktopSettingsFile {
   readonly path: string;
   readonly loadProblem: string | null;
@@ -207,9 +211,23 @@ export class DesktopSettingsFile {
 
   constructor(dir: string) {
     this.path = join(dir, DESKTOP_SETTINGS_FILE);
+    const raw = readJsonObject(this.path);
     const read = readValidatedJson(this.path, DesktopSettings);
     this.loadProblem = read.problem;
     this.current = read.value ?? DesktopSettings.parse({});
+    // The file is edited by hand: one bad value (a misspelt policy, a hotkey another version refuses)
+    // drops only itself, not the Stop hotkey and the rest with it. The file as it was is kept aside.
+    if (read.problem && raw && !existsSync(this.path)) {
+      const { settings, dropped } = salvage(raw);
+      this.current = settings;
+      let kept = 'the other values are kept';
+      try {
+        writeJsonAtomic(this.path, settings);
+      } catch (error) {
+        kept = `the other values are kept for this run only (they could not be written back: ${(error as Error).message})`;
+      }
+      this.loadProblem = `${this.path} had values Deskhand cannot use, which were dropped (${dropped.join('; ')}); ${kept}; the file as it was is ${this.path}.bad`;
+    }
   }
 
   get(): DesktopSettings {
@@ -235,6 +253,32 @@ export class DesktopSettingsFile {
     writeJsonAtomic(this.path, settings);
     this.current = { ...settings };
   }
+}
+
+/** The JSON object in `path`, or null (missing, unreadable, no JSON, or not an object). */
+function readJsonObject(path: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The settings of `raw` that are valid one by one (defaults for the rest), and what was dropped and why. */
+function salvage(raw: Record<string, unknown>): { settings: DesktopSettings; dropped: string[] } {
+  const kept: Record<string, unknown> = {};
+  const dropped: string[] = [];
+  for (const [name, value] of Object.entries(raw)) {
+    if (!Object.hasOwn(DesktopSettings.shape, name)) {
+      dropped.push(`${name}: not a desktop setting`);
+      continue;
+    }
+    const parsed = DesktopSettings.safeParse({ [name]: value });
+    if (parsed.success) kept[name] = value;
+    else dropped.push(`${name}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  }
+  return { settings: DesktopSettings.parse(kept), dropped };
 }
 
 /** What `auto` means on this platform (content protection exists on macOS and Windows only). */

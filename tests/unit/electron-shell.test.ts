@@ -459,6 +459,30 @@ describe('files in userData', () => {
     expect(reread.get().stopHotkey).toBe(DEFAULT_STOP_HOTKEY);
   });
 
+  it('keeps the good values of a hand-edited desktop-settings.json that has a bad one, and says which was dropped', () => {
+    const path = join(dir, DESKTOP_SETTINGS_FILE);
+    const edited = JSON.stringify({ stopHotkey: 'Alt+F12', windowWhileActing: 'minimise', notifications: false });
+    writeFileSync(path, edited);
+    const file = new DesktopSettingsFile(dir);
+    expect(file.get()).toEqual({ stopHotkey: 'Alt+F12', windowWhileActing: 'auto', notifications: false });
+    expect(file.loadProblem).toMatch(/windowWhileActing/);
+    expect(file.loadProblem).not.toMatch(/stopHotkey|notifications/);
+    expect(file.loadProblem).toContain(`${path}.bad`);
+    expect(readFileSync(`${path}.bad`, 'utf8')).toBe(edited);
+    // What was kept is what the next start reads.
+    const next = new DesktopSettingsFile(dir);
+    expect(next.loadProblem).toBeNull();
+    expect(next.get()).toEqual({ stopHotkey: 'Alt+F12', windowWhileActing: 'auto', notifications: false });
+
+    // An unknown name is dropped the same way; a file that is no JSON object still falls back to the defaults.
+    writeFileSync(path, JSON.stringify({ stopHotkey: 'Alt+F11', theme: 'dark' }));
+    expect(new DesktopSettingsFile(dir).get().stopHotkey).toBe('Alt+F11');
+    writeFileSync(path, '{"stopHotkey": "Alt+F11",');
+    const damaged = new DesktopSettingsFile(dir);
+    expect(damaged.get().stopHotkey).toBe(DEFAULT_STOP_HOTKEY);
+    expect(damaged.loadProblem).toMatch(/not valid JSON/);
+  });
+
   it('accepts only accelerators safe to grab system-wide', () => {
     for (const good of [DEFAULT_STOP_HOTKEY, FALLBACK_STOP_HOTKEY, 'Ctrl+Alt+S', 'Super+F12', 'Alt+Shift+Plus', 'CmdOrCtrl+num0']) {
       expect(isGlobalAccelerator(good), good).toBe(true);
