@@ -18,7 +18,13 @@ export interface FileLog {
 }
 
 export function createFileLog(dir: string, maxBytes = MAX_BYTES): FileLog {
-  mkdirSync(dir, { recursive: true });
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    // As with a failed write: a logs folder that cannot be made (a file in its place, a parent folder
+    // another user owns) must not stop the app. Its writes then fail, and are dropped, one by one.
+    console.error(`[deskhand] no log file: cannot make ${dir}: ${(error as Error).message}`);
+  }
   const path = join(dir, LOG_FILE);
   let size = (() => {
     try {

@@ -66,4 +66,15 @@ describe('the log file', () => {
     expect(text).toContain("WARN { apiKey: '[redacted]' }");
     expect(scrubLogText('sk-secret-123456')).toBe('sk-secret-123456');
   });
+
+  it('never stops start-up: a logs folder that cannot be made leaves the app running without the file', () => {
+    // A file where the logs folder should be, as a folder left owned by another user makes mkdir fail too.
+    const blocked = join(dir, 'logs');
+    writeFileSync(blocked, 'not a folder');
+    const spy = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const log = createFileLog(blocked);
+    expect(() => log.write('info', 'still running')).not.toThrow();
+    expect(readFileSync(blocked, 'utf8')).toBe('not a folder');
+    expect(spy).toHaveBeenCalledWith(expect.stringMatching(/^\[deskhand\] no log file: .*logs/));
+  });
 });
