@@ -133,17 +133,17 @@ export async function startShell(options: ShellOptions): Promise<void> {
   );
 
   const dataDir = process.env.DESKHAND_DATA_DIR || app.getPath('userData');
-  const keychain = await createSafeStorageEncryptor(safeStorage);
+  // A value of the environment Deskhand cannot use (OPENAI_BASE_URL that is no URL, say), an unreadable
+  // data folder or keychain, another Deskhand on the folder: said in a dialog, as the host's own start-up
+  // failures are, since an app started from the desktop has no terminal to read. The folder's lock comes
+  // before its settings are read (nor a damaged file rewritten) under another Deskhand (the CLI or browser
+  // mode on the same DESKHAND_DATA_DIR); the host lets it go on close.
+  const { keychain, lock, settings } = await (async () => {
+    const keychain = await createSafeStorageEncryptor(safeStorage);
+    const { lock, settings } = await openDataDir(dataDir, process.env, keychain.encryptor);
+    return { keychain, lock, settings };
+  })().catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)));
   if (!keychain.protected) console.warn(`[deskhand] API keys saved in Settings are not protected (backend: ${keychain.backend})`);
-  // The folder's lock first: its settings are not read (nor a damaged file rewritten) under another
-  // Deskhand (the CLI or browser mode on the same DESKHAND_DATA_DIR). The host lets it go on close.
-  let opened: Awaited<ReturnType<typeof openDataDir>>;
-  try {
-    opened = await openDataDir(dataDir, process.env, keychain.encryptor);
-  } catch (error) {
-    fail((error as Error).message);
-  }
-  const { lock, settings } = opened;
   const desktopSettings = new DesktopSettingsFile(app.getPath('userData'));
   if (desktopSettings.loadProblem) console.error(`[deskhand] ${desktopSettings.loadProblem}`);
 
