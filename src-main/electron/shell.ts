@@ -170,7 +170,9 @@ export async function startShell(options: ShellOptions): Promise<void> {
           // Deskhand's own windows belong to this process: the agent neither lists nor focuses them.
           protectPid: process.pid,
         }),
-        env: deviceEnv(process.env, tokenVariables(config)),
+        // Read at each start: the variables named as MCP servers' tokens in Settings now, and at start-up
+        // (a device client started after a server was added in Settings must not get its token).
+        env: deviceEnv(process.env, new Set([...tokenVariables(config), ...tokenVariables(settings.config())])),
         cwd: homedir(),
       }),
   };

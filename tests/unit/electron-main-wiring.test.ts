@@ -310,6 +310,25 @@ describe('shell wiring', () => {
     expect(JSON.stringify(state.forks[0]?.options.env)).not.toContain('sk-must-not-leak');
   });
 
+  it('keeps the token variable of an MCP server added in Settings out of a device client started after it', async () => {
+    const options = state.hostOptions as {
+      deviceTransport: () => { start(): Promise<void> };
+      settings: { set(values: unknown): Promise<unknown> };
+    };
+    // GH_BEARER does not look like a secret by its name: only the setting that names it makes it one.
+    await options.settings.set({ mcpServers: [{ name: 'gh', transport: 'http', url: 'https://mcp.example.test/', tokenSecret: 'GH_BEARER' }] });
+    process.env.GH_BEARER = 'bearer-must-not-leak';
+    try {
+      // The device client crashed, or the screen changed size: the host starts a new one.
+      await options.deviceTransport().start();
+      expect(state.forks).toHaveLength(2);
+      expect(JSON.stringify(state.forks[1]?.options.env)).not.toContain('bearer-must-not-leak');
+    } finally {
+      delete process.env.GH_BEARER;
+      await options.settings.set({ mcpServers: [] });
+    }
+  });
+
   it('forwards host events to the page, the tray and the window, and stops with the hotkey', async () => {
     emit({ kind: 'session.started', session });
     expect(window.webContents.sent.at(-1)).toEqual({ channel: 'deskhand:message', message: { type: 'event', event: { kind: 'session.started', session } } });
