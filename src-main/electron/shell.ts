@@ -61,6 +61,9 @@ export interface ShellOptions {
 }
 
 const PRODUCT_NAME = 'Deskhand';
+/** A page that dies is loaded again at most this many times within PAGE_RELOAD_WINDOW_MS. */
+const PAGE_RELOADS = 3;
+const PAGE_RELOAD_WINDOW_MS = 60_000;
 const APP_USER_MODEL_ID = 'dev.deskhand.app';
 
 /** Icons shipped with the app: build/tray in development, resources/tray when packaged. */
@@ -302,6 +305,22 @@ export async function startShell(options: ShellOptions): Promise<void> {
         mainWindow = null;
         windowPolicy = null;
       }
+    });
+    // A page whose process died (out of memory with a long trajectory, a GPU fault) leaves the window
+    // blank while a run may wait for an approval in it: it is loaded again, but not in a loop.
+    const crashes: number[] = [];
+    window.webContents.on('render-process-gone', (_event, details) => {
+      if (details.reason === 'clean-exit' || window.isDestroyed()) return;
+      const now = Date.now();
+      while (crashes.length > 0 && now - (crashes[0] as number) > PAGE_RELOAD_WINDOW_MS) crashes.shift();
+      const reload = crashes.length < PAGE_RELOADS;
+      console.error(
+        `[deskhand] the window's page ended (${details.reason}, exit code ${details.exitCode})` +
+          (reload ? ': loading it again' : `; not loaded again, after ${PAGE_RELOADS} times within a minute: restart Deskhand`),
+      );
+      if (!reload) return;
+      crashes.push(now);
+      void window.loadURL(`${APP_ORIGIN}/index.html`);
     });
     void window.loadURL(`${APP_ORIGIN}/index.html`);
     return window;

@@ -263,6 +263,19 @@ describe('shell wiring', () => {
     expect(window.log).toContain('show');
   });
 
+  it('loads the page again when its process dies, but not in a loop', () => {
+    const loads = () => window.log.filter((entry) => entry === 'load:app://deskhand/index.html').length;
+    expect(loads()).toBe(1);
+    // Out of memory with a long trajectory, say: the window would stay blank while a run waits for approval.
+    window.webContents.emit('render-process-gone', {}, { reason: 'oom', exitCode: 0 });
+    expect(loads()).toBe(2);
+    window.webContents.emit('render-process-gone', {}, { reason: 'clean-exit', exitCode: 0 });
+    expect(loads()).toBe(2);
+    for (let crash = 0; crash < 5; crash++) window.webContents.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 });
+    expect(loads()).toBe(4);
+    expect(startErrors).toHaveBeenCalledWith(expect.stringMatching(/the window's page ended \(crashed, exit code 139\).*not loaded again/));
+  });
+
   it('gives Stop the default hotkey when the saved one is taken at start-up, rather than none', () => {
     expect([...state.shortcuts.keys()]).toEqual(['CommandOrControl+Shift+Escape']);
     expect(startErrors).toHaveBeenCalledWith(expect.stringMatching(/the Stop hotkey Alt\+F9 is taken by another program: Stop uses (Ctrl|Cmd)\+Shift\+Esc instead/));
