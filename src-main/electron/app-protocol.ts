@@ -6,9 +6,10 @@
  * The core (`resolveAppUrl`, `handleAppRequest`) has no Electron in it and is unit-tested with traversal
  * attempts; `registerAppProtocol` plugs it into Electron's `protocol.handle`.
  */
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { ScreenshotFileName } from '../protocol';
+import { realPathInside } from '../common/real-path-inside';
 import { APP_HOST, APP_SCHEME, SCREENSHOTS_HOST } from './channels';
 
 export interface AppRoots {
@@ -142,9 +143,8 @@ export async function handleAppRequest(request: Request, roots: AppRoots): Promi
   try {
     // Symbolic links are followed only while they stay inside the root: a link in out/renderer or in the
     // screenshots folder (put there by a command the agent ran, say) must not serve a file from elsewhere.
-    const path = await realpath(resolution.path);
-    const root = await realpath(rootOf(resolution, roots));
-    if (!path.startsWith(root + sep)) return textResponse(404, 'Not Found');
+    const path = await realPathInside(resolution.path, rootOf(resolution, roots));
+    if (path === null) return textResponse(404, 'Not Found');
     const info = await stat(path);
     if (!info.isFile()) return textResponse(404, 'Not Found');
     const body = request.method === 'HEAD' ? null : await readFile(path);

@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { extname, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { realPathInside } from '../common/real-path-inside';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -31,19 +32,22 @@ export function safeJoin(root: string, urlPath: string): string | null {
   return full === base || full.startsWith(base + sep) ? full : null;
 }
 
+/** Sends the file at `path`, which must lie inside `root` once links are followed; false when there is none. */
 export async function sendFile(
   response: ServerResponse,
   path: string,
+  root: string,
   headers: Record<string, string> = {},
 ): Promise<boolean> {
-  const info = await stat(path).catch(() => null);
-  if (!info?.isFile()) return false;
+  const real = await realPathInside(path, root);
+  const info = real === null ? null : await stat(real).catch(() => null);
+  if (real === null || !info?.isFile()) return false;
   response.writeHead(200, {
     'Content-Type': CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream',
     'Content-Length': String(info.size),
     ...headers,
   });
   // pipeline, not pipe: a client that leaves mid-file must close the file too, not leave it open and paused.
-  await pipeline(createReadStream(path), response).catch(() => response.destroy());
+  await pipeline(createReadStream(real), response).catch(() => response.destroy());
   return true;
 }

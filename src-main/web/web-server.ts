@@ -200,7 +200,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     // A picture of the user's screen: not stored by the browser, whose disk cache would keep it after the
     // session is deleted. The page keeps the screenshots it shows in memory (bridge/screenshot-blobs.ts).
     const headers = { ...securityHeaders(), 'Cache-Control': 'no-store' };
-    if (path && (await sendFile(response, path, headers))) return;
+    // The screenshots folder: a screenshot's path is <root>/<session>/<file>.
+    if (path && (await sendFile(response, path, resolve(path, '..', '..'), headers))) return;
     refuse(response, 404, 'Not Found');
   };
 
@@ -241,7 +242,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       // A wrong token (a link from an earlier launch) is refused plainly: no reload brings that tab back.
       return presentedToken(request, url) === null ? serveReentry(response) : refuseUnauthorized(response);
     }
-    if (path && (await sendFile(response, path, { ...securityHeaders(), 'Cache-Control': 'private, max-age=3600' }))) return;
+    if (path && (await sendFile(response, path, rendererDir, { ...securityHeaders(), 'Cache-Control': 'private, max-age=3600' }))) return;
     refuse(response, 404, 'Not Found');
   };
 
