@@ -289,10 +289,23 @@ export abstract class BasicAgent {
     }
   }
 
-  /** PENDING: the agent's questions become a form for the user; the answers go on the blackboard. */
+  /**
+   * PENDING: the agent's questions become a form for the user; the answers go on the blackboard. A step
+   * with a Form waits for one of its buttons too, after its questions (if it asked any: both are shown at
+   * once, and a button pressed before the questions are answered is kept for when the agent waits on it).
+   */
   async askUser(runtime: AgentRuntime): Promise<void> {
     runtime.setStatus('waiting', 'Waiting for your answers');
     try {
+      if (this.pendingQuestions.length || !this.pendingForm) {
+        const questions = this.pendingQuestions.length ? this.pendingQuestions : ['The agent needs more information: what should it do?'];
+        const response = await runtime.broker.ask(
+          { kind: 'questions', sessionId: runtime.sessionId, agent: this.name, questions },
+          runtime.signal,
+        );
+        if (response.kind !== 'answers') throw new Error('expected answers');
+        await runtime.saveAnswers(() => questions.forEach((question, index) => runtime.blackboard.addQuestion(question, response.answers[index] ?? '')));
+      }
       if (this.pendingForm && runtime.broker.headless) {
         // Waiting would be for ever: the agent is told, and decides what to do without it.
         await runtime.saveAnswers(() => runtime.blackboard.addQuestion('Your form', 'Not filled in: this run has no one to fill in forms (it runs without a UI)'));
@@ -301,14 +314,6 @@ export abstract class BasicAgent {
         const { action, data, kept } = await runtime.forms.waitForAction(this.name, runtime.signal);
         // The agent sees what was typed; the database, exports and later sessions never get the passwords.
         await runtime.saveAnswers(() => runtime.blackboard.addQuestion(`Form submitted with '${action}'`, JSON.stringify(data), null, JSON.stringify(kept)));
-      } else {
-        const questions = this.pendingQuestions.length ? this.pendingQuestions : ['The agent needs more information: what should it do?'];
-        const response = await runtime.broker.ask(
-          { kind: 'questions', sessionId: runtime.sessionId, agent: this.name, questions },
-          runtime.signal,
-        );
-        if (response.kind !== 'answers') throw new Error('expected answers');
-        await runtime.saveAnswers(() => questions.forEach((question, index) => runtime.blackboard.addQuestion(question, response.answers[index] ?? '')));
       }
     } catch (error) {
       if (error instanceof InteractionCancelled) throw new StepAborted();

@@ -147,4 +147,49 @@ describe('the UI steers a real run', () => {
     expect(await card.getByRole('textbox', { name: 'City' }).isDisabled()).toBe(true);
     model.assertDone();
   });
+
+  it('a step asking questions and showing a form: both are shown, questions first, and the agent gets both', async () => {
+    const form = {
+      schema: { type: 'object', title: 'Trip details', properties: { city: { type: 'string', title: 'City' } } },
+      uischema: {
+        type: 'VerticalLayout',
+        elements: [
+          { type: 'Control', scope: '#/properties/city' },
+          { type: 'Button', label: 'Search', props: { action: 'search' } },
+        ],
+      },
+    };
+    const { page, model } = await open({
+      name: 'questions and a form',
+      steps: [
+        hostTo('ShellAgent', 'ask for the trip details'),
+        shell('', 'PENDING', { Questions: ['Who is travelling?'], Form: form }),
+        {
+          ...shell('', 'FINISH', { Comment: 'got it' }),
+          expect: { contains: ['Q: Who is travelling? A: Ana and Rui', "Form submitted with 'search'", 'Lisbon'] },
+        },
+        host({ Status: 'FINISH', Comment: 'Trip noted' }),
+      ],
+    });
+    await sendRequest(page, 'plan a trip for us');
+    const requests = page.getByRole('complementary', { name: 'Agent requests' });
+    const questions = requests.getByRole('region', { name: 'A question from the agent' });
+    const card = requests.getByRole('region', { name: 'Trip details' });
+    await card.waitFor({ timeout: 30_000 });
+    await questions.waitFor({ timeout: 30_000 });
+    // The questions come above the form.
+    const [questionsBox, cardBox] = [await questions.boundingBox(), await card.boundingBox()];
+    expect(questionsBox && cardBox && questionsBox.y + questionsBox.height <= cardBox.y).toBe(true);
+
+    // Either can come first: the form's button pressed before the questions are answered is kept.
+    await card.getByRole('textbox', { name: 'City' }).pressSequentially('Lisbon', { delay: 20 });
+    await card.getByRole('button', { name: 'Search' }).click();
+    await questions.getByRole('textbox', { name: 'Who is travelling?' }).fill('Ana and Rui');
+    await questions.getByRole('button', { name: 'Submit answers' }).click();
+
+    await finished(page, /^Finished/);
+    await card.getByText('Closed').waitFor();
+    expect(await questions.count()).toBe(0);
+    model.assertDone();
+  });
 });

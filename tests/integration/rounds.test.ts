@@ -303,6 +303,26 @@ describe('rounds: a follow-up starts clean', () => {
     expect(await harness.host.endpoint.handle({ type: 'session.open', id: 'o', sessionId })).toMatchObject({ ok: true, result: { forms: [{ state: 'closed' }] } });
   });
 
+  it('a step asking questions and showing a form, without a UI: the questions are still answered', async () => {
+    const form = { schema: { type: 'object', properties: { name: { type: 'string' } } } };
+    harness = await startHostHarness(
+      {
+        name: 'headless questions and form',
+        steps: [
+          app({ Function: '', Status: 'PENDING', Questions: ['Which folder?'], Form: form }),
+          {
+            ...app({ Function: '', Status: 'FINISH', Comment: 'used Documents' }),
+            expect: { contains: ['Q: Which folder? A: Documents', 'Not filled in: this run has no one to fill in forms'] },
+          },
+        ],
+      },
+      { autoResponder: (interaction) => (interaction.kind === 'questions' ? { kind: 'answers', answers: interaction.questions.map(() => 'Documents') } : null) },
+    );
+    const { outcome } = await runRequest(harness.host, 'ask me', 'shell');
+    expect(outcome).toEqual({ status: 'finished', result: 'used Documents' });
+    harness.model.assertDone();
+  });
+
   it('Stop while the host waits for an opened application\'s window records that it was opened', async () => {
     harness = await startHostHarness(
       { name: 'slow app', steps: [hostReply({ Status: 'CONTINUE', 'Current Sub-Task': 'write', AppsToOpen: { APP: 'slowapp', file_path: '' } })] },
