@@ -25,6 +25,13 @@ describe('failures the user must see (review)', () => {
     const card = page.getByRole('region', { name: 'Approve this action?' });
     await card.waitFor();
     await card.getByText('The screenshot of this action could not be loaded.').waitFor();
+    // The host can serve it again: the user asks for it, and sees what they are asked to approve.
+    await page.unroute('**/screenshots/**');
+    await card.getByRole('button', { name: 'Try again' }).click();
+    await card.getByRole('img', { name: 'The screen with the action drawn on it' }).waitFor({ timeout: 5000 });
+    expect(await card.getByText('could not be loaded').count()).toBe(0);
+    // The keyboard stays in the card when the button goes.
+    expect(await card.evaluate((element) => element.contains(element.ownerDocument.activeElement))).toBe(true);
   });
 
   it('shows a blackboard that could not be loaded as failed, with a way to try again, not as loading for ever', async () => {

@@ -6,6 +6,7 @@ import { confirmKeyAction } from './confirmKeys';
 import { draftKey, useDraft } from './drafts';
 import { noteAnswered, noteCardLeaving, waitingCardProps } from './focus';
 import { MOD_KEY } from './labels';
+import { ScreenshotLoadFailed } from './ScreenshotLoadFailed';
 import { useScreenshotUrl } from './useScreenshotUrl';
 
 type ConfirmInteraction = Extract<Interaction, { kind: 'confirm' }>;
@@ -145,9 +146,7 @@ export function ConfirmCard({ interaction, shortcuts }: { interaction: ConfirmIn
           </Box>
         </Box>
         {interaction.screenshot && screenshot.failed && (
-          <Typography variant="body2" color="text.secondary">
-            The screenshot of this action could not be loaded.
-          </Typography>
+          <ScreenshotLoadFailed message="The screenshot of this action could not be loaded." screenshot={screenshot} focusAfter={() => cardRef.current} variant="body2" />
         )}
         {interaction.screenshot && screenshot.url && (
           <Box

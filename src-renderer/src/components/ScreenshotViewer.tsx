@@ -1,6 +1,7 @@
 import { Box, Button, ButtonGroup, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
 import { useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { ScreenshotRef } from '../../../src-main/protocol';
+import { ScreenshotLoadFailed } from './ScreenshotLoadFailed';
 import { useScreenshotUrl } from './useScreenshotUrl';
 
 type Version = 'clean' | 'annotated';
@@ -28,7 +29,8 @@ export function ScreenshotViewer({ clean, annotated, label }: ScreenshotViewerPr
   const [fitScale, setFitScale] = useState(1);
   const shown = (version === 'annotated' ? annotated : clean) ?? clean ?? annotated;
   const frameRef = useRef<HTMLDivElement>(null);
-  const { url, failed } = useScreenshotUrl(shown);
+  const loading = useScreenshotUrl(shown);
+  const { url, failed } = loading;
   const width = shown?.width ?? 1;
   const height = shown?.height ?? 1;
 
@@ -126,9 +128,7 @@ export function ScreenshotViewer({ clean, annotated, label }: ScreenshotViewerPr
         ref={frameRef}
       >
         {failed && (
-          <Typography color="text.secondary" sx={{ p: 3, textAlign: 'center' }}>
-            The screenshot of this step could not be loaded.
-          </Typography>
+          <ScreenshotLoadFailed message="The screenshot of this step could not be loaded." screenshot={loading} focusAfter={() => frameRef.current} centered />
         )}
         {url && (
           <img
