@@ -24,7 +24,10 @@ interface ScreenshotViewerProps {
 
 /** A step's screenshot: the clean capture or the one with the action drawn on it; fit, 100% or zoomed. */
 export function ScreenshotViewer({ clean, annotated, label }: ScreenshotViewerProps) {
-  const [version, setVersion] = useState<Version>(annotated ? 'annotated' : 'clean');
+  // The user's choice, kept from step to step (Previous/Next keep this viewer); a step without the
+  // version asked for shows the other, marked as such. Not chosen yet: annotated, where a step has it
+  // (not what the first step shown happened to have, which made the next steps' default depend on it).
+  const [version, setVersion] = useState<Version>('annotated');
   const [zoom, setZoom] = useState<Zoom>('fit');
   const [fitScale, setFitScale] = useState(1);
   const shown = (version === 'annotated' ? annotated : clean) ?? clean ?? annotated;
