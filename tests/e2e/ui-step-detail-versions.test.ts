@@ -52,4 +52,35 @@ describe('the clean and annotated screenshots of the step detail', () => {
     await dialog.getByRole('button', { name: 'Next step' }).click();
     expect(await shown(2)).toBe('Screenshot of step 2 (annotated)');
   });
+
+  it('keeps the keyboard in the detail when the control it was on cannot be used on the next step', async () => {
+    const { host, ui } = fresh;
+    const { page } = ui;
+    const sessionId = await startSessionWithStep(page, host, 'tidy the desktop', (id) => ({ screenshot: screenshotRef(id, 'step-1.png') }));
+    host.addStep(makeStep(sessionId, 1, { screenshot: screenshotRef(sessionId, 'step-2.png'), annotated: screenshotRef(sessionId, 'step-2-annotated.png') }));
+    const trajectory = page.getByRole('list', { name: 'Trajectory' });
+    await expect.poll(() => trajectory.getByRole('listitem').count()).toBe(2);
+    await trajectory.getByRole('listitem').nth(1).click();
+    const dialog = page.getByRole('dialog');
+    const inDialog = () => dialog.evaluate((element) => {
+      const active = element.ownerDocument.activeElement;
+      return element.contains(active) && !(active as { disabled?: boolean } | null)?.disabled;
+    });
+
+    // On Annotated, Alt+← goes to a step that has no annotated picture: the button is disabled there.
+    await dialog.getByRole('button', { name: 'Annotated' }).focus();
+    await page.keyboard.press('Alt+ArrowLeft');
+    await page.getByRole('dialog', { name: /Step 1/ }).waitFor();
+    expect(await inDialog()).toBe(true);
+    await page.keyboard.press('Alt+ArrowRight');
+    await page.getByRole('dialog', { name: /Step 2/ }).waitFor({ timeout: 2000 });
+
+    // Next step, pressed from the keyboard, to the last step, where it is disabled.
+    await dialog.getByRole('button', { name: 'Previous step' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog', { name: /Step 1/ }).waitFor();
+    expect(await inDialog()).toBe(true);
+    await page.keyboard.press('Alt+ArrowRight');
+    await page.getByRole('dialog', { name: /Step 2/ }).waitFor({ timeout: 2000 });
+  });
 });

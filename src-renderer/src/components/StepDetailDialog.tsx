@@ -1,6 +1,6 @@
 import CloseIcon from '@mui/icons-material/Close';
 import { Alert, Box, Button, Dialog, DialogContent, DialogTitle, IconButton, Typography, useMediaQuery } from '@mui/material';
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { StepDetail, StepView } from '../../../src-main/protocol';
 import { useDeskhand, useUi } from '../store';
 import { DetailSection } from './DetailSection';
@@ -126,16 +126,23 @@ export function StepDetailDialog() {
   const fullScreen = useMediaQuery('(max-width: 899.95px), (max-height: 699.95px)', { noSsr: true });
   const paperRef = useRef<HTMLDivElement>(null);
   const close = () => openStep(null);
+  const moved = useRef(false);
   const go = (offset: number): void => {
     const next = steps[position + offset];
     if (!next) return;
+    moved.current = true;
     openStep(next.id);
-    // A control that had the focus may be gone (or disabled) on the next step: keep the keyboard in the dialog.
-    requestAnimationFrame(() => {
-      const paper = paperRef.current;
-      if (paper && !paper.contains(document.activeElement)) paper.focus();
-    });
   };
+  // A control that had the focus may be gone or disabled on the next step (Annotated, Next step at the
+  // last): the keyboard stays in the dialog. Checked as soon as the step is on screen: a frame later,
+  // a disabled button still held the focus, and the browser then dropped it on <body>, with the next key.
+  useLayoutEffect(() => {
+    if (!moved.current) return;
+    moved.current = false;
+    const paper = paperRef.current;
+    const active = document.activeElement;
+    if (paper && (!paper.contains(active) || (active instanceof HTMLButtonElement && active.disabled))) paper.focus();
+  }, [stepId]);
   const onKeyDown = (event: KeyboardEvent): void => {
     if (!event.altKey) return;
     if (event.key === 'ArrowLeft') go(-1);
