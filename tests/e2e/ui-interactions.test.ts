@@ -1,35 +1,13 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
-import { FakeHostError, startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
+import { describe, expect, it } from 'vitest';
+import { FakeHostError } from '../support/fake-ui-host';
 import { screenshotRef } from '../support/ui-fixtures';
-import { openUi, saveScreenshot, startSessionWithStep, type UiPage } from '../support/ui-page';
-import { launchChromium } from '../support/web-app';
+import { saveScreenshot, startSessionWithStep, uiPerTest } from '../support/ui-page';
 
-let browser: Browser;
-let host: FakeUiHost;
-let ui: UiPage;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-beforeEach(async () => {
-  host = await startFakeUiHost();
-  ui = await openUi(browser, host);
-});
-
-afterEach(async () => {
-  await ui?.close();
-  await host?.close();
-});
+const fresh = uiPerTest();
 
 /** A session on screen with one step done, as if the user had just sent `request`. */
 function runningSession(request: string): Promise<string> {
-  return startSessionWithStep(ui.page, host, request, (sessionId) => ({
+  return startSessionWithStep(fresh.ui.page, fresh.host, request, (sessionId) => ({
     screenshot: screenshotRef(sessionId, 'step-1.png'),
     annotated: screenshotRef(sessionId, 'step-1-annotated.png'),
   }));
@@ -37,6 +15,7 @@ function runningSession(request: string): Promise<string> {
 
 describe('questions and confirmations in the browser UI (fake host)', () => {
   it('answers the agent’s questions in a JSONForms form, refusing empty answers', async () => {
+    const { host, ui } = fresh;
     const { page } = ui;
     const sessionId = await runningSession('rename the three newest PDFs in Downloads');
     host.requestInteraction({
@@ -74,6 +53,7 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
   });
 
   it('approves a held step with the button, and rejects another with a note and the Escape key', async () => {
+    const { host, ui } = fresh;
     const { page } = ui;
     const sessionId = await runningSession('clean up the build folder');
     host.requestInteraction({
@@ -166,6 +146,7 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
   });
 
   it('shows that a session not on screen waits for you, opens it from the alert, and Stop still stops it', async () => {
+    const { host, ui } = fresh;
     const { page } = ui;
     const sessionId = await runningSession('archive the old reports');
     await page.getByRole('button', { name: 'New' }).click();
@@ -207,6 +188,7 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
   });
 
   it('Esc closing an error rejects nothing; Ctrl+Enter approves from the request box; the focus moves on after a decision', async () => {
+    const { host, ui } = fresh;
     const { page } = ui;
     const sessionId = await runningSession('tidy the desktop');
     const held = (id: string, actionText: string) =>
@@ -251,6 +233,7 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
   });
 
   it("Ctrl+Enter in an agent's form is the form's: it approves no held step, which it still does from outside the form", async () => {
+    const { host, ui } = fresh;
     const { page } = ui;
     const sessionId = await runningSession('book the trip');
     host.upsertForm({
@@ -288,7 +271,7 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
   });
 
   it('raises a notification for a held step when the window is not focused (asking permission first)', async () => {
-    await ui.close();
+    const { host } = fresh;
     // A stand-in for the browser's Notification API that records what the page does with it.
     const initScript = `
       window.__notifications = [];
@@ -303,7 +286,7 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
       window.Notification = FakeNotification;
       document.hasFocus = () => false;
     `;
-    ui = await openUi(browser, host, { initScript });
+    const ui = await fresh.open({ initScript });
     const sessionId = await runningSession('send the newsletter');
     host.requestInteraction({
       kind: 'confirm',

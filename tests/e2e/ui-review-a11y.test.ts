@@ -1,30 +1,11 @@
-import type { Browser, Locator } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
+import type { Locator } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { makeStep } from '../support/ui-fixtures';
-import { openUi, saveScreenshot, type UiPage } from '../support/ui-page';
-import { launchChromium } from '../support/web-app';
+import { saveScreenshot, uiPerTest } from '../support/ui-page';
 
-let browser: Browser;
-let host: FakeUiHost;
-let ui: UiPage | undefined;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-beforeEach(async () => {
-  host = await startFakeUiHost();
-});
-
-afterEach(async () => {
-  await ui?.close();
-  ui = undefined;
-  await host?.close();
+// Each test opens the UI itself: in the colour scheme it checks, or as it is.
+const fresh = uiPerTest({
+  open: false,
 });
 
 /**
@@ -60,7 +41,8 @@ async function contrastOf(locator: Locator): Promise<number> {
 describe('text contrast in both themes (review)', () => {
   for (const colorScheme of ['light', 'dark'] as const) {
     it(`keeps status chips and the "Waiting for you" heading readable (4.5:1) in the ${colorScheme} theme`, async () => {
-      ui = await openUi(browser, host, { colorScheme });
+      const { host } = fresh;
+      const ui = await fresh.open({ colorScheme });
       const { page } = ui;
       await page.getByRole('textbox', { name: 'Request' }).fill('save the report');
       await page.getByRole('textbox', { name: 'Request' }).press('Enter');
@@ -90,7 +72,8 @@ describe('text contrast in both themes (review)', () => {
 
 describe('keyboard focus when a card goes away on its own (review)', () => {
   it('moves the focus on when the card being typed in goes because the session ended elsewhere', async () => {
-    ui = await openUi(browser, host);
+    const { host } = fresh;
+    const ui = await fresh.open();
     const { page } = ui;
     await page.getByRole('textbox', { name: 'Request' }).fill('empty the trash');
     await page.getByRole('textbox', { name: 'Request' }).press('Enter');
@@ -122,7 +105,8 @@ describe('keyboard focus when a card goes away on its own (review)', () => {
 
 describe('refused submits by keyboard (review)', () => {
   it('takes the focus to the first unanswered question when Submit answers is refused', async () => {
-    ui = await openUi(browser, host);
+    const { host } = fresh;
+    const ui = await fresh.open();
     const { page } = ui;
     await page.getByRole('textbox', { name: 'Request' }).fill('rename the photos');
     await page.getByRole('textbox', { name: 'Request' }).press('Enter');
@@ -138,7 +122,7 @@ describe('refused submits by keyboard (review)', () => {
   });
 
   it('says when a pasted request was longer than a request may be, instead of cutting it silently', async () => {
-    ui = await openUi(browser, host);
+    const ui = await fresh.open();
     const { page } = ui;
     const box = page.getByRole('textbox', { name: 'Request' });
     await box.focus();
@@ -155,7 +139,8 @@ describe('refused submits by keyboard (review)', () => {
 
 describe('approval keys with more than one held step (review)', () => {
   it('Ctrl+Enter in the note of the second card approves that card, not the first one', async () => {
-    ui = await openUi(browser, host);
+    const { host } = fresh;
+    const ui = await fresh.open();
     const { page } = ui;
     await page.getByRole('textbox', { name: 'Request' }).fill('tidy the desktop');
     await page.getByRole('textbox', { name: 'Request' }).press('Enter');
@@ -181,7 +166,8 @@ describe('approval keys with more than one held step (review)', () => {
 
 describe('keyboard focus on the run controls (review)', () => {
   it('keeps the focus on the controls when Pause becomes Resume and back, and takes it to the request box once Stop ended the run', async () => {
-    ui = await openUi(browser, host);
+    const { host } = fresh;
+    const ui = await fresh.open();
     const { page } = ui;
     await page.getByRole('textbox', { name: 'Request' }).fill('sort the downloads');
     await page.getByRole('textbox', { name: 'Request' }).press('Enter');

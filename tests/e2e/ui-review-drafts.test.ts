@@ -1,32 +1,14 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { makeSession, makeStep } from '../support/ui-fixtures';
-import { openUi, startSessionWithStep, type UiPage } from '../support/ui-page';
-import { launchChromium } from '../support/web-app';
+import { startSessionWithStep, uiPerTest } from '../support/ui-page';
 
-let browser: Browser;
-let host: FakeUiHost;
-let ui: UiPage;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-beforeEach(async () => {
-  host = await startFakeUiHost();
-  host.addSession(makeSession('older', { title: 'Sort the photos', status: 'finished', createdAt: Date.now() - 60_000 }), [makeStep('older', 0)]);
-  host.addSession(makeSession('spare', { title: 'Rename the invoices', status: 'finished', createdAt: Date.now() - 120_000 }), [makeStep('spare', 0)]);
-  ui = await openUi(browser, host);
-});
-
-afterEach(async () => {
-  await ui?.close();
-  await host?.close();
+// Two sessions finished before the UI opens, to look at meanwhile.
+const fresh = uiPerTest({
+  prepare(host) {
+    host.addSession(makeSession('older', { title: 'Sort the photos', status: 'finished', createdAt: Date.now() - 60_000 }), [makeStep('older', 0)]);
+    host.addSession(makeSession('spare', { title: 'Rename the invoices', status: 'finished', createdAt: Date.now() - 120_000 }), [makeStep('spare', 0)]);
+  },
 });
 
 /** What has the keyboard focus: 'body', or the element's tag and name (a string: no DOM library here). */
@@ -38,6 +20,7 @@ const isFocused = async (page: Page): Promise<string> =>
 
 describe('nothing typed is lost by accident (review)', () => {
   it('keeps a half-written approval note and half-filled answers when another session is looked at meanwhile', async () => {
+    const { host, ui } = fresh;
     const { page } = ui;
     const sessionId = await startSessionWithStep(page, host, 'send the newsletter');
     host.requestInteraction({ kind: 'questions', id: 'q1', sessionId, agent: 'HostAgent', questions: ['Which list?', 'Which subject?'] });
@@ -75,6 +58,7 @@ describe('nothing typed is lost by accident (review)', () => {
   });
 
   it('does not throw away edited settings on a stray click outside the dialog', async () => {
+    const { host, ui } = fresh;
     const { page } = ui;
     await page.getByRole('button', { name: 'Settings' }).click();
     const dialog = page.getByRole('dialog', { name: 'Settings' });
@@ -93,6 +77,7 @@ describe('nothing typed is lost by accident (review)', () => {
   });
 
   it('asks before Esc throws away edited settings, and closes at once when nothing was changed', async () => {
+    const { host, ui } = fresh;
     const { page } = ui;
     await page.getByRole('button', { name: 'Settings' }).click();
     const dialog = page.getByRole('dialog', { name: 'Settings' });
@@ -120,6 +105,7 @@ describe('nothing typed is lost by accident (review)', () => {
   });
 
   it('puts the keyboard focus somewhere sensible after the delete dialog, cancelled or confirmed', async () => {
+    const { host, ui } = fresh;
     const { page } = ui;
     const actions = page.getByRole('button', { name: 'Actions for Sort the photos' });
     await actions.focus();

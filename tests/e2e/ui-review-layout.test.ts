@@ -1,31 +1,14 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { makeSession, makeStep, screenshotRef } from '../support/ui-fixtures';
-import { openUi, saveScreenshot, type UiPage } from '../support/ui-page';
-import { launchChromium } from '../support/web-app';
+import { saveScreenshot, uiPerTest } from '../support/ui-page';
 
-let browser: Browser;
-let host: FakeUiHost;
-let ui: UiPage | undefined;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-beforeEach(async () => {
-  host = await startFakeUiHost();
-  host.addSession(makeSession('older', { title: 'Sort the photos', status: 'finished', createdAt: Date.now() - 60_000 }), [makeStep('older', 0)]);
-});
-
-afterEach(async () => {
-  await ui?.close();
-  ui = undefined;
-  await host?.close();
+// Each test opens the UI itself, at the window size it checks.
+const fresh = uiPerTest({
+  prepare(host) {
+    host.addSession(makeSession('older', { title: 'Sort the photos', status: 'finished', createdAt: Date.now() - 60_000 }), [makeStep('older', 0)]);
+  },
+  open: false,
 });
 
 const COMMAND = `echo ${'a'.repeat(5_000)}`;
@@ -34,6 +17,7 @@ const TITLE = `Report_${'W'.repeat(200)}.txt`;
 
 /** A running session with a step about a long, unbroken title, and a held 5,000-character command. */
 async function busySession(page: Page): Promise<string> {
+  const { host } = fresh;
   await page.getByRole('textbox', { name: 'Request' }).fill('clean up the build folder');
   await page.getByRole('textbox', { name: 'Request' }).press('Enter');
   await host.waitForCommand('session.start');
@@ -65,7 +49,8 @@ async function overflowing(page: Page, selector: string): Promise<string[]> {
 
 describe('layout at a small window and with long text (review)', () => {
   it('keeps the trajectory and the request box usable in an 800x600 window; the sessions open from a button', async () => {
-    ui = await openUi(browser, host, { width: 800, height: 600 });
+    const { host } = fresh;
+    const ui = await fresh.open({ width: 800, height: 600 });
     const { page } = ui;
     await busySession(page);
     await page.waitForTimeout(300);
@@ -95,7 +80,7 @@ describe('layout at a small window and with long text (review)', () => {
   });
 
   it('wraps a window title with no spaces instead of running out of the step and the approval card', async () => {
-    ui = await openUi(browser, host, { width: 1440, height: 900 });
+    const ui = await fresh.open({ width: 1440, height: 900 });
     const { page } = ui;
     await busySession(page);
     expect(await overflowing(page, '.trajectory-scroller, .step-card, .step-body, .step-groups')).toEqual([]);
@@ -103,7 +88,7 @@ describe('layout at a small window and with long text (review)', () => {
   });
 
   it('keeps a long action summary in a bounded, scrollable box so Approve and Reject stay near', async () => {
-    ui = await openUi(browser, host, { width: 1440, height: 900 });
+    const ui = await fresh.open({ width: 1440, height: 900 });
     const { page } = ui;
     await busySession(page);
     const summary = page.getByTestId('confirm-action');
@@ -114,7 +99,8 @@ describe('layout at a small window and with long text (review)', () => {
   });
 
   it('keeps the step detail’s Previous / Next buttons on screen, and the blackboard within its panel, for long unbroken text', async () => {
-    ui = await openUi(browser, host, { width: 800, height: 600 });
+    const { host } = fresh;
+    const ui = await fresh.open({ width: 800, height: 600 });
     const { page } = ui;
     const sessionId = await busySession(page);
     host.addStep(makeStep(sessionId, 1, { target: TITLE }));
@@ -142,7 +128,7 @@ describe('layout at a small window and with long text (review)', () => {
   });
 
   it('gives the step detail all of an 800x600 window: the screenshot fits whole, and the details scroll on below it by keyboard', async () => {
-    ui = await openUi(browser, host, { width: 800, height: 600 });
+    const ui = await fresh.open({ width: 800, height: 600 });
     const { page } = ui;
     await busySession(page);
     await page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem').first().click();
@@ -180,7 +166,8 @@ describe('layout at a small window and with long text (review)', () => {
   });
 
   it('wraps a long unbroken session title in the "waiting for you" alert and a long error message', async () => {
-    ui = await openUi(browser, host, { width: 800, height: 600 });
+    const { host } = fresh;
+    const ui = await fresh.open({ width: 800, height: 600 });
     const { page } = ui;
     await page.getByRole('textbox', { name: 'Request' }).fill(TITLE);
     await page.getByRole('textbox', { name: 'Request' }).press('Enter');

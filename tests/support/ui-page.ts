@@ -16,12 +16,16 @@ export interface UiPage {
   close(): Promise<void>;
 }
 
+/** How openUi opens the page: its window size and colour scheme, and a script run before the UI's own. */
+export interface OpenUiOptions {
+  colorScheme?: 'light' | 'dark';
+  width?: number;
+  height?: number;
+  initScript?: string;
+}
+
 /** Opens the UI served by a fake host in a fresh context and waits until it is connected. */
-export async function openUi(
-  browser: Browser,
-  host: FakeUiHost,
-  options: { colorScheme?: 'light' | 'dark'; width?: number; height?: number; initScript?: string } = {},
-): Promise<UiPage> {
+export async function openUi(browser: Browser, host: FakeUiHost, options: OpenUiOptions = {}): Promise<UiPage> {
   const context = await browser.newContext({
     viewport: { width: options.width ?? 1440, height: options.height ?? 900 },
     colorScheme: options.colorScheme ?? 'light',
@@ -45,7 +49,20 @@ export async function openUi(
 export interface UiPerTest {
   readonly browser: Browser;
   readonly host: FakeUiHost;
+  /** The UI open on the test's host (after `open`, the one it opened). */
   readonly ui: UiPage;
+  /**
+   * Opens the UI on the test's host with these options (a window size, a colour scheme, a script run
+   * first), closing the one open before; it is closed after the test like the first.
+   */
+  open(options?: OpenUiOptions): Promise<UiPage>;
+}
+
+export interface UiPerTestOptions {
+  /** Fills each test's fake host before the UI opens on it (sessions it already has, say). */
+  prepare?(host: FakeUiHost): void;
+  /** How the UI opens before each test; false: it does not, each test calls `open` with its own options. */
+  open?: OpenUiOptions | false;
 }
 
 /**
@@ -53,10 +70,16 @@ export interface UiPerTest {
  * for each test a new fake host with the UI open and connected (closed after it). Read the fields
  * inside a test.
  */
-export function uiPerTest(): UiPerTest {
+export function uiPerTest(options: UiPerTestOptions = {}): UiPerTest {
   let browser: Browser | undefined;
   let host: FakeUiHost | undefined;
   let ui: UiPage | undefined;
+  const open = async (openOptions: OpenUiOptions = {}): Promise<UiPage> => {
+    await ui?.close();
+    ui = undefined;
+    ui = await openUi(ready(browser), ready(host), openOptions);
+    return ui;
+  };
   beforeAll(async () => {
     browser = await launchChromium();
   });
@@ -65,11 +88,14 @@ export function uiPerTest(): UiPerTest {
   });
   beforeEach(async () => {
     host = await startFakeUiHost();
-    ui = await openUi(ready(browser), host);
+    options.prepare?.(host);
+    if (options.open !== false) await open(options.open);
   });
   afterEach(async () => {
     await ui?.close();
+    ui = undefined;
     await host?.close();
+    host = undefined;
   });
   return {
     get browser() {
@@ -81,6 +107,7 @@ export function uiPerTest(): UiPerTest {
     get ui() {
       return ready(ui);
     },
+    open,
   };
 }
 
