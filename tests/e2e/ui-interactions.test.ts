@@ -52,6 +52,35 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
     expect(ui.problems).toEqual([]);
   });
 
+  it('after the answers, the keyboard goes on to the form the agent still shows, not to the request box', async () => {
+    const { host, ui } = fresh;
+    const { page } = ui;
+    const sessionId = await runningSession('plan a trip for us');
+    // The agent asks a question and shows a form in the same step: both wait.
+    host.upsertForm({
+      formId: 'trip',
+      sessionId,
+      agent: 'AppAgent',
+      schema: { type: 'object', title: 'Trip details', properties: { city: { type: 'string', title: 'City' } } },
+      uischema: { type: 'VerticalLayout', elements: [{ type: 'Control', scope: '#/properties/city' }, { type: 'Button', label: 'Search', props: { action: 'search' } }] },
+      data: {},
+      state: 'open',
+    });
+    host.requestInteraction({ kind: 'questions', id: 'q1', sessionId, agent: 'AppAgent', questions: ['Who is travelling?'] });
+    const form = page.getByRole('region', { name: 'Trip details' });
+    await form.waitFor();
+    await page.getByRole('textbox', { name: 'Who is travelling?' }).fill('Ana and Rui');
+    await page.getByRole('button', { name: 'Submit answers' }).focus();
+    await page.keyboard.press('Enter');
+    await host.waitForCommand('interaction.answer');
+    await expect.poll(() => page.getByRole('button', { name: 'Submit answers' }).count()).toBe(0);
+    await expect.poll(() => form.evaluate((element) => element.contains(element.ownerDocument.activeElement))).toBe(true);
+    // Tab goes on into the form's fields.
+    await page.keyboard.press('Tab');
+    expect(await form.getByRole('textbox', { name: 'City' }).evaluate((field) => field === field.ownerDocument.activeElement)).toBe(true);
+    expect(ui.problems).toEqual([]);
+  });
+
   it('approves a held step with the button, and rejects another with a note and the Escape key', async () => {
     const { host, ui } = fresh;
     const { page } = ui;

@@ -11,6 +11,7 @@ import { createFormsAjv } from '../forms/safe-ajv';
 import { maskSecretFields } from '../forms/secret-fields';
 import { useSettledInput } from '../forms/useSettledInput';
 import { useDeskhand } from '../store';
+import { OPEN_FORM_ATTRIBUTE } from './focus';
 
 /** Typing sends one event per pause, not per key. */
 export const FORM_VALUE_DEBOUNCE_MS = 300;
@@ -101,6 +102,8 @@ export function AgentFormCard({ form }: { form: FormView }) {
       aria-labelledby={titleId}
       aria-disabled={closed || undefined}
       data-form-id={form.formId}
+      // An open form is where the keyboard goes on to once the questions and approvals are done with (focusNextWaiting).
+      {...(closed ? {} : { [OPEN_FORM_ATTRIBUTE]: '', tabIndex: -1 })}
       sx={{ opacity: closed ? 0.6 : 1, filter: closed ? 'grayscale(1)' : 'none', bgcolor: closed ? 'action.hover' : undefined }}
     >
       <CardContent onInputCapture={onInputCapture}>

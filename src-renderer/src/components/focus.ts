@@ -3,12 +3,16 @@ import { FOCUS_TARGETS } from '../store';
 /** Marks a question or approval card (focusable from script, not by Tab), so the focus can be moved to it. */
 export const waitingCardProps = { 'data-waiting-card': '', tabIndex: -1 } as const;
 
+/** Marks an agent's form that is open (focusable from script, not by Tab). */
+export const OPEN_FORM_ATTRIBUTE = 'data-open-form';
+
 /**
  * Moves the focus on deliberately once a card is done with (or a waiting session is opened): to the
- * next question or approval that waits, else to the request box. Left alone, it falls to <body>.
+ * next question or approval that waits, else to an agent's open form (a step can ask questions and show
+ * a form: the agent waits for both), else to the request box. Left alone, it falls to <body>.
  */
 export function focusNextWaiting(): void {
-  const card = document.querySelector<HTMLElement>('[data-waiting-card]');
+  const card = document.querySelector<HTMLElement>('[data-waiting-card]') ?? document.querySelector<HTMLElement>(`[${OPEN_FORM_ATTRIBUTE}]`);
   (card ?? document.getElementById(FOCUS_TARGETS.request))?.focus();
 }
 
