@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeStep, screenshotRef } from '../support/ui-fixtures';
-import { startSessionWithStep, uiPerTest } from '../support/ui-page';
+import { saveScreenshot, startSessionWithStep, uiPerTest } from '../support/ui-page';
 
 const fresh = uiPerTest();
 
@@ -51,6 +51,30 @@ describe('the clean and annotated screenshots of the step detail', () => {
     expect(await shown(1)).toBe('Screenshot of step 1 (clean)');
     await dialog.getByRole('button', { name: 'Next step' }).click();
     expect(await shown(2)).toBe('Screenshot of step 2 (annotated)');
+  });
+
+  it('marks the version shown as plainly as the zoom, and says when a step has no annotated picture', async () => {
+    const { host, ui } = fresh;
+    const { page } = ui;
+    const sessionId = await startSessionWithStep(page, host, 'tidy the desktop', (id) => ({ screenshot: screenshotRef(id, 'step-1.png') }));
+    host.addStep(makeStep(sessionId, 1, { screenshot: screenshotRef(sessionId, 'step-2.png'), annotated: screenshotRef(sessionId, 'step-2-annotated.png') }));
+    const trajectory = page.getByRole('list', { name: 'Trajectory' });
+    await expect.poll(() => trajectory.getByRole('listitem').count()).toBe(2);
+    await trajectory.getByRole('listitem').nth(1).click();
+    const dialog = page.getByRole('dialog', { name: /Step 2/ });
+    await dialog.getByRole('img', { name: 'Screenshot of step 2 (annotated)' }).waitFor();
+    const background = (name: string) => page.getByRole('dialog').getByRole('button', { name, exact: true }).evaluate((button) => button.ownerDocument.defaultView?.getComputedStyle(button).backgroundColor);
+    // The chosen version looks like the chosen zoom (Fit), the other like the zoom buttons not chosen.
+    expect(await background('Annotated')).toBe(await background('Fit'));
+    expect(await background('Clean')).toBe(await background('100%'));
+    expect(await dialog.getByText('No annotated picture for this step').count()).toBe(0);
+
+    await page.keyboard.press('Alt+ArrowLeft');
+    const first = page.getByRole('dialog', { name: /Step 1/ });
+    await first.getByRole('img', { name: 'Screenshot of step 1 (clean)' }).waitFor();
+    await first.getByText('No annotated picture for this step').waitFor();
+    expect(await background('Clean')).toBe(await background('Fit'));
+    await saveScreenshot(page, 'step-detail-no-annotated');
   });
 
   it('keeps the keyboard in the detail when the control it was on cannot be used on the next step', async () => {

@@ -88,6 +88,8 @@ export function ScreenshotViewer({ clean, annotated, label }: ScreenshotViewerPr
           value={shown === annotated && version === 'annotated' ? 'annotated' : 'clean'}
           onChange={(_event, value: Version | null) => value && setVersion(value)}
           aria-label="Screenshot version"
+          // The version shown is marked as the zoom chosen beside it is: MUI's grey tint was hard to see.
+          sx={{ '& .MuiToggleButton-root.Mui-selected': { bgcolor: 'primary.main', color: 'primary.contrastText', '&:hover': { bgcolor: 'primary.dark' } } }}
         >
           <ToggleButton value="clean" disabled={!clean} title="The screen as captured (A toggles)">
             Clean
@@ -113,6 +115,11 @@ export function ScreenshotViewer({ clean, annotated, label }: ScreenshotViewerPr
         <Typography variant="caption" color="text.secondary" aria-live="polite">
           {percent}% · {shown.width}×{shown.height}
         </Typography>
+        {!annotated && (
+          <Typography variant="caption" color="text.secondary">
+            No annotated picture for this step
+          </Typography>
+        )}
       </Box>
       <Box
         tabIndex={0}
