@@ -152,6 +152,17 @@ describe('renderer state: a session waiting while another is on screen', () => {
     expect(waitingElsewhere({ ...state, currentSessionId: 'b' }).map((waiting) => waiting.sessionId)).toEqual(['a', 'unknown']);
   });
 
+  it('lists another session whose agent waits on its form alone (no question or approval to count)', () => {
+    const state = showing(session('a'), {
+      sessions: [session('a'), session('f', { title: 'Book the trip', status: 'waiting' }), session('r', { status: 'running' })],
+      forms: [form('f1', 'f')],
+    });
+    expect(waitingElsewhere(state)).toEqual([{ sessionId: 'f', title: 'Book the trip', count: 0 }]);
+    // The one on screen shows its own form; a closed form is not waited on.
+    expect(waitingElsewhere({ ...state, currentSessionId: 'f' })).toEqual([]);
+    expect(waitingElsewhere({ ...state, forms: [form('f1', 'f', 'closed')] })).toEqual([]);
+  });
+
   it('Stop acts on the running session even when an ended one, or none, is on screen', () => {
     const running = session('run', { createdAt: 1 });
     const ended = session('done', { status: 'finished', createdAt: 2 });

@@ -4,17 +4,18 @@ import { useDeskhand, waitingElsewhere } from '../store';
 import { focusNextWaiting } from './focus';
 
 /**
- * A question or approval of a session not on screen (another one, or none: "New") would otherwise go
- * unseen while that session waits: one alert per such session, with a button to open it.
+ * A question, approval or agent's form of a session not on screen (another one, or none: "New") would
+ * otherwise go unseen while that session waits: one alert per such session, with a button to open it.
  */
 export function WaitingElsewhere() {
   const interactions = useDeskhand((state) => state.interactions);
   const sessions = useDeskhand((state) => state.sessions);
   const currentSessionId = useDeskhand((state) => state.currentSessionId);
+  const forms = useDeskhand((state) => state.forms);
   const openSession = useDeskhand((state) => state.openSession);
   const waiting = useMemo(
-    () => waitingElsewhere({ interactions, sessions, currentSessionId }),
-    [interactions, sessions, currentSessionId],
+    () => waitingElsewhere({ interactions, sessions, currentSessionId, forms }),
+    [interactions, sessions, currentSessionId, forms],
   );
   if (waiting.length === 0) return null;
 

@@ -491,15 +491,19 @@ export function pendingInteractions(state: DeskhandState): Interaction[] {
   return state.interactions.filter((interaction) => interaction.sessionId === state.currentSessionId);
 }
 
-/** Questions and approvals of sessions other than the one on screen, by session, oldest first. */
+/**
+ * Sessions other than the one on screen that wait for the user, by session, oldest first: those with
+ * questions or approvals, then those listed as waiting without any, with an open form (the agent waits on it).
+ */
 export interface WaitingSession {
   sessionId: string;
   /** The session's title, when we know the session. */
   title: string | null;
+  /** Its questions and approvals; 0 when it waits on a form alone. */
   count: number;
 }
 
-export function waitingElsewhere(state: Pick<DeskhandState, 'interactions' | 'sessions' | 'currentSessionId'>): WaitingSession[] {
+export function waitingElsewhere(state: Pick<DeskhandState, 'interactions' | 'sessions' | 'currentSessionId' | 'forms'>): WaitingSession[] {
   const bySession = new Map<string, WaitingSession>();
   for (const interaction of state.interactions) {
     if (interaction.sessionId === state.currentSessionId) continue;
@@ -510,6 +514,11 @@ export function waitingElsewhere(state: Pick<DeskhandState, 'interactions' | 'se
     }
     const title = state.sessions.find((session) => session.id === interaction.sessionId)?.title ?? null;
     bySession.set(interaction.sessionId, { sessionId: interaction.sessionId, title, count: 1 });
+  }
+  for (const session of state.sessions) {
+    if (session.status !== 'waiting' || session.id === state.currentSessionId || bySession.has(session.id)) continue;
+    if (!state.forms.some((form) => form.sessionId === session.id && form.state === 'open')) continue;
+    bySession.set(session.id, { sessionId: session.id, title: session.title, count: 0 });
   }
   return [...bySession.values()];
 }
