@@ -2,30 +2,43 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { isToolName } from '../device/contract';
 import { asData } from './messages';
 
-interface PropertySchema {
-  type?: string | string[];
-  enum?: unknown[];
-  items?: PropertySchema;
-  anyOf?: PropertySchema[];
-  description?: string;
-}
-
 /** An external tool's signature and description in the prompt, each cut to this many characters. */
 export const EXTERNAL_SIGNATURE_CHARS = 300;
 export const EXTERNAL_DESCRIPTION_CHARS = 300;
 /** Characters all external tools' lines may take together. */
 export const EXTERNAL_TOOLS_CHARS = 4_000;
 
-function typeName(schema: PropertySchema): string {
-  if (schema.enum) return schema.enum.map(String).join('|');
-  if (schema.anyOf) return schema.anyOf.map(typeName).join(' | ');
-  if (schema.type === 'array') return `${schema.items ? typeName(schema.items) : 'any'}[]`;
-  return Array.isArray(schema.type) ? schema.type.join('|') : (schema.type ?? 'any');
+/** How deep a schema's types are read, and how many enum values or union members are named. */
+const MAX_TYPE_DEPTH = 4;
+const MAX_TYPE_MEMBERS = 20;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Some of a list's members, and "…" when there were more. */
+function some<T>(list: readonly T[], name: (item: T) => string): string[] {
+  const named = list.slice(0, MAX_TYPE_MEMBERS).map(name);
+  return list.length > MAX_TYPE_MEMBERS ? [...named, '…'] : named;
+}
+
+/**
+ * A property's type in a few words. An external server's schema is whatever it sent (the MCP library
+ * checks only that each property is an object): anything unexpected reads as `any`, nothing throws.
+ */
+function typeName(schema: unknown, depth = 0): string {
+  if (!isObject(schema) || depth >= MAX_TYPE_DEPTH) return 'any';
+  if (Array.isArray(schema.enum)) return some(schema.enum, (value) => (typeof value === 'string' ? value : JSON.stringify(value) ?? 'any')).join('|');
+  if (Array.isArray(schema.anyOf)) return some(schema.anyOf, (member) => typeName(member, depth + 1)).join(' | ');
+  if (schema.type === 'array') return `${schema.items === undefined ? 'any' : typeName(schema.items, depth + 1)}[]`;
+  if (typeof schema.type === 'string') return schema.type;
+  if (Array.isArray(schema.type)) return some(schema.type.filter((type) => typeof type === 'string'), String).join('|') || 'any';
+  return 'any';
 }
 
 function signature(tool: Tool): string {
-  const properties = (tool.inputSchema.properties ?? {}) as Record<string, PropertySchema>;
-  const required = new Set(tool.inputSchema.required ?? []);
+  const properties = isObject(tool.inputSchema.properties) ? tool.inputSchema.properties : {};
+  const required = new Set(Array.isArray(tool.inputSchema.required) ? tool.inputSchema.required : []);
   const args = Object.entries(properties)
     .map(([name, schema]) => `${name}${required.has(name) ? '' : '?'}: ${typeName(schema)}`)
     .join(', ');

@@ -65,4 +65,30 @@ describe('renderToolDocs', () => {
     expect(flood).toContain('- flood.tool_000(text: string)\n');
     expect(flood).toMatch(/\n\(\d+ more tools of these servers not listed: the list is over its size limit\)\n<\/data>$/);
   });
+
+  it("reads a server's odd schema as `any` instead of failing every request's prompt", () => {
+    // The MCP library checks only that each property is an object; the rest is whatever the server sent.
+    const odd = {
+      name: 'odd.tool',
+      description: 'Odd schema.',
+      inputSchema: {
+        type: 'object' as const,
+        properties: { a: { enum: 'abc' }, b: { anyOf: [null, 5, { type: 'string' }] }, c: { type: 'array', items: { type: 7 } }, d: { type: ['string', 3] } },
+        required: ['a'],
+      },
+    };
+    const line = external(renderToolDocs([odd as never])).split('\n').find((l) => l.startsWith('- odd.tool('));
+    expect(line).toBe('- odd.tool(a: any, b?: any | any | string, c?: any[], d?: string): Odd schema.');
+  });
+
+  it('names a few enum values and union members and reads a schema only a few levels deep', () => {
+    let deep: object = { type: 'string' };
+    for (let i = 0; i < 50; i++) deep = { anyOf: [deep] };
+    const wide = { enum: Array.from({ length: 1000 }, (_, i) => `v${i}`) };
+    const docs = external(renderToolDocs([{ name: 'big.tool', inputSchema: { type: 'object' as const, properties: { deep, wide } } } as never]));
+    const line = docs.split('\n').find((l) => l.startsWith('- big.tool(')) ?? '';
+    expect(line).toContain('deep?: any');
+    expect(line).toContain('wide?: v0|v1|');
+    expect(line).toContain('|…');
+  });
 });
