@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { settledWithin } from '../common/settled-within';
+import { headOf } from '../common/text-head';
 import { unlessAborted } from '../common/unless-aborted';
 import { deviceEnv } from '../device/launch';
 import { tokenVariables, type ExternalMcpServer } from '../host/config';
@@ -72,8 +73,15 @@ export class ExternalToolError extends Error {
   override name = 'ExternalToolError';
 }
 
+/**
+ * The most of a server's own words kept in an error: its message goes into the step's result, its
+ * events, the audit and the next prompt, and a server may send megabytes of it.
+ */
+export const MAX_ERROR_CHARS = 2_000;
+
 function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  const text = error instanceof Error ? error.message : String(error);
+  return text.length > MAX_ERROR_CHARS ? `${headOf(text, MAX_ERROR_CHARS)}… (cut)` : text;
 }
 
 /** Longer than the MCP library takes to end a server process (its input closed, 2 s, SIGTERM, 2 s, SIGKILL). */

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ExternalServers, ExternalToolError, splitToolName } from '../../src-main/commands/external-servers';
+import { ExternalServers, ExternalToolError, MAX_ERROR_CHARS, splitToolName } from '../../src-main/commands/external-servers';
 import type { ExternalMcpServer } from '../../src-main/host/config';
 import { startHttpFixture, type HttpFixture } from '../support/external-mcp-fixture';
 
@@ -210,6 +210,35 @@ describe('external MCP servers over stdio', () => {
       expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  /**
+   * A bare MCP server on stdio: answers initialize and tools/list (one tool, `call`), and a call with
+   * what `onCall` (JavaScript, given the request as `m`) sends back.
+   */
+  const rawServer = (onCall: string) =>
+    `const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
+     let buf = '';
+     process.stdin.on('data', (d) => { buf += d; let i; while ((i = buf.indexOf('\\n')) >= 0) { const m = JSON.parse(buf.slice(0, i)); buf = buf.slice(i + 1);
+       if (m.method === 'initialize') out({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '0' } } });
+       else if (m.method === 'tools/list') out({ jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'call', inputSchema: { type: 'object' } }] } });
+       else if (m.method === 'tools/call') { ${onCall} }
+     } }).on('end', () => process.exit(0));`;
+
+  it("cuts a server's huge error message: it would be stored with the step and sent to the model", async () => {
+    const huge = new ExternalServers({
+      servers: [{ name: 'huge', transport: 'stdio', command: process.execPath, args: ['-e', rawServer("out({ jsonrpc: '2.0', id: m.id, error: { code: -32000, message: 'E'.repeat(2000000) } })")], trusted: false }],
+      callTimeoutMs: 5_000,
+    });
+    try {
+      const error = await huge.callTool('huge.call', {}).then(() => null, (e: unknown) => e as Error);
+      expect(error).toBeInstanceOf(ExternalToolError);
+      expect(error?.message.length).toBeLessThan(MAX_ERROR_CHARS + 200);
+      expect(error?.message).toMatch(/huge\.call failed: MCP error -32000: E+… \(cut\)$/);
+      expect(huge.status()[0]?.error?.length).toBeLessThan(MAX_ERROR_CHARS + 200);
+    } finally {
+      await huge.close();
     }
   });
 
