@@ -23,7 +23,8 @@ import { tokenVariables, type ExternalMcpServer } from '../host/config';
  * - Connecting and listing the tools take at most the connect timeout (default 15 s) together.
  * - Each call has a timeout (default 60 s; the server gets a cancellation when it passes).
  * - stdio servers get the host's environment without secrets (deviceEnv), nor the variables holding the
- *   HTTP servers' tokens: a server that needs a key should read it from its own configuration. Their stderr goes to onLog.
+ *   HTTP servers' tokens: a server that needs a key should read it from its own configuration. Their stderr goes to onLog: at most
+ *   MAX_LOG_LINES_PER_MINUTE lines a minute, each cut to MAX_LOG_LINE_CHARS.
  * - The bearer token comes from getSecret(tokenSecret) when connecting, so it never sits in settings.
  */
 
@@ -63,7 +64,7 @@ export interface ExternalServersOptions {
   connectTimeoutMs?: number;
   /** Base environment for stdio servers (default process.env); secrets are removed from it. */
   env?: NodeJS.ProcessEnv;
-  /** Lines a stdio server writes to stderr. */
+  /** Lines a stdio server writes to stderr (rate-limited, each cut: see StderrLog). */
   onLog?: (server: string, line: string) => void;
   /** Called when a server's tool list changed (after a reconnect or a list_changed notification). */
   onToolsChanged?: (server: string) => void;
@@ -112,6 +113,76 @@ class ServerProcessTransport extends StdioClientTransport {
   }
 }
 
+/** A stderr line longer than this is logged cut. */
+export const MAX_LOG_LINE_CHARS = 1_000;
+/** Lines of one server's stderr logged per minute at most; the rest are counted, not logged. */
+export const MAX_LOG_LINES_PER_MINUTE = 100;
+
+/** Splits a stream into lines (a line written in pieces is one), keeping at most MAX_LOG_LINE_CHARS of each. */
+class StderrLines {
+  private pending = '';
+  private cut = false;
+  private readonly decoder = new TextDecoder();
+
+  constructor(private readonly emit: (line: string) => void) {}
+
+  write(chunk: Buffer): void {
+    const parts = this.decoder.decode(chunk, { stream: true }).split('\n');
+    const last = parts.pop() ?? '';
+    for (const part of parts) {
+      this.add(part);
+      this.flush();
+    }
+    this.add(last);
+  }
+
+  end(): void {
+    this.add(this.decoder.decode());
+    this.flush();
+  }
+
+  private add(text: string): void {
+    if (this.cut) return;
+    this.pending += text;
+    if (this.pending.length > MAX_LOG_LINE_CHARS) {
+      this.pending = `${headOf(this.pending, MAX_LOG_LINE_CHARS)}… (cut)`;
+      this.cut = true;
+    }
+  }
+
+  private flush(): void {
+    const line = this.pending.replace(/\r$/, '');
+    this.pending = '';
+    this.cut = false;
+    if (line.trim()) this.emit(line);
+  }
+}
+
+/** Passes on at most MAX_LOG_LINES_PER_MINUTE lines a minute, saying once when it starts dropping them. */
+class StderrLog {
+  private windowStart = 0;
+  private logged = 0;
+  private dropped = 0;
+
+  constructor(private readonly emit: (line: string) => void) {}
+
+  line(line: string): void {
+    const now = Date.now();
+    if (now - this.windowStart >= 60_000) {
+      if (this.dropped > 0) this.emit(`(${this.dropped} lines of its stderr were not logged)`);
+      this.windowStart = now;
+      this.logged = 0;
+      this.dropped = 0;
+    }
+    if (this.logged < MAX_LOG_LINES_PER_MINUTE) {
+      this.logged++;
+      this.emit(line);
+    } else if (this.dropped++ === 0) {
+      this.emit(`(more lines of its stderr are not logged this minute: at most ${MAX_LOG_LINES_PER_MINUTE} a minute are)`);
+    }
+  }
+}
+
 class ServerLink {
   client: Client | null = null;
   tools: Tool[] = [];
@@ -120,6 +191,8 @@ class ServerLink {
   private closed = false;
   /** The stdio processes started and not yet gone. */
   private readonly processes = new Set<ServerProcessTransport>();
+  /** The server's stderr, rate-limited: one log for every process it starts. */
+  private readonly stderrLog = new StderrLog((line) => this.options.onLog?.(this.config.name, line));
 
   constructor(
     readonly config: ExternalMcpServer,
@@ -149,9 +222,9 @@ class ServerLink {
       });
       this.processes.add(transport);
       void transport.gone.then(() => this.processes.delete(transport));
-      transport.stderr?.on('data', (chunk: Buffer) => {
-        for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) this.options.onLog?.(config.name, line);
-      });
+      const lines = new StderrLines((line) => this.stderrLog.line(line));
+      transport.stderr?.on('data', (chunk: Buffer) => lines.write(chunk));
+      transport.stderr?.on('end', () => lines.end());
       return transport;
     }
     const headers: Record<string, string> = {};

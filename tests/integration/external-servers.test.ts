@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ExternalServers, ExternalToolError, MAX_ERROR_CHARS, splitToolName } from '../../src-main/commands/external-servers';
+import { ExternalServers, ExternalToolError, MAX_ERROR_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES_PER_MINUTE, splitToolName } from '../../src-main/commands/external-servers';
 import type { ExternalMcpServer } from '../../src-main/host/config';
 import { startHttpFixture, type HttpFixture } from '../support/external-mcp-fixture';
 
@@ -239,6 +239,41 @@ describe('external MCP servers over stdio', () => {
       expect(huge.status()[0]?.error?.length).toBeLessThan(MAX_ERROR_CHARS + 200);
     } finally {
       await huge.close();
+    }
+  });
+
+  it("keeps a server's stderr from flooding the log: lines are cut, and only so many a minute are logged", async () => {
+    const lines: string[] = [];
+    const flood = `for (let i = 0; i < 20000; i++) process.stderr.write('noise ' + i + '\\n'); process.stderr.write('y'.repeat(100000) + '\\n');`;
+    const noisy = new ExternalServers({
+      servers: [{ name: 'noisy', transport: 'stdio', command: process.execPath, args: ['-e', flood + rawServer('')], trusted: false }],
+      onLog: (_server, line) => lines.push(line),
+    });
+    try {
+      expect((await noisy.start())[0]?.connected).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(lines[0]).toBe('noise 0');
+      expect(lines.length).toBeLessThanOrEqual(MAX_LOG_LINES_PER_MINUTE + 1);
+      expect(lines.at(-1)).toMatch(/more lines of its stderr are not logged this minute/);
+      expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(MAX_LOG_LINE_CHARS + 20);
+    } finally {
+      await noisy.close();
+    }
+  });
+
+  it("logs a long stderr line cut, and a line written in pieces as one", async () => {
+    const lines: string[] = [];
+    const pieces = `process.stderr.write('y'.repeat(100000) + '\\n'); process.stderr.write('half '); setTimeout(() => process.stderr.write('and half\\n'), 100);`;
+    const server = new ExternalServers({
+      servers: [{ name: 'pieces', transport: 'stdio', command: process.execPath, args: ['-e', pieces + rawServer('')], trusted: false }],
+      onLog: (_server, line) => lines.push(line),
+    });
+    try {
+      await server.start();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(lines).toEqual([`${'y'.repeat(MAX_LOG_LINE_CHARS)}… (cut)`, 'half and half']);
+    } finally {
+      await server.close();
     }
   });
 
