@@ -189,6 +189,8 @@ class ServerLink {
   error: string | null = null;
   private connecting: Promise<Client> | null = null;
   private closed = false;
+  /** Aborted by close(): a server still starting is not waited for. */
+  private readonly closing = new AbortController();
   /** The stdio processes started and not yet gone. */
   private readonly processes = new Set<ServerProcessTransport>();
   /** The server's stderr, rate-limited: one log for every process it starts. */
@@ -258,11 +260,17 @@ class ServerLink {
         this.error = 'the connection closed';
       }
     };
+    const timeout = this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    // The timeout holds for connecting and listing together, not per request: pages that each come
+    // just in time would otherwise hold every round (and close()) for as long as the server likes.
+    // close() ends it too: quitting does not wait for a server that hangs on start. (A timer, not
+    // AbortSignal.any over AbortSignal.timeout: Node may collect that timeout signal, which then never fires.)
+    const stop = new AbortController();
+    const deadline = stop.signal;
+    const timer = setTimeout(() => stop.abort(new ExternalToolError(`no answer within ${timeout} ms`)), timeout);
+    const onClosing = (): void => stop.abort(this.closing.signal.reason);
+    this.closing.signal.addEventListener('abort', onClosing, { once: true });
     try {
-      const timeout = this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-      // The timeout holds for connecting and listing together, not per request: pages that each come
-      // just in time would otherwise hold every round (and close()) for as long as the server likes.
-      const deadline = AbortSignal.timeout(timeout);
       await client.connect(await this.transport(), { timeout, signal: deadline });
       const tools: Tool[] = [];
       let cursor: string | undefined;
@@ -283,12 +291,16 @@ class ServerLink {
       await client.close().catch(() => undefined);
       this.error = `cannot connect to the MCP server ${name}: ${message(error)}`;
       throw new ExternalToolError(this.error);
+    } finally {
+      clearTimeout(timer);
+      this.closing.signal.removeEventListener('abort', onClosing);
     }
   }
 
   /** Resolves once the server's processes are gone (the library kills one that ignores its closed input). */
   async close(): Promise<void> {
     this.closed = true;
+    this.closing.abort(new ExternalToolError('closed while connecting'));
     const client = this.client ?? (await this.connecting?.catch(() => null)) ?? null;
     this.client = null;
     await client?.close().catch(() => undefined);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -189,6 +189,29 @@ describe('external MCP servers over stdio', () => {
       expect(Date.now() - started).toBeLessThan(3_000);
     } finally {
       await mute.close();
+    }
+  });
+
+  it('closes at once, its process ended, while a server is still starting', { timeout: 30_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'deskhand-starting-'));
+    const pidFile = join(dir, 'pid');
+    const starting = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); ${MUTE_SERVER}`;
+    const servers = new ExternalServers({
+      servers: [{ name: 'starting', transport: 'stdio', command: process.execPath, args: ['-e', starting], trusted: false }],
+      connectTimeoutMs: 15_000,
+    });
+    try {
+      const started = servers.start();
+      for (let i = 0; i < 100 && !existsSync(pidFile); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      const closing = Date.now();
+      await servers.close();
+      // Quitting Deskhand waited for the whole connect timeout (15 s), longer than quitting may take.
+      expect(Date.now() - closing).toBeLessThan(5_000);
+      expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+      expect((await started)[0]).toMatchObject({ connected: false });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
