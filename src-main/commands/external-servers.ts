@@ -3,6 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { settledWithin } from '../common/settled-within';
 import { headOf } from '../common/text-head';
 import { unlessAborted } from '../common/unless-aborted';
@@ -20,7 +21,8 @@ import { tokenVariables, type ExternalMcpServer } from '../host/config';
  * - A connection that drops (the process died, the HTTP server went away) is reopened on the next call.
  *   A call that was in flight when it dropped fails and is not repeated: it may have had its effect.
  * - update() follows the settings: a server removed or changed (marked untrusted, say) is closed at once.
- * - Connecting and listing the tools take at most the connect timeout (default 15 s) together.
+ * - Connecting and listing the tools take at most the connect timeout (default 15 s) together. Tools
+ *   with names the specification does not allow, repeated names or beyond MAX_TOOLS_PER_SERVER are left out.
  * - Each call has a timeout (default 60 s; the server gets a cancellation when it passes).
  * - stdio servers get the host's environment without secrets (deviceEnv), nor the variables holding the
  *   HTTP servers' tokens: a server that needs a key should read it from its own configuration. Their stderr goes to onLog: at most
@@ -33,6 +35,36 @@ export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
 /** Pages of a server's tool list read at most: a cursor that never runs out is a broken server. */
 export const MAX_TOOL_PAGES = 100;
+
+/** Tools of one server offered at most: each takes room in every prompt and in the tool list. */
+export const MAX_TOOLS_PER_SERVER = 100;
+/** A tool name the model can write back and the prompt can show: the MCP specification's tool names. */
+const ToolNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/);
+
+/**
+ * The tools of a server that are offered: named as the MCP specification says (no spaces, line
+ * breaks or markup for the prompt and the "available tools" list, at most 128 characters), each name
+ * once, and no more than MAX_TOOLS_PER_SERVER. What is left out is logged.
+ */
+function usableTools(tools: readonly Tool[], log: (line: string) => void): Tool[] {
+  const seen = new Set<string>();
+  let badNames = 0;
+  let repeated = 0;
+  const usable: Tool[] = [];
+  for (const tool of tools) {
+    if (!ToolNameSchema.safeParse(tool.name).success) badNames++;
+    else if (seen.has(tool.name)) repeated++;
+    else {
+      seen.add(tool.name);
+      usable.push(tool);
+    }
+  }
+  const toolsCount = (count: number): string => `${count} tool${count === 1 ? '' : 's'}`;
+  if (badNames) log(`${toolsCount(badNames)} left out: their names are not 1 to 128 letters, digits, '_', '-' or '.'`);
+  if (repeated) log(`${toolsCount(repeated)} left out: named like another of its tools`);
+  if (usable.length > MAX_TOOLS_PER_SERVER) log(`${toolsCount(usable.length - MAX_TOOLS_PER_SERVER)} left out: a server offers at most ${MAX_TOOLS_PER_SERVER}`);
+  return usable.slice(0, MAX_TOOLS_PER_SERVER);
+}
 
 export interface ExternalTool {
   /** `<server>.<tool>`: the name the model uses and the dispatcher routes. */
@@ -193,6 +225,7 @@ class ServerLink {
   private readonly closing = new AbortController();
   /** The stdio processes started and not yet gone. */
   private readonly processes = new Set<ServerProcessTransport>();
+  private readonly log = (line: string): void => this.options.onLog?.(this.config.name, line);
   /** The server's stderr, rate-limited: one log for every process it starts. */
   private readonly stderrLog = new StderrLog((line) => this.options.onLog?.(this.config.name, line));
 
@@ -247,7 +280,7 @@ class ServerLink {
           tools: {
             onChanged: (error, tools) => {
               if (error || !tools || this.client !== client) return;
-              this.tools = tools;
+              this.tools = usableTools(tools, this.log);
               this.options.onToolsChanged?.(name);
             },
           },
@@ -282,7 +315,7 @@ class ServerLink {
         cursor = page.nextCursor;
       } while (cursor);
       if (this.closed) throw new ExternalToolError('closed while connecting');
-      this.tools = tools;
+      this.tools = usableTools(tools, this.log);
       this.client = client;
       this.error = null;
       this.options.onToolsChanged?.(name);
