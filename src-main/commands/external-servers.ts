@@ -117,6 +117,32 @@ function message(error: unknown): string {
   return text.length > MAX_ERROR_CHARS ? `${headOf(text, MAX_ERROR_CHARS)}… (cut)` : text;
 }
 
+/**
+ * The most one answer of an HTTP server may weigh (a response body, or one event stream), as much as
+ * the MCP library lets a stdio server's message be: a server that sends more would fill the memory.
+ */
+export const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
+
+/** fetch whose response bodies end in an error past `max` bytes; `onTooLarge` is told first. */
+function cappedFetch(max: number, onTooLarge: () => void): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (!response.body) return response;
+    let seen = 0;
+    const capped = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          seen += chunk.byteLength;
+          if (seen <= max) return controller.enqueue(chunk);
+          onTooLarge();
+          controller.error(new ExternalToolError(`its answer was over ${max / 1024 / 1024} MiB`));
+        },
+      }),
+    );
+    return new Response(capped, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
 /** Longer than the MCP library takes to end a server process (its input closed, 2 s, SIGTERM, 2 s, SIGKILL). */
 const PROCESS_END_WAIT_MS = 5_000;
 
@@ -221,6 +247,8 @@ class ServerLink {
   error: string | null = null;
   private connecting: Promise<Client> | null = null;
   private closed = false;
+  /** An answer of the HTTP server was over MAX_ANSWER_BYTES (its connection was closed for it). */
+  tooLarge = false;
   /** Aborted by close(): a server still starting is not waited for. */
   private readonly closing = new AbortController();
   /** The stdio processes started and not yet gone. */
@@ -268,11 +296,21 @@ class ServerLink {
       if (!token) throw new ExternalToolError(`the secret "${config.tokenSecret}" holding the token for ${config.name} is not set`);
       headers.Authorization = `Bearer ${token}`;
     }
-    return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers } });
+    // An event stream that grows too large only reports an error: closing the transport fails the call at once.
+    const transport: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(new URL(config.url), {
+      requestInit: { headers },
+      fetch: cappedFetch(MAX_ANSWER_BYTES, () => {
+        this.tooLarge = true;
+        void transport.close();
+      }),
+    });
+    return transport;
   }
 
   private async open(): Promise<Client> {
     const name = this.config.name;
+    // Only an answer of this connection counts (the last one's event stream may have been cut for its size).
+    this.tooLarge = false;
     const client = new Client(
       { name: 'deskhand', version: '0.1.0' },
       {
@@ -322,7 +360,9 @@ class ServerLink {
       return client;
     } catch (error) {
       await client.close().catch(() => undefined);
-      this.error = `cannot connect to the MCP server ${name}: ${message(error)}`;
+      const why = this.tooLarge ? `its answer was over ${MAX_ANSWER_BYTES / 1024 / 1024} MiB` : message(error);
+      this.tooLarge = false;
+      this.error = `cannot connect to the MCP server ${name}: ${why}`;
       throw new ExternalToolError(this.error);
     } finally {
       clearTimeout(timer);
@@ -443,6 +483,8 @@ export class ExternalServers {
       const known = link.tools.map((t) => t.name).join(', ');
       throw new ExternalToolError(`the MCP server ${server} has no tool "${tool}"; its tools: ${known}`);
     }
+    // Only this call's answer counts, not an earlier one's (the background event stream may have been cut).
+    link.tooLarge = false;
     try {
       const result = await client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
         timeout: this.options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
@@ -450,7 +492,8 @@ export class ExternalServers {
       });
       return result as CallToolResult;
     } catch (error) {
-      const why = message(error);
+      const why = link.tooLarge ? `its answer was over ${MAX_ANSWER_BYTES / 1024 / 1024} MiB` : message(error);
+      link.tooLarge = false;
       if (/connection closed|not connected|ECONNREFUSED|fetch failed|socket/i.test(why) && link.client === client) {
         // The next call reconnects.
         link.client = null;

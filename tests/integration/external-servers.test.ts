@@ -1,8 +1,10 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ExternalServers, ExternalToolError, MAX_ERROR_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES_PER_MINUTE, MAX_TOOLS_PER_SERVER, splitToolName } from '../../src-main/commands/external-servers';
+import { ExternalServers, ExternalToolError, MAX_ANSWER_BYTES, MAX_ERROR_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES_PER_MINUTE, MAX_TOOLS_PER_SERVER, splitToolName } from '../../src-main/commands/external-servers';
 import type { ExternalMcpServer } from '../../src-main/host/config';
 import { startHttpFixture, type HttpFixture } from '../support/external-mcp-fixture';
 
@@ -411,4 +413,55 @@ describe('external MCP servers over Streamable HTTP with a token', () => {
       await second.close();
     }
   });
+});
+
+describe('an external MCP server over HTTP that answers without end', () => {
+  /**
+   * Answers initialize and tools/list, and a call with an answer that never ends: an event stream
+   * (`sse`) or a JSON body (`json`), 1 MiB every 50 ms until the client hangs up.
+   */
+  async function endlessAnswers(kind: 'sse' | 'json'): Promise<{ url: string; close: () => Promise<void> }> {
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        if (req.method !== 'POST') return void res.writeHead(405).end();
+        const message = JSON.parse(body) as { id?: number; method: string; params?: { protocolVersion?: string } };
+        if (message.id === undefined) return void res.writeHead(202).end();
+        const json = (result: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+        if (message.method === 'initialize') {
+          return void json({ protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'endless', version: '0' } });
+        }
+        if (message.method === 'tools/list') return void json({ tools: [{ name: 'call', inputSchema: { type: 'object' } }] });
+        res.writeHead(200, { 'content-type': kind === 'sse' ? 'text/event-stream' : 'application/json' });
+        res.write(kind === 'sse' ? 'data: {"jsonrpc":"2.0","id":' : '{"jsonrpc":"2.0","id":');
+        const mib = 'x'.repeat(1024 * 1024);
+        const timer = setInterval(() => res.write(mib), 50);
+        res.on('close', () => clearInterval(timer));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+      close: () => new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+    };
+  }
+
+  for (const kind of ['sse', 'json'] as const) {
+    it(`fails a call whose answer (${kind === 'sse' ? 'an event stream' : 'a JSON body'}) grows past ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, at once`, { timeout: 30_000 }, async () => {
+      const endless = await endlessAnswers(kind);
+      const servers = new ExternalServers({ servers: [{ name: 'endless', transport: 'http', url: endless.url, trusted: false }], callTimeoutMs: 10_000 });
+      try {
+        const started = Date.now();
+        await expect(servers.callTool('endless.call', {})).rejects.toThrow(/endless\.call failed: .*over 10 MiB/);
+        expect(Date.now() - started).toBeLessThan(5_000);
+      } finally {
+        await servers.close();
+        await endless.close();
+      }
+    });
+  }
 });
