@@ -79,7 +79,10 @@ export const ExternalMcpServer = z.discriminatedUnion('transport', [
   z.object({
     name: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'a short lowercase name'),
     transport: z.literal('http'),
-    url: z.url(),
+    url: z
+      .url({ protocol: /^https?$/, error: 'an MCP server URL must be http(s), e.g. http://127.0.0.1:8931/mcp' })
+      // fetch refuses a URL with credentials, and its error (logged, shown in the server's status) repeats them.
+      .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/i.test(url), 'an MCP server URL cannot carry a user name or password: name the secret holding the token in tokenSecret'),
     /** Name of the secret holding the bearer token (never the token itself). */
     tokenSecret: z.string().optional(),
     trusted: z.boolean().default(false),

@@ -110,6 +110,19 @@ describe('SettingsStore', () => {
     expect(result).toEqual({ ok: false, errors: [{ path: 'mcpServers.1.name', message: "another server is already named 'files'" }] });
   });
 
+  it("refuses an MCP server URL that is not http(s), or that carries a user name or password", async () => {
+    const { store } = open();
+    const server = (url: string) => ({ mcpServers: [{ name: 'remote', transport: 'http', url }] });
+    for (const url of ['https://me:sekrit-token@mcp.example.com/mcp', 'file:///etc/passwd', 'javascript:alert(1)']) {
+      const result = await store.applySettings(server(url));
+      expect(result.ok).toBe(false);
+      expect(!result.ok && result.errors.map((error) => error.path)).toEqual(['mcpServers.0.url']);
+    }
+    expect(existsSync(join(dir, SETTINGS_FILE_NAME))).toBe(false);
+    expect((await store.applySettings(server('https://mcp.example.com/mcp?v=2'))).ok).toBe(true);
+    expect((await store.applySettings(server('http://127.0.0.1:8931/mcp'))).ok).toBe(true);
+  });
+
   it('never writes an API key into the settings file, even when sent among the values', async () => {
     const { store } = open();
     const result = await store.applySettings({ models: { host: { ...hostProfile, apiKey: KEY } }, apiKey: KEY }, { host: KEY });
