@@ -17,7 +17,7 @@ import { tokenVariables, type ExternalMcpServer } from '../host/config';
  * unless the server is marked trusted (isTrusted; the safety policy asks for approval otherwise).
  *
  * - Servers connect in parallel on start(); one that fails is reported in status() and retried on the
- *   next tools() or callTool(), never blocking the others.
+ *   next tools() (waited for RETRY_WAIT_MS at most) or callTool(), never blocking the others.
  * - A connection that drops (the process died, the HTTP server went away) is reopened on the next call.
  *   A call that was in flight when it dropped fails and is not repeated: it may have had its effect.
  * - update() follows the settings: a server removed or changed (marked untrusted, say) is closed at once.
@@ -33,6 +33,8 @@ import { tokenVariables, type ExternalMcpServer } from '../host/config';
 export const TOOL_SEPARATOR = '.';
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
+/** How long tools() waits for another attempt at a server whose last one failed (see tools()). */
+export const RETRY_WAIT_MS = 2_000;
 /** Pages of a server's tool list read at most: a cursor that never runs out is a broken server. */
 export const MAX_TOOL_PAGES = 100;
 
@@ -431,9 +433,20 @@ export class ExternalServers {
     }));
   }
 
-  /** Tools of every reachable server; servers that are down are tried again first. */
+  /**
+   * Tools of every reachable server; servers that are down are tried again first. Every request asks
+   * for these before its first step: a server whose last attempt failed is waited for RETRY_WAIT_MS at
+   * most (the attempt goes on, and its tools are there for a later request), so one that hangs on start
+   * costs each request seconds, not the whole connect timeout.
+   */
   async tools(): Promise<ExternalTool[]> {
-    await Promise.all([...this.links.values()].map((link) => link.connected().catch(() => undefined)));
+    await Promise.all(
+      [...this.links.values()].map((link) => {
+        const failedBefore = link.client === null && link.error !== null;
+        const attempt = link.connected().catch(() => undefined);
+        return failedBefore ? settledWithin(attempt, RETRY_WAIT_MS) : attempt;
+      }),
+    );
     const tools: ExternalTool[] = [];
     for (const link of this.links.values()) {
       if (!link.client) continue;

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ExternalServers, ExternalToolError, MAX_ANSWER_BYTES, MAX_ERROR_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES_PER_MINUTE, MAX_TOOLS_PER_SERVER, splitToolName } from '../../src-main/commands/external-servers';
+import { ExternalServers, ExternalToolError, MAX_ANSWER_BYTES, MAX_ERROR_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES_PER_MINUTE, MAX_TOOLS_PER_SERVER, RETRY_WAIT_MS, splitToolName } from '../../src-main/commands/external-servers';
 import type { ExternalMcpServer } from '../../src-main/host/config';
 import { startHttpFixture, type HttpFixture } from '../support/external-mcp-fixture';
 
@@ -191,6 +191,26 @@ describe('external MCP servers over stdio', () => {
       expect(Date.now() - started).toBeLessThan(3_000);
     } finally {
       await mute.close();
+    }
+  });
+
+  it('makes a request wait the whole connect timeout only once for a server that hangs on start', { timeout: 30_000 }, async () => {
+    const hanging = new ExternalServers({
+      servers: [{ name: 'hanging', transport: 'stdio', command: process.execPath, args: ['-e', MUTE_SERVER], trusted: false }, stdioServer('fine')],
+      connectTimeoutMs: 6_000,
+    });
+    try {
+      let started = Date.now();
+      expect((await hanging.tools()).every((tool) => tool.server === 'fine')).toBe(true);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(5_500);
+      // Every request lists the tools first: it tries the server again, but does not wait as long for it.
+      started = Date.now();
+      const again = await hanging.tools();
+      expect(Date.now() - started).toBeLessThan(RETRY_WAIT_MS + 1_500);
+      expect(again.length).toBeGreaterThan(0);
+      expect(hanging.status().find((s) => s.name === 'hanging')).toMatchObject({ connected: false });
+    } finally {
+      await hanging.close();
     }
   });
 
