@@ -104,6 +104,16 @@ function dropAt(saved: Json, path: readonly PropertyKey[]): boolean {
   return true;
 }
 
+/**
+ * Paths of the names in `input` that `output` (what the schema made of it) does not have: names that
+ * are no setting, which parsing drops.
+ */
+function unknownPaths(input: unknown, output: unknown, path: PropertyKey[] = []): PropertyKey[][] {
+  if (Array.isArray(input) && Array.isArray(output)) return input.flatMap((item, index) => unknownPaths(item, output[index], [...path, index]));
+  if (!isPlainObject(input) || !isPlainObject(output)) return [];
+  return Object.entries(input).flatMap(([key, value]) => (Object.hasOwn(output, key) ? unknownPaths(value, output[key], [...path, key]) : [[...path, key]]));
+}
+
 /** The model profiles a key can be set for: the keys of `models` in the schema. */
 export const MODEL_PROFILES = Object.keys(DeskhandConfig.shape.models.unwrap().shape) as Array<
   keyof DeskhandConfig['models']
@@ -294,7 +304,15 @@ export class SettingsStore {
     const dropped: string[] = [];
     for (;;) {
       const parsed = DeskhandConfig.safeParse(deepMerge(this.base, kept));
-      if (parsed.success) break;
+      if (parsed.success) {
+        // A name the schema does not know (a typo, another app's field) would be dropped without a word,
+        // and what it was meant to set would quietly stay at its default.
+        for (const path of unknownPaths(kept, parsed.data).reverse()) {
+          dropAt(kept, path);
+          dropped.unshift(`${path.map(String).join('.')}: not a setting Deskhand knows`);
+        }
+        break;
+      }
       const issue = parsed.error.issues[0] as z.core.$ZodIssue;
       if (!dropAt(kept, issue.path)) {
         const read = readValidatedJson(this.path, this.fileSchema());

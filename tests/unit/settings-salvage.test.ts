@@ -52,4 +52,26 @@ describe('salvaging a partly invalid settings file', () => {
     // Only the bad number goes: requests (and the key) must not go to the environment's endpoint instead.
     expect(store.config().models.host?.baseUrl).toBe('http://10.0.0.5:8000/v1');
   });
+
+  it('says which saved names are no settings, instead of quietly using the defaults for what they meant', () => {
+    // Hand edits: a typo in a section, a whole section misnamed, and an MCP server written as another app writes them.
+    const saved = {
+      safety: { confirmation: 'always', denyPatterns: [String.raw`\bcurl\b`] },
+      limit: { maxStepsPerRound: 5 },
+      mcpServers: [{ name: 'gh', transport: 'stdio', command: 'gh-mcp', env: { GITHUB_TOKEN: 'ghp_x' } }],
+    };
+    writeFileSync(join(dir, SETTINGS_FILE_NAME), JSON.stringify(saved));
+    const { store, warnings } = open();
+    expect(store.config().safety.confirmation).toBe('always');
+    expect(store.config().mcpServers).toEqual([{ name: 'gh', transport: 'stdio', command: 'gh-mcp', args: [], trusted: false }]);
+    expect(warnings).toHaveLength(1);
+    for (const path of ['safety.denyPatterns', 'limit', 'mcpServers.0.env']) expect(warnings[0]).toContain(`${path}: not a setting Deskhand knows`);
+    expect(store.loadProblem).toBe(warnings[0]);
+    // The file as it was is kept aside; the rewritten one holds only what Deskhand uses.
+    expect(JSON.parse(readFileSync(join(dir, `${SETTINGS_FILE_NAME}.bad`), 'utf8'))).toEqual(saved);
+    expect(JSON.parse(readFileSync(join(dir, SETTINGS_FILE_NAME), 'utf8'))).toEqual({
+      safety: { confirmation: 'always' },
+      mcpServers: [{ name: 'gh', transport: 'stdio', command: 'gh-mcp' }],
+    });
+  });
 });
