@@ -83,8 +83,15 @@ export const ExternalMcpServer = z.discriminatedUnion('transport', [
       .url({ protocol: /^https?$/, error: 'an MCP server URL must be http(s), e.g. http://127.0.0.1:8931/mcp' })
       // fetch refuses a URL with credentials, and its error (logged, shown in the server's status) repeats them.
       .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/i.test(url), 'an MCP server URL cannot carry a user name or password: name the secret holding the token in tokenSecret'),
-    /** Name of the secret holding the bearer token (never the token itself). */
-    tokenSecret: z.string().optional(),
+    /**
+     * Name of the environment variable holding the bearer token, never the token itself: one pasted here
+     * would sit in settings.json and be repeated in the error saying no such variable is set.
+     */
+    tokenSecret: z
+      .string()
+      // Empty: no token (what a form sends for a field left blank).
+      .regex(/^([A-Z_][A-Z0-9_]{0,63})?$/, 'the name of the environment variable holding the token, in capitals (e.g. GITHUB_MCP_TOKEN), not the token itself')
+      .optional(),
     trusted: z.boolean().default(false),
   }),
 ]);

@@ -123,6 +123,22 @@ describe('SettingsStore', () => {
     expect((await store.applySettings(server('http://127.0.0.1:8931/mcp'))).ok).toBe(true);
   });
 
+  it("refuses a token pasted where the name of its variable goes, without repeating it", async () => {
+    const { store } = open();
+    const token = 'ghp_16C7e42F292c6912E7710c838347Ae178B4a';
+    const server = (tokenSecret: string) => ({ mcpServers: [{ name: 'gh', transport: 'http', url: 'https://mcp.example.com/mcp', tokenSecret }] });
+    for (const pasted of [token, `Bearer ${token}`, 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz']) {
+      const result = await store.applySettings(server(pasted));
+      expect(result.ok).toBe(false);
+      expect(!result.ok && result.errors.map((error) => error.path)).toEqual(['mcpServers.0.tokenSecret']);
+      expect(JSON.stringify(result)).not.toContain(pasted);
+    }
+    expect(existsSync(join(dir, SETTINGS_FILE_NAME))).toBe(false);
+    expect((await store.applySettings(server('GITHUB_MCP_TOKEN'))).ok).toBe(true);
+    // A field left blank in the form: no token.
+    expect((await store.applySettings(server(''))).ok).toBe(true);
+  });
+
   it('never writes an API key into the settings file, even when sent among the values', async () => {
     const { store } = open();
     const result = await store.applySettings({ models: { host: { ...hostProfile, apiKey: KEY } }, apiKey: KEY }, { host: KEY });
