@@ -20,7 +20,7 @@ import {
 import { headOf } from '../common/text-head';
 import type { Command, CommandResult } from './command';
 import type { DeviceConnection } from './device-connection';
-import type { ExternalServers } from './external-servers';
+import { ExternalToolError, type ExternalServers } from './external-servers';
 import { pointerFromResult, screenSizeFromResult, TakeoverGuard, type ScreenPoint, type TakeoverCheck } from './takeover';
 
 export interface CapturedScreenshot {
@@ -160,7 +160,9 @@ export class Dispatcher {
       }
       return { status: 'success', result: text, error: null, durationMs: elapsed(), ...(result.structuredContent ? { structured: result.structuredContent } : {}) };
     } catch (error) {
-      return { status: 'failure', result: '', error: `${command.toolName} failed: ${errorMessage(error)}`, durationMs: elapsed() };
+      // An external server's errors name the tool already ("notes.echo failed: …", "cannot connect to …").
+      const why = error instanceof ExternalToolError ? error.message : `${command.toolName} failed: ${errorMessage(error)}`;
+      return { status: 'failure', result: '', error: why, durationMs: elapsed() };
     }
   }
 

@@ -159,4 +159,23 @@ describe('tools of the user\'s own MCP servers', () => {
     const { steps } = await runRequest(harness.host, 'draw the chart');
     expect(steps[1]?.result).toBe('[an image (image/png), not passed on to the agent]\n[a link to file:///tmp/chart.png]');
   });
+
+  it('say once which tool failed when its server dropped the call', async () => {
+    harness = await startHostHarness(
+      {
+        name: 'server crashed during a call',
+        steps: [
+          hostTo('xterm', 'crash the notes server'),
+          app({ Function: 'notes.crash', Status: 'CONTINUE' }),
+          app({ Function: '', Status: 'FINISH', Comment: 'crashed' }),
+          host({ Status: 'FINISH', Comment: 'done' }),
+        ],
+      },
+      { config: { mcpServers: [server(true)] } },
+    );
+    const { steps, sessionId } = await runRequest(harness.host, 'crash it');
+    const row = harness.host.audit.list(sessionId).find((entry) => entry.tool === 'notes.crash');
+    expect(row?.error).toMatch(/^notes\.crash failed: MCP error -32000: Connection closed$/);
+    expect(JSON.stringify(steps)).not.toMatch(/notes\.crash failed: notes\.crash failed/);
+  });
 });
