@@ -203,14 +203,15 @@ export class EncryptedFileSecretStore implements SecretStore {
       // An encryptor that passes text through would put the key on disk in the clear: refuse.
       throw new Error('the encryptor returned the text unchanged; the key was not saved');
     }
-    const file = this.read();
+    // A copy: the cache changes only once the file did (a failed write must not leave the key "set").
+    const file = structuredClone(this.read());
     file.secrets[name] = { ciphertext: ciphertext.toString('base64'), protected: this.encryptor.isProtected() };
     this.write(file);
   }
 
   async delete(name: string): Promise<void> {
-    const file = this.read();
-    if (!Object.hasOwn(file.secrets, checkName(name))) return;
+    if (!Object.hasOwn(this.read().secrets, checkName(name))) return;
+    const file = structuredClone(this.read());
     delete file.secrets[name];
     this.write(file);
   }

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -97,6 +97,24 @@ describe('EncryptedFileSecretStore', () => {
     await store.delete('host');
     expect(await store.get('host')).toBeNull();
     expect(await store.get('app')).toBe(`${KEY}-app`);
+  });
+
+  it('does not take a key as saved, or as deleted, when writing the file failed', async () => {
+    const store = new EncryptedFileSecretStore(dir, fakeEncryptor());
+    await store.set('app', `${KEY}-app`);
+    // The file cannot be replaced (a full disk, say): here its temporary file's name is taken by a folder.
+    const blocker = join(dir, `${SECRETS_FILE_NAME}.${process.pid}.tmp`);
+    mkdirSync(blocker);
+    await expect(store.set('host', KEY)).rejects.toThrow();
+    await expect(store.delete('app')).rejects.toThrow();
+    // Settings said the save failed: the store must not use (and show as set) what is not on disk.
+    expect(await store.get('host')).toBeNull();
+    expect((await store.status('host')).set).toBe(false);
+    expect(await store.get('app')).toBe(`${KEY}-app`);
+    rmSync(blocker, { recursive: true });
+    const reopened = new EncryptedFileSecretStore(dir, fakeEncryptor());
+    expect(await reopened.get('host')).toBeNull();
+    expect(await reopened.get('app')).toBe(`${KEY}-app`);
   });
 
   it('keeps a damaged file aside and starts empty', async () => {
