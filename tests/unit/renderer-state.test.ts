@@ -27,6 +27,7 @@ import {
   requestMode,
   sessionForms,
   stopTarget,
+  waitingCount,
   waitingElsewhere,
   type DeskhandState,
 } from '../../src-renderer/src/store/state';
@@ -161,6 +162,25 @@ describe('renderer state: a session waiting while another is on screen', () => {
     // The one on screen shows its own form; a closed form is not waited on.
     expect(waitingElsewhere({ ...state, currentSessionId: 'f' })).toEqual([]);
     expect(waitingElsewhere({ ...state, forms: [form('f1', 'f', 'closed')] })).toEqual([]);
+  });
+
+  it('counts for the window title what waits in every session, a form the agent waits on alone too', () => {
+    const state = showing(session('a'), {
+      sessions: [
+        session('a', { status: 'waiting' }),
+        session('f', { status: 'waiting' }),
+        session('g', { status: 'waiting' }),
+        session('r', { status: 'running' }),
+      ],
+      interactions: [questions('q1', 'a'), confirm('c1', 'g')],
+      forms: [form('fa', 'a'), form('f1', 'f'), form('f2', 'f'), form('g1', 'g'), form('r1', 'r'), form('old', 'x', 'closed')],
+    });
+    // q1 and c1, and session f, whose agent waits on its form; the form of a running session is not waited on.
+    expect(waitingCount(state)).toBe(3);
+    // Whichever session is on screen.
+    expect(waitingCount(showing(session('f', { status: 'waiting' }), { ...state, currentSessionId: 'f' }))).toBe(3);
+    expect(waitingCount({ ...state, forms: [] })).toBe(2);
+    expect(waitingCount({ ...state, interactions: [], forms: [form('f1', 'f', 'closed')] })).toBe(0);
   });
 
   it('Stop acts on the running session even when an ended one, or none, is on screen', () => {

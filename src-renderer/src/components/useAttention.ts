@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { approvalNotice } from '../../../src-main/protocol';
-import { useDeskhand } from '../store';
+import { useDeskhand, waitingCount } from '../store';
 import { ApprovalNotifications, attentionTitle, servedTitleSuffix } from './attention';
 
 // Read once, before any title this page sets replaces the one it was served with.
@@ -12,20 +12,21 @@ function notificationsAvailable(): boolean {
 
 /**
  * When the agent starts waiting for the user: the page title counts what waits (in every session, not
- * only the one on screen; browser mode's mark stays in it), and a held step (confirm) raises a system
+ * only the one on screen, an agent's form it waits on too; browser mode's mark stays in it), and a held step (confirm) raises a system
  * notification if the window is hidden or not focused; the notification closes once the step is
  * decided. Permission is asked the first time a step is held, not at start-up, so the request makes
  * sense to the user.
  */
 export function useAttention(): void {
   const interactions = useDeskhand((state) => state.interactions);
+  const waiting = useDeskhand(waitingCount);
   const seen = useRef(new Set<string>());
   const asked = useRef(false);
   const notifications = useRef(new ApprovalNotifications<Notification>());
 
   useEffect(() => {
-    document.title = attentionTitle(interactions.length, TITLE_SUFFIX);
-  }, [interactions]);
+    document.title = attentionTitle(waiting, TITLE_SUFFIX);
+  }, [waiting]);
 
   useEffect(() => {
     notifications.current.sync(new Set(interactions.map((interaction) => interaction.id)));

@@ -515,12 +515,30 @@ export function waitingElsewhere(state: Pick<DeskhandState, 'interactions' | 'se
     const title = state.sessions.find((session) => session.id === interaction.sessionId)?.title ?? null;
     bySession.set(interaction.sessionId, { sessionId: interaction.sessionId, title, count: 1 });
   }
-  for (const session of state.sessions) {
-    if (session.status !== 'waiting' || session.id === state.currentSessionId || bySession.has(session.id)) continue;
-    if (!state.forms.some((form) => form.sessionId === session.id && form.state === 'open')) continue;
+  for (const session of waitingOnFormAlone(state)) {
+    if (session.id === state.currentSessionId) continue;
     bySession.set(session.id, { sessionId: session.id, title: session.title, count: 0 });
   }
   return [...bySession.values()];
+}
+
+/** Sessions that wait for the user with no question or approval: their agent waits on an open form. */
+function waitingOnFormAlone(state: Pick<DeskhandState, 'interactions' | 'sessions' | 'forms'>): SessionView[] {
+  const asking = new Set(state.interactions.map((interaction) => interaction.sessionId));
+  return state.sessions.filter(
+    (session) =>
+      session.status === 'waiting' &&
+      !asking.has(session.id) &&
+      state.forms.some((form) => form.sessionId === session.id && form.state === 'open'),
+  );
+}
+
+/**
+ * What waits for the user in every session, for the window title: each question and approval, and each
+ * session whose agent waits on its form alone.
+ */
+export function waitingCount(state: Pick<DeskhandState, 'interactions' | 'sessions' | 'forms'>): number {
+  return state.interactions.length + waitingOnFormAlone(state).length;
 }
 
 /**
