@@ -46,6 +46,12 @@ describe('electron-builder.yml', () => {
     expect(png.readUInt32BE(16)).toBeGreaterThanOrEqual(512); // width, from the IHDR chunk
   });
 
+  it('has the .deb recommend the programs the device client runs on Linux (the README asks for the same)', () => {
+    const recommends = (config.deb as { recommends: string[] }).recommends;
+    // xdotool types and focuses, wmctrl focuses, x11-xserver-utils has xmodmap (typing) and xrandr (displays).
+    for (const name of ['xdotool', 'wmctrl', 'x11-xserver-utils', 'xclip']) expect(recommends).toContain(name);
+  });
+
   it('keeps native modules out of the archive', () => {
     const unpacked = config.asarUnpack.join('\n');
     for (const name of ['*.node', 'sharp', '@img', '@nut-tree-fork/libnut']) expect(unpacked).toContain(name);
