@@ -187,5 +187,31 @@ describe('layout at a small window and with long text (review)', () => {
     expect(await overflowing(page, '.MuiAlert-root, .MuiAlert-message')).toEqual([]);
     expect(await alert.getByRole('button', { name: 'Open' }).isVisible()).toBe(true);
   });
-});
 
+  it('shows each of the agent’s questions whole above its field in an 800x600 window, not cut off in the field’s border', async () => {
+    const { host } = fresh;
+    const ui = await fresh.open({ width: 800, height: 600 });
+    const { page } = ui;
+    await page.getByRole('textbox', { name: 'Request' }).fill('write the date into a file');
+    await page.getByRole('textbox', { name: 'Request' }).press('Enter');
+    await host.waitForCommand('session.start');
+    const sessionId = [...host.sessions.keys()].at(-1) ?? '';
+    const questions = ['What should the new file on the desktop be called?', 'Which date format do you want: 2026-11-27, 27/11/2026 or November 27, 2026? The agent uses it for every date it writes.'];
+    host.requestInteraction({ kind: 'questions', id: 'q1', sessionId, agent: 'HostAgent', questions });
+    const card = page.getByRole('region', { name: '2 questions from the agent' });
+    await card.waitFor();
+    // Still named by its question, for screen readers.
+    for (const question of questions) await card.getByRole('textbox', { name: question }).waitFor();
+    await saveScreenshot(page, 'review-narrow-questions');
+    expect(await overflowing(page, '.MuiInputLabel-root')).toEqual([]);
+    // Each question sits above its field (not over it, where the answer is typed).
+    const overlaps = (await page.evaluate(`[...document.querySelectorAll('[aria-labelledby="questions-q1"] .MuiFormControl-root')].map((control) => {
+      const label = control.querySelector('label').getBoundingClientRect();
+      const field = control.querySelector('.MuiInputBase-root').getBoundingClientRect();
+      return label.bottom > field.top + 1;
+    })`)) as boolean[];
+    expect(overlaps).toEqual([false, false]);
+    await card.getByRole('textbox', { name: questions[0] }).fill('today.txt');
+    expect(ui.problems).toEqual([]);
+  });
+});

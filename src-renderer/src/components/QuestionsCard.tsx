@@ -14,6 +14,25 @@ import { noteAnswered, noteCardLeaving, waitingCardProps } from './focus';
 type QuestionsInteraction = Extract<Interaction, { kind: 'questions' }>;
 
 /**
+ * A question is the field's label, and MUI draws a label on one line inside the field's border, cut
+ * off with "…" past the field's width (a sentence in an 800 px window): each question is drawn whole
+ * above its field instead, still the field's label (its name for screen readers), with no gap in the
+ * border left for it.
+ */
+const wholeQuestionLabels = {
+  '& .MuiFormControl-root > .MuiInputLabel-root': {
+    position: 'static',
+    transform: 'none',
+    whiteSpace: 'normal',
+    overflow: 'visible',
+    overflowWrap: 'anywhere',
+    maxWidth: 'none',
+    mb: 0.75,
+  },
+  '& .MuiOutlinedInput-notchedOutline legend': { maxWidth: '0.01px', padding: 0 },
+} as const;
+
+/**
  * The agent's questions (status PENDING) as a JSONForms form: one required field per question.
  * "Submit answers" sends them in order; the card goes when the host says the questions are resolved.
  */
@@ -60,7 +79,7 @@ export function QuestionsCard({ interaction }: { interaction: QuestionsInteracti
         <Typography variant="body2" color="text.secondary" sx={{ mb: 1.5 }}>
           {interaction.agent} waits for your answers before it goes on.
         </Typography>
-        <Box component="form" onSubmit={(event) => void submit(event)} onInputCapture={onInputCapture} noValidate>
+        <Box component="form" onSubmit={(event) => void submit(event)} onInputCapture={onInputCapture} noValidate sx={wholeQuestionLabels}>
           <JsonForms
             schema={schema}
             uischema={uischema as unknown as UISchemaElement}
