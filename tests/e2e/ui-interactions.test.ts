@@ -105,6 +105,8 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
     await card.getByText('Terminal').waitFor();
     await expect.poll(() => card.getByRole('img').evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(1280);
     await saveScreenshot(page, 'confirm');
+    // The status line says it once, not "Waiting for you: Waiting for your approval".
+    expect(await page.getByRole('status').first().textContent()).toBe('Waiting for your approval');
 
     await page.getByRole('button', { name: 'Approve' }).click();
     const approved = await host.waitForCommand('interaction.decide', (command) => command.interactionId === 'c1');
@@ -344,5 +346,21 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
     await host.waitForCommand('interaction.decide', (command) => command.interactionId === 'n1');
     await expect.poll(() => ui.page.evaluate('window.__closed')).toEqual(['n1']);
     await expect.poll(() => ui.page.title()).toBe('Deskhand');
+  });
+
+  it('says the session’s status once when the host’s note already says it (paused by you, resumed, waiting), and keeps it before a result', async () => {
+    const { host, ui } = fresh;
+    const { page } = ui;
+    const sessionId = await runningSession('tidy the desktop');
+    const status = () => page.getByRole('status').first().textContent();
+    host.setStatus(sessionId, 'paused', 'Paused by you', 'user');
+    await expect.poll(status).toBe('Paused by you');
+    host.setStatus(sessionId, 'waiting', 'Resumed: waiting for you');
+    await expect.poll(status).toBe('Resumed: waiting for you');
+    host.setStatus(sessionId, 'running', 'Going on with your answers');
+    await expect.poll(status).toBe('Running: Going on with your answers');
+    host.end(sessionId, 'failed', 'Waiting for the window failed');
+    await expect.poll(status).toBe('Failed: Waiting for the window failed');
+    expect(ui.problems).toEqual([]);
   });
 });

@@ -119,7 +119,7 @@ describe('the trajectory in the browser UI (fake host)', () => {
     await notice.waitFor({ state: 'detached' });
     // Paused with the button: the status line says so, and there is nothing more to explain.
     host.setStatus('report', 'paused', 'Paused by you', 'user');
-    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Paused: Paused by you');
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Paused by you');
     expect(await notice.count()).toBe(0);
     host.setStatus('report', 'running', 'Resumed');
     await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Running: Resumed');

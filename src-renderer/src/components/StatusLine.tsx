@@ -1,5 +1,6 @@
 import { Box, Chip, CircularProgress, Typography } from '@mui/material';
 import { useRef } from 'react';
+import type { SessionStatus } from '../../../src-main/protocol';
 import { currentSession, isSessionActive, useDeskhand, type ConnectionState, type DeskhandState } from '../store';
 import { formatCost, formatCount, SESSION_STATUS_LABELS, totalTokens } from './labels';
 import { plainText } from './plainText';
@@ -17,7 +18,24 @@ function describeStatus(state: DeskhandState): { text: string; busy: boolean } {
   if (!session) return state.awaitingStart ? { text: 'Starting…', busy: true } : { text: 'Ready', busy: false };
   const label = SESSION_STATUS_LABELS[session.status];
   const busy = isSessionActive(session.status) && session.status !== 'paused' && session.status !== 'waiting';
-  return { text: state.statusDetail ? `${label}: ${plainText(state.statusDetail)}` : label, busy };
+  const detail = plainText(state.statusDetail);
+  if (!detail) return { text: label, busy };
+  return { text: saysStatusAlready(session.status, label, detail) ? upperFirst(detail) : `${label}: ${detail}`, busy };
+}
+
+/**
+ * Whether the host's note on a live session already names its status ("Waiting for your approval: …",
+ * "Paused by you", "Resumed: waiting for you"), so the label in front would only say it twice. An ended
+ * session's note is its result, which keeps the label ("Failed: …").
+ */
+function saysStatusAlready(status: SessionStatus, label: string, detail: string): boolean {
+  if (!isSessionActive(status)) return false;
+  const lower = detail.toLowerCase();
+  return lower.startsWith(label.toLowerCase()) || lower.endsWith(label.toLowerCase());
+}
+
+function upperFirst(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** "Step 4 of 30" within the current round (the limit is per round). */
