@@ -104,6 +104,30 @@ describe('nothing typed is lost by accident (review)', () => {
     expect(host.commands('settings.set')).toHaveLength(0);
   });
 
+  it('asks before Esc throws away a setting typed a moment before (while the field still holds the keys back)', async () => {
+    const { host, ui } = fresh;
+    const { page } = ui;
+    await page.getByRole('button', { name: 'Settings' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    const field = dialog.getByRole('textbox').first();
+    await field.waitFor();
+    // No pause: Esc comes within the field's 300 ms debounce, before the form has the new value.
+    await field.press('End');
+    await field.press('x');
+    await page.keyboard.press('Escape');
+    const ask = page.getByRole('alertdialog', { name: 'Discard your changes?' });
+    await ask.waitFor({ timeout: 3_000 });
+    await ask.getByRole('button', { name: 'Keep editing' }).click();
+    expect(await field.inputValue()).toMatch(/x$/);
+    // Put back as it was: once the field has passed it on, nothing is changed and Esc closes at once.
+    await field.press('Backspace');
+    await page.waitForTimeout(400);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog.count()).toBe(0);
+    expect(host.commands('settings.set')).toHaveLength(0);
+    expect(ui.problems).toEqual([]);
+  });
+
   it('puts the keyboard focus somewhere sensible after the delete dialog, cancelled or confirmed', async () => {
     const { host, ui } = fresh;
     const { page } = ui;

@@ -50,7 +50,21 @@ function SettingsForm({ view, onSaved, onClose, onDirty }: SettingsFormProps) {
   /** The values as JSONForms first passed them on (with its defaults filled in): "changed" is against these. */
   const firstValues = useRef<string | null>(null);
   const [valuesChanged, setValuesChanged] = useState(false);
-  const dirty = valuesChanged || removing.size > 0 || Object.values(typed).some((key) => key !== '');
+  /**
+   * Keys typed into the form that it has not passed on yet (its fields wait 300 ms): they count as a
+   * change until it has, or an Esc right after typing would close without asking.
+   */
+  const [inputPending, setInputPending] = useState(false);
+  const inputSerial = useRef(0);
+  const onFormInput = (): void => {
+    onInputCapture();
+    const serial = ++inputSerial.current;
+    setInputPending(true);
+    void settle().then(() => {
+      if (serial === inputSerial.current) setInputPending(false);
+    });
+  };
+  const dirty = valuesChanged || inputPending || removing.size > 0 || Object.values(typed).some((key) => key !== '');
   useEffect(() => onDirty(dirty), [dirty, onDirty]);
 
   const save = async (): Promise<void> => {
@@ -91,7 +105,7 @@ function SettingsForm({ view, onSaved, onClose, onDirty }: SettingsFormProps) {
           </Alert>
         )}
         {/* Only the JSONForms inputs are debounced: typing an API key below must not hold Save back. */}
-        <Box onInputCapture={onInputCapture}>
+        <Box onInputCapture={onFormInput}>
           <ViewErrorBoundary area="the settings form">
             <JsonForms
               schema={shownSchema}
