@@ -32,7 +32,7 @@ describe('settings in the browser UI (fake host)', () => {
     const { page } = ui;
     const dialog = await openSettings(page);
     await dialog.getByRole('tab', { name: 'Limits' }).click();
-    const maxSteps = dialog.getByRole('spinbutton', { name: 'Max Steps Per Round' });
+    const maxSteps = dialog.getByRole('spinbutton', { name: 'Max steps per round' });
     expect(await maxSteps.inputValue()).toBe('30');
     await maxSteps.fill('5000');
     await dialog.getByRole('button', { name: 'Save' }).click();
@@ -52,7 +52,7 @@ describe('settings in the browser UI (fake host)', () => {
     // Reopened: the saved value is what the host now has.
     const again = await openSettings(page);
     await again.getByRole('tab', { name: 'Limits' }).click();
-    expect(await again.getByRole('spinbutton', { name: 'Max Steps Per Round' }).inputValue()).toBe('50');
+    expect(await again.getByRole('spinbutton', { name: 'Max steps per round' }).inputValue()).toBe('50');
     await again.getByRole('button', { name: 'Cancel' }).click();
     await again.waitFor({ state: 'detached' });
   });
@@ -66,6 +66,24 @@ describe('settings in the browser UI (fake host)', () => {
     await field.focus();
     await dialog.getByText('A run pauses before its next step while less is free where Deskhand keeps its data; 0 turns the check off.').waitFor();
     await saveScreenshot(page, 'settings-free-disk-space');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+  });
+
+  it('names every setting in words (units in brackets, URL and JSON as such), as the host’s own titled fields are', async () => {
+    const { page } = ui;
+    const dialog = await openSettings(page);
+    const labels: string[] = [];
+    for (const tab of await dialog.getByRole('tab').allTextContents()) {
+      await dialog.getByRole('tab', { name: tab }).click();
+      // Without a required field's asterisk.
+      labels.push(tab, ...(await dialog.locator('label').allTextContents()).map((label) => label.replace(/\s*\*$/, '')));
+    }
+    for (const name of ['Base URL', 'JSON mode', 'Timeout (ms)', 'Input price per million tokens', 'Max steps per round', 'Blackboard budget (characters)', 'Tool timeout (ms)', 'Confirm all shell commands', 'MCP servers']) {
+      expect(labels).toContain(name);
+    }
+    // Property names split at capitals read as code: "Timeout Ms", "Base Url", "Input Price Per M Tok".
+    expect(labels.filter((label) => /\b(Ms|Url|Json|Mcp|Tok|Chars)\b/.test(label))).toEqual([]);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
   });

@@ -9,7 +9,7 @@ import { formCells, formRenderers } from '../forms/renderers';
 import { createFormsAjv } from '../forms/safe-ajv';
 import type { SchemaError } from '../forms/schema-validator';
 import { asFormError, fieldErrorFromMessage } from '../forms/settings-errors';
-import { settingsUiSchema, withoutNullAlternatives } from '../forms/settings-schema';
+import { settingsUiSchema, withoutNullAlternatives, withSettingTitles } from '../forms/settings-schema';
 import { useSettledInput } from '../forms/useSettledInput';
 import { useBridge, useDeskhand, useUi } from '../store';
 import { ApiKeyFields } from './ApiKeyFields';
@@ -34,7 +34,7 @@ interface SettingsFormProps {
 function SettingsForm({ view, onSaved, onClose, onDirty }: SettingsFormProps) {
   const bridge = useBridge();
   const notify = useDeskhand((state) => state.notify);
-  const shownSchema = useMemo(() => withoutNullAlternatives(view.schema) as Record<string, unknown>, [view.schema]);
+  const shownSchema = useMemo(() => withSettingTitles(withoutNullAlternatives(view.schema)) as Record<string, unknown>, [view.schema]);
   const uischema = useMemo(() => (view.uischema ?? settingsUiSchema(shownSchema)) as UISchemaElement | undefined, [view.uischema, shownSchema]);
   const ajv = useMemo(() => createFormsAjv(new Map([[shownSchema, view.schema]])), [shownSchema, view.schema]);
   const [data, setData] = useState<Record<string, unknown>>(view.values);
