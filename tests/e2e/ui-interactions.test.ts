@@ -363,4 +363,25 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
     await expect.poll(status).toBe('Failed: Waiting for the window failed');
     expect(ui.problems).toEqual([]);
   });
+
+  it('says under the request box what the run waits on (the user, a pause), not that Deskhand is working', async () => {
+    const { host, ui } = fresh;
+    const { page } = ui;
+    const box = page.getByRole('textbox', { name: 'Request' });
+    const hint = () => box.evaluate((element) => element.ownerDocument.getElementById(element.getAttribute('aria-describedby') ?? '')?.textContent ?? '');
+    const sessionId = await runningSession('tidy the desktop');
+    expect(await hint()).toBe('Deskhand is working on this session: wait, Pause or Stop it before sending more.');
+    host.requestInteraction({ kind: 'confirm', id: 'c1', sessionId, agent: 'ShellAgent', actionText: 'Run ls', actions: [], target: null, reasons: ['rule: shell command'], screenshot: null });
+    await expect.poll(hint).toBe('The agent is waiting for you: reply to it, or Stop it, before sending more.');
+    host.setStatus(sessionId, 'paused', 'Paused by you', 'user');
+    await expect.poll(hint).toBe('This session is paused: Resume or Stop it before sending more.');
+    // From "New": the session that holds Send back is named, with what it waits on.
+    await page.getByRole('button', { name: 'New' }).click();
+    await expect.poll(hint).toBe('“tidy the desktop” is paused (one session at a time): Resume or Stop it before sending a request.');
+    host.setStatus(sessionId, 'waiting', 'Resumed: waiting for you');
+    await expect.poll(hint).toBe('“tidy the desktop” is waiting for you (one session at a time): reply to it, or Stop it, before sending a request.');
+    host.setStatus(sessionId, 'running', 'Resumed');
+    await expect.poll(hint).toBe('Deskhand is working on “tidy the desktop” (one session at a time): wait, or Stop it, before sending a request.');
+    expect(ui.problems).toEqual([]);
+  });
 });

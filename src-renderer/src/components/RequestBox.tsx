@@ -13,13 +13,21 @@ function hintFor(state: DeskhandState): string {
   const running = activeSession(state);
   if (state.awaitingStart) return 'Sending…';
   if (running && running.id !== session?.id) {
-    return `Deskhand is working on “${running.title || running.request}” (one session at a time): wait, or Stop it, before sending a request.`;
+    const name = `“${running.title || running.request}”`;
+    if (running.status === 'waiting') return `${name} is waiting for you (one session at a time): reply to it, or Stop it, before sending a request.`;
+    if (running.status === 'paused') return `${name} is paused (one session at a time): Resume or Stop it before sending a request.`;
+    return `Deskhand is working on ${name} (one session at a time): wait, or Stop it, before sending a request.`;
   }
   if (mode === 'continue' && session) {
     const resume = session.status === 'interrupted' ? ' Or press Resume to go on from where it was cut off.' : '';
     return `Follow-up: Send adds a new round to this session, which keeps what it learned. New starts afresh.${resume}`;
   }
-  if (mode === 'busy') return 'Deskhand is working on this session: wait, Pause or Stop it before sending more.';
+  if (mode === 'busy') {
+    // Said as it is: "working" while the agent waits on the user, or is paused, sends them looking for nothing.
+    if (session?.status === 'waiting') return 'The agent is waiting for you: reply to it, or Stop it, before sending more.';
+    if (session?.status === 'paused') return 'This session is paused: Resume or Stop it before sending more.';
+    return 'Deskhand is working on this session: wait, Pause or Stop it before sending more.';
+  }
   return 'Enter sends, Shift+Enter adds a line.';
 }
 
