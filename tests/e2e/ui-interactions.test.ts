@@ -384,4 +384,27 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
     await expect.poll(hint).toBe('Deskhand is working on “tidy the desktop” (one session at a time): wait, or Stop it, before sending a request.');
     expect(ui.problems).toEqual([]);
   });
+
+  it('takes a press of Submit answers right after the last answer is typed, though the warnings above it go as the field lets go', async () => {
+    const { host, ui } = fresh;
+    const { page } = ui;
+    const sessionId = await runningSession('rename the photos');
+    host.requestInteraction({ kind: 'questions', id: 'q1', sessionId, agent: 'HostAgent', questions: ['Which folder?', 'Which names?'] });
+    const submit = page.getByRole('button', { name: 'Submit answers' });
+    await submit.click();
+    await page.getByText('Answer every question before submitting.').waitFor();
+    await page.getByRole('textbox', { name: 'Which folder?' }).fill('~/Pictures');
+    await page.getByRole('textbox', { name: 'Which names?' }).fill('By date');
+    // A person's press: the button goes down, and comes up a moment later. Pressing takes the focus out of
+    // the field, which passes its answer on, and the warnings go: the button must not slip from under the pointer.
+    const box = await submit.boundingBox();
+    if (!box) throw new Error('Submit answers is not on screen');
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.waitForTimeout(150);
+    await page.mouse.up();
+    const answer = await host.waitForCommand('interaction.answer', undefined, 3_000);
+    expect(answer.answers).toEqual(['~/Pictures', 'By date']);
+    expect(ui.problems).toEqual([]);
+  });
 });

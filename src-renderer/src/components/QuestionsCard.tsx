@@ -101,7 +101,14 @@ export function QuestionsCard({ interaction }: { interaction: QuestionsInteracti
             </Alert>
           )}
           <Box sx={{ display: 'flex', alignItems: 'center', gap: 2, mt: 2 }}>
-            <Button type="submit" variant="contained" disabled={state !== 'editing'}>
+            <Button
+              type="submit"
+              variant="contained"
+              disabled={state !== 'editing'}
+              // Pressing would take the focus from the field typed in last, which then passes its answer on:
+              // the warnings above go and the button moves up before it is released, so the press was lost.
+              // The field keeps the focus; Submit waits for its answer (settle) as for Enter.
+              onMouseDown={(event) => event.preventDefault()}>
               Submit answers
             </Button>
             {state === 'sent' && (
