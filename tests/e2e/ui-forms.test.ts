@@ -216,6 +216,35 @@ describe('agent forms in the browser UI (fake host)', () => {
     await expect.poll(() => card.locator('input[type="password"]').count()).toBe(3);
   });
 
+  it('takes a press of its Button right after a field is typed in, though the form’s warnings show as the field lets go', async () => {
+    const { page } = ui;
+    host.upsertForm({
+      formId: 'contact',
+      sessionId,
+      agent: 'AppAgent',
+      schema: { title: 'Contact', type: 'object', properties: { name: { type: 'string', title: 'Name' }, email: { type: 'string', title: 'Email' } }, required: ['name', 'email'] },
+      uischema: { type: 'VerticalLayout', elements: [{ type: 'Control', scope: '#/properties/name' }, { type: 'Control', scope: '#/properties/email' }, { type: 'Button', label: 'Check the name', props: { action: 'check' } }] },
+      data: {},
+      state: 'open',
+    });
+    const card = page.getByRole('region', { name: 'Contact' });
+    await card.getByRole('textbox', { name: 'Name' }).fill('Ana');
+    // A person's press: down, and up a moment later. Pressing takes the focus out of the field, which passes
+    // the name on; the form then marks the empty Email as required: the button must not slip from under the pointer.
+    const button = card.getByRole('button', { name: 'Check the name' });
+    await button.scrollIntoViewIfNeeded();
+    const box = await button.boundingBox();
+    if (!box) throw new Error('the button is not on screen');
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.waitForTimeout(150);
+    await page.mouse.up();
+    await host.waitForCommand('form.event', (command) => command.formId === 'contact' && command.action === 'check', 3_000);
+    const name = host.commands('form.event').find((command) => command.formId === 'contact' && command.path === 'name');
+    expect(name?.value).toBe('Ana');
+    expect(ui.problems).toEqual([]);
+  });
+
   it('shows a clear message instead of a form whose spec is invalid', async () => {
     const { page } = ui;
     const base = { sessionId, agent: 'AppAgent', data: {}, state: 'open' as const };

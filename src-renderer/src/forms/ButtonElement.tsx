@@ -17,7 +17,14 @@ function ButtonElementRenderer({ uischema, visible, enabled }: LayoutProps) {
   const variant = element.props.variant === 'outlined' || element.props.variant === 'text' ? element.props.variant : 'contained';
   return (
     <Box sx={{ my: 1 }}>
-      <Button variant={variant} disabled={closed || !enabled} onClick={() => onAction(element.props.action)}>
+      <Button
+        variant={variant}
+        disabled={closed || !enabled}
+        // Pressing would take the focus from the field typed in last, which then passes its value on: the
+        // form's warnings show (or go) and the button moves before it is released, so the press was lost.
+        // The field keeps the focus; onAction sends what was typed first, as for a keyboard press.
+        onMouseDown={(event) => event.preventDefault()}
+        onClick={() => onAction(element.props.action)}>
         {element.label}
       </Button>
     </Box>
