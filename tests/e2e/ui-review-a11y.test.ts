@@ -1,6 +1,6 @@
 import type { Locator } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { makeStep } from '../support/ui-fixtures';
+import { makeSession, makeStep } from '../support/ui-fixtures';
 import { saveScreenshot, uiPerTest } from '../support/ui-page';
 
 // Each test opens the UI itself: in the colour scheme it checks, or as it is.
@@ -192,6 +192,37 @@ describe('keyboard focus on the run controls (review)', () => {
     await host.waitForCommand('session.stop');
     await expect.poll(() => page.getByRole('button', { name: 'Stop' }).isDisabled()).toBe(true);
     await expect.poll(focused).toBe('deskhand-request');
+    expect(ui.problems).toEqual([]);
+  });
+
+  it('rings the control the keyboard is on (buttons, icon buttons, the session links), not only tints it faintly', async () => {
+    const { host } = fresh;
+    host.addSession(makeSession('photos', { title: 'Sort the photos', status: 'finished' }));
+    const ui = await fresh.open();
+    const { page } = ui;
+    await host.waitForCommand('session.list');
+    await page.getByRole('link', { name: /Sort the photos/ }).waitFor();
+    const rings: string[] = [];
+    for (let press = 0; press < 7; press++) {
+      await page.keyboard.press('Tab');
+      rings.push(
+        (await page.evaluate(`(() => {
+          const element = document.activeElement;
+          const style = getComputedStyle(element);
+          return (element.getAttribute('aria-label') || element.textContent.trim().slice(0, 15)) + ': ' + style.outlineStyle + ' ' + style.outlineWidth;
+        })()`)) as string,
+      );
+    }
+    // Text fields show the focus with their own thick border; every other stop has a 3 px ring.
+    expect(rings.filter((ring) => !ring.startsWith(': '))).toEqual([
+      'New: solid 3px',
+      'Sort the photos: solid 3px',
+      'Actions for Sort the photos: solid 3px',
+      'Settings: solid 3px',
+      'Keyboard shortcuts: solid 3px',
+    ]);
+    await page.getByRole('link', { name: /Sort the photos/ }).focus();
+    await saveScreenshot(page, 'review-focus-ring-session');
     expect(ui.problems).toEqual([]);
   });
 });

@@ -32,7 +32,11 @@ export function App() {
       <GlobalStyles
         styles={{
           // A focus ring people can see wherever the keyboard is, in both themes.
-          ':focus-visible': { outline: `3px solid ${theme.palette.primary.main}`, outlineOffset: 2 },
+          // MUI's buttons (ButtonBase: buttons, icon buttons, list items, tabs, menu items) set `outline: 0`
+          // in a rule as specific as this one, and won: named as well, so that they get the ring too. Those
+          // that fill their row are ringed inside it, where a panel's edge cannot cut the ring off.
+          ':focus-visible, .MuiButtonBase-root:focus-visible': { outline: `3px solid ${theme.palette.primary.main}`, outlineOffset: 2 },
+          '.MuiListItemButton-root:focus-visible, .MuiMenuItem-root:focus-visible, .MuiTab-root:focus-visible': { outlineOffset: -3 },
           // Dialogs and drawers take the focus themselves when they open: no ring around the whole panel.
           '.MuiDialog-paper:focus-visible, .MuiDrawer-paper:focus-visible, .MuiMenu-list:focus-visible': { outline: 'none' },
         }}
