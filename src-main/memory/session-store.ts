@@ -337,6 +337,8 @@ export class SessionStore {
          ORDER BY updated_at DESC, rowid DESC LIMIT @limit`,
       ),
       setStatus: db.prepare('UPDATE sessions SET status = ?, result = ?, updated_at = ? WHERE id = ?'),
+      // Not updated_at: a new name is not activity, and must not move the session in the list or change its time.
+      setTitle: db.prepare('UPDATE sessions SET title = ? WHERE id = ?'),
       deleteSession: db.prepare('DELETE FROM sessions WHERE id = ?'),
       insertRound: db.prepare(
         `INSERT INTO rounds (session_id, idx, request, status, started_at)
@@ -423,6 +425,16 @@ export class SessionStore {
 
   setStatus(id: string, status: SessionStatus, result: string | null = null): SessionView {
     const changes = this.statements.setStatus.run(status, this.scrub(result), Date.now(), id).changes;
+    if (changes === 0) throw new Error(`no session with id ${id}`);
+    return this.requireSession(id);
+  }
+
+  /**
+   * Gives a session the title the user chose (checked by the protocol's SessionTitle), scrubbed like its
+   * request; its request and rounds keep what was asked.
+   */
+  renameSession(id: string, title: string): SessionView {
+    const changes = this.statements.setTitle.run(this.scrub(title), id).changes;
     if (changes === 0) throw new Error(`no session with id ${id}`);
     return this.requireSession(id);
   }

@@ -6,6 +6,23 @@ import { BlackboardView, DamagedSessionView, DatabaseRepairView, SessionDetail, 
 export const MAX_REQUEST_CHARS = 20_000;
 const REQUEST_TOO_LONG = `the request is too long: at most ${MAX_REQUEST_CHARS.toLocaleString('en')} characters`;
 
+/** The longest title a user may give a session (a title made from the request is shorter: 80). */
+export const MAX_SESSION_TITLE_CHARS = 120;
+
+/**
+ * Characters a title may not hold: control characters (tabs, line breaks, escapes), line and paragraph
+ * separators, and the bidirectional overrides and isolates, which can make a title read as another.
+ */
+const TITLE_CONTROL = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]/u;
+
+/** A session's title as the user gives it: one line, trimmed, not empty, refused (not cut) when too long. */
+export const SessionTitle = z
+  .string()
+  .trim()
+  .min(1, 'the title is empty')
+  .max(MAX_SESSION_TITLE_CHARS, `the title is too long: at most ${MAX_SESSION_TITLE_CHARS} characters`)
+  .refine((title) => !TITLE_CONTROL.test(title), 'the title may not hold control characters such as tabs or line breaks');
+
 const RequestId = z.string().min(1).max(64);
 const Id = z.string().min(1).max(64);
 const UserText = z.string().max(MAX_REQUEST_CHARS);
@@ -35,6 +52,8 @@ export const HostCommand = z.discriminatedUnion('type', [
   command('session.list', { query: z.string().max(200).optional() }),
   command('session.open', { sessionId: Id }),
   command('session.delete', { sessionId: Id }),
+  /** Gives a session a title of the user's own; its request (and rounds) stay as they were. */
+  command('session.rename', { sessionId: Id, title: SessionTitle }),
   command('session.export', { sessionId: Id }),
   command('step.detail', { sessionId: Id, stepId: Id }),
   command('blackboard.get', { sessionId: Id }),
@@ -86,6 +105,8 @@ export const CommandResults = {
   }),
   'session.open': SessionDetail,
   'session.delete': z.object({ sessionId: Id }),
+  /** The session as stored with its new title (as a `session.updated` event says to every UI too). */
+  'session.rename': z.object({ session: SessionView }),
   /** The session as one JSON document (no secrets, screenshots by file name). */
   'session.export': z.object({ fileName: z.string(), json: z.string() }),
   'step.detail': StepDetail,

@@ -165,6 +165,8 @@ export class SessionService {
       }
       case 'session.delete':
         return this.delete(command.sessionId);
+      case 'session.rename':
+        return this.rename(command.sessionId, command.title);
       case 'session.export':
         return this.export(command.sessionId);
       case 'step.detail': {
@@ -285,6 +287,18 @@ export class SessionService {
   private respond(sessionId: string, interactionId: string, response: Parameters<InteractionBroker['respond']>[2]): Record<string, never> {
     this.deps.broker.respond(sessionId, interactionId, response);
     return {};
+  }
+
+  /** A running session can be renamed too: its run reads the session from the store, title and all. */
+  private rename(sessionId: string, title: string): { session: SessionView } {
+    const stored = this.storedSession(sessionId);
+    if (stored instanceof DamagedSessionError) {
+      throw new CommandError('conflict', `this session is damaged and cannot be renamed, only deleted (${stored.problem})`);
+    }
+    const session = this.withLiveStatus(this.deps.store.renameSession(sessionId, title));
+    // Every connected window (and the desktop app's tray and notifications) shows the new title.
+    this.emit({ kind: 'session.updated', session });
+    return { session };
   }
 
   private async delete(sessionId: string): Promise<{ sessionId: string }> {

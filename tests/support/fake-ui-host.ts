@@ -305,6 +305,13 @@ export async function startFakeUiHost(options: { rendererDir?: string } = {}): P
       push({ kind: 'session.deleted', sessionId: command.sessionId });
       return { sessionId: command.sessionId };
     },
+    'session.rename': (command) => {
+      const session = sessionOf(command.sessionId);
+      // As the real host: the title checked by the protocol (trimmed), the time of the session kept.
+      session.view = { ...session.view, title: command.title };
+      push({ kind: 'session.updated', session: session.view });
+      return { session: session.view };
+    },
     'session.export': (command) => {
       const session = sessionOf(command.sessionId);
       return {

@@ -145,6 +145,54 @@ describe('SessionStore', () => {
   });
 });
 
+describe('SessionStore: renaming a session', () => {
+  it('keeps the new title across a restart, and changes nothing else: not its request, rounds, time or place in the list', () => {
+    const file = tempDb();
+    const store = new SessionStore(openDatabase(file));
+    const older = store.createSession('rename the three newest PDFs in Downloads by their title', 'desktop');
+    store.startRound(older.id, 'rename the three newest PDFs in Downloads by their title');
+    store.appendStep(older.id, step());
+    store.setStatus(older.id, 'finished', 'renamed them');
+    const newer = store.createSession('email the March invoice to Ana', 'shell');
+    const before = store.requireSession(older.id);
+
+    const renamed = store.renameSession(older.id, 'PDF titles');
+    expect(renamed).toEqual({ ...before, title: 'PDF titles' });
+
+    const reopened = new SessionStore(openDatabase(file));
+    expect(reopened.getSession(older.id)).toEqual(renamed);
+    expect(reopened.rounds(older.id).map((round) => round.request)).toEqual(['rename the three newest PDFs in Downloads by their title']);
+    expect(reopened.listSessions().map((session) => session.id)).toEqual([newer.id, older.id]);
+    expect(reopened.getSession(newer.id)?.title).toBe('email the March invoice to Ana');
+  });
+
+  it('is found by a search for its new title, and still by its request', () => {
+    const store = new SessionStore(openDatabase(tempDb()));
+    const session = store.createSession('sort the photos into folders by year', 'desktop');
+    store.renameSession(session.id, 'Holiday pictures 100%');
+    expect(store.listSessions(200, 'holiday').map((found) => found.id)).toEqual([session.id]);
+    expect(store.listSessions(200, '100%').map((found) => found.id)).toEqual([session.id]);
+    expect(store.listSessions(200, 'by year').map((found) => found.id)).toEqual([session.id]);
+  });
+
+  it('scrubs the title like the request: a key typed into it is never stored', () => {
+    const scrub = <T>(value: T): T => JSON.parse(JSON.stringify(value).replaceAll('hunter22-secret', '[redacted]')) as T;
+    const db = openDatabase(tempDb());
+    const store = new SessionStore(db, null, scrub);
+    const session = store.createSession('log in', 'desktop');
+    expect(store.renameSession(session.id, 'Login with hunter22-secret').title).toBe('Login with [redacted]');
+    expect(JSON.stringify(db.prepare('SELECT * FROM sessions').all())).not.toContain('hunter22-secret');
+  });
+
+  it('fails for an unknown session without writing anything', () => {
+    const store = new SessionStore(openDatabase(tempDb()));
+    const session = store.createSession('keep me', 'desktop');
+    expect(() => store.renameSession('missing', 'New name')).toThrow(/no session with id missing/);
+    expect(store.listSessions().map((listed) => listed.title)).toEqual(['keep me']);
+    expect(store.getSession(session.id)?.title).toBe('keep me');
+  });
+});
+
 /** The database with every statement run through it recorded: its SQL and the columns it returns. */
 function recorded(db: Db): { db: Db; ran: Array<{ source: string; columns: string[]; args: unknown[] }> } {
   const ran: Array<{ source: string; columns: string[]; args: unknown[] }> = [];
