@@ -135,7 +135,8 @@ describe('nothing typed is lost by accident (review)', () => {
     await actions.focus();
     await page.keyboard.press('Enter');
     await page.getByRole('menuitem', { name: 'Delete' }).waitFor();
-    await page.keyboard.press('ArrowDown');
+    // Delete is the menu's last item (after Rename and Export).
+    await page.keyboard.press('End');
     await page.keyboard.press('Enter');
     const confirm = page.getByRole('dialog', { name: 'Delete this session?' });
     await confirm.waitFor();
@@ -146,7 +147,8 @@ describe('nothing typed is lost by accident (review)', () => {
 
     await page.keyboard.press('Enter');
     await page.getByRole('menuitem', { name: 'Delete' }).waitFor();
-    await page.keyboard.press('ArrowDown');
+    // Delete is the menu's last item (after Rename and Export).
+    await page.keyboard.press('End');
     await page.keyboard.press('Enter');
     await confirm.getByRole('button', { name: 'Delete' }).focus();
     await page.keyboard.press('Enter');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
+import { FakeHostError, startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
 import { makeSession, makeStep, screenshotRef } from '../support/ui-fixtures';
 import { openUi, saveScreenshot, type UiPage } from '../support/ui-page';
 import { launchChromium } from '../support/web-app';
@@ -168,5 +168,101 @@ describe('past sessions in the browser UI (fake host)', () => {
     await confirm.getByText(new RegExp(`with its ${stepsNow()} steps,`)).waitFor();
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     expect(host.commands('session.delete').filter((command) => command.sessionId === sessionId)).toHaveLength(0);
+  });
+});
+
+describe('renaming a session in the browser UI (fake host)', () => {
+  it('renames by keyboard from the session\'s menu; another page sees it; Esc cancels; an empty title is refused', async () => {
+    const { page } = ui;
+    const other = await openUi(browser, host);
+    try {
+      const list = page.getByRole('list', { name: 'Sessions' });
+      const focused = () => page.evaluate<string | null>("document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent ?? null");
+      /** Whether the element has the focus (the page's document through globalThis: tests are compiled without the DOM's types). */
+      const hasFocus = (locator: Locator): Promise<boolean> =>
+        locator.evaluate((element) => element === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement);
+      const dialog = page.getByRole('dialog', { name: 'Rename session' });
+      const field = dialog.getByRole('textbox', { name: 'Title' });
+      /** Opens the dialog from the session's actions button with the keyboard alone (Enter, then Enter on the first item). */
+      const openRename = async (title: string): Promise<void> => {
+        await page.getByRole('button', { name: `Actions for ${title}` }).focus();
+        await page.keyboard.press('Enter');
+        const item = page.getByRole('menuitem', { name: 'Rename' });
+        await item.waitFor();
+        await expect.poll(() => hasFocus(item)).toBe(true);
+        await page.keyboard.press('Enter');
+        await dialog.waitFor();
+        // The field has the focus, its old title selected: typing replaces it.
+        await expect.poll(() => hasFocus(field)).toBe(true);
+        const selected = await field.evaluate((element) => {
+          const input = element as unknown as { value: string; selectionStart: number; selectionEnd: number };
+          return input.value.slice(input.selectionStart, input.selectionEnd);
+        });
+        expect(selected).toBe(title);
+      };
+
+      // Enter saves: the host is asked, the list shows the new title, and the focus is back on the session's actions.
+      await openRename('Rename the invoices by date');
+      await saveScreenshot(page, 'rename-session');
+      await page.keyboard.type('  Invoices by date, 2026 ');
+      await page.keyboard.press('Enter');
+      const renamed = await host.waitForCommand('session.rename');
+      // Trimmed before it is sent, as the host would trim it.
+      expect(renamed).toMatchObject({ sessionId: 'invoices', title: 'Invoices by date, 2026' });
+      await dialog.waitFor({ state: 'detached' });
+      await list.getByRole('link', { name: /^Invoices by date, 2026/ }).waitFor();
+      expect(await list.getByRole('link', { name: /Rename the invoices by date/ }).count()).toBe(0);
+      await expect.poll(focused).toBe('Actions for Invoices by date, 2026');
+
+      // Another page connected to the same host sees it by the host's event.
+      await other.page.getByRole('list', { name: 'Sessions' }).getByRole('link', { name: /^Invoices by date, 2026/ }).waitFor();
+
+      // Esc cancels: nothing is sent, the title stays, the focus is back where it was.
+      await openRename('Invoices by date, 2026');
+      await page.keyboard.type('Something else');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      await expect.poll(focused).toBe('Actions for Invoices by date, 2026');
+      expect(host.commands('session.rename')).toHaveLength(1);
+      // (Polled: the dialog's backdrop hides the list from the accessibility tree until it has faded.)
+      await expect.poll(() => list.getByRole('link', { name: /^Invoices by date, 2026/ }).count()).toBe(1);
+
+      // An empty title is refused with a message, the dialog stays open, and nothing changes.
+      await openRename('Invoices by date, 2026');
+      await page.keyboard.press('Backspace');
+      await page.keyboard.type('   ');
+      await page.keyboard.press('Enter');
+      await dialog.getByRole('alert').filter({ hasText: 'The title is empty.' }).waitFor();
+      expect(await field.getAttribute('aria-invalid')).toBe('true');
+      await expect.poll(() => hasFocus(field)).toBe(true);
+      await saveScreenshot(page, 'rename-session-empty');
+      // Typing again clears the message.
+      await page.keyboard.type('x');
+      expect(await dialog.getByRole('alert').count()).toBe(0);
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      expect(host.commands('session.rename')).toHaveLength(1);
+      expect(host.sessions.get('invoices')?.view.title).toBe('Invoices by date, 2026');
+      await expect.poll(() => list.getByRole('link', { name: /^Invoices by date, 2026/ }).count()).toBe(1);
+
+      // The alert for a session that waits elsewhere names it by its new title.
+      host.requestInteraction({ kind: 'questions', id: 'rename-q', sessionId: 'invoices', agent: 'HostAgent', questions: ['Which year?'] });
+      await page.getByRole('alert').filter({ hasText: 'Invoices by date, 2026 is waiting for you' }).waitFor();
+
+      // What the host refuses is said in the dialog, which stays open.
+      host.handle('session.rename', () => {
+        throw new FakeHostError('conflict', 'this session is damaged and cannot be renamed, only deleted (mode: not a mode)');
+      });
+      await openRename('Invoices by date, 2026');
+      await page.keyboard.type('Invoices');
+      await page.keyboard.press('Enter');
+      await dialog.getByRole('alert').filter({ hasText: 'This session is damaged and cannot be renamed, only deleted (mode: not a mode).' }).waitFor();
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      expect(ui.problems).toEqual([]);
+      expect(other.problems).toEqual([]);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -455,3 +455,43 @@ describe('renderer store actions: agent forms', () => {
     expect(sent).toHaveLength(1);
   });
 });
+
+describe('renderer store actions: Rename', () => {
+  it('sends the title trimmed, shows the reply\'s title everywhere it is named, and keeps a step that overtook the reply', async () => {
+    const { bridge, sent, emit } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    store.setState({ sessions: [session('a', { title: 'sort the photos', stepCount: 1, status: 'waiting' })], interactions: [question('q1', 'a')], currentSessionId: null });
+
+    const renaming = store.getState().renameSession('a', '  Photos by year ');
+    expect(sent.map((entry) => entry.command)).toEqual([{ type: 'session.rename', sessionId: 'a', title: 'Photos by year' }]);
+    // A step the run took after the rename, whose event arrives before the rename's reply.
+    emit({ kind: 'session.updated', session: session('a', { title: 'Photos by year', stepCount: 2, status: 'waiting' }) });
+    sent[0]?.reply({ session: session('a', { title: 'Photos by year', stepCount: 1, status: 'waiting' }) });
+    await expect(renaming).resolves.toBeNull();
+    expect(store.getState().sessions).toMatchObject([{ id: 'a', title: 'Photos by year', stepCount: 2 }]);
+    // The "waiting for you" alert names it by its new title.
+    expect(waitingElsewhere(store.getState())).toEqual([{ sessionId: 'a', title: 'Photos by year', count: 1 }]);
+    expect(store.getState().lastError).toBeNull();
+  });
+
+  it('refuses a title the host would refuse without sending it, and says why in a sentence', async () => {
+    const { bridge, sent } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    store.setState({ sessions: [session('a', { title: 'sort the photos' })] });
+    await expect(store.getState().renameSession('a', '   ')).resolves.toBe('The title is empty.');
+    await expect(store.getState().renameSession('a', 'two\nlines')).resolves.toBe('The title may not hold control characters such as tabs or line breaks.');
+    expect(sent).toEqual([]);
+    expect(store.getState().sessions[0]?.title).toBe('sort the photos');
+  });
+
+  it('gives back what the host said when it refused, for the rename field (not as a message of its own)', async () => {
+    const { bridge, sent } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    store.setState({ sessions: [session('a', { title: 'sort the photos' })] });
+    const renaming = store.getState().renameSession('a', 'Photos');
+    sent[0]?.fail(new HostCommandError('no session with id a', 'not_found'));
+    await expect(renaming).resolves.toBe('No session with id a.');
+    expect(store.getState().sessions[0]?.title).toBe('sort the photos');
+    expect(store.getState().lastError).toBeNull();
+  });
+});

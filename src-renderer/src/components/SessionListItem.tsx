@@ -10,12 +10,16 @@ interface SessionListItemProps {
   /** Its `session.open` is on its way. */
   opening: boolean;
   onOpen(sessionId: string): void;
+  onRename(session: SessionView): void;
   onExport(session: SessionView): void;
   onDelete(session: SessionView): void;
 }
 
-/** One past session: its title, status, time and step count; its actions (Export, Delete) in a menu. */
-export const SessionListItem = memo(function SessionListItem({ session, selected, opening, onOpen, onExport, onDelete }: SessionListItemProps) {
+/** The attribute that marks a session's actions button, for the focus to come back to it after a dialog. */
+export const SESSION_ACTIONS_ATTRIBUTE = 'data-session-actions';
+
+/** One past session: its title, status, time and step count; its actions (Rename, Export, Delete) in a menu. */
+export const SessionListItem = memo(function SessionListItem({ session, selected, opening, onOpen, onRename, onExport, onDelete }: SessionListItemProps) {
   const [menuAnchor, setMenuAnchor] = useState<HTMLElement | null>(null);
   const title = session.title || session.request;
   const steps = `${session.stepCount} ${session.stepCount === 1 ? 'step' : 'steps'}`;
@@ -24,7 +28,13 @@ export const SessionListItem = memo(function SessionListItem({ session, selected
     <ListItem
       disablePadding
       secondaryAction={
-        <IconButton edge="end" size="small" aria-label={`Actions for ${title}`} aria-haspopup="menu" onClick={(event) => setMenuAnchor(event.currentTarget)}>
+        <IconButton
+          edge="end"
+          size="small"
+          aria-label={`Actions for ${title}`}
+          aria-haspopup="menu"
+          {...{ [SESSION_ACTIONS_ATTRIBUTE]: session.id }}
+          onClick={(event) => setMenuAnchor(event.currentTarget)}>
           <MoreVertIcon fontSize="small" />
         </IconButton>
       }
@@ -49,6 +59,14 @@ export const SessionListItem = memo(function SessionListItem({ session, selected
         />
       </ListItemButton>
       <Menu anchorEl={menuAnchor} open={menuAnchor !== null} onClose={close}>
+        <MenuItem
+          onClick={() => {
+            close();
+            onRename(session);
+          }}
+        >
+          Rename
+        </MenuItem>
         <MenuItem
           onClick={() => {
             close();

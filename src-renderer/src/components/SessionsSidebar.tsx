@@ -7,12 +7,14 @@ import { damagedSessionName, FOCUS_TARGETS, listedSessions, sessionListEntries, 
 import { DamagedSessionItem } from './DamagedSessionItem';
 import { DeleteSessionDialog } from './DeleteSessionDialog';
 import { downloadText } from './download';
-import { SessionListItem } from './SessionListItem';
+import { RenameSessionDialog } from './RenameSessionDialog';
+import { SESSION_ACTIONS_ATTRIBUTE, SessionListItem } from './SessionListItem';
 import { SessionSearch } from './SessionSearch';
 import { SESSIONS_PANEL_ID, useNarrowWindow } from './useNarrowWindow';
 import { visuallyHidden } from './visuallyHidden';
 
 interface SessionListProps {
+  onRename(session: SessionView): void;
   onExport(session: SessionView): void;
   onDelete(session: SessionView | DamagedSessionView): void;
 }
@@ -28,7 +30,7 @@ function searchSummary(query: string, count: number): string {
  * The sessions listed (all, or the search's results). Its own component: every step updates its session's
  * count, and that re-renders this list, not the header and search around it.
  */
-const SessionList = memo(function SessionList({ onExport, onDelete }: SessionListProps) {
+const SessionList = memo(function SessionList({ onRename, onExport, onDelete }: SessionListProps) {
   const sessions = useDeskhand(useShallow(listedSessions));
   const damaged = useDeskhand((state) => state.damagedSessions);
   const notify = useDeskhand((state) => state.notify);
@@ -75,6 +77,7 @@ const SessionList = memo(function SessionList({ onExport, onDelete }: SessionLis
               selected={entry.session.id === currentSessionId}
               opening={entry.session.id === opening}
               onOpen={onOpen}
+              onRename={onRename}
               onExport={onExport}
               onDelete={onDelete}
             />
@@ -102,6 +105,11 @@ export function SessionsSidebar() {
   const deleteSession = useDeskhand((state) => state.deleteSession);
   const exportSession = useDeskhand((state) => state.exportSession);
   const notify = useDeskhand((state) => state.notify);
+  const renameSession = useDeskhand((state) => state.renameSession);
+  /** The id of the session being renamed; the dialog shows it as it is now, and closes if it goes. */
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const renamingNow = useDeskhand((state) => (renaming === null ? null : (state.sessions.find((session) => session.id === renaming) ?? null)));
+  const onRename = useCallback((session: SessionView) => setRenaming(session.id), []);
   const [deleting, setDeleting] = useState<SessionView | DamagedSessionView | null>(null);
   // As it is now, not as it was when the menu opened: a running session's steps go on adding up (and
   // one deleted in another window meanwhile closes the question).
@@ -149,7 +157,19 @@ export function SessionsSidebar() {
       <Box sx={{ px: 2, pb: 1 }}>
         <SessionSearch />
       </Box>
-      <SessionList onExport={onExport} onDelete={onDelete} />
+      <SessionList onRename={onRename} onExport={onExport} onDelete={onDelete} />
+      <RenameSessionDialog
+        session={renamingNow}
+        onRename={(session, title) => renameSession(session.id, title)}
+        onClose={() => {
+          const sessionId = renaming;
+          setRenaming(null);
+          // Back where the user was: the session's actions button (its row stays where it was).
+          requestAnimationFrame(() => {
+            if (sessionId !== null) document.querySelector<HTMLElement>(`#${SESSIONS_PANEL_ID} [${SESSION_ACTIONS_ATTRIBUTE}="${CSS.escape(sessionId)}"]`)?.focus();
+          });
+        }}
+      />
       <DeleteSessionDialog
         session={deletingNow}
         onCancel={() => setDeleting(null)}

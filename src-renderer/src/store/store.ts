@@ -1,5 +1,5 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { CommandResult, FormView, HostEvent, StepDetail } from '../../../src-main/protocol';
+import { SessionTitle, type CommandResult, type FormView, type HostEvent, type StepDetail } from '../../../src-main/protocol';
 import { HostCommandError } from '../bridge/errors';
 import type { Bridge } from '../bridge/types';
 import { applyDamagedSessions, applyDatabaseRepair } from './damaged';
@@ -44,6 +44,11 @@ export interface DeskhandActions {
   /** Clears the screen for a new request; past sessions stay in the sidebar. */
   newSession(): void;
   deleteSession(sessionId: string): Promise<boolean>;
+  /**
+   * Gives a session a title of the user's own (checked as the host checks it). Resolves null once
+   * renamed, else why not, in words for the rename field (not shown as a message: the field says it).
+   */
+  renameSession(sessionId: string, title: string): Promise<string | null>;
   /** The session as one JSON document, or null when the host refused (the error is shown). */
   exportSession(sessionId: string): Promise<CommandResult<'session.export'> | null>;
   stepDetail(stepId: string): Promise<StepDetail>;
@@ -61,6 +66,13 @@ export type DeskhandStore = StoreApi<DeskhandState & DeskhandActions>;
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** A host's or a schema's message ("the title is empty") as a sentence for a field ("The title is empty."). */
+function sentence(message: string): string {
+  const text = message.trim();
+  if (!text) return text;
+  return `${text[0]?.toUpperCase() ?? ''}${text.slice(1)}${/[.!?…]$/.test(text) ? '' : '.'}`;
 }
 
 /**
@@ -296,6 +308,21 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
         } catch (error) {
           reportError(error);
           return false;
+        }
+      },
+
+      async renameSession(sessionId, title) {
+        const checked = SessionTitle.safeParse(title);
+        if (!checked.success) return sentence(checked.error.issues[0]?.message ?? 'the title cannot be used');
+        try {
+          const { result, since } = await withEventsSince(bridge.send({ type: 'session.rename', sessionId, title: checked.data }));
+          // The `session.updated` event says the same; the reply covers a host that only replies.
+          setFromSnapshot(since, updatesSnapshotOf(sessionId), (state) =>
+            state.sessions.some((session) => session.id === sessionId) ? { ...state, sessions: upsertSession(state.sessions, result.session) } : state,
+          );
+          return null;
+        } catch (error) {
+          return sentence(messageOf(error).replace(/^invalid command: title: /, ''));
         }
       },
 
