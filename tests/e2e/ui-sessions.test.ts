@@ -259,6 +259,14 @@ describe('renaming a session in the browser UI (fake host)', () => {
       await dialog.getByRole('alert').filter({ hasText: 'This session is damaged and cannot be renamed, only deleted (mode: not a mode).' }).waitFor();
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
+
+      // Deleted in another window while the dialog is open: the dialog closes and says why.
+      await openRename('Invoices by date, 2026');
+      host.sessions.delete('invoices');
+      host.push({ kind: 'session.deleted', sessionId: 'invoices' });
+      await dialog.waitFor({ state: 'detached' });
+      await page.getByText('“Invoices by date, 2026” was deleted meanwhile, so it was not renamed.').waitFor();
+      await expect.poll(() => page.evaluate("document.activeElement?.closest('[data-session-id]') !== null")).toBe(true);
       expect(ui.problems).toEqual([]);
       expect(other.problems).toEqual([]);
     } finally {

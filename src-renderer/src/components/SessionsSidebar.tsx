@@ -1,6 +1,6 @@
 import AddIcon from '@mui/icons-material/Add';
 import { Box, Button, Drawer, List, Typography } from '@mui/material';
-import { memo, useCallback, useState } from 'react';
+import { memo, useCallback, useEffect, useState } from 'react';
 import type { DamagedSessionView, SessionView } from '../../../src-main/protocol';
 import { useShallow } from 'zustand/react/shallow';
 import { damagedSessionName, FOCUS_TARGETS, listedSessions, sessionListEntries, useDeskhand, useUi } from '../store';
@@ -106,10 +106,17 @@ export function SessionsSidebar() {
   const exportSession = useDeskhand((state) => state.exportSession);
   const notify = useDeskhand((state) => state.notify);
   const renameSession = useDeskhand((state) => state.renameSession);
-  /** The id of the session being renamed; the dialog shows it as it is now, and closes if it goes. */
-  const [renaming, setRenaming] = useState<string | null>(null);
-  const renamingNow = useDeskhand((state) => (renaming === null ? null : (state.sessions.find((session) => session.id === renaming) ?? null)));
-  const onRename = useCallback((session: SessionView) => setRenaming(session.id), []);
+  /** The session being renamed (its title when the dialog opened); the dialog shows it as it is now. */
+  const [renaming, setRenaming] = useState<{ id: string; title: string } | null>(null);
+  const renamingNow = useDeskhand((state) => (renaming === null ? null : (state.sessions.find((session) => session.id === renaming.id) ?? null)));
+  const onRename = useCallback((session: SessionView) => setRenaming({ id: session.id, title: session.title || session.request }), []);
+  useEffect(() => {
+    if (renaming === null || renamingNow !== null) return;
+    // Deleted meanwhile (in another window, say): the dialog closed with it, and says why.
+    setRenaming(null);
+    notify(`“${renaming.title}” was deleted meanwhile, so it was not renamed.`, 'warning');
+    requestAnimationFrame(() => focusSessionAt(0));
+  }, [renaming, renamingNow, notify]);
   const [deleting, setDeleting] = useState<SessionView | DamagedSessionView | null>(null);
   // As it is now, not as it was when the menu opened: a running session's steps go on adding up (and
   // one deleted in another window meanwhile closes the question).
@@ -162,7 +169,7 @@ export function SessionsSidebar() {
         session={renamingNow}
         onRename={(session, title) => renameSession(session.id, title)}
         onClose={() => {
-          const sessionId = renaming;
+          const sessionId = renaming?.id ?? null;
           setRenaming(null);
           // Back where the user was: the session's actions button (its row stays where it was).
           requestAnimationFrame(() => {
