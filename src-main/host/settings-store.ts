@@ -119,9 +119,20 @@ export const MODEL_PROFILES = Object.keys(DeskhandConfig.shape.models.unwrap().s
   keyof DeskhandConfig['models']
 >;
 
-/** The settings form's JSON Schema (what the form accepts, defaults included). */
+/**
+ * The settings form's JSON Schema (what the form accepts, defaults included). Every setting has a
+ * title and the choices of one with fixed values are labelled (`oneOf` of `const`s with titles): the
+ * dialog shows those words, and names a field by its title in its messages.
+ */
 export function settingsSchema(): Json {
-  return z.toJSONSchema(DeskhandConfig, { io: 'input', unrepresentable: 'any' }) as Json;
+  return z.toJSONSchema(DeskhandConfig, {
+    io: 'input',
+    unrepresentable: 'any',
+    override: ({ jsonSchema }) => {
+      // A labelled choice (config.ts `choices`) says the same as zod's bare enum, with titles.
+      if (Array.isArray(jsonSchema.oneOf) && Array.isArray(jsonSchema.enum)) delete jsonSchema.enum;
+    },
+  }) as Json;
 }
 
 export interface SettingsStoreOptions {

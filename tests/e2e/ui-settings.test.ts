@@ -88,6 +88,39 @@ describe('settings in the browser UI (fake host)', () => {
     await dialog.waitFor({ state: 'detached' });
   });
 
+  it('offers the approval policy and the screenshot format in words, says what each approval choice means, and saves the same values', async () => {
+    const { page } = ui;
+    const dialog = await openSettings(page);
+    await dialog.getByRole('tab', { name: 'Safety' }).click();
+    const approval = dialog.getByRole('combobox', { name: 'Ask for approval' });
+    expect(await approval.inputValue()).toBe('Before risky actions only');
+    await approval.focus();
+    // One line per choice under the field.
+    for (const line of ['Before every action: Every step that acts waits for your approval', 'Before risky actions only: Shell commands', 'Never: Nothing waits for your approval']) {
+      await dialog.getByText(line, { exact: false }).waitFor();
+    }
+    await saveScreenshot(page, 'settings-approval');
+    await approval.click();
+    await approval.fill('');
+    const options = page.getByRole('listbox').getByRole('option');
+    await options.first().waitFor();
+    expect(await options.allTextContents()).toEqual(['Before every action', 'Before risky actions only', 'Never']);
+    await saveScreenshot(page, 'settings-approval-choices');
+    await page.getByRole('option', { name: 'Before every action' }).click();
+    expect(await approval.inputValue()).toBe('Before every action');
+
+    await dialog.getByRole('tab', { name: 'Device' }).click();
+    expect(await dialog.getByRole('combobox', { name: 'Screenshot format' }).inputValue()).toBe('Automatic');
+    // No stored value shows raw anywhere in the dialog's fields.
+    const shown = await Promise.all((await dialog.locator('input').all()).map((input) => input.inputValue()));
+    expect(shown.filter((value) => ['always', 'sensitive', 'never', 'auto', 'png', 'jpeg', 'webp'].includes(value))).toEqual([]);
+
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    const saved = await host.waitForCommand('settings.set', (command) => (command.values.safety as Record<string, unknown> | undefined)?.confirmation === 'always');
+    expect((saved.values.device as Record<string, unknown>).screenshotFormat).toBe('auto');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
   it('shows the host’s refusal at the field it names', async () => {
     const { page } = ui;
     host.handle('settings.set', () => {

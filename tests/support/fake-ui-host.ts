@@ -8,6 +8,7 @@ import sharp from 'sharp';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { z } from 'zod';
 import { DeskhandConfig } from '../../src-main/host/config';
+import { settingsSchema } from '../../src-main/host/settings-store';
 import {
   FormView,
   HostCommand,
@@ -152,10 +153,6 @@ async function drawScreenshot(file: string): Promise<Buffer> {
     ${annotated ? '<circle cx="200" cy="300" r="34" fill="none" stroke="#e53935" stroke-width="8"/><text x="244" y="290" font-family="sans-serif" font-size="26" fill="#e53935">type here</text>' : ''}
   </svg>`;
   return sharp(Buffer.from(svg)).png().toBuffer();
-}
-
-function settingsSchema(): Record<string, unknown> {
-  return z.toJSONSchema(DeskhandConfig, { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
 }
 
 function viewOfSettings(settings: FakeSettings): SettingsView {

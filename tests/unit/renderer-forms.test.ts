@@ -305,13 +305,32 @@ describe('settings helpers', () => {
     expect(asFormError({ path: 'limits.maxStepsPerRound', message: 'too big' }).instancePath).toBe('/limits/maxStepsPerRound');
   });
 
-  it('shows nullable sections as plain objects, and makes one tab per section', () => {
+  const titled = {
+    type: 'object',
+    properties: {
+      models: {
+        title: 'Models',
+        type: 'object',
+        properties: { host: { title: 'Host', anyOf: [{ type: 'object', properties: { model: { title: 'Model', type: 'string' } } }, { type: 'null' }] } },
+      },
+      limits: { title: 'Limits', type: 'object', properties: { maxStepsPerRound: { title: 'Max steps per round', type: 'integer', maximum: 1000 } } },
+      mcpServers: {
+        title: 'MCP servers',
+        type: 'array',
+        items: { oneOf: [{ title: 'Program', properties: { command: { title: 'Command' } } }, { title: 'Server at a URL', properties: { url: { title: 'URL' } } }] },
+      },
+    },
+  };
+
+  it('shows nullable sections as plain objects, and makes one tab per section, named by the host’s titles', () => {
     const shown = withoutNullAlternatives(schema) as typeof schema;
     expect(shown.properties.models.properties.host).toEqual({ type: 'object', properties: { model: { type: 'string' } } });
     expect(withoutNullAlternatives({ type: ['string', 'null'] })).toEqual({ type: 'string' });
     const ui = settingsUiSchema(shown);
     expect(ui?.type).toBe('Categorization');
-    expect((ui?.elements as Array<{ label: string }>).map((c) => c.label)).toEqual(['Models', 'Limits', 'Safety']);
+    expect((ui?.elements as Array<{ label: string }>).map((c) => c.label)).toEqual(['models', 'limits', 'safety']);
+    const titledUi = settingsUiSchema(withoutNullAlternatives(titled) as typeof titled);
+    expect((titledUi?.elements as Array<{ label: string }>).map((c) => c.label)).toEqual(['Models', 'Limits', 'MCP servers']);
     expect(settingsUiSchema({ type: 'object', properties: { only: {} } })).toBeUndefined();
   });
 });

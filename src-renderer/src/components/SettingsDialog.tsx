@@ -9,7 +9,7 @@ import { formCells, formRenderers } from '../forms/renderers';
 import { createFormsAjv } from '../forms/safe-ajv';
 import type { SchemaError } from '../forms/schema-validator';
 import { asFormError, fieldErrorFromMessage } from '../forms/settings-errors';
-import { settingsUiSchema, withoutNullAlternatives, withSettingTitles } from '../forms/settings-schema';
+import { settingsUiSchema, withoutNullAlternatives } from '../forms/settings-schema';
 import { useSettledInput } from '../forms/useSettledInput';
 import { useBridge, useDeskhand, useUi } from '../store';
 import { ApiKeyFields } from './ApiKeyFields';
@@ -34,7 +34,7 @@ interface SettingsFormProps {
 function SettingsForm({ view, onSaved, onClose, onDirty }: SettingsFormProps) {
   const bridge = useBridge();
   const notify = useDeskhand((state) => state.notify);
-  const shownSchema = useMemo(() => withSettingTitles(withoutNullAlternatives(view.schema)) as Record<string, unknown>, [view.schema]);
+  const shownSchema = useMemo(() => withoutNullAlternatives(view.schema) as Record<string, unknown>, [view.schema]);
   const uischema = useMemo(() => (view.uischema ?? settingsUiSchema(shownSchema)) as UISchemaElement | undefined, [view.uischema, shownSchema]);
   const ajv = useMemo(() => createFormsAjv(new Map([[shownSchema, view.schema]])), [shownSchema, view.schema]);
   const [data, setData] = useState<Record<string, unknown>>(view.values);
@@ -105,7 +105,8 @@ function SettingsForm({ view, onSaved, onClose, onDirty }: SettingsFormProps) {
           </Alert>
         )}
         {/* Only the JSONForms inputs are debounced: typing an API key below must not hold Save back. */}
-        <Box onInputCapture={onFormInput}>
+        {/* A description may have a line per choice (the approval setting's): its line breaks are kept. */}
+        <Box onInputCapture={onFormInput} sx={{ '& .MuiFormHelperText-root': { whiteSpace: 'pre-line' } }}>
           <ViewErrorBoundary area="the settings form">
             <JsonForms
               schema={shownSchema}

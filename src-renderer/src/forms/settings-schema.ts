@@ -43,57 +43,8 @@ export function settingsUiSchema(schema: JsonSchema): UiElement | undefined {
     type: 'Categorization',
     elements: Object.entries(properties).map(([key, property]) => ({
       type: 'Category',
-      label: isObject(property) && typeof property.title === 'string' ? property.title : settingLabel(key),
+      label: isObject(property) && typeof property.title === 'string' ? property.title : key,
       elements: [{ type: 'Control', scope: `#/properties/${key}` }],
     })),
   };
-}
-
-/** Words that are written in capitals, whatever the property name's case. */
-const ACRONYMS: Record<string, string> = { api: 'API', http: 'HTTP', id: 'ID', json: 'JSON', llm: 'LLM', mcp: 'MCP', url: 'URL' };
-/** Unit endings of property names, said as words in brackets ("timeoutMs": "Timeout (ms)"). */
-const UNIT_ENDINGS: [RegExp, string][] = [
-  [/ per m tok$/, ' per million tokens'],
-  [/ ms$/, ' (ms)'],
-  [/ mb$/, ' (MB)'],
-  [/ chars$/, ' (characters)'],
-];
-
-/**
- * A setting's name in words, in the sentence case of the host's own titles ("Free disk space to keep
- * (MB)"): "timeoutMs" → "Timeout (ms)", "baseUrl" → "Base URL", "inputPricePerMTok" → "Input price per
- * million tokens". JSONForms' own fallback splits the name at capitals ("Timeout Ms", "Input Price Per M Tok").
- */
-export function settingLabel(key: string): string {
-  let text = key
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z])([A-Z][a-z])/g, '$1 $2')
-    .replace(/[_-]+/g, ' ')
-    .toLowerCase();
-  for (const [ending, words] of UNIT_ENDINGS) text = text.replace(ending, words);
-  text = text
-    .split(' ')
-    .map((word) => ACRONYMS[word] ?? word)
-    .join(' ');
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-/** The schema with a title, in words, on every property that has none (for the form's labels and tabs). */
-export function withSettingTitles(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withSettingTitles);
-  if (!isObject(schema)) return schema;
-  const result: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === 'properties' && isObject(value)) {
-      result[key] = Object.fromEntries(
-        Object.entries(value).map(([name, property]) => {
-          const titled = withSettingTitles(property);
-          return [name, isObject(titled) && typeof titled.title !== 'string' ? { ...titled, title: settingLabel(name) } : titled];
-        }),
-      );
-    } else {
-      result[key] = withSettingTitles(value);
-    }
-  }
-  return result;
 }
