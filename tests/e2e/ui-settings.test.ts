@@ -36,7 +36,8 @@ describe('settings in the browser UI (fake host)', () => {
     expect(await maxSteps.inputValue()).toBe('30');
     await maxSteps.fill('5000');
     await dialog.getByRole('button', { name: 'Save' }).click();
-    await dialog.getByText('Not saved: fix the marked values first (limits.maxStepsPerRound: must be at most 1000).').waitFor();
+    // The field as the dialog labels it (its tab and its label), not its path in the configuration.
+    await dialog.getByText('Not saved: fix the marked values first (Limits › Max steps per round: must be at most 1000).').waitFor();
     await dialog.getByText('must be at most 1000').first().waitFor();
     expect(host.commands('settings.set')).toHaveLength(0);
     await saveScreenshot(page, 'settings-invalid');
@@ -131,7 +132,7 @@ describe('settings in the browser UI (fake host)', () => {
     const model = dialog.getByRole('textbox', { name: 'Model' }).first();
     await model.fill('qwen9');
     await dialog.getByRole('button', { name: 'Save' }).click();
-    await dialog.getByText("Not saved: models.host.model: the endpoint has no model named 'qwen9'").waitFor();
+    await dialog.getByText("Not saved: Models › Host › Model: the endpoint has no model named 'qwen9'").waitFor();
     // The same message under the field itself.
     expect(await dialog.getByText("the endpoint has no model named 'qwen9'", { exact: true }).count()).toBe(1);
     await saveScreenshot(page, 'settings-refused');

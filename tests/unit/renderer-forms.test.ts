@@ -9,7 +9,7 @@ import { answerKey, answersInOrder, questionsForm } from '../../src-renderer/src
 import { createFormsAjv } from '../../src-renderer/src/forms/safe-ajv';
 import { maskSecretFields } from '../../src-renderer/src/forms/secret-fields';
 import { validateAgainstSchema } from '../../src-renderer/src/forms/schema-validator';
-import { asFormError, fieldErrorFromMessage, schemaHasPath } from '../../src-renderer/src/forms/settings-errors';
+import { asFormError, describeErrors, fieldErrorFromMessage, fieldName, refusalText, schemaHasPath } from '../../src-renderer/src/forms/settings-errors';
 import { settingsUiSchema, withoutNullAlternatives } from '../../src-renderer/src/forms/settings-schema';
 
 const spec = (schema: Record<string, unknown>, uischema: Record<string, unknown> | null = null, data: Record<string, unknown> = {}) => ({
@@ -332,6 +332,27 @@ describe('settings helpers', () => {
     const titledUi = settingsUiSchema(withoutNullAlternatives(titled) as typeof titled);
     expect((titledUi?.elements as Array<{ label: string }>).map((c) => c.label)).toEqual(['Models', 'Limits', 'MCP servers']);
     expect(settingsUiSchema({ type: 'object', properties: { only: {} } })).toBeUndefined();
+  });
+
+  it('names a field as the dialog labels it: its tab, its group and its own title, not its config path', () => {
+    expect(fieldName(titled, 'limits.maxStepsPerRound')).toBe('Limits › Max steps per round');
+    expect(fieldName(titled, 'models.host.model')).toBe('Models › Host › Model');
+    expect(fieldName(titled, 'mcpServers.1.url')).toBe('MCP servers › item 2 › URL');
+    // A field without a title keeps its name; a path the schema does not have stays as it is.
+    expect(fieldName({ type: 'object', properties: { limits: { title: 'Limits', properties: { other: {} } } } }, 'limits.other')).toBe('Limits › other');
+    expect(fieldName(titled, 'limits.nope')).toBe('limits.nope');
+  });
+
+  it('says what the dialog refused by the fields’ names, its own checks and the host’s alike', () => {
+    expect(describeErrors([{ instancePath: '/limits/maxStepsPerRound', keyword: 'maximum', message: 'must be at most 1000', params: {}, schemaPath: '' }], titled)).toBe(
+      'Limits › Max steps per round: must be at most 1000',
+    );
+    expect(describeErrors([{ instancePath: '/models/host', keyword: 'required', message: 'is required', params: { missingProperty: 'model' }, schemaPath: '' }], titled)).toBe(
+      'Models › Host › Model: is required',
+    );
+    expect(describeErrors([{ instancePath: '', keyword: 'type', message: 'must be an object', params: {}, schemaPath: '' }], titled)).toBe('Settings: must be an object');
+    const refused = fieldErrorFromMessage("invalid command: values.models.host.model: the endpoint has no model named 'qwen9'", titled);
+    expect(refused && refusalText(refused, titled)).toBe("Models › Host › Model: the endpoint has no model named 'qwen9'");
   });
 });
 

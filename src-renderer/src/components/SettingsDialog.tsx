@@ -8,19 +8,12 @@ import { HostCommandError } from '../bridge';
 import { formCells, formRenderers } from '../forms/renderers';
 import { createFormsAjv } from '../forms/safe-ajv';
 import type { SchemaError } from '../forms/schema-validator';
-import { asFormError, fieldErrorFromMessage } from '../forms/settings-errors';
+import { asFormError, describeErrors, fieldErrorFromMessage, refusalText } from '../forms/settings-errors';
 import { settingsUiSchema, withoutNullAlternatives } from '../forms/settings-schema';
 import { useSettledInput } from '../forms/useSettledInput';
 import { useBridge, useDeskhand, useUi } from '../store';
 import { ApiKeyFields } from './ApiKeyFields';
 import { ViewErrorBoundary } from './ViewErrorBoundary';
-
-function describeErrors(errors: readonly SchemaError[]): string {
-  const first = errors.find((error) => !['anyOf', 'oneOf', 'allOf'].includes(error.keyword));
-  if (!first) return '';
-  const path = [...first.instancePath.split('/').filter(Boolean), ...(first.keyword === 'required' ? [String(first.params.missingProperty)] : [])].join('.');
-  return `${path || 'settings'}: ${first.message}`;
-}
 
 /** The form for one settings snapshot; remounted (fresh state) whenever the host sends new settings. */
 interface SettingsFormProps {
@@ -74,7 +67,7 @@ function SettingsForm({ view, onSaved, onClose, onDirty }: SettingsFormProps) {
       const { data: values, errors: found } = latest.current;
       if (found.length > 0) {
         setShowErrors(true);
-        setRefusal(`Not saved: fix the marked values first (${describeErrors(found)}).`);
+        setRefusal(`Not saved: fix the marked values first (${describeErrors(found, view.schema)}).`);
         return;
       }
       const secrets: Record<string, string> = {};
@@ -89,7 +82,7 @@ function SettingsForm({ view, onSaved, onClose, onDirty }: SettingsFormProps) {
         const field = error instanceof HostCommandError ? fieldErrorFromMessage(message, view.schema) : null;
         setShowErrors(true);
         setHostErrors(field ? [asFormError(field)] : []);
-        setRefusal(field ? `Not saved: ${field.path}: ${field.message}` : `Not saved: ${message}`);
+        setRefusal(field ? `Not saved: ${refusalText(field, view.schema)}` : `Not saved: ${message}`);
       }
     } finally {
       setSaving(false);
