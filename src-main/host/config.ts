@@ -148,7 +148,7 @@ export const ExternalMcpServer = z.discriminatedUnion('transport', [
     url: z
       .url({ protocol: /^https?$/, error: 'an MCP server URL must be http(s), e.g. http://127.0.0.1:8931/mcp' })
       // fetch refuses a URL with credentials, and its error (logged, shown in the server's status) repeats them.
-      .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/i.test(url), 'an MCP server URL cannot carry a user name or password: name the secret holding the token in tokenSecret')
+      .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/i.test(url), 'an MCP server URL cannot carry a user name or password: put the token in an environment variable and give its name as Token variable')
       .meta({ title: 'URL', description: 'The server\'s address, e.g. http://127.0.0.1:8931/mcp.' }),
     /**
      * Name of the environment variable holding the bearer token, never the token itself: one pasted here

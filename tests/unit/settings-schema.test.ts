@@ -83,6 +83,13 @@ describe('the settings schema the dialog is made from', () => {
     }
   });
 
+  it('points to a field by the name the dialog gives it', () => {
+    const parsed = DeskhandConfig.safeParse({ mcpServers: [{ name: 'github', transport: 'http', url: 'https://me:secret@example.com/mcp' }] });
+    const messages = parsed.success ? [] : parsed.error.issues.map((issue) => issue.message);
+    expect(messages).toEqual([expect.stringContaining('Token variable')]);
+    expect(messages.join(' ')).not.toContain('tokenSecret');
+  });
+
   it('still checks values as before in the dialog’s own validator', () => {
     const schema = settingsSchema();
     const values = DeskhandConfig.parse({ safety: { confirmation: 'always' }, device: { screenshotFormat: 'webp' } });
