@@ -175,7 +175,12 @@ describe('keyboard focus on the run controls (review)', () => {
     const focused = () =>
       page.evaluate(`document.activeElement === document.body ? 'body' : (document.activeElement?.id || document.activeElement?.textContent)`);
 
-    await page.getByRole('button', { name: 'Pause' }).focus();
+    // Pause is disabled ("Starting…") until the host has answered: a disabled button takes no focus, and
+    // the Enter would go to the request box. The user sees it enabled before pressing it; so does this.
+    const pause = page.getByRole('button', { name: 'Pause' });
+    await expect.poll(() => pause.isEnabled()).toBe(true);
+    await pause.focus();
+    await expect.poll(focused).toBe('Pause');
     await page.keyboard.press('Enter');
     await host.waitForCommand('session.pause');
     await page.getByRole('button', { name: 'Resume' }).waitFor();
