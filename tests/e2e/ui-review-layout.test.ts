@@ -173,6 +173,8 @@ describe('layout at a small window and with long text (review)', () => {
     await page.getByRole('textbox', { name: 'Request' }).press('Enter');
     await host.waitForCommand('session.start');
     const sessionId = [...host.sessions.keys()].at(-1) ?? '';
+    // Leave it once it runs ("Starting…" until the host answered): the answer puts the new session on screen.
+    await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/^Running/);
     await page.getByRole('button', { name: 'Sessions' }).click();
     await page.getByRole('button', { name: 'New' }).click();
     host.requestInteraction({ kind: 'confirm', id: 'c1', sessionId, agent: 'ShellAgent', actionText: 'Run ls', actions: [], target: null, reasons: ['rule: shell command'], screenshot: null });
