@@ -322,11 +322,13 @@ function treeCommand(all: readonly string[], home: string, localCwd: string | nu
 
 /**
  * git rm's --cached or --dry-run, or a start of one, which git accepts for the whole option (`--cach`),
- * or its -n among short options (`-rn`); git rm has no short option that takes a value.
+ * or its -n among short options (`-rn`); git rm has no short option that takes a value. Each is also
+ * an option rm itself refuses, so a "git" word before rm that is not the program (`sudo -u git rm`)
+ * lets through only an rm that deletes nothing: hence `--d`, which rm reads as --dir, is not taken.
  */
 function keepsFiles(word: string): boolean {
   if (/^-[a-zA-Z]*n[a-zA-Z]*$/.test(word)) return true;
-  return word.length > 2 && ['--cached', '--dry-run'].some((option) => option.startsWith(word));
+  return word.length > 3 && ['--cached', '--dry-run'].some((option) => option.startsWith(word));
 }
 
 /** --recursive, or a start of it, which GNU tools accept for the whole option (`rm --recu`). */

@@ -109,6 +109,13 @@ describe('the whole-tree rule in the safety policy', () => {
     expect(inHome('rm -rn ~')).toBe('deny'); // rm has no dry run
   });
 
+  it('does not take rm --d (rm --dir) for git rm --dry-run when a word git comes before rm', () => {
+    const inHome = (command: string) => policy.evaluate({ toolName: 'execute_command', args: { command }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
+    // GNU rm reads --d as --dir and deletes: here "git" is sudo's user, not the program.
+    expect(inHome('sudo -u git rm -rf --d ~')).toBe('deny');
+    expect(inHome('git rm -r --dr .')).not.toBe('deny'); // --dr is no rm option, so rm would delete nothing
+  });
+
   it('does not deny (unapprovably) a multi-line script whose later line merely mentions ~ or /', () => {
     // A deny cannot be approved: the rm of line 1 must not take the ~ or / of a later line for its target.
     expect(decide('rm -rf build\ncd ~')).not.toBe('deny');
