@@ -241,11 +241,12 @@ const COMMAND_OPTION = /^\s*(RemoteCommand|ProxyCommand|LocalCommand)\s*(?:=\s*|
 /**
  * The shell text `ssh [options] host [options] [command words…]` (its words after `ssh`) has run: on
  * the other machine (`remote`) the command words joined with spaces, as ssh sends them to the remote
- * shell, and any RemoteCommand option; on this one (`local`) any ProxyCommand or LocalCommand option.
+ * shell, and any RemoteCommand option; on this one (`local`) any ProxyCommand or LocalCommand option;
+ * `commandAt`, the index in `args` of the first command word, or -1 when there is none.
  * Options are read as ssh reads them: letters grouped (`-tt`, `-vp22`), a value in the same word or
  * the next, and again after the host, up to the first other word or `--`.
  */
-function sshCommands(args: readonly string[]): { remote: string[]; local: string[] } {
+function sshCommands(args: readonly string[]): { remote: string[]; local: string[]; commandAt: number } {
   const remote: string[] = [];
   const local: string[] = [];
   let i = 0;
@@ -270,11 +271,12 @@ function sshCommands(args: readonly string[]): { remote: string[]; local: string
     return false;
   };
   const ended = readOptions();
-  if (i >= args.length) return { remote, local };
+  if (i >= args.length) return { remote, local, commandAt: -1 };
   i++; // the host: ssh reads options again after it, unless `--` came before
   if (!ended) readOptions();
-  if (i < args.length) remote.push(args.slice(i).join(' '));
-  return { remote, local };
+  if (i >= args.length) return { remote, local, commandAt: -1 };
+  remote.push(args.slice(i).join(' '));
+  return { remote, local, commandAt: i };
 }
 
 /**
@@ -299,9 +301,14 @@ function treeCommand(all: readonly string[], home: string, localCwd: string | nu
   // Wrappers (sudo, env, xargs, busybox...) come first: the program is wherever its name appears.
   const start = all.findIndex((word) => Object.hasOwn(TREE_PROGRAMS, programOf(word)));
   if (start === -1) return null;
-  // After ssh, the program runs on the other machine: the folder here says nothing of where its relative targets are.
-  const ssh = all.findIndex((word) => programOf(word) === 'ssh');
-  const cwd = ssh !== -1 && ssh < start ? null : localCwd;
+  // Among the words ssh has the other machine run, the program runs there: the folder here says nothing of
+  // where its relative targets are. A word ssh that is no such program (`find -name ssh`, `sudo -u ssh`) changes nothing.
+  const remote = all.some((word, at) => {
+    if (at >= start || programOf(word) !== 'ssh') return false;
+    const { commandAt } = sshCommands(all.slice(at + 1));
+    return commandAt !== -1 && at + 1 + commandAt <= start;
+  });
+  const cwd = remote ? null : localCwd;
   const program = programOf(all[start] as string);
   const recursiveFlag = TREE_PROGRAMS[program] as RegExp;
   const rest = all.slice(start + 1);

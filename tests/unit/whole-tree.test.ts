@@ -296,6 +296,10 @@ describe('wholeTreeCommand', () => {
     expect(inFolder(`ssh host 'rm -rf .'`, '/tmp')).toBe('deny'); // the remote home
     // A command that merely mentions ssh still has its own targets read.
     expect(wipes('find . -name ssh -exec rm -rf / \\;')).toBe('rm /');
+    // ...its relative ones too, from the folder here: only a command ssh runs there is read from the remote home.
+    expect(inFolder('find . -name ssh -exec rm -rf * \\;', '/')).toBe('deny');
+    expect(inFolder('sudo -u ssh rm -rf *', '/')).toBe('deny');
+    expect(inFolder('sudo -u ssh ssh host rm -rf usr', '/')).not.toBe('deny');
   });
 
   it('joins a line continued with a backslash, as the shell does', () => {
