@@ -370,7 +370,7 @@ export async function startShell(options: ShellOptions): Promise<void> {
           // Nothing changes when they cannot be saved (a full disk, a read-only folder): Stop goes back to
           // the hotkey it had, which is the one the saved settings and the page name.
           if (hotkey.current !== hotkeyBefore) {
-            if (hotkeyBefore) hotkey.set(hotkeyBefore);
+            if (hotkeyBefore) hotkey.restore(hotkeyBefore);
             else hotkey.clear();
           }
           const message = `the desktop settings could not be saved: ${(error as Error).message}`;

@@ -50,7 +50,18 @@ export class StopHotkey {
    * Returns the accelerator now in use for it, or null when none could be registered.
    */
   set(accelerator: string): string | null {
-    const candidates = accelerator === DEFAULT_STOP_HOTKEY ? [accelerator, FALLBACK_STOP_HOTKEY] : [accelerator];
+    return this.register(accelerator === DEFAULT_STOP_HOTKEY ? [accelerator, FALLBACK_STOP_HOTKEY] : [accelerator]);
+  }
+
+  /**
+   * Puts Stop back on `accelerator` itself, the one it had a moment ago: for the default, not its fallback
+   * (which `set` keeps when Stop is on it). Returns the accelerator now in use, or null.
+   */
+  restore(accelerator: string): string | null {
+    return this.register([accelerator]);
+  }
+
+  private register(candidates: readonly string[]): string | null {
     if (this.registered && candidates.includes(this.registered)) return this.registered;
     for (const candidate of candidates) {
       let ok = false;

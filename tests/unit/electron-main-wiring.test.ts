@@ -445,6 +445,24 @@ describe('shell wiring', () => {
     }
   });
 
+  it("puts Stop back on the default hotkey, not on the default's fallback, when settings asking for the fallback cannot be saved", async () => {
+    const handler = state.handlers.get('deskhand:desktop-settings.set') as (...args: unknown[]) => Promise<unknown>;
+    const event = { sender: window.webContents, senderFrame: { url: 'app://deskhand/index.html', parent: null } };
+    expect(await handler(event, { stopHotkey: 'CommandOrControl+Shift+Escape' })).toMatchObject({ ok: true });
+    expect([...state.shortcuts.keys()]).toEqual(['CommandOrControl+Shift+Escape']);
+    const errorSpy = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const file = join(state.dir, 'userData', 'desktop-settings.json');
+    rmSync(file, { force: true });
+    mkdirSync(join(file, 'in-the-way'), { recursive: true });
+    try {
+      expect(await handler(event, { stopHotkey: 'CommandOrControl+Alt+Shift+Escape' })).toMatchObject({ ok: false });
+      expect([...state.shortcuts.keys()]).toEqual(['CommandOrControl+Shift+Escape']);
+    } finally {
+      rmSync(file, { recursive: true, force: true });
+      errorSpy.mockRestore();
+    }
+  });
+
   it('closes the host before quitting, but quits anyway when closing does not end', async () => {
     vi.useFakeTimers();
     state.hostCloseHangs = true;
