@@ -227,6 +227,11 @@ function nestedTreeCommand(all: readonly string[], home: string, cwd: string | n
   return null;
 }
 
+/** ssh, under its own name or as slogin, the name OpenSSH installs it under too (a link to ssh). */
+function isSsh(word: string): boolean {
+  return ['ssh', 'slogin'].includes(programOf(word));
+}
+
 /**
  * ssh's options that take a value: the letters its getopt string (OpenSSH ssh.c) has a colon after.
  * The others (-4 -6 -A -a -C -f -G -g -K -k -M -N -n -q -s -T -t -V -v -X -x -Y -y) take none.
@@ -286,7 +291,7 @@ function sshCommands(args: readonly string[]): { remote: string[]; local: string
  * ProxyCommand or LocalCommand runs here, in the folder ssh runs in.
  */
 function sshTreeCommand(all: readonly string[], home: string, cwd: string | null, depth: number): string | null {
-  const ssh = all.findIndex((word) => programOf(word) === 'ssh');
+  const ssh = all.findIndex(isSsh);
   if (ssh === -1) return null;
   const { remote, local } = sshCommands(all.slice(ssh + 1));
   for (const [text, folder] of [...remote.map((text) => [text, home] as const), ...local.map((text) => [text, cwd] as const)]) {
@@ -304,7 +309,7 @@ function treeCommand(all: readonly string[], home: string, localCwd: string | nu
   // Among the words ssh has the other machine run, the program runs there: the folder here says nothing of
   // where its relative targets are. A word ssh that is no such program (`find -name ssh`, `sudo -u ssh`) changes nothing.
   const remote = all.some((word, at) => {
-    if (at >= start || programOf(word) !== 'ssh') return false;
+    if (at >= start || !isSsh(word)) return false;
     const { commandAt } = sshCommands(all.slice(at + 1));
     return commandAt !== -1 && at + 1 + commandAt <= start;
   });

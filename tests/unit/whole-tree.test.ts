@@ -247,6 +247,7 @@ describe('wholeTreeCommand', () => {
     expect(wipes(`sudo /usr/bin/ssh host 'rm -rf /etc'`)).toBe('rm /etc');
     expect(wipes(`ssh -- host 'rm -rf /'`)).toBe('rm /');
     expect(wipes(`ssh host -- 'rm -rf /'`)).toBe('rm /');
+    expect(wipes(`slogin -p 22 host 'rm -rf ~'`)).toBe('rm ~'); // ssh under its other name
   });
 
   it("finds ssh's host and remote command past its options, those with a value too", () => {
