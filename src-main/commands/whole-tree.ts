@@ -132,10 +132,60 @@ const SHELL_KEYWORDS = new Set(['if', 'then', 'elif', 'else', 'while', 'until', 
 /** Shell text nested deeper than this (`bash -c "sh -c '…'"` is two levels) is not read. */
 const MAX_NESTING = 4;
 
+const ANSI_C_ESCAPES: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' };
+
+/**
+ * The text of an ANSI-C quoted word (`$'…'`, from just after its opening quote) as bash decodes it, and
+ * where its closing quote is; null when it never closes. `\x72m` is `rm`, `\'` an apostrophe.
+ */
+function ansiCWord(text: string, from: number): { value: string; end: number } | null {
+  let value = '';
+  for (let i = from; i < text.length; i++) {
+    const char = text[i] as string;
+    if (char === "'") return { value, end: i };
+    if (char !== '\\' || i + 1 >= text.length) {
+      value += char;
+      continue;
+    }
+    const next = text[++i] as string;
+    const hex = next === 'x' ? /^[0-9a-fA-F]{1,2}/.exec(text.slice(i + 1)) : null;
+    const octal = /^[0-7]{1,3}/.exec(text.slice(i));
+    if (hex) {
+      value += String.fromCharCode(parseInt(hex[0], 16));
+      i += hex[0].length;
+    } else if (octal) {
+      value += String.fromCharCode(parseInt(octal[0], 8));
+      i += octal[0].length - 1;
+    } else value += ANSI_C_ESCAPES[next] ?? ('\\\'"?'.includes(next) ? next : `\\${next}`);
+  }
+  return null;
+}
+
+/** `command` with each ANSI-C quoted word (`$'…'`) given as the double-quoted word the shell makes of it. */
+function withAnsiCDecoded(command: string): string {
+  if (!command.includes("$'")) return command;
+  let out = '';
+  let quote: string | null = null;
+  for (let i = 0; i < command.length; i++) {
+    const char = command[i] as string;
+    const ansi = quote === null && char === '$' && command[i + 1] === "'" ? ansiCWord(command, i + 2) : null;
+    if (ansi) {
+      out += `"${ansi.value.replace(/["\\$`]/g, '\\$&')}"`;
+      i = ansi.end;
+      continue;
+    }
+    out += char;
+    if (char === '\\' && quote !== "'") out += command[++i] ?? '';
+    else if (quote !== null) quote = char === quote ? null : quote;
+    else if (char === '"' || char === "'") quote = char;
+  }
+  return out;
+}
+
 /** The words of a simple command; `cut`: it was cut inside quotes, so they are only a guess. */
 function words(command: string): { all: string[]; cut: boolean } {
   try {
-    return { all: splitArgs(command), cut: false };
+    return { all: splitArgs(withAnsiCDecoded(command)), cut: false };
   } catch {
     // Text whose quotes never close is cut at every separator (`sh -c 'cd /tmp; rm -rf /`): a quote left over is no part of a word.
     const all = command

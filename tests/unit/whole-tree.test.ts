@@ -226,6 +226,17 @@ describe('wholeTreeCommand', () => {
     expect(wipes('grep "# rm -rf /;" notes')).toBeNull();
   });
 
+  it("reads a word in ANSI-C quotes ($'…') as the shell decodes it, the text a shell is given included", () => {
+    expect(wipes("bash -c $'rm -rf /'")).toBe('rm /');
+    expect(wipes("ssh host $'rm -rf ~'")).toBe('rm ~');
+    expect(wipes("bash -c $'\\x72m -rf /'")).toBe('rm /');
+    expect(wipes("sh -c $'cd /tmp\\nrm -rf ~'")).toBe('rm ~');
+    expect(wipes("rm -rf $'/'")).toBe('rm /');
+    // An escaped apostrophe stays in the word, and what the quotes hold is one word.
+    expect(wipes("bash -c $'echo it\\'s fine; ls /'")).toBeNull();
+    expect(wipes("echo $'rm -rf /'")).toBeNull();
+  });
+
   it("reads past a here-document's body, whose apostrophes open no quote, and still reads the body's lines", () => {
     expect(wipes("cat > notes.txt <<'EOF'\ndon't\nEOF\nrm -rf /\necho 'done' '")).toBe('rm /');
     expect(wipes("cat <<-EOF; rm -rf ~\n\tit's\n\tEOF\necho 'ok' '")).toBe('rm ~');
