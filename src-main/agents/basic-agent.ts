@@ -305,6 +305,8 @@ export abstract class BasicAgent {
         );
         if (response.kind !== 'answers') throw new Error('expected answers');
         await runtime.saveAnswers(() => questions.forEach((question, index) => runtime.blackboard.addQuestion(question, response.answers[index] ?? '')));
+        // The answers are in: what still waits is the form, which the status now names.
+        if (this.pendingForm && !runtime.broker.headless) runtime.setStatus('waiting', 'Waiting for you to fill in the form');
       }
       if (this.pendingForm && runtime.broker.headless) {
         // Waiting would be for ever: the agent is told, and decides what to do without it.

@@ -163,3 +163,31 @@ describe("AppAgent: the user's note with a decision", () => {
     }
   });
 });
+
+describe('AppAgent: a step that asks questions and shows a form', () => {
+  it('once the questions are answered, the status says the agent waits on its form, not for answers already given', async () => {
+    const h = agentHarness({ replies: [appReply({ Status: 'PENDING', Questions: ['Which folder?'], Form: { schema: { type: 'object', properties: { name: { type: 'string' } } } } })] });
+    const statuses: string[] = [];
+    let whileOnForm: string | undefined;
+    const runtime: AgentRuntime = {
+      ...h.runtime,
+      setStatus: (status, detail) => void statuses.push(`${status}: ${detail}`),
+      forms: {
+        ...h.runtime.forms,
+        waitForAction: () => {
+          whileOnForm = statuses.at(-1);
+          return Promise.resolve({ action: 'ok', data: { name: 'x' }, kept: { name: 'x' } });
+        },
+      },
+    };
+    const agent = new AppAgent(editor, null);
+    await tick(agent, runtime);
+    expect(agent.status).toBe('PENDING');
+    await tick(agent, runtime);
+    expect(h.asked[0]).toMatchObject({ kind: 'questions', questions: ['Which folder?'] });
+    expect(statuses[0]).toBe('waiting: Waiting for your answers');
+    expect(whileOnForm).toMatch(/^waiting: /);
+    expect(whileOnForm).not.toContain('answers');
+    expect(agent.status).toBe('CONTINUE');
+  });
+});
