@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CommandResults, FormView, Interaction, type SessionView, type HostCommandType, type HostEvent, type SessionDetail, type SessionViewInput } from '../../src-main/protocol';
 import { HostCommandError } from '../../src-renderer/src/bridge/errors';
 import type { Bridge, BridgeConnection, CommandInput } from '../../src-renderer/src/bridge/types';
-import { activeSession, requestMode, waitingElsewhere } from '../../src-renderer/src/store/state';
+import { activeSession, requestMode, waitingCount, waitingElsewhere } from '../../src-renderer/src/store/state';
 import { createDeskhandStore } from '../../src-renderer/src/store/store';
 import { makeSession, makeStep } from '../support/ui-fixtures';
 
@@ -421,6 +421,31 @@ describe('renderer store actions: other sessions waiting, after a reconnect', ()
     // Not among the search's matches, so the alert names no title; the sidebar still shows the search.
     expect(waitingElsewhere(store.getState())).toEqual([{ sessionId: 'g', title: null, count: 1 }]);
     expect(store.getState().sessions.map((listed) => listed.id)).toEqual(['f']);
+  });
+
+  it("shows the alert (and counts in the title) a session whose agent began to wait on its form alone while away, and drops a form closed while away", async () => {
+    const { bridge, sent, connect } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    const shown = session('a');
+    const form = (sessionId: string, state: 'open' | 'closed') =>
+      FormView.parse({ formId: 'appagent-1', sessionId, agent: 'AppAgent', schema: { type: 'object' }, uischema: null, data: {}, state });
+    // x's form was open when we went away; w ran on.
+    store.setState({ sessions: [shown, session('w', { status: 'running' }), session('x', { status: 'waiting' })], currentSessionId: 'a', forms: [form('x', 'open')] });
+    expect(waitingElsewhere(store.getState()).map((waiting) => waiting.sessionId)).toEqual(['x']);
+
+    connect('connected');
+    await flush();
+    // While away, w's agent showed a form and waits on it alone; x's form was filled in, and x is paused.
+    take(sent, 'session.list')?.reply({ sessions: [shown, session('w', { status: 'waiting' }), session('x', { status: 'paused' })] });
+    take(sent, 'session.open', 'a')?.reply(detail(shown));
+    await flush();
+    take(sent, 'session.open', 'w')?.reply({ ...detail(session('w', { status: 'waiting' })), forms: [form('w', 'open')] });
+    take(sent, 'session.open', 'x')?.reply({ ...detail(session('x', { status: 'paused' })), forms: [form('x', 'closed')] });
+    await flush();
+
+    expect(waitingElsewhere(store.getState())).toEqual([{ sessionId: 'w', title: 'Session w', count: 0 }]);
+    expect(waitingCount(store.getState())).toBe(1);
+    expect(store.getState().forms.map((known) => [known.sessionId, known.state])).toEqual(expect.arrayContaining([['w', 'open'], ['x', 'closed']]));
   });
 
   it('a session deleted while away waits for nothing', async () => {

@@ -264,10 +264,14 @@ export function updatesSnapshotOf(sessionId: string): (event: HostEvent) => bool
   return (event) => event.kind !== 'session.started' && eventSessionId(event) === sessionId;
 }
 
-/** Events that change what one session waits for (its questions and approvals). */
+/** Events that change what one session waits for (its questions, approvals and forms). */
 export function changesWaitsOf(sessionId: string): (event: HostEvent) => boolean {
   return (event) =>
-    (event.kind === 'interaction.requested' || event.kind === 'interaction.resolved' || event.kind === 'session.ended' || event.kind === 'session.deleted') &&
+    (event.kind === 'interaction.requested' ||
+      event.kind === 'interaction.resolved' ||
+      event.kind === 'form.updated' ||
+      event.kind === 'session.ended' ||
+      event.kind === 'session.deleted') &&
     eventSessionId(event) === sessionId;
 }
 
@@ -556,13 +560,18 @@ export function sessionsToRecheck(state: Pick<DeskhandState, 'interactions' | 's
 }
 
 /**
- * What the host says a session waits for (its `session.open` snapshot) replaces what we had of it,
- * without opening it. Questions that came while the snapshot travelled are newer: the store applies
- * their events again on top (see `changesWaitsOf`).
+ * What the host says a session waits for (its `session.open` snapshot: questions, approvals and its
+ * agent's forms) replaces what we had of it, without opening it. What came while the snapshot
+ * travelled is newer: the store applies those events again on top (see `changesWaitsOf`).
  */
-export function applyWaits(state: DeskhandState, sessionId: string, waiting: readonly Interaction[]): DeskhandState {
+export function applyWaits(state: DeskhandState, sessionId: string, waiting: readonly Interaction[], forms: readonly FormView[]): DeskhandState {
   const others = state.interactions.filter((interaction) => interaction.sessionId !== sessionId);
-  return { ...state, interactions: [...others, ...waiting] };
+  return {
+    ...state,
+    interactions: [...others, ...waiting],
+    // A form its agent waits on alone makes the session wait too (waitingElsewhere, waitingCount).
+    forms: [...state.forms.filter((form) => form.sessionId !== sessionId), ...forms],
+  };
 }
 
 /**

@@ -282,12 +282,12 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
           sessionsToRecheck({ ...get(), sessions }).map(async (sessionId) => {
             try {
               const { result: detail, since } = await withEventsSince(bridge.send({ type: 'session.open', sessionId }));
-              setFromSnapshot(since, changesWaitsOf(sessionId), (state) => applyWaits(state, sessionId, detail.interactions));
+              setFromSnapshot(since, changesWaitsOf(sessionId), (state) => applyWaits(state, sessionId, detail.interactions, detail.forms));
             } catch (error) {
               // Deleted while we were away: it waits for nothing. Otherwise (the connection dropped
               // again) what we had stays, and the next connect asks again.
               if (error instanceof HostCommandError && error.code === 'not_found') {
-                set((state) => applyWaits(state, sessionId, []));
+                set((state) => applyWaits(state, sessionId, [], []));
               }
             }
           }),
