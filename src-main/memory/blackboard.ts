@@ -36,6 +36,8 @@ const MAX_QUESTION_CHARS = 300;
 const QA_LINE_OVERHEAD = 40;
 const QUESTIONS_HEADER = 'Questions and answers';
 const NOTES_HEADER = "The user's notes with their decisions on held actions";
+/** A note line's characters besides its action and note ("- rejected ", ": ", the line break), with its section header's share. */
+const NOTE_LINE_OVERHEAD = NOTES_HEADER.length + 4 + '- rejected : '.length + 1;
 /** The trajectory key of the note the user gave with a decision on a held action (with `Decision`). */
 export const USER_NOTE = 'UserNote';
 /** The most of one request a prompt shows, and the least an older one is shortened to before it is left out. */
@@ -160,11 +162,13 @@ export class Blackboard {
     const questionLine = (i: number): string =>
       `- Q: ${oneLine(questionItems[i]?.get('question'), questionChars)} A: ${oneLine(questionItems[i]?.get('answer'), answerChars)}`;
     // The user's notes with their decisions on held actions are theirs to say too, whoever's step it was.
+    // Its longer header and words leave a note a little less room than an answer, so that it fits in the share too.
+    const noteChars = Math.max(60, Math.min(MAX_ANSWER_CHARS, answersShare - questionChars - NOTE_LINE_OVERHEAD));
     const noteItems = this.trajectories.all().filter((item) => typeof item.get(USER_NOTE) === 'string' && (item.get(USER_NOTE) as string).trim()).slice(-10);
     const noteLine = (i: number): string => {
       const item = noteItems[i] as MemoryItem;
       const decision = item.get('Decision') === 'rejected' ? 'rejected' : 'approved';
-      return `- ${decision} ${oneLine(item.get('Action'), questionChars)}: ${oneLine(item.get(USER_NOTE), answerChars)}`;
+      return `- ${decision} ${oneLine(item.get('Action'), questionChars)}: ${oneLine(item.get(USER_NOTE), noteChars)}`;
     };
     // The share is kept only as far as the answers and notes need it.
     const probe = { left: answersShare };

@@ -113,6 +113,22 @@ describe('Blackboard', () => {
     expect(oldest.length).toBeLessThan(newest.length);
   });
 
+  it("keeps a note with a long action (or a long note) in the half kept for what the user said, shortened rather than left out", () => {
+    const action = `Type 'Hello Ana, here is the summary of the quarterly report you asked for' in the message body ${'and more text '.repeat(30)}`;
+    for (const [budget, note] of [
+      [500, `not this one: ${'send it to Ana only, as a draft, and never to the whole list '.repeat(3)}`],
+      [4_000, `no: ${'keep it as a draft and ask me again before you send anything to the list '.repeat(25)}`],
+    ] as const) {
+      const board = new Blackboard();
+      for (let i = 0; i < 10; i++) board.addRequest(`request ${i}: ${'please also tidy up the folder of reports '.repeat(15)}`);
+      board.addTrajectory({ Step: 1, Action: action, Status: 'CONTINUE', Decision: 'rejected', UserNote: note }, 0);
+      const { text } = board.toPrompt({ budgetChars: budget, historyKeys: KEYS, maxImages: 0 });
+      expect(text.length, `budget ${budget}`).toBeLessThanOrEqual(budget);
+      expect(text, `budget ${budget}`).toContain("The user's notes with their decisions on held actions:\n- rejected Type 'Hello Ana");
+      expect(text, `budget ${budget}`).toContain(note.slice(0, 40));
+    }
+  });
+
   it("keeps the user's notes with their decisions like answers: long requests and many later steps do not crowd them out", () => {
     const board = new Blackboard();
     for (let i = 0; i < 10; i++) board.addRequest(`request ${i}: ${'please also tidy up the folder of reports '.repeat(15)}`);
