@@ -15,12 +15,17 @@ export const MAX_SESSION_TITLE_CHARS = 120;
  */
 const TITLE_CONTROL = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]/u;
 
+/** A character that shows: neither white space nor one of the invisible format characters. */
+const TITLE_VISIBLE = /[^\s\u00ad\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]/u;
+
 /** A session's title as the user gives it: one line, trimmed, not empty, refused (not cut) when too long. */
 export const SessionTitle = z
   .string()
   .trim()
   .min(1, 'the title is empty')
   .max(MAX_SESSION_TITLE_CHARS, `the title is too long: at most ${MAX_SESSION_TITLE_CHARS} characters`)
+  // Zero-width spaces, joiners and soft hyphens alone show nothing: the list would show a blank title.
+  .refine((title) => title === '' || TITLE_VISIBLE.test(title), 'the title is empty')
   .refine((title) => !TITLE_CONTROL.test(title), 'the title may not hold control characters such as tabs or line breaks');
 
 const RequestId = z.string().min(1).max(64);

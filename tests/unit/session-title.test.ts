@@ -18,6 +18,8 @@ describe('a session title the user gives (SessionTitle)', () => {
 
   it('is refused, not cut, when empty or too long', () => {
     for (const empty of ['', '   ', '\n\t ', '\u00a0']) expect(refusal(empty), JSON.stringify(empty)).toBe('the title is empty');
+    // Characters that show nothing (zero-width spaces, a soft hyphen) make no title either: the list would show a blank.
+    for (const invisible of ['\u200b', ' \u200b\u200c ', '\u00ad\ufeff', '\u2060']) expect(refusal(invisible), JSON.stringify(invisible)).toBe('the title is empty');
     expect(refusal('x'.repeat(MAX_SESSION_TITLE_CHARS + 1))).toBe(`the title is too long: at most ${MAX_SESSION_TITLE_CHARS} characters`);
   });
 
