@@ -234,6 +234,8 @@ export function wholeTreeCommand(text: string, home = homedir(), cwd: string | n
 
 function treeCommandInText(text: string, home: string, startCwd: string | null, depth: number): string | null {
   let cwd = startCwd;
+  // What echo or printf write is shell text when the text pipes into a shell (`echo 'rm -rf /' | bash`).
+  const pipedShell = PIPED_INTO_SHELL.exec(blankQuoted(text))?.[1];
   // A backslash at the end of a line continues the command on the next one.
   for (const command of simpleCommands(text.replace(/\\\r?\n/g, ''))) {
     const { all, cut } = words(command);
@@ -243,7 +245,11 @@ function treeCommandInText(text: string, home: string, startCwd: string | null, 
     else if (name !== -1 && ['cd', 'pushd'].includes(programOf(all[name] as string))) cwd = afterCd(all.slice(name + 1), cwd, home);
     const found =
       treeCommand(all, home, cwd) ??
-      (depth < MAX_NESTING ? (nestedTreeCommand(all, home, cwd, depth) ?? sshTreeCommand(all, home, cwd, depth)) : null);
+      (depth < MAX_NESTING
+        ? (nestedTreeCommand(all, home, cwd, depth) ??
+          sshTreeCommand(all, home, cwd, depth) ??
+          (pipedShell ? echoedTreeCommand(all, home, pipedShell === 'ssh' ? home : cwd, depth) : null))
+        : null);
     if (found) return found;
   }
   return null;
@@ -280,6 +286,46 @@ function nestedTreeCommand(all: readonly string[], home: string, cwd: string | n
 /** ssh, under its own name or as slogin, the name OpenSSH installs it under too (a link to ssh). */
 function isSsh(word: string): boolean {
   return ['ssh', 'slogin'].includes(programOf(word));
+}
+
+/**
+ * A pipe (not `||`) into a shell that reads its commands from the pipe, through sudo or env if need be:
+ * `| bash`, `| sudo sh`, `| /bin/bash`, `| ssh host`. 1: the shell. Matched on text whose quotes are blanked.
+ */
+const PIPED_INTO_SHELL =
+  /(?:^|[^|])\|&?\s*(?:(?:sudo|env|command|exec|nohup)\s+(?:-\S+\s+)*)*(?:\S*\/)?(sh|bash|dash|zsh|ksh|mksh|ash|fish|ssh)(?=\s|$|[;&|)])/;
+
+/** `text` with what its quotes hold blanked out: a `|` or a program name in a quoted argument is no pipe. */
+function blankQuoted(text: string): string {
+  let out = '';
+  let quote: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i] as string;
+    if (char === '\\' && quote !== "'") {
+      out += '  ';
+      i++;
+    } else if (quote !== null) {
+      out += char === quote ? char : ' ';
+      if (char === quote) quote = null;
+    } else {
+      if (char === '"' || char === "'") quote = char;
+      out += char;
+    }
+  }
+  return out;
+}
+
+/**
+ * In an `echo …` or `printf …` whose output goes to a shell, a whole tree: what it writes (its words
+ * joined, \n as a line break, as echo -e and printf write it) is read as commands run in `cwd`.
+ */
+function echoedTreeCommand(all: readonly string[], home: string, cwd: string | null, depth: number): string | null {
+  const writer = all.findIndex((word) => ['echo', 'printf'].includes(programOf(word)));
+  if (writer === -1) return null;
+  const operands = all.slice(writer + 1);
+  const first = operands.findIndex((word) => !/^-[neE]+$/.test(word));
+  const written = (first === -1 ? [] : operands.slice(first)).join(' ').replace(/\\n/g, '\n');
+  return treeCommandInText(written, home, cwd, depth + 1);
 }
 
 /**

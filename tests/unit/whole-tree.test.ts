@@ -237,6 +237,19 @@ describe('wholeTreeCommand', () => {
     expect(wipes("echo $'rm -rf /'")).toBeNull();
   });
 
+  it('reads the text echo or printf pipes into a shell as commands, and not text piped elsewhere', () => {
+    expect(wipes("echo 'rm -rf /' | bash")).toBe('rm /');
+    expect(wipes("printf 'rm -rf ~\\n' | sh")).toBe('rm ~');
+    expect(wipes("echo 'rm -rf /' | sudo bash")).toBe('rm /');
+    expect(wipes("echo -e 'cd /\\nrm -rf *' | /bin/bash")).toBe('rm *');
+    expect(wipes('echo "rm -rf ~" | ssh host')).toBe('rm ~');
+    expect(wipes("echo 'rm -rf /' | grep rm")).toBeNull();
+    expect(wipes("echo 'rm -rf /' > notes.txt")).toBeNull();
+    expect(wipes("echo 'rm -rf /tmp/x' | bash")).toBeNull();
+    expect(wipes("echo 'a | bash'; echo 'rm -rf /'")).toBeNull();
+    expect(wipes("echo 'rm -rf /' || bash")).toBeNull();
+  });
+
   it("reads past a here-document's body, whose apostrophes open no quote, and still reads the body's lines", () => {
     expect(wipes("cat > notes.txt <<'EOF'\ndon't\nEOF\nrm -rf /\necho 'done' '")).toBe('rm /');
     expect(wipes("cat <<-EOF; rm -rf ~\n\tit's\n\tEOF\necho 'ok' '")).toBe('rm ~');
