@@ -237,7 +237,8 @@ describe('agent forms in the browser UI (fake host)', () => {
     if (!box) throw new Error('the button is not on screen');
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await page.mouse.down();
-    await page.waitForTimeout(150);
+    // Held past the field's holding back of keystrokes: the name arrives and the warnings show while it is down.
+    await page.waitForTimeout(800);
     await page.mouse.up();
     await host.waitForCommand('form.event', (command) => command.formId === 'contact' && command.action === 'check', 3_000);
     const name = host.commands('form.event').find((command) => command.formId === 'contact' && command.path === 'name');

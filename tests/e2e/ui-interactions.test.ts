@@ -401,7 +401,8 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
     if (!box) throw new Error('Submit answers is not on screen');
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await page.mouse.down();
-    await page.waitForTimeout(150);
+    // Held past the field's holding back of keystrokes: the answer arrives and the warnings go while it is down.
+    await page.waitForTimeout(800);
     await page.mouse.up();
     const answer = await host.waitForCommand('interaction.answer', undefined, 3_000);
     expect(answer.answers).toEqual(['~/Pictures', 'By date']);

@@ -10,6 +10,7 @@ import { useSettledInput } from '../forms/useSettledInput';
 import { useDeskhand } from '../store';
 import { draftKey, useDraft } from './drafts';
 import { noteAnswered, noteCardLeaving, waitingCardProps } from './focus';
+import { pressThroughShift } from '../forms/press-through-shift';
 
 type QuestionsInteraction = Extract<Interaction, { kind: 'questions' }>;
 
@@ -105,10 +106,9 @@ export function QuestionsCard({ interaction }: { interaction: QuestionsInteracti
               type="submit"
               variant="contained"
               disabled={state !== 'editing'}
-              // Pressing would take the focus from the field typed in last, which then passes its answer on:
-              // the warnings above go and the button moves up before it is released, so the press was lost.
-              // The field keeps the focus; Submit waits for its answer (settle) as for Enter.
-              onMouseDown={(event) => event.preventDefault()}>
+              // The warnings above go as the field typed in last passes its answer on, and move the button:
+              // a press must not be lost to that. Submit waits for the answer (settle) as for Enter.
+              onMouseDown={pressThroughShift}>
               Submit answers
             </Button>
             {state === 'sent' && (

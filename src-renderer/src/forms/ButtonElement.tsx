@@ -2,6 +2,7 @@ import { rankWith, uiTypeIs, type LayoutProps } from '@jsonforms/core';
 import { withJsonFormsLayoutProps } from '@jsonforms/react';
 import { Box, Button } from '@mui/material';
 import { useAgentForm } from './AgentFormContext';
+import { pressThroughShift } from './press-through-shift';
 
 interface ButtonUiSchema {
   type: 'Button';
@@ -20,10 +21,9 @@ function ButtonElementRenderer({ uischema, visible, enabled }: LayoutProps) {
       <Button
         variant={variant}
         disabled={closed || !enabled}
-        // Pressing would take the focus from the field typed in last, which then passes its value on: the
-        // form's warnings show (or go) and the button moves before it is released, so the press was lost.
-        // The field keeps the focus; onAction sends what was typed first, as for a keyboard press.
-        onMouseDown={(event) => event.preventDefault()}
+        // The form's warnings show (or go) as the field typed in last passes its value on, and move the
+        // button: a press must not be lost to that. onAction sends what was typed first, as for a keyboard press.
+        onMouseDown={pressThroughShift}
         onClick={() => onAction(element.props.action)}>
         {element.label}
       </Button>
