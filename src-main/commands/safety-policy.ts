@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { compilePattern } from '../common/patterns';
-import { headOf } from '../common/text-head';
+import { oneLineHead } from '../common/text-head';
 import { isToolName } from '../device/contract';
 import { splitArgs } from '../device/split-args';
 import type { SafetyConfig } from '../host/config';
@@ -213,8 +213,7 @@ function escapeRegex(text: string): string {
 
 /** Quoted for a reason line: single quotes, at most 60 characters, one line. */
 function quote(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return `'${line.length > 60 ? `${headOf(line, 59)}…` : line}'`;
+  return `'${oneLineHead(text, 60)}'`;
 }
 
 export function normaliseKey(name: string): string {

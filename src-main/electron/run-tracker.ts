@@ -3,6 +3,7 @@
  * the agent is acting right now (to keep the window out of its screenshots), and what to show in the
  * tray. Pure: fed HostEvents, no Electron.
  */
+import { oneLineHead } from '../common/text-head';
 import { approvalNotice, TERMINAL_SESSION_STATUSES, type FormView, type HostEvent, type Interaction, type SessionStatus } from '../protocol';
 
 export interface ActiveSession {
@@ -66,8 +67,7 @@ export interface TrackerChange {
 const MAX_TITLE = 48;
 
 function shorten(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > MAX_TITLE ? `${line.slice(0, MAX_TITLE - 1)}…` : line;
+  return oneLineHead(text, MAX_TITLE);
 }
 
 export class RunTracker {

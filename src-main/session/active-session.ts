@@ -4,7 +4,7 @@ import type { AgentRuntime, ModelWithPrices, StepMemory, SubtaskRecord } from '.
 import type { CommandGate } from '../commands/command-gate';
 import type { Dispatcher } from '../commands/dispatcher';
 import { DeviceStartError } from '../commands/device-connection';
-import { headOf } from '../common/text-head';
+import { oneLineHead } from '../common/text-head';
 import { unlessAborted } from '../common/unless-aborted';
 import type { DeskhandConfig } from '../host/config';
 import type { Blackboard } from '../memory/blackboard';
@@ -59,11 +59,6 @@ const STOPPED: RunOutcome = { status: 'stopped', result: 'Stopped by you' };
 const LIMIT_SUBTASK_CHARS = 150;
 const LIMIT_RESULT_CHARS = 300;
 
-function shortLine(text: string, max: number): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${headOf(line, max - 1)}…` : line;
-}
-
 /**
  * A round ended at a step limit: why, and what the last finished sub-task achieved (its result, on one
  * line, shortened), so that the user sees what was done before the limit.
@@ -71,8 +66,8 @@ function shortLine(text: string, max: number): string {
 function atStepLimit(reason: string, subtasks: readonly SubtaskRecord[]): RunOutcome {
   const done = subtasks.findLast((record) => record.status === 'FINISH' && record.result.trim());
   if (!done) return { status: 'failed', result: reason };
-  const what = done.subtask.trim() ? ` (${shortLine(done.subtask, LIMIT_SUBTASK_CHARS)})` : '';
-  return { status: 'failed', result: `${reason}. The last finished sub-task${what}: ${shortLine(done.result, LIMIT_RESULT_CHARS)}` };
+  const what = done.subtask.trim() ? ` (${oneLineHead(done.subtask, LIMIT_SUBTASK_CHARS)})` : '';
+  return { status: 'failed', result: `${reason}. The last finished sub-task${what}: ${oneLineHead(done.result, LIMIT_RESULT_CHARS)}` };
 }
 
 /**
