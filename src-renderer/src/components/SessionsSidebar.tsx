@@ -11,6 +11,7 @@ import { RenameSessionDialog } from './RenameSessionDialog';
 import { SESSION_ACTIONS_ATTRIBUTE, SessionListItem } from './SessionListItem';
 import { SessionSearch } from './SessionSearch';
 import { SESSIONS_PANEL_ID, useNarrowWindow } from './useNarrowWindow';
+import { useAfterCommit } from './useAfterCommit';
 import { visuallyHidden } from './visuallyHidden';
 
 interface SessionListProps {
@@ -106,6 +107,7 @@ export function SessionsSidebar() {
   const exportSession = useDeskhand((state) => state.exportSession);
   const notify = useDeskhand((state) => state.notify);
   const renameSession = useDeskhand((state) => state.renameSession);
+  const afterCommit = useAfterCommit();
   /** The session being renamed (its title when the dialog opened); the dialog shows it as it is now. */
   const [renaming, setRenaming] = useState<{ id: string; title: string } | null>(null);
   const renamingNow = useDeskhand((state) => (renaming === null ? null : (state.sessions.find((session) => session.id === renaming.id) ?? null)));
@@ -115,8 +117,8 @@ export function SessionsSidebar() {
     // Deleted meanwhile (in another window, say): the dialog closed with it, and says why.
     setRenaming(null);
     notify(`“${renaming.title}” was deleted meanwhile, so it was not renamed.`, 'warning');
-    requestAnimationFrame(() => focusSessionAt(0));
-  }, [renaming, renamingNow, notify]);
+    afterCommit(() => focusSessionAt(0));
+  }, [renaming, renamingNow, notify, afterCommit]);
   const [deleting, setDeleting] = useState<SessionView | DamagedSessionView | null>(null);
   // As it is now, not as it was when the menu opened: a running session's steps go on adding up (and
   // one deleted in another window meanwhile closes the question).
@@ -172,7 +174,7 @@ export function SessionsSidebar() {
           const sessionId = renaming?.id ?? null;
           setRenaming(null);
           // Back where the user was: the session's actions button (its row stays where it was).
-          requestAnimationFrame(() => {
+          afterCommit(() => {
             if (sessionId !== null) document.querySelector<HTMLElement>(`#${SESSIONS_PANEL_ID} [${SESSION_ACTIONS_ATTRIBUTE}="${CSS.escape(sessionId)}"]`)?.focus();
           });
         }}
@@ -185,7 +187,7 @@ export function SessionsSidebar() {
           const at = sessionLinks().findIndex((link) => link.dataset.sessionId === session.id);
           void deleteSession(session.id).then((deleted) => {
             // Its row (which had the focus) is gone: the keyboard goes on from the session that took its place.
-            if (deleted) requestAnimationFrame(() => focusSessionAt(at));
+            if (deleted) afterCommit(() => focusSessionAt(at));
           });
         }}
       />
