@@ -13,6 +13,7 @@ import {
   retryAfterMs,
 } from './model-errors';
 import { headOf } from '../common/text-head';
+import { wellFormedMessages } from './well-formed-messages';
 
 export type ChatMessage = ChatCompletionMessageParam;
 
@@ -94,7 +95,7 @@ export class ModelClient {
   }
 
   async complete(original: ChatMessage[], signal?: AbortSignal): Promise<ModelAnswer> {
-    const messages = this.settings.scrub ? this.settings.scrub(original) : original;
+    const messages = wellFormedMessages(this.settings.scrub ? this.settings.scrub(original) : original);
     // From here on, the time is the endpoint's (retries and their back-off included).
     const started = performance.now();
     for (let attempt = 0; ; ) {

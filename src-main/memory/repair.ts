@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:
 import { basename, dirname, join } from 'node:path';
 import { writeJsonAtomic } from '../common/json-file';
 import { logError } from '../common/log';
+import { cutWithEllipsis } from '../common/text-head';
 import { DAMAGED_TEXT_CHARS, type DatabaseRepairView } from '../protocol';
 import { isDatabaseDamage, openDatabase, type Db } from './database';
 import { SalvageReport, salvageInto } from './salvage';
@@ -179,7 +180,7 @@ export function repairView(repair: DatabaseRepair, store: SessionStore): Databas
   const salvaged = repair.salvaged;
   return {
     damagedFile: repair.damagedFile,
-    reason: repair.reason.length > DAMAGED_TEXT_CHARS ? `${repair.reason.slice(0, DAMAGED_TEXT_CHARS - 1)}…` : repair.reason,
+    reason: cutWithEllipsis(repair.reason, DAMAGED_TEXT_CHARS),
     sessions,
     steps,
     rebuiltSessions: salvaged?.rebuiltSessions ?? 0,

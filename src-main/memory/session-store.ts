@@ -12,6 +12,7 @@ import {
   type ScreenshotRef,
 } from '../protocol';
 import { logError } from '../common/log';
+import { cutWithEllipsis, oneLineHead } from '../common/text-head';
 import { issuesText } from '../common/zod-issues';
 import { keepAsIs, type Db, type Scrub } from './database';
 
@@ -111,8 +112,7 @@ const TITLE_CHARS = 80;
 
 /** A session's title: its request on one line, cut to TITLE_CHARS. */
 export function titleFrom(request: string): string {
-  const line = request.replace(/\s+/g, ' ').trim();
-  return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line;
+  return oneLineHead(request, TITLE_CHARS);
 }
 
 /** A session's row exists but does not read as a session; `problem` says why, in short. */
@@ -132,7 +132,7 @@ export interface SessionEntries {
 }
 
 function cut(text: string): string {
-  return text.length > DAMAGED_TEXT_CHARS ? `${text.slice(0, DAMAGED_TEXT_CHARS - 1)}…` : text;
+  return cutWithEllipsis(text, DAMAGED_TEXT_CHARS);
 }
 
 /**

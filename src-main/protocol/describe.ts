@@ -3,7 +3,10 @@ import type { ActionView } from './views';
 function quote(text: unknown, max = 60): string {
   const value = typeof text === 'string' ? text : JSON.stringify(text ?? '');
   const oneLine = value.replace(/\s+/g, ' ').trim();
-  return `'${oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine}'`;
+  if (oneLine.length <= max) return `'${oneLine}'`;
+  // Not between the halves of a surrogate pair (an emoji): a lone half makes the model's endpoint refuse the prompt.
+  const end = /[\uD800-\uDBFF]/.test(oneLine[max - 2] ?? '') ? max - 2 : max - 1;
+  return `'${oneLine.slice(0, end)}…'`;
 }
 
 function at(args: Record<string, unknown>): string {

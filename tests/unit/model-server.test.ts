@@ -141,6 +141,17 @@ describe('scripted model server', () => {
     expect(second?.images).toBe(1);
   });
 
+  it('refuses a message holding a lone half of a surrogate pair with a 400, as hosted endpoints do, and records it', async () => {
+    const { server, client } = await start([{ content: 'never sent' }]);
+    const refused = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'cut emoji \uD83D' }] }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(APIError);
+    expect((refused as APIError).status).toBe(400);
+    expect(server.failures).toEqual(['POST /v1/chat/completions: a message holds a lone surrogate']);
+    // A whole emoji is fine.
+    const answer = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'whole emoji 😀' }] });
+    expect(answer.choices[0]?.message.content).toBe('never sent');
+  });
+
   it('serves GET /v1/models', async () => {
     const { client } = await start([]);
     const models = await client.models.list();
