@@ -5,6 +5,7 @@ import type { SettingsView } from '../protocol';
 import { CommandError, type SettingsHandler } from '../session/session-service';
 import { configFromEnv, DeskhandConfig } from './config';
 import { readValidatedJson, writeJsonAtomic } from '../common/json-file';
+import { settingLabel } from './setting-labels';
 import { SecretName, type SecretStorageKind, secretStorageNote, type SecretStore } from './secrets';
 
 /**
@@ -30,6 +31,12 @@ export interface FieldError {
 export type ApplyResult = { ok: true; view: SettingsView } | { ok: false; errors: FieldError[] };
 
 type Json = Record<string, unknown>;
+
+/** A saved value that was dropped at start-up, and why. */
+interface DroppedValue {
+  path: readonly PropertyKey[];
+  why: string;
+}
 
 function isPlainObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -149,6 +156,8 @@ export class SettingsStore {
   readonly path: string;
   /** Why the saved settings were not used at start-up (damaged file), or null. */
   readonly loadProblem: string | null;
+  /** The same for the Settings page, naming each setting as the dialog labels it. */
+  private readonly loadNote: string | null;
   private readonly base: DeskhandConfig;
   private overrides: Json;
   private current: DeskhandConfig;
@@ -170,6 +179,7 @@ export class SettingsStore {
     this.base = configFromEnv(options.env ?? process.env);
     const read = this.readSaved();
     this.loadProblem = read.problem;
+    this.loadNote = read.note;
     if (read.problem) (options.onWarning ?? ((message) => console.error(`[deskhand] ${message}`)))(read.problem);
     this.overrides = read.value;
     this.current = DeskhandConfig.parse(deepMerge(this.base, this.overrides));
@@ -222,7 +232,7 @@ export class SettingsStore {
       secrets[profile] = { set: status.set, protected: status.protected };
     }
     const notes = [secretStorageNote(this.options.secretStorage)];
-    if (this.loadProblem) notes.unshift(`Saved settings: ${this.loadProblem}.`);
+    if (this.loadNote) notes.unshift(`Saved settings: ${this.loadNote}.`);
     const schema = settingsSchema();
     return {
       schema: { ...schema, description: notes.join(' ') },
@@ -300,19 +310,20 @@ export class SettingsStore {
    * mode: the file as it was is kept as `.bad`, and the rest is written back. A file that is no JSON
    * object is set aside whole, and defaults are used.
    */
-  private readSaved(): { value: Json; problem: string | null } {
+  private readSaved(): { value: Json; problem: string | null; note: string | null } {
     let saved: unknown;
     try {
       saved = existsSync(this.path) ? JSON.parse(readFileSync(this.path, 'utf8')) : {};
     } catch {
       saved = null;
     }
-    if (!isPlainObject(saved)) {
+    const setAside = (): { value: Json; problem: string | null; note: string | null } => {
       const read = readValidatedJson(this.path, this.fileSchema());
-      return { value: read.value ?? {}, problem: read.problem };
-    }
+      return { value: read.value ?? {}, problem: read.problem, note: read.problem };
+    };
+    if (!isPlainObject(saved)) return setAside();
     const kept = structuredClone(saved);
-    const dropped: string[] = [];
+    const dropped: DroppedValue[] = [];
     for (;;) {
       const parsed = DeskhandConfig.safeParse(deepMerge(this.base, kept));
       if (parsed.success) {
@@ -320,36 +331,43 @@ export class SettingsStore {
         // and what it was meant to set would quietly stay at its default.
         for (const path of unknownPaths(kept, parsed.data).reverse()) {
           dropAt(kept, path);
-          dropped.unshift(`${path.map(String).join('.')}: not a setting Deskhand knows`);
+          dropped.unshift({ path, why: 'not a setting Deskhand knows' });
         }
         break;
       }
       const issue = parsed.error.issues[0] as z.core.$ZodIssue;
-      if (!dropAt(kept, issue.path)) {
-        const read = readValidatedJson(this.path, this.fileSchema());
-        return { value: read.value ?? {}, problem: read.problem };
-      }
-      dropped.push(`${issue.path.map(String).join('.')}: ${issue.message}`);
+      if (!dropAt(kept, issue.path)) return setAside();
+      dropped.push({ path: issue.path, why: issue.message });
     }
-    if (dropped.length === 0) return { value: kept, problem: null };
+    if (dropped.length === 0) return { value: kept, problem: null, note: null };
     // A safety rule that was dropped may be what made "never" safe enough for the user: it goes too.
     const safety = kept.safety;
-    if (dropped.some((line) => line.startsWith('safety.')) && isPlainObject(safety) && safety.confirmation === 'never') {
+    if (dropped.some(({ path }) => path[0] === 'safety') && isPlainObject(safety) && safety.confirmation === 'never') {
       delete safety.confirmation;
       if (Object.keys(safety).length === 0) delete kept.safety;
-      dropped.push("safety.confirmation: 'never' is not kept once a safety rule was dropped");
+      dropped.push({ path: ['safety', 'confirmation'], why: "'never' is not kept once a safety rule was dropped" });
     }
+    // The log names each value by its place in the file; Settings by the labels the dialog shows.
+    const inFile = dropped.map(({ path, why }) => `${path.map(String).join('.')}: ${why}`).join('; ');
+    const schema = settingsSchema();
+    const inWords = dropped.map(({ path, why }) => `${settingLabel(schema, path)}: ${why}`).join('; ');
     const aside = `${this.path}.bad`;
     try {
       // The file as it was is copied aside first: the salvaged one then replaces it in one step.
       copyFileSync(this.path, aside);
       writeJsonAtomic(this.path, kept);
     } catch (error) {
-      return { value: kept, problem: `${this.path} has values Deskhand cannot use (${dropped.join('; ')}); they are ignored, and the file could not be rewritten: ${(error as Error).message}` };
+      const why = (error as Error).message;
+      return {
+        value: kept,
+        problem: `${this.path} has values Deskhand cannot use (${inFile}); they are ignored, and the file could not be rewritten: ${why}`,
+        note: `some saved values could not be used and are ignored (${inWords}); the settings file could not be rewritten: ${why}`,
+      };
     }
     return {
       value: kept,
-      problem: `${this.path} had values Deskhand cannot use (${dropped.join('; ')}); those were dropped and the other settings kept (the file as it was is kept as ${aside})`,
+      problem: `${this.path} had values Deskhand cannot use (${inFile}); those were dropped and the other settings kept (the file as it was is kept as ${aside})`,
+      note: `some saved values could not be used and were dropped (${inWords}); the other settings were kept, and the file as it was is kept as ${aside}`,
     };
   }
 

@@ -6,7 +6,8 @@ import { SettingsView } from '../../src-main/protocol';
 import { configFromEnv } from '../../src-main/host/config';
 import { createHost } from '../../src-main/host/create-host';
 import { createSecretStore, type Encryptor } from '../../src-main/host/secrets';
-import { deepMerge, overridesOf, SETTINGS_FILE_NAME, SettingsStore } from '../../src-main/host/settings-store';
+import { deepMerge, overridesOf, SETTINGS_FILE_NAME, settingsSchema, SettingsStore } from '../../src-main/host/settings-store';
+import { settingLabel } from '../../src-main/host/setting-labels';
 
 const KEY = 'sk-live-abcdefghijklmnopqrstuvwxyz012345';
 
@@ -202,7 +203,12 @@ describe('SettingsStore', () => {
     // The file as it was is kept; the one in use holds what was kept.
     expect(JSON.parse(readFileSync(join(dir, `${SETTINGS_FILE_NAME}.bad`), 'utf8'))).toEqual(saved);
     expect(JSON.parse(readFileSync(join(dir, SETTINGS_FILE_NAME), 'utf8'))).toEqual({ safety: { confirmation: 'always' }, limits: { maxStepsPerSession: 500 } });
-    expect(String((await store.settingsView()).schema.description)).toMatch(/^Saved settings: .*had values Deskhand cannot use/);
+    // Settings names each value as the dialog labels it, not by its place in the file.
+    const note = String((await store.settingsView()).schema.description);
+    expect(note).toMatch(/^Saved settings: some saved values could not be used and were dropped \(/);
+    expect(note).toContain('Limits › Max steps per round: Too small');
+    expect(note).toContain('Agent › Visual: Invalid input');
+    expect(note).not.toMatch(/maxStepsPerRound|agent\.visual/);
     // Opened again, nothing is wrong any more.
     expect(open().store.loadProblem).toBeNull();
   });
@@ -325,5 +331,19 @@ describe('merging helpers', () => {
       models: { host: { model: 'b', baseUrl: 'x' } },
       limits: { n: 3 },
     });
+  });
+});
+
+describe('settingLabel', () => {
+  const schema = settingsSchema();
+  it('names a setting by the titles Settings shows, through lists and their variants', () => {
+    expect(settingLabel(schema, ['safety', 'confirmation'])).toBe('Safety › Ask for approval');
+    expect(settingLabel(schema, ['mcpServers', 1, 'url'])).toBe('MCP servers › 2 › URL');
+    expect(settingLabel(schema, ['mcpServers', 0, 'command'])).toBe('MCP servers › 1 › Command');
+  });
+
+  it('keeps a part the schema does not know as written', () => {
+    expect(settingLabel(schema, ['limits', 'maxStepz'])).toBe('Limits › maxStepz');
+    expect(settingLabel(schema, ['nothing', 'here'])).toBe('nothing › here');
   });
 });
