@@ -22,7 +22,8 @@ import { tokenVariables, type ExternalMcpServer } from '../host/config';
  *   A call that was in flight when it dropped fails and is not repeated: it may have had its effect.
  * - update() follows the settings: a server removed or changed (marked untrusted, say) is closed at once.
  * - Connecting and listing the tools take at most the connect timeout (default 15 s) together. Tools
- *   with names the specification does not allow, repeated names or beyond MAX_TOOLS_PER_SERVER are left out.
+ *   with names the specification does not allow, repeated names or beyond MAX_TOOLS_PER_SERVER are left out
+ *   (status().leftOut and the log say so); no page is read once MAX_TOOLS_PER_SERVER tools are kept.
  * - Each call has a timeout (default 60 s; the server gets a cancellation when it passes).
  * - stdio servers get the host's environment without secrets (deviceEnv), nor the variables holding the
  *   HTTP servers' tokens: a server that needs a key should read it from its own configuration. Their stderr goes to onLog: at most
@@ -35,37 +36,57 @@ export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
 /** How long tools() waits for another attempt at a server whose last one failed (see tools()). */
 export const RETRY_WAIT_MS = 2_000;
-/** Pages of a server's tool list read at most: a cursor that never runs out is a broken server. */
-export const MAX_TOOL_PAGES = 100;
-
 /** Tools of one server offered at most: each takes room in every prompt and in the tool list. */
 export const MAX_TOOLS_PER_SERVER = 100;
+/**
+ * Pages of a server's tool list read at most: as many as it takes to fill MAX_TOOLS_PER_SERVER with a
+ * tool a page. A list that runs longer without filling it (empty pages, a cursor that never runs out)
+ * comes from a broken server.
+ */
+export const MAX_TOOL_PAGES = MAX_TOOLS_PER_SERVER;
 /** A tool name the model can write back and the prompt can show: the MCP specification's tool names. */
 const ToolNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/);
 
 /**
- * The tools of a server that are offered: named as the MCP specification says (no spaces, line
- * breaks or markup for the prompt and the "available tools" list, at most 128 characters), each name
- * once, and no more than MAX_TOOLS_PER_SERVER. What is left out is logged.
+ * The tools of a server that are offered, gathered page by page: named as the MCP specification says
+ * (no spaces, line breaks or markup for the prompt and the "available tools" list, at most 128
+ * characters), each name once, and no more than MAX_TOOLS_PER_SERVER. Only those are kept, so a
+ * server with a huge list costs the memory of one page; once full, no further page is needed.
  */
-function usableTools(tools: readonly Tool[], log: (line: string) => void): Tool[] {
-  const seen = new Set<string>();
-  let badNames = 0;
-  let repeated = 0;
-  const usable: Tool[] = [];
-  for (const tool of tools) {
-    if (!ToolNameSchema.safeParse(tool.name).success) badNames++;
-    else if (seen.has(tool.name)) repeated++;
-    else {
-      seen.add(tool.name);
-      usable.push(tool);
+class UsableTools {
+  readonly tools: Tool[] = [];
+  private readonly seen = new Set<string>();
+  private badNames = 0;
+  private repeated = 0;
+  private overCap = 0;
+
+  get full(): boolean {
+    return this.tools.length >= MAX_TOOLS_PER_SERVER;
+  }
+
+  add(page: readonly Tool[]): void {
+    for (const tool of page) {
+      if (!ToolNameSchema.safeParse(tool.name).success) this.badNames++;
+      else if (this.seen.has(tool.name)) this.repeated++;
+      else {
+        this.seen.add(tool.name);
+        if (this.full) this.overCap++;
+        else this.tools.push(tool);
+      }
     }
   }
-  const toolsCount = (count: number): string => `${count} tool${count === 1 ? '' : 's'}`;
-  if (badNames) log(`${toolsCount(badNames)} left out: their names are not 1 to 128 letters, digits, '_', '-' or '.'`);
-  if (repeated) log(`${toolsCount(repeated)} left out: named like another of its tools`);
-  if (usable.length > MAX_TOOLS_PER_SERVER) log(`${toolsCount(usable.length - MAX_TOOLS_PER_SERVER)} left out: a server offers at most ${MAX_TOOLS_PER_SERVER}`);
-  return usable.slice(0, MAX_TOOLS_PER_SERVER);
+
+  /** What was left out, one line per reason; `unread`: the list went on past the last page read. */
+  leftOut(unread: boolean): string[] {
+    const toolsCount = (count: number): string => `${count} tool${count === 1 ? '' : 's'}`;
+    const lines: string[] = [];
+    if (this.badNames) lines.push(`${toolsCount(this.badNames)} left out: their names are not 1 to 128 letters, digits, '_', '-' or '.'`);
+    if (this.repeated) lines.push(`${toolsCount(this.repeated)} left out: named like another of its tools`);
+    const cap = `a server offers at most ${MAX_TOOLS_PER_SERVER}`;
+    if (unread) lines.push(`tools past the first ${MAX_TOOLS_PER_SERVER} left out${this.overCap ? ` (${this.overCap} more on the pages read)` : ''}: ${cap}, so the rest of its tool list was not read`);
+    else if (this.overCap) lines.push(`${toolsCount(this.overCap)} left out: ${cap}`);
+    return lines;
+  }
 }
 
 export interface ExternalTool {
@@ -86,6 +107,8 @@ export interface ExternalServerStatus {
   trusted: boolean;
   connected: boolean;
   toolCount: number;
+  /** What of its tool list was left out and why (also logged); empty when nothing was. */
+  leftOut: string[];
   /** Why the last connection attempt or call failed; null when fine. */
   error: string | null;
 }
@@ -246,6 +269,7 @@ class StderrLog {
 class ServerLink {
   client: Client | null = null;
   tools: Tool[] = [];
+  leftOut: string[] = [];
   error: string | null = null;
   private connecting: Promise<Client> | null = null;
   private closed = false;
@@ -320,7 +344,9 @@ class ServerLink {
           tools: {
             onChanged: (error, tools) => {
               if (error || !tools || this.client !== client) return;
-              this.tools = usableTools(tools, this.log);
+              const usable = new UsableTools();
+              usable.add(tools);
+              this.keep(usable, false);
               this.options.onToolsChanged?.(name);
             },
           },
@@ -345,17 +371,17 @@ class ServerLink {
     this.closing.signal.addEventListener('abort', onClosing, { once: true });
     try {
       await client.connect(await this.transport(), { timeout, signal: deadline });
-      const tools: Tool[] = [];
+      const usable = new UsableTools();
       let cursor: string | undefined;
       let pages = 0;
       do {
         if (++pages > MAX_TOOL_PAGES) throw new ExternalToolError(`its tool list did not end after ${MAX_TOOL_PAGES} pages`);
         const page = await client.listTools(cursor ? { cursor } : {}, { timeout, signal: deadline });
-        tools.push(...page.tools);
+        usable.add(page.tools);
         cursor = page.nextCursor;
-      } while (cursor);
+      } while (cursor && !usable.full);
       if (this.closed) throw new ExternalToolError('closed while connecting');
-      this.tools = usableTools(tools, this.log);
+      this.keep(usable, Boolean(cursor));
       this.client = client;
       this.error = null;
       this.options.onToolsChanged?.(name);
@@ -370,6 +396,13 @@ class ServerLink {
       clearTimeout(timer);
       this.closing.signal.removeEventListener('abort', onClosing);
     }
+  }
+
+  /** Offers these tools from now on, logging what was left out of them. */
+  private keep(usable: UsableTools, unread: boolean): void {
+    this.tools = usable.tools;
+    this.leftOut = usable.leftOut(unread);
+    for (const line of this.leftOut) this.log(line);
   }
 
   /** Resolves once the server's processes are gone (the library kills one that ignores its closed input). */
@@ -429,6 +462,7 @@ export class ExternalServers {
       trusted: link.config.trusted,
       connected: link.client !== null,
       toolCount: link.client ? link.tools.length : 0,
+      leftOut: link.client ? link.leftOut : [],
       error: link.error,
     }));
   }

@@ -129,21 +129,23 @@ export async function startHttpFixture(token: string, port = 0): Promise<HttpFix
 }
 
 /**
- * A server whose tool list never ends: every page (sent after `delayMs`) holds one tool and points
- * to a next one.
+ * A server whose tool list never ends: every page (sent after `delayMs`) holds `perPage` tools and
+ * points to a next one. It writes "page <n> sent" to stderr for each.
  */
-export function createEndlessToolsServer(delayMs: number): LowLevelServer {
+export function createEndlessToolsServer(delayMs: number, perPage = 1): LowLevelServer {
   const server = new LowLevelServer({ name: 'fixture-endless', version: '0.0.0' }, { capabilities: { tools: {} } });
   let page = 0;
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     await new Promise((resolve) => setTimeout(resolve, delayMs));
     page++;
-    return { tools: [{ name: `tool${page}`, inputSchema: { type: 'object' as const } }], nextCursor: `page${page}` };
+    process.stderr.write(`page ${page} sent\n`);
+    const tools = Array.from({ length: perPage }, (_, i) => ({ name: `tool${page}_${i}`, inputSchema: { type: 'object' as const } }));
+    return { tools, nextCursor: `page${page}` };
   });
   return server;
 }
 
-// Run as a program: serve on stdio (`--endless-tools=<ms>`: createEndlessToolsServer; `--linger-on-close=<file>`:
+// Run as a program: serve on stdio (`--endless-tools=<ms>[,<tools a page>]`: createEndlessToolsServer; `--linger-on-close=<file>`:
 // when its input is closed, write its pid to the file and stay until it is killed, as a slow server would).
 if (process.argv.includes('--stdio') && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const linger = process.argv.find((arg) => arg.startsWith('--linger-on-close='));
@@ -154,6 +156,7 @@ if (process.argv.includes('--stdio') && import.meta.url === pathToFileURL(proces
     });
   }
   const endless = process.argv.find((arg) => arg.startsWith('--endless-tools='));
-  const server = endless ? createEndlessToolsServer(Number(endless.split('=')[1])) : createFixtureServer('stdio');
+  const [delayMs, perPage] = (endless?.split('=')[1] ?? '').split(',').map(Number);
+  const server = endless ? createEndlessToolsServer(delayMs ?? 0, perPage) : createFixtureServer('stdio');
   await server.connect(new StdioServerTransport());
 }
