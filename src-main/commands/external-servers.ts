@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -125,6 +125,13 @@ export interface ExternalServersOptions {
   onLog?: (server: string, line: string) => void;
   /** Called when a server's tool list changed (after a reconnect or a list_changed notification). */
   onToolsChanged?: (server: string) => void;
+  /** Told of each stdio server process started and gone (the host records them: ServerProcessRecord). */
+  processes?: ServerProcessLog;
+}
+
+export interface ServerProcessLog {
+  started(pid: number, server: string): void;
+  ended(pid: number): void;
 }
 
 export class ExternalToolError extends Error {
@@ -174,11 +181,22 @@ const PROCESS_END_WAIT_MS = 5_000;
 /**
  * A stdio server's transport that knows when its process is gone. The MCP library ends the process of
  * a connection that failed in the background, so closing the client does not wait for it: without
- * this, Deskhand could quit first and leave a server that ignores its closed input running.
+ * this, Deskhand could quit first and leave a server that ignores its closed input running. It reports
+ * its pid when started and when gone (ExternalServersOptions.processes), for a host killed before it
+ * could end it. (Not a process group of its own: the MCP library spawns without `detached`; what a
+ * server started is found through /proc when a left-over one is ended, see endOrphanServers.)
  */
 class ServerProcessTransport extends StdioClientTransport {
   private markGone: () => void = () => undefined;
   readonly gone = new Promise<void>((resolve) => (this.markGone = resolve));
+
+  constructor(
+    params: StdioServerParameters,
+    private readonly onStarted: (pid: number) => void,
+    private readonly onEnded: (pid: number) => void,
+  ) {
+    super(params);
+  }
 
   override async start(): Promise<void> {
     try {
@@ -186,6 +204,11 @@ class ServerProcessTransport extends StdioClientTransport {
     } catch (error) {
       this.markGone();
       throw error;
+    }
+    const pid = this.pid;
+    if (pid !== null) {
+      this.onStarted(pid);
+      void this.gone.then(() => this.onEnded(pid));
     }
     // The client set its own onclose before starting the transport; it is called on the process's close.
     const clientOnClose = this.onclose;
@@ -302,13 +325,17 @@ class ServerLink {
   private async transport(): Promise<Transport> {
     const config = this.config;
     if (config.transport === 'stdio') {
-      const transport = new ServerProcessTransport({
-        command: config.command,
-        args: config.args,
-        // Another server's token variable may have any name ("GH_MCP"): it is left out by name.
-        env: deviceEnv(this.options.env ?? process.env, this.tokenNames()),
-        stderr: 'pipe',
-      });
+      const transport = new ServerProcessTransport(
+        {
+          command: config.command,
+          args: config.args,
+          // Another server's token variable may have any name ("GH_MCP"): it is left out by name.
+          env: deviceEnv(this.options.env ?? process.env, this.tokenNames()),
+          stderr: 'pipe',
+        },
+        (pid) => this.options.processes?.started(pid, config.name),
+        (pid) => this.options.processes?.ended(pid),
+      );
       this.processes.add(transport);
       void transport.gone.then(() => this.processes.delete(transport));
       const lines = new StderrLines((line) => this.stderrLog.line(line));

@@ -29,9 +29,11 @@ import { InteractionBroker, type AutoResponder } from '../session/interaction-br
 import { SessionService, type SettingsHandler } from '../session/session-service';
 import { apiKeyFromEnv, NO_MODEL_MESSAGE, sameEndpoint, tokenVariables, type DeskhandConfig, type ModelProfile } from './config';
 import { claimDataDir, type DataDirLock } from './data-dir-lock';
+import { endOrphanServers } from './orphan-servers';
 import { appRoot, promptsDir, runningFromBuild } from './paths';
 import { ProtocolEndpoint } from './protocol-endpoint';
 import { recoverInterrupted } from './recover-interrupted';
+import { ServerProcessRecord } from './server-process-record';
 
 /** A password typed into a form this short (a PIN) is still left out of what is stored. */
 const MIN_TYPED_SECRET_LENGTH = 4;
@@ -107,6 +109,13 @@ export function createHost(options: HostOptions): Host {
   // First: nothing in the folder is read or changed while another Deskhand uses it.
   const lock = options.dataDirLock ?? claimDataDir(dataDir);
   const unlock = (): void => lock.release();
+  // Under the lock: only this host ends what a killed one left running, and before it starts its own.
+  try {
+    endOrphanServers(dataDir);
+  } catch (error) {
+    logError(`[deskhand] MCP servers left running by a Deskhand that was killed could not all be ended: ${(error as Error).message}`);
+  }
+  const serverProcesses = new ServerProcessRecord(dataDir);
   let prompts: ReturnType<typeof loadPromptLibrary>;
   let policy: SafetyPolicy;
   try {
@@ -198,6 +207,7 @@ export function createHost(options: HostOptions): Host {
     },
     env,
     onLog: (server, line) => logError(`[mcp:${server}] ${line}`),
+    processes: serverProcesses,
   });
   const dispatcher = new Dispatcher(device, externals);
   // Device tools are Deskhand's own; an external server's tools count as sensitive unless marked trusted.
@@ -301,6 +311,7 @@ export function createHost(options: HostOptions): Host {
     async close() {
       await sessions.shutdown();
       await externals.close();
+      serverProcesses.close();
       await device.close();
       try {
         audit.flush();
