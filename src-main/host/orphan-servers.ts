@@ -36,8 +36,8 @@ export function endOrphanServers(dataDir: string): void {
   }
   for (const name of names) {
     const file = join(dir, name);
-    // Half written by a host killed meanwhile: writes are synchronous and no other host holds the lock.
-    if (name.endsWith('.json.new')) rmSync(file, { force: true });
+    // Half written by a host killed meanwhile (writeJsonAtomic's temporary file): no other host holds the lock.
+    if (name.endsWith('.tmp')) rmSync(file, { force: true });
     if (!name.endsWith('.json')) continue;
     let record: ServerProcessesFile;
     try {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { writeJsonAtomic } from '../common/json-file';
 import { logError } from '../common/log';
 import { processIdentity, type ProcessIdentity } from './process-identity';
 
@@ -57,11 +58,8 @@ export class ServerProcessRecord {
   private write(): void {
     if (!this.host) return;
     const content: ServerProcessesFile = { host: this.host, servers: [...this.servers.values()] };
-    const partial = `${this.file}.new`;
     try {
-      mkdirSync(join(this.file, '..'), { recursive: true, mode: 0o700 });
-      writeFileSync(partial, JSON.stringify(content));
-      renameSync(partial, this.file);
+      writeJsonAtomic(this.file, content);
     } catch (error) {
       logError(`[deskhand] the MCP server processes could not be recorded in ${this.file} (a server left by a crash will not be ended at the next start): ${(error as Error).message}`);
     }

@@ -76,7 +76,8 @@ describe.runIf(existsSync('/proc/self/stat'))('MCP servers left running by a hos
       const identity = pid === undefined ? null : processIdentity(pid);
       if (identity) leftOver.push(identity);
     }
-    await until(() => records(dataDir).some((name) => readFileSync(join(dataDir, SERVER_PROCESSES_DIR, name), 'utf8').includes(`"pid":${server}`)), 'the record of the server');
+    const recorded = (name: string): ServerProcessesFile => JSON.parse(readFileSync(join(dataDir, SERVER_PROCESSES_DIR, name), 'utf8')) as ServerProcessesFile;
+    await until(() => records(dataDir).some((name) => recorded(name).servers.some((entry) => entry.pid === server)), 'the record of the server');
     host.kill('SIGKILL');
     await new Promise((done) => host.once('exit', done));
     // Its input closed with the host, yet it runs on, as does the process it started.
