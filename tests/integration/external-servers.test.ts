@@ -269,14 +269,22 @@ describe('external MCP servers over stdio', () => {
     const stubborn = `process.stdin.resume(); process.on('SIGTERM', () => {}); require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`;
     const servers = new ExternalServers({
       servers: [{ name: 'stubborn', transport: 'stdio', command: process.execPath, args: ['-e', stubborn], trusted: false }],
-      connectTimeoutMs: 500,
+      // Long enough for a loaded machine to start node: the process must have written its pid first.
+      connectTimeoutMs: 20_000,
     });
     try {
-      const [status] = await servers.start();
-      expect(status?.connected).toBe(false);
+      const starting = servers.start();
+      const deadline = Date.now() + 20_000;
+      while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8') === '') {
+        if (Date.now() > deadline) throw new Error('the server never wrote its pid');
+        await new Promise((done) => setTimeout(done, 50));
+      }
       const pid = Number(readFileSync(pidFile, 'utf8'));
       expect(pid).toBeGreaterThan(0);
+      // It never answers initialize: closing gives up the connection attempt and ends the process.
       await servers.close();
+      const [status] = await starting;
+      expect(status?.connected).toBe(false);
       // Had close() returned first, a Deskhand that quits right after would leave this process running.
       expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
     } finally {
