@@ -3,7 +3,7 @@ import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeHostError, startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
 import { makeSession, makeStep, screenshotRef } from '../support/ui-fixtures';
-import { openUi, saveScreenshot, type UiPage } from '../support/ui-page';
+import { framesAtOnce, openUi, saveScreenshot, type UiPage } from '../support/ui-page';
 import { launchChromium } from '../support/web-app';
 
 let browser: Browser;
@@ -11,19 +11,6 @@ let host: FakeUiHost;
 let ui: UiPage;
 
 const day = 24 * 60 * 60 * 1000;
-
-/**
- * Makes the page's animation frames come at once (in a microtask) until the returned function puts them
- * back: a busy machine can draw a frame before React commits, and this is that order every time.
- */
-async function framesAtOnce(page: UiPage['page']): Promise<() => Promise<void>> {
-  await page.evaluate(
-    'globalThis.deskhandTestFrame = globalThis.requestAnimationFrame; globalThis.requestAnimationFrame = (run) => { queueMicrotask(() => run(performance.now())); return 0; }',
-  );
-  return async () => {
-    await page.evaluate('globalThis.requestAnimationFrame = globalThis.deskhandTestFrame');
-  };
-}
 
 beforeAll(async () => {
   browser = await launchChromium();

@@ -137,6 +137,43 @@ export async function startSessionWithStep(
   return sessionId;
 }
 
+/**
+ * Makes the page's animation frames come at once (in a microtask) until the returned function puts them
+ * back. A busy machine can draw a frame before React commits what a step asked for (a dialog closed
+ * after an await, say); this makes that order happen every time, so a focus move or a read of the page
+ * scheduled with `requestAnimationFrame` that assumes React has committed fails the test every time.
+ * A frame cancelled before its microtask runs does not run.
+ */
+export async function framesAtOnce(page: Page): Promise<() => Promise<void>> {
+  await page.evaluate(`(() => {
+    const real = globalThis.deskhandRealFrames ?? { request: globalThis.requestAnimationFrame, cancel: globalThis.cancelAnimationFrame };
+    globalThis.deskhandRealFrames = real;
+    // Far above the browser's own ids, so that a frame asked for before this can still be cancelled.
+    const pending = new Set();
+    let last = 1e9;
+    globalThis.requestAnimationFrame = (run) => {
+      const id = ++last;
+      pending.add(id);
+      queueMicrotask(() => {
+        if (pending.delete(id)) run(performance.now());
+      });
+      return id;
+    };
+    globalThis.cancelAnimationFrame = (id) => {
+      if (!pending.delete(id)) real.cancel.call(globalThis, id);
+    };
+  })()`);
+  return async () => {
+    await page.evaluate(`(() => {
+      const real = globalThis.deskhandRealFrames;
+      if (real === undefined) return;
+      globalThis.requestAnimationFrame = real.request;
+      globalThis.cancelAnimationFrame = real.cancel;
+      delete globalThis.deskhandRealFrames;
+    })()`);
+  };
+}
+
 /** Where UI tests put their screenshots (kept for people to look at; CI may upload the folder). */
 export const UI_SHOT_DIR = resolve('test-results/ui');
 
