@@ -1,7 +1,7 @@
 import type { Locator } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { makeSession, makeStep } from '../support/ui-fixtures';
-import { saveScreenshot, uiPerTest } from '../support/ui-page';
+import { framesAtOnce, saveScreenshot, uiPerTest } from '../support/ui-page';
 
 // Each test opens the UI itself: in the colour scheme it checks, or as it is.
 const fresh = uiPerTest({
@@ -115,9 +115,12 @@ describe('refused submits by keyboard (review)', () => {
     host.requestInteraction({ kind: 'questions', id: 'q1', sessionId, agent: 'HostAgent', questions: ['Which folder?', 'Which names?'] });
     await page.getByRole('textbox', { name: 'Which names?' }).fill('By date');
     await page.getByRole('button', { name: 'Submit answers' }).focus();
+    // A frame can come before React commits the marked questions: the focus must get there all the same.
+    const framesAsUsual = await framesAtOnce(page);
     await page.keyboard.press('Enter');
     await page.getByText('Answer every question before submitting.').waitFor();
     await expect.poll(() => page.getByRole('textbox', { name: 'Which folder?' }).evaluate((input) => input === input.ownerDocument.activeElement)).toBe(true);
+    await framesAsUsual();
     expect(host.commands('interaction.answer')).toHaveLength(0);
   });
 

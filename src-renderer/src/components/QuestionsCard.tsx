@@ -1,7 +1,7 @@
 import type { UISchemaElement } from '@jsonforms/core';
 import { JsonForms } from '@jsonforms/react';
 import { Alert, Box, Button, Card, CardContent, Typography } from '@mui/material';
-import { useLayoutEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { Interaction } from '../../../src-main/protocol';
 import { answersInOrder, questionsForm } from '../forms/questions';
 import { formCells, formRenderers } from '../forms/renderers';
@@ -9,7 +9,7 @@ import { createFormsAjv } from '../forms/safe-ajv';
 import { useSettledInput } from '../forms/useSettledInput';
 import { useDeskhand } from '../store';
 import { draftKey, useDraft } from './drafts';
-import { noteAnswered, noteCardLeaving, waitingCardProps } from './focus';
+import { focusOnceShown, noteAnswered, noteCardLeaving, waitingCardProps } from './focus';
 import { pressThroughShift } from '../forms/press-through-shift';
 
 type QuestionsInteraction = Extract<Interaction, { kind: 'questions' }>;
@@ -52,6 +52,8 @@ export function QuestionsCard({ interaction }: { interaction: QuestionsInteracti
     const card = cardRef.current;
     return () => noteCardLeaving(card);
   }, []);
+  const stopFocusing = useRef<(() => void) | null>(null);
+  useEffect(() => () => stopFocusing.current?.(), []);
 
   const submit = async (event: FormEvent): Promise<void> => {
     event.preventDefault();
@@ -62,8 +64,10 @@ export function QuestionsCard({ interaction }: { interaction: QuestionsInteracti
     if (!answers) {
       setShowErrors(true);
       setState('editing');
-      // By keyboard, the way on is the first question left empty (marked once the errors show).
-      requestAnimationFrame(() => cardRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+      // By keyboard, the way on is the first question left empty, once it is marked (a render or two from here).
+      stopFocusing.current?.();
+      const card = cardRef.current;
+      stopFocusing.current = card === null ? null : focusOnceShown(card, '[aria-invalid="true"]');
       return;
     }
     noteAnswered(interaction.id);

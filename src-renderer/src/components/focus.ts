@@ -16,6 +16,32 @@ export function focusNextWaiting(): void {
   (card ?? document.getElementById(FOCUS_TARGETS.request))?.focus();
 }
 
+/**
+ * Focuses the first element in `root` that matches `selector` once there is one: at once, or when a later
+ * render puts it in the page. A frame is no sure wait for that (a busy machine can draw one before React
+ * commits), and what is waited for may come a render after the one asked for (JSONForms marks the fields
+ * it shows problems for in a render of its own). Gives up after `withinMs`; returns a function that
+ * gives up at once (for an unmount).
+ */
+export function focusOnceShown(root: HTMLElement, selector: string, withinMs = 2_000): () => void {
+  const tryFocus = (): boolean => {
+    const target = root.querySelector<HTMLElement>(selector);
+    target?.focus();
+    return target !== null;
+  };
+  if (tryFocus()) return () => undefined;
+  const observer = new MutationObserver(() => {
+    if (tryFocus()) stop();
+  });
+  const timer = setTimeout(() => stop(), withinMs);
+  const stop = (): void => {
+    observer.disconnect();
+    clearTimeout(timer);
+  };
+  observer.observe(root, { subtree: true, childList: true, attributes: true });
+  return stop;
+}
+
 /** The interaction the user last answered or decided, whose card will go once the host resolves it. */
 let answeredId: string | null = null;
 
