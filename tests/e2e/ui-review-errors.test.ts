@@ -34,6 +34,51 @@ describe('failures the user must see (review)', () => {
     expect(await card.evaluate((element) => element.contains(element.ownerDocument.activeElement))).toBe(true);
   });
 
+  it('says so, to a screen reader too, each time Try again fails again for a held step’s screenshot', async () => {
+    const { host, ui } = fresh;
+    const { page } = ui;
+    await page.route('**/screenshots/**', (route) => route.fulfill({ status: 503, body: 'busy' }));
+    const sessionId = await startSessionWithStep(page, host, 'send the report');
+    host.requestInteraction({
+      kind: 'confirm',
+      id: 'c1',
+      sessionId,
+      agent: 'AppAgent',
+      actionText: "Click 'Send' in Mail",
+      actions: [{ function: 'click', args: { x: 10, y: 20 } }],
+      target: 'Mail',
+      reasons: ["rule: control text matches 'Send'"],
+      screenshot: screenshotRef(sessionId, 'step-2-annotated.png'),
+    });
+    const card = page.getByRole('region', { name: 'Approve this action?' });
+    await card.getByText('The screenshot of this action could not be loaded.').waitFor();
+    // What a screen reader hears: text that comes into a polite live region (there before it, as it must be).
+    const live = card.locator('[aria-live="polite"]');
+    expect(await live.textContent()).toBe('');
+    const inCard = '[data-waiting-card] [aria-live="polite"]';
+    expect(await page.locator(inCard).count()).toBe(1);
+    // Strings: these tests are type-checked without the DOM library (and a locator's evaluate does not call a function given as a string).
+    await page.evaluate(`(() => {
+      const region = document.querySelector('${inCard}');
+      globalThis.deskhandHeard = [];
+      new MutationObserver((records) => {
+        for (const record of records) for (const node of record.addedNodes) globalThis.deskhandHeard.push((node.textContent ?? '').trim());
+      }).observe(region, { childList: true, subtree: true, characterData: true });
+    })()`);
+    const heard = () => page.evaluate('globalThis.deskhandHeard');
+    const retry = card.getByRole('button', { name: 'Try again' });
+    await retry.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(heard).toEqual(['Tried again: it still could not be loaded.']);
+    expect(await live.textContent()).toBe(' Tried again: it still could not be loaded.');
+    // The same words again are said again: the second failure is heard too.
+    await page.keyboard.press('Enter');
+    await expect.poll(heard).toEqual(['Tried again: it still could not be loaded.', 'Tried again: it still could not be loaded.']);
+    expect(await retry.evaluate((button) => button === button.ownerDocument.activeElement)).toBe(true);
+    // Only the failed loads themselves are in the console.
+    expect(ui.problems.filter((problem) => !problem.includes('status of 503'))).toEqual([]);
+  });
+
   it('shows a blackboard that could not be loaded as failed, with a way to try again, not as loading for ever', async () => {
     const { host, ui } = fresh;
     const { page } = ui;
