@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeHostError } from '../support/fake-ui-host';
 import { screenshotRef } from '../support/ui-fixtures';
-import { saveScreenshot, startSessionWithStep, uiPerTest } from '../support/ui-page';
+import { framesAtOnce, saveScreenshot, startSessionWithStep, uiPerTest } from '../support/ui-page';
 
 const fresh = uiPerTest();
 
@@ -200,11 +200,15 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
 
     // By keyboard: the alert's Open button takes the focus and opens the session, whose card then has it.
     await alert.getByRole('button', { name: 'Open' }).focus();
+    // Frames at once: the focus moves in a frame after the session opened, and the store's update is
+    // committed before that await ends (a store update renders at once), so no frame can come first.
+    const framesAsUsual = await framesAtOnce(page);
     await page.keyboard.press('Enter');
     const card = page.getByRole('region', { name: 'Approve this action?' });
     await card.waitFor();
     await expect.poll(() => alert.count()).toBe(0);
     await expect.poll(() => card.evaluate((element) => element === element.ownerDocument.activeElement)).toBe(true);
+    await framesAsUsual();
 
     // Back on "New": Ctrl+. and the Stop button act on the running session, not on nothing.
     await page.getByRole('button', { name: 'New' }).click();

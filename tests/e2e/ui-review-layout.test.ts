@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { makeSession, makeStep, screenshotRef } from '../support/ui-fixtures';
-import { saveScreenshot, uiPerTest } from '../support/ui-page';
+import { framesAtOnce, saveScreenshot, uiPerTest } from '../support/ui-page';
 
 // Each test opens the UI itself, at the window size it checks.
 const fresh = uiPerTest({
@@ -71,9 +71,12 @@ describe('layout at a small window and with long text (review)', () => {
     await page.keyboard.press('Enter');
     expect((await host.waitForCommand('session.open', (command) => command.sessionId === 'older')).sessionId).toBe('older');
     await expect.poll(() => page.getByRole('navigation', { name: 'Past sessions' }).count()).toBe(0);
-    // Ctrl+K still searches: it brings the sessions back with the search focused.
+    // Ctrl+K still searches: it brings the sessions back with the search focused, frames at once too (the
+    // panel's opening is a store update from a key press, committed before any frame).
+    const framesAsUsual = await framesAtOnce(page);
     await page.keyboard.press('Control+k');
     await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('deskhand-session-search');
+    await framesAsUsual();
     await page.keyboard.press('Escape');
     await expect.poll(() => page.getByRole('navigation', { name: 'Past sessions' }).count()).toBe(0);
     expect(ui.problems).toEqual([]);
