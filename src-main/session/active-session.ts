@@ -150,7 +150,9 @@ export class ActiveSession {
   }
 
   pauseRun(reason: string, cause: PauseCause): boolean {
-    if (!this.current || !this.pause.pause(reason)) return false;
+    // Once Stop came (from another window, say) the run says it is stopping until it ends: a pause would
+    // show it paused, and a Resume then running, while it winds down.
+    if (!this.current || this.abort?.signal.aborted || !this.pause.pause(reason)) return false;
     this.setStatus('paused', reason, cause);
     return true;
   }
