@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_QUESTIONS } from '../protocol';
 
 /** Statuses a model may give; ERROR is Deskhand's own and never taken from a model. */
 export const ModelStatus = z.enum(['CONTINUE', 'PENDING', 'CONFIRM', 'SCREENSHOT', 'FINISH', 'FAIL']);
@@ -12,6 +13,10 @@ const StringList = z
   .union([z.array(z.string()), z.string().transform((text) => [text])])
   .nullish()
   .transform((list) => (list ?? []).filter((text) => text.trim() !== ''));
+/** Questions for the user: no more than one answer from the UI can carry, or they could never be answered. */
+const Questions = StringList.refine((questions) => questions.length <= MAX_QUESTIONS, {
+  message: `ask at most ${MAX_QUESTIONS} questions at once`,
+});
 /** A text field; null (as many models write "none") is no text, not a reply to send back for repair. */
 const Text = z
   .string()
@@ -51,7 +56,7 @@ export const AppAgentReply = z
     Status: ModelStatus,
     Plan: StringList,
     Comment: Text,
-    Questions: StringList,
+    Questions,
     SaveScreenshot: z.object({ save: z.boolean(), reason: Text }).strict().nullish(),
     Actions: z
       .array(ActionStep)
@@ -100,7 +105,7 @@ export const HostAgentReply = z
     Plan: StringList,
     Status: HostStatus,
     Comment: Text,
-    Questions: StringList,
+    Questions,
     AppsToOpen: z
       .object({ APP: z.string().max(200), file_path: z.string().max(4096).nullish().transform((path) => path ?? '') })
       .strict()

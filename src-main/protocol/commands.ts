@@ -6,6 +6,9 @@ import { BlackboardView, DamagedSessionView, DatabaseRepairView, SessionDetail, 
 export const MAX_REQUEST_CHARS = 20_000;
 const REQUEST_TOO_LONG = `the request is too long: at most ${MAX_REQUEST_CHARS.toLocaleString('en')} characters`;
 
+/** The most questions one interaction may ask: one `interaction.answer` carries an answer to each. */
+export const MAX_QUESTIONS = 50;
+
 /** The longest title a user may give a session (a title made from the request is shorter: 80). */
 export const MAX_SESSION_TITLE_CHARS = 120;
 
@@ -65,7 +68,7 @@ export const HostCommand = z.discriminatedUnion('type', [
   command('interaction.answer', {
     sessionId: Id,
     interactionId: Id,
-    answers: z.array(UserText).min(1).max(50),
+    answers: z.array(UserText).min(1).max(MAX_QUESTIONS),
   }),
   command('interaction.decide', {
     sessionId: Id,

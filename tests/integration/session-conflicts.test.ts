@@ -1,8 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HostMessage } from '../../src-main/protocol';
+import { HostCommand, type HostMessage } from '../../src-main/protocol';
 import { replies, startHostHarness, until, type HostHarness } from '../support/host-harness';
 
 const { app } = replies;
+
+/** The most answers one interaction.answer carries, as the protocol has it. */
+const MAX_ANSWERS = (() => {
+  const answer = (count: number) => ({ type: 'interaction.answer', id: 'a', sessionId: 's', interactionId: 'q', answers: Array<string>(count).fill('yes') });
+  let most = 0;
+  while (most < 1_000 && HostCommand.safeParse(answer(most + 1)).success) most++;
+  return most;
+})();
 
 let harness: HostHarness | null = null;
 afterEach(async () => {
@@ -40,5 +48,35 @@ describe('two windows: Stop in one, Pause or Resume in the other before the run 
     const statuses = current.events.flatMap((event) => (event.kind === 'status.changed' ? [event.status] : []));
     expect(statuses.slice(statuses.indexOf('stopping'))).toEqual(['stopping']);
     expect(host.store.getSession(sessionId)?.status).toBe('stopped');
+  });
+});
+
+describe('a model that asks more questions than one answer can carry', () => {
+  it('is asked again for fewer, so that the user can answer them (defect: 51 questions could never be answered, and the run waited until stopped)', async () => {
+    const many = Array.from({ length: MAX_ANSWERS + 1 }, (_, index) => `Question ${index + 1}?`);
+    harness = await startHostHarness({
+      name: 'too many questions',
+      steps: [
+        app({ Function: '', Status: 'PENDING', Questions: many }),
+        app({ Function: '', Status: 'PENDING', Questions: ['Which folder?', 'Which name?'] }),
+        app({ Function: '', Status: 'FINISH', Comment: 'answered' }),
+      ],
+    });
+    const { host } = harness;
+    const sessionId = sessionIdOf(await host.endpoint.handle({ type: 'session.start', id: 's', request: 'ask me', mode: 'shell' }));
+    const current = harness;
+    try {
+      const interaction = await until(() => {
+        const event = current.events.find((candidate) => candidate.kind === 'interaction.requested');
+        return event?.kind === 'interaction.requested' ? event.interaction : undefined;
+      }, 'the questions');
+      if (interaction.kind !== 'questions') throw new Error(`asked ${interaction.kind}`);
+      expect(interaction.questions.length).toBeLessThanOrEqual(MAX_ANSWERS);
+      const answers = interaction.questions.map((_, index) => `answer ${index + 1}`);
+      expect(await host.endpoint.handle({ type: 'interaction.answer', id: 'a', sessionId, interactionId: interaction.id, answers })).toMatchObject({ ok: true });
+      expect(await host.sessions.running).toEqual({ status: 'finished', result: 'answered' });
+    } finally {
+      await host.endpoint.handle({ type: 'session.stop', id: 'x', sessionId });
+    }
   });
 });
