@@ -9,7 +9,7 @@
  * objects standing in for frames and web contents.
  */
 import { z } from 'zod';
-import { MAX_MESSAGE_BYTES } from '../host/protocol-endpoint';
+import { MAX_MESSAGE_BYTES } from '../protocol';
 import { HostCommand, type HostMessage } from '../protocol';
 import {
   APP_HOST,

@@ -1,9 +1,6 @@
-import { HostCommand, type HostMessage, type ReplyErrorMessage } from '../protocol';
+import { HostCommand, MAX_MESSAGE_BYTES, type HostMessage, type ReplyErrorMessage } from '../protocol';
 import { CommandError, type SessionService } from '../session/session-service';
 import { logError } from '../common/log';
-
-/** The longest protocol message accepted; a request of 20,000 characters fits many times over. */
-export const MAX_MESSAGE_BYTES = 256 * 1024;
 
 function errorReply(id: string | null, code: ReplyErrorMessage['error']['code'], message: string): ReplyErrorMessage {
   return { type: 'reply', id, ok: false, error: { code, message } };

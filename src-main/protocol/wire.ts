@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { HostEvent } from './events';
 
+/** The longest protocol message a host accepts, in UTF-8 bytes; a request of 20,000 characters fits many times over. */
+export const MAX_MESSAGE_BYTES = 256 * 1024;
+
 export const ErrorCode = z.enum(['bad_message', 'not_found', 'conflict', 'internal', 'unavailable']);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

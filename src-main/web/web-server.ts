@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { resolve } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { MAX_MESSAGE_BYTES } from '../host/protocol-endpoint';
+import { MAX_MESSAGE_BYTES } from '../protocol';
 import type { HostEvent, HostMessage } from '../protocol';
 import {
   allowedHosts,

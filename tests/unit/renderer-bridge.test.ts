@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { HostCommand, HostEvent, SessionView } from '../../src-main/protocol';
+import { MAX_MESSAGE_BYTES, type HostCommand, type HostEvent, type SessionView } from '../../src-main/protocol';
 import { ElectronBridge, type DeskhandPreloadApi } from '../../src-renderer/src/bridge/electron';
 import { HostCommandError } from '../../src-renderer/src/bridge/errors';
 import type { BridgeConnection } from '../../src-renderer/src/bridge/types';
@@ -126,6 +126,26 @@ describe('WebSocketBridge', () => {
     expect(command?.id).toBeTruthy();
     socket().receive({ type: 'reply', id: command?.id, ok: true, result: { sessions: [sessionView] } });
     await expect(listing).resolves.toEqual({ sessions: [sessionView], damaged: [], repair: null });
+  });
+
+  it('refuses a command larger than the host takes, with a clear error, and keeps the connection', async () => {
+    const states: BridgeConnection[] = [];
+    bridge.onConnection((state) => states.push(state));
+    bridge.start();
+    socket().open();
+    const answer = (text: string) => bridge.send({ type: 'interaction.answer', sessionId: 's1', interactionId: 'q1', answers: [text] });
+    // 100,000 euro signs: fewer characters than the limit has bytes, but 3 bytes each in UTF-8.
+    for (const pasted of ['x'.repeat(MAX_MESSAGE_BYTES), '€'.repeat(100_000)]) {
+      await expect(answer(pasted)).rejects.toThrow(/^That is too large to send to Deskhand \(\d+ KB; at most 256 KB\): shorten what was typed or pasted\.$/);
+    }
+    expect(socket().sent).toEqual([]);
+    expect(socket().readyState).toBe(1);
+    expect(states).toEqual(['connecting', 'connected']);
+    // Just under the limit, even with characters of several bytes, it goes.
+    const sent = answer('€'.repeat(80_000)).catch((error: unknown) => error);
+    expect(socket().sent).toHaveLength(1);
+    bridge.dispose();
+    await expect(sent).resolves.toBeInstanceOf(Error);
   });
 
   it("rejects with the host's message on ok:false", async () => {
