@@ -69,6 +69,26 @@ describe('renderer store actions: Stop', () => {
     void store.getState().stop();
     expect(sent[1]?.command).toEqual({ type: 'session.stop', sessionId: 'run' });
   });
+
+  it('says a run stopped from another window meanwhile is already stopping, not ended', async () => {
+    const { bridge, sent, emit } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    store.setState({ sessions: [session('run', { status: 'running' })], currentSessionId: 'run' });
+    const stopping = store.getState().stop();
+    // The other window's Stop came first: its event arrives before this reply, which then says not stopped.
+    emit({ kind: 'status.changed', sessionId: 'run', status: 'stopping', detail: 'Stopping' });
+    await flush();
+    sent[0]?.reply({ sessionId: 'run', stopped: false });
+    await stopping;
+    expect(store.getState().lastError?.message).toBe('It is already stopping.');
+
+    // No wait here: the ended event may still wait for its batch when the reply comes.
+    emit({ kind: 'session.ended', sessionId: 'run', status: 'stopped', result: null });
+    const late = store.getState().stop();
+    sent[1]?.reply({ sessionId: 'run', stopped: false });
+    await late;
+    expect(store.getState().lastError?.message).toBe('The session had already ended.');
+  });
 });
 
 describe('renderer store actions: Pause and Resume', () => {

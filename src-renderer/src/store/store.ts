@@ -220,7 +220,13 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
       async stop() {
         await forRunTarget(async (sessionId) => {
           const result = await bridge.send({ type: 'session.stop', sessionId });
-          if (!result.stopped) set((state) => showError(state, 'The session had already ended.', 'warning'));
+          if (result.stopped) return;
+          // A Stop from another window came first: its "stopping" arrived before this reply (set applies
+          // the events that wait for their batch before it reads the state).
+          set((state) => {
+            const stopping = state.sessions.some((session) => session.id === sessionId && session.status === 'stopping');
+            return showError(state, stopping ? 'It is already stopping.' : 'The session had already ended.', 'warning');
+          });
         });
       },
 
