@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { posix } from 'node:path';
-import { isSsh, sshCommands } from './remote-shells';
+import { isRemoteShell, remoteCommands } from './remote-shells';
 import { blankQuoted, programOf, simpleCommands, words } from './shell-text';
 
 /**
@@ -10,7 +10,7 @@ import { blankQuoted, programOf, simpleCommands, words } from './shell-text';
  * (`rm -r -f /`), quoting (`"$HOME"/*`), dot and double slashes (`/./*`) and long option lists neither
  * hide it nor slow the check down, and a later line of a script is never taken for its target. Text
  * given to a shell to run (`bash -c '…'`, `su -c`, `eval`, a here-string) is read as commands too, so
- * is the command `ssh host '…'` has the other machine's shell run (from that machine's home), and a
+ * is the command `ssh host '…'` (rsh, mosh…) has the other machine's shell run (from that machine's home), and a
  * shell command's relative operands from its folder: `rm -rf *` run in home takes home.
  */
 
@@ -82,7 +82,7 @@ function treeCommandInText(text: string, home: string, startCwd: string | null, 
       (depth < MAX_NESTING
         ? (nestedTreeCommand(all, home, cwd, depth) ??
           sshTreeCommand(all, home, cwd, depth) ??
-          (pipedShell ? echoedTreeCommand(all, home, pipedShell === 'ssh' ? home : cwd, depth) : null))
+          (pipedShell ? echoedTreeCommand(all, home, isRemoteShell(pipedShell) ? home : cwd, depth) : null))
         : null);
     if (found) return found;
   }
@@ -119,10 +119,10 @@ function nestedTreeCommand(all: readonly string[], home: string, cwd: string | n
 
 /**
  * A pipe (not `||`) into a shell that reads its commands from the pipe, through sudo or env if need be:
- * `| bash`, `| sudo sh`, `| /bin/bash`, `| ssh host`. 1: the shell. Matched on text whose quotes are blanked.
+ * `| bash`, `| sudo sh`, `| /bin/bash`, `| ssh host` (or another remote shell). 1: the shell. Matched on text whose quotes are blanked.
  */
 const PIPED_INTO_SHELL =
-  /(?:^|[^|])\|&?\s*(?:(?:sudo|env|command|exec|nohup)\s+(?:-\S+\s+)*)*(?:\S*\/)?(sh|bash|dash|zsh|ksh|mksh|ash|fish|ssh)(?=\s|$|[;&|)])/;
+  /(?:^|[^|])\|&?\s*(?:(?:sudo|env|command|exec|nohup)\s+(?:-\S+\s+)*)*(?:\S*\/)?(sh|bash|dash|zsh|ksh|mksh|ash|fish|ssh|slogin|autossh|rsh)(?=\s|$|[;&|)])/;
 
 /**
  * In an `echo …` or `printf …` whose output goes to a shell, a whole tree: what it writes (its words
@@ -138,15 +138,15 @@ function echoedTreeCommand(all: readonly string[], home: string, cwd: string | n
 }
 
 /**
- * In the shell text `ssh` has run, a whole tree. The command run on another machine is text for the
+ * In the shell text `ssh` (or another remote shell: autossh, rsh, mosh) has run, a whole tree. The command run on another machine is text for the
  * remote user's shell, which starts in that user's home (or in / when there is none), so a relative
  * target is read from home, spelt as this machine's home: `~` and `$HOME` are home there too. A
  * ProxyCommand or LocalCommand runs here, in the folder ssh runs in.
  */
 function sshTreeCommand(all: readonly string[], home: string, cwd: string | null, depth: number): string | null {
-  const ssh = all.findIndex(isSsh);
+  const ssh = all.findIndex(isRemoteShell);
   if (ssh === -1) return null;
-  const { remote, local } = sshCommands(all.slice(ssh + 1));
+  const { remote, local } = remoteCommands(all[ssh] as string, all.slice(ssh + 1));
   for (const [text, folder] of [...remote.map((text) => [text, home] as const), ...local.map((text) => [text, cwd] as const)]) {
     const found = treeCommandInText(text, home, folder, depth + 1);
     if (found) return found;
@@ -162,8 +162,8 @@ function treeCommand(all: readonly string[], home: string, localCwd: string | nu
   // Among the words ssh has the other machine run, the program runs there: the folder here says nothing of
   // where its relative targets are. A word ssh that is no such program (`find -name ssh`, `sudo -u ssh`) changes nothing.
   const remote = all.some((word, at) => {
-    if (at >= start || !isSsh(word)) return false;
-    const { commandAt } = sshCommands(all.slice(at + 1));
+    if (at >= start || !isRemoteShell(word)) return false;
+    const { commandAt } = remoteCommands(word, all.slice(at + 1));
     return commandAt !== -1 && at + 1 + commandAt <= start;
   });
   const cwd = remote ? null : localCwd;

@@ -274,6 +274,24 @@ describe('wholeTreeCommand', () => {
     expect(wipes(`slogin -p 22 host 'rm -rf ~'`)).toBe('rm ~'); // ssh under its other name
   });
 
+  it('reads the command other remote shells run there: autossh, rsh and mosh, quoted or piped in', () => {
+    expect(wipes(`autossh -M 0 host 'rm -rf /'`)).toBe('rm /'); // -M takes a port: the host comes after it
+    expect(wipes(`autossh -M 20000 -f -N -o 'RemoteCommand=rm -rf ~' host`)).toBe('rm ~');
+    expect(wipes(`rsh host 'rm -rf /'`)).toBe('rm /');
+    expect(wipes(`rsh -l root host 'cd / && rm -rf *'`)).toBe('rm *');
+    expect(wipes(`mosh host 'rm -rf ~'`)).toBe('rm ~');
+    expect(wipes(`mosh --ssh 'ssh -p 2222' host -- sh -c 'rm -rf /'`)).toBe('rm /');
+    expect(wipes(`mosh --ssh='ssh -p 2222' -p 60001 host 'rm -rf /usr'`)).toBe('rm /usr');
+    expect(wipes("echo 'rm -rf ~' | rsh host")).toBe('rm ~');
+    // Nothing of a whole tree there, or a value of an option taken for the command.
+    expect(wipes(`autossh -M 0 host 'rm -rf /tmp/x'`)).toBeNull();
+    expect(wipes(`mosh --ssh 'ssh -i rm' host`)).toBeNull();
+    expect(wipes('rsh -l rm host ls /')).toBeNull();
+    const inFolder = (command: string, cwd: string) =>
+      policy.evaluate({ toolName: 'execute_command', args: { command, cwd }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
+    expect(inFolder('mosh host -- rm -rf usr', '/')).not.toBe('deny'); // a relative target is the other machine's
+  });
+
   it("finds ssh's host and remote command past its options, those with a value too", () => {
     for (const options of [
       '-p 22', '-p2222', '-i ~/.ssh/id_ed25519', '-o StrictHostKeyChecking=no', '-oBatchMode=yes', '-l root', '-J jump.example',
