@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { posix } from 'node:path';
 import { isRemoteShell, remoteCommands } from './remote-shells';
 import { blankQuoted, programOf, simpleCommands, words } from './shell-text';
+import { findTarget, TREE_PROGRAMS } from './tree-operations';
 
 /**
  * A floor under the deny list that no setting removes: a command that removes a whole tree (the root,
@@ -16,14 +17,6 @@ import { blankQuoted, programOf, simpleCommands, words } from './shell-text';
 
 /** Folders directly under the root whose loss breaks the system. */
 const SYSTEM_FOLDERS = ['bin', 'boot', 'dev', 'etc', 'home', 'lib', 'lib32', 'lib64', 'media', 'mnt', 'opt', 'root', 'sbin', 'srv', 'usr', 'var'];
-
-/** The programs, and what makes each recursive (chmod's -r is "remove read", not recursive). */
-const TREE_PROGRAMS: Record<string, RegExp> = {
-  rm: /^-[a-zA-Z]*[rR]/,
-  chmod: /^-[a-zA-Z]*R/,
-  chown: /^-[a-zA-Z]*R/,
-  chgrp: /^-[a-zA-Z]*R/,
-};
 
 /**
  * Programs that run a word they are given as shell text: `bash -c '…'`, `su -c '…'`, `eval '…'`,
@@ -154,19 +147,29 @@ function sshTreeCommand(all: readonly string[], home: string, cwd: string | null
   return null;
 }
 
-/** `program operand` when the command's words remove or recursively re-own a whole tree, else null. */
-function treeCommand(all: readonly string[], home: string, localCwd: string | null): string | null {
-  // Wrappers (sudo, env, xargs, busybox...) come first: the program is wherever its name appears.
-  const start = all.findIndex((word) => Object.hasOwn(TREE_PROGRAMS, programOf(word)));
-  if (start === -1) return null;
-  // Among the words ssh has the other machine run, the program runs there: the folder here says nothing of
-  // where its relative targets are. A word ssh that is no such program (`find -name ssh`, `sudo -u ssh`) changes nothing.
+/**
+ * The folder a command's relative operands are read from, for its program at `start`: none among the
+ * words ssh has the other machine run, where the folder here says nothing of where they are. A word ssh
+ * that is no such program (`find -name ssh`, `sudo -u ssh`) changes nothing.
+ */
+function folderFor(all: readonly string[], start: number, localCwd: string | null): string | null {
   const remote = all.some((word, at) => {
     if (at >= start || !isRemoteShell(word)) return false;
     const { commandAt } = remoteCommands(word, all.slice(at + 1));
     return commandAt !== -1 && at + 1 + commandAt <= start;
   });
-  const cwd = remote ? null : localCwd;
+  return remote ? null : localCwd;
+}
+
+/** `program operand` when the command's words remove or recursively re-own a whole tree, else null. */
+function treeCommand(all: readonly string[], home: string, localCwd: string | null): string | null {
+  const takesWhole = (cwd: string | null) => (operand: string) => isWholeTree((cwd === null ? null : folderOf(operand, cwd, home)) ?? operand, home);
+  const find = all.findIndex((word) => programOf(word) === 'find');
+  const found = find === -1 ? undefined : findTarget(all.slice(find + 1), takesWhole(folderFor(all, find, localCwd)));
+  if (found !== undefined) return `find ${found}`;
+  // Wrappers (sudo, env, xargs, busybox...) come first: the program is wherever its name appears.
+  const start = all.findIndex((word) => Object.hasOwn(TREE_PROGRAMS, programOf(word)));
+  if (start === -1) return null;
   const program = programOf(all[start] as string);
   const recursiveFlag = TREE_PROGRAMS[program] as RegExp;
   const rest = all.slice(start + 1);
@@ -179,9 +182,7 @@ function treeCommand(all: readonly string[], home: string, localCwd: string | nu
   const operands = [...options.filter((word) => !word.startsWith('-')), ...(endOfOptions === -1 ? [] : rest.slice(endOfOptions + 1))];
   // chown's and chgrp's first operand is the owner (`root`, `bin`), a folder only with --reference.
   const namesOwner = (program === 'chown' || program === 'chgrp') && !options.some((word) => word.startsWith('--ref'));
-  const target = (namesOwner ? operands.slice(1) : operands).find((operand) =>
-    isWholeTree((cwd === null ? null : folderOf(operand, cwd, home)) ?? operand, home),
-  );
+  const target = (namesOwner ? operands.slice(1) : operands).find(takesWhole(folderFor(all, start, localCwd)));
   return target === undefined ? null : `${program} ${target}`;
 }
 

@@ -135,6 +135,32 @@ describe('wholeTreeCommand', () => {
     expect(wipes('cd /tmp && chmod -r ~')).toBeNull(); // chmod -r takes away read permission: not recursive
   });
 
+  it('reads find deleting all it walks from a whole tree: -delete, or -exec rm or chmod on {} with no test narrowing it', () => {
+    expect(wipes('find / -delete')).toBe('find /');
+    expect(wipes('sudo find ~ -mindepth 1 -delete')).toBe('find ~');
+    expect(wipes('find ~ -exec rm -rf {} +')).toBe('find ~');
+    expect(wipes('find -L /usr -depth -xdev -exec rm -f {} \\;')).toBe('find /usr');
+    expect(wipes('find "$HOME" -maxdepth 1 -execdir sudo rm -r {} +')).toBe('find $HOME');
+    expect(wipes('find / -exec chmod 000 {} +')).toBe('find /');
+    expect(wipes(`ssh host 'find . -delete'`)).toBe('find .'); // there, from its home
+    // A test selects what goes; a folder below the tree, or an -exec that deletes nothing, takes no tree.
+    expect(wipes("find ~ -name '*.tmp' -delete")).toBeNull();
+    expect(wipes('find / -type f -name core -delete')).toBeNull();
+    expect(wipes('find ~/project/build -delete')).toBeNull();
+    expect(wipes('find / -exec ls -ld {} +')).toBeNull();
+    expect(wipes('find / -name "*.log" -print')).toBeNull();
+    expect(wipes('find ~ -empty -type d -delete')).toBeNull();
+    const inFolder = (command: string, cwd: string) =>
+      policy.evaluate({ toolName: 'execute_command', args: { command, cwd }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
+    expect(inFolder('find . -delete', '~')).toBe('deny');
+    expect(inFolder('find -delete', '/')).toBe('deny'); // no starting point: the folder it runs in
+    expect(inFolder("find . -name '*.o' -delete", '~')).not.toBe('deny');
+    expect(inFolder('find . -name node_modules -prune -exec rm -rf {} +', '~')).not.toBe('deny');
+    expect(inFolder('find . -delete', '/tmp/build')).not.toBe('deny');
+    expect(inFolder('ssh host find . -delete', '/tmp/build')).toBe('deny'); // the other machine's home
+    expect(inFolder('ssh host find usr -delete', '/')).not.toBe('deny');
+  });
+
   it('reads home as ~, $HOME, ${HOME} or its own path, quoted or not', () => {
     for (const target of ['~', '~/', '"$HOME"', '${HOME}/*', `${HOME}/`, `'${HOME}'/*`, '~/.*']) {
       expect(wipes(`rm -rf ${target}`), target).not.toBeNull();
