@@ -44,3 +44,57 @@ export function findTarget(args: readonly string[], takesWhole: (operand: string
   // GNU find walks the folder it runs in when given no starting point.
   return deletes ? (starts.length === 0 ? ['.'] : starts).find(takesWhole) : undefined;
 }
+
+/** rsync's options whose value can be the next word; the rest take none, or theirs after `=`. */
+const RSYNC_VALUE_OPTIONS = new Set([
+  '-e', '-f', '-B', '-T', '-M', '--rsh', '--filter', '--exclude', '--include', '--exclude-from', '--include-from', '--files-from',
+  '--temp-dir', '--backup-dir', '--compare-dest', '--copy-dest', '--link-dest', '--partial-dir', '--suffix', '--chmod', '--chown',
+  '--log-file', '--password-file', '--timeout', '--bwlimit', '--max-size', '--min-size', '--max-delete', '--port', '--out-format',
+  '--remote-option', '--usermap', '--groupmap', '--iconv', '--info', '--debug',
+]);
+
+/**
+ * The destination `rsync … --delete src… dest` empties of all the sources do not hold (`rsync -a
+ * --delete empty/ ~/` empties home): its last operand, with any --delete-… or --del option.
+ */
+export function rsyncTarget(args: readonly string[], takesWhole: (operand: string) => boolean): string | undefined {
+  const operands: string[] = [];
+  let deletes = false;
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i] as string;
+    if (word === '--') {
+      operands.push(...args.slice(i + 1));
+      break;
+    }
+    if (!word.startsWith('-')) operands.push(word);
+    else if (/^--del(?:ete(?:-\w+)?)?$/.test(word)) deletes = true;
+    else if (RSYNC_VALUE_OPTIONS.has(word) || /^-[a-zA-Z]*[efBTM]$/.test(word)) i++;
+  }
+  const destination = operands.at(-1);
+  return deletes && operands.length > 1 && destination !== undefined && takesWhole(destination) ? destination : undefined;
+}
+
+/**
+ * The whole tree `mv` moves away: a source that is the tree itself (`mv ~ /tmp/x`, `mv /usr /usr.old`);
+ * every operand but the last is a source, or each with -t DIR. Its content given as a glob (`mv ~/*
+ * ~/old/`) often stays in the tree, and is not read.
+ */
+export function mvTarget(args: readonly string[], takesWhole: (operand: string) => boolean): string | undefined {
+  const operands: string[] = [];
+  let targetGiven = false;
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i] as string;
+    if (word === '--') {
+      operands.push(...args.slice(i + 1));
+      break;
+    }
+    if (!word.startsWith('-') || word === '-') operands.push(word);
+    else if (word.startsWith('--t') || /^-[a-zA-Z]*t/.test(word)) {
+      targetGiven = true;
+      // The folder is the rest of the word, after `=`, or the next word.
+      if (!word.includes('=') && /^(?:--t[a-z-]*|-[a-zA-Z]*t)$/.test(word)) i++;
+    } else if (word === '-S' || word === '--suffix') i++;
+  }
+  const sources = targetGiven ? operands : operands.slice(0, -1);
+  return sources.find((operand) => !/\*$/.test(operand) && takesWhole(operand));
+}

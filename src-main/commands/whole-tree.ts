@@ -2,17 +2,18 @@ import { homedir } from 'node:os';
 import { posix } from 'node:path';
 import { isRemoteShell, remoteCommands } from './remote-shells';
 import { blankQuoted, programOf, simpleCommands, words } from './shell-text';
-import { findTarget, TREE_PROGRAMS } from './tree-operations';
+import { findTarget, mvTarget, rsyncTarget, TREE_PROGRAMS } from './tree-operations';
 
 /**
  * A floor under the deny list that no setting removes: a command that removes a whole tree (the root,
- * a top-level system folder, the home folder), or recursively hands it over or changes its
- * permissions. It is read from the command's words rather than matched by a pattern, so option order
- * (`rm -r -f /`), quoting (`"$HOME"/*`), dot and double slashes (`/./*`) and long option lists neither
- * hide it nor slow the check down, and a later line of a script is never taken for its target. Text
+ * a top-level system folder, the home folder: rm -r, find -delete, rsync --delete into it, mv moving it
+ * away), or recursively hands it over or changes its permissions. It is read from the command's words
+ * rather than matched by a pattern, so option order (`rm -r -f /`), quoting (`"$HOME"/*`), dot and
+ * double slashes (`/./*`) and long option lists neither hide it nor slow the check down, and a later
+ * line of a script is never taken for its target. Text
  * given to a shell to run (`bash -c '…'`, `su -c`, `eval`, a here-string) is read as commands too, so
- * is the command `ssh host '…'` (rsh, mosh…) has the other machine's shell run (from that machine's home), and a
- * shell command's relative operands from its folder: `rm -rf *` run in home takes home.
+ * is the command `ssh host '…'` (rsh, mosh…) has the other machine's shell run (from that machine's
+ * home), and a shell command's relative operands from its folder: `rm -rf *` run in home takes home.
  */
 
 /** Folders directly under the root whose loss breaks the system. */
@@ -161,12 +162,21 @@ function folderFor(all: readonly string[], start: number, localCwd: string | nul
   return remote ? null : localCwd;
 }
 
+/** Programs besides rm and the recursive chmod, chown and chgrp that take a whole tree, and how each says which. */
+const OTHER_PROGRAMS: ReadonlyArray<readonly [string, (args: readonly string[], takesWhole: (operand: string) => boolean) => string | undefined]> = [
+  ['find', findTarget],
+  ['rsync', rsyncTarget],
+  ['mv', mvTarget],
+];
+
 /** `program operand` when the command's words remove or recursively re-own a whole tree, else null. */
 function treeCommand(all: readonly string[], home: string, localCwd: string | null): string | null {
   const takesWhole = (cwd: string | null) => (operand: string) => isWholeTree((cwd === null ? null : folderOf(operand, cwd, home)) ?? operand, home);
-  const find = all.findIndex((word) => programOf(word) === 'find');
-  const found = find === -1 ? undefined : findTarget(all.slice(find + 1), takesWhole(folderFor(all, find, localCwd)));
-  if (found !== undefined) return `find ${found}`;
+  for (const [name, target] of OTHER_PROGRAMS) {
+    const at = all.findIndex((word) => programOf(word) === name);
+    const found = at === -1 ? undefined : target(all.slice(at + 1), takesWhole(folderFor(all, at, localCwd)));
+    if (found !== undefined) return `${name} ${found}`;
+  }
   // Wrappers (sudo, env, xargs, busybox...) come first: the program is wherever its name appears.
   const start = all.findIndex((word) => Object.hasOwn(TREE_PROGRAMS, programOf(word)));
   if (start === -1) return null;

@@ -161,6 +161,31 @@ describe('wholeTreeCommand', () => {
     expect(inFolder('ssh host find usr -delete', '/')).not.toBe('deny');
   });
 
+  it('reads rsync --delete into a whole tree, which empties it of what the source lacks', () => {
+    expect(wipes('rsync -a --delete empty/ ~/')).toBe('rsync ~/');
+    expect(wipes('sudo rsync -aHAX --delete-before /tmp/empty/ /')).toBe('rsync /');
+    expect(wipes('rsync -av --del --exclude .cache src/ "$HOME"')).toBe('rsync $HOME');
+    expect(wipes('rsync -a --delete -e ssh host:/srv/ /usr/')).toBe('rsync /usr/');
+    // Into a folder below the tree, from the tree, without --delete, or onto another machine: nothing here goes.
+    expect(wipes('rsync -a --delete ~/project/ /mnt/backup/project/')).toBeNull();
+    expect(wipes('rsync -a --delete ~/ /mnt/backup/')).toBeNull();
+    expect(wipes('rsync -a src/ ~/')).toBeNull();
+    expect(wipes('rsync -a --delete build/ host:/')).toBeNull();
+    expect(wipes('rsync -a --delete --exclude / src/ dest/')).toBeNull(); // / is the exclude's value
+  });
+
+  it('reads mv moving a whole tree away, home or a system folder, but not into one', () => {
+    expect(wipes('mv ~ /tmp/x')).toBe('mv ~');
+    expect(wipes('sudo mv /usr /usr.old')).toBe('mv /usr');
+    expect(wipes('mv -t /tmp/attic "$HOME"')).toBe('mv $HOME');
+    expect(wipes('mv -f -- /etc /tmp/etc')).toBe('mv /etc');
+    expect(wipes('mv /tmp/x ~')).toBeNull(); // into home
+    expect(wipes('mv ~/a ~/b')).toBeNull();
+    expect(wipes('mv ~/Downloads/* ~/old/')).toBeNull();
+    expect(wipes('mv -t ~ /tmp/a /tmp/b')).toBeNull(); // -t names the destination
+    expect(wipes('mv -S .bak /tmp/a /tmp/b')).toBeNull();
+  });
+
   it('reads home as ~, $HOME, ${HOME} or its own path, quoted or not', () => {
     for (const target of ['~', '~/', '"$HOME"', '${HOME}/*', `${HOME}/`, `'${HOME}'/*`, '~/.*']) {
       expect(wipes(`rm -rf ${target}`), target).not.toBeNull();
