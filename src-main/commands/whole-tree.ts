@@ -14,6 +14,7 @@ import { findTarget, mvTarget, rsyncTarget, TREE_PROGRAMS } from './tree-operati
  * given to a shell to run (`bash -c '…'`, `su -c`, `eval`, a here-string) is read as commands too, so
  * is the command `ssh host '…'` (rsh, mosh…) has the other machine's shell run (from that machine's
  * home), and a shell command's relative operands from its folder: `rm -rf *` run in home takes home.
+ * A variable set earlier in the text is read with its value (`d=/; rm -rf "$d"`), `$PWD` as that folder.
  */
 
 /** Folders directly under the root whose loss breaks the system. */
@@ -29,13 +30,23 @@ const SHELL_KEYWORDS = new Set(['if', 'then', 'elif', 'else', 'while', 'until', 
 /** Shell text nested deeper than this (`bash -c "sh -c '…'"` is two levels) is not read. */
 const MAX_NESTING = 4;
 
-/** Home as the shell expands it: `~`, `$HOME`, `${HOME}`, and `${HOME:?}`, `${HOME:-…}`, `${HOME=…}`, which give HOME when it is set. */
-const HOME_PREFIX = /^(?:~|\$HOME|\$\{HOME(?::?[-=?][^}]*)?\})(?=\/|$)/;
+/**
+ * Home as the shell expands it: `~`, `$HOME`, `${HOME}`, and `${HOME:?}`, `${HOME:-…}`, `${HOME=…}`,
+ * which give HOME when it is set; and `~user`. 1: the user.
+ */
+const HOME_PREFIX = /^(?:~([a-z_][\w.-]*)?|\$HOME|\$\{HOME(?::?[-=?][^}]*)?\})(?=\/|$)/;
+
+/** `path` with a leading home spelt out: `~root` is /root, `~ana` home when ana's it is, another user's left as it is. */
+function withHome(path: string, home: string): string {
+  return path.replace(HOME_PREFIX, (prefix, user: string | undefined) =>
+    user === undefined || user === posix.basename(home) ? home : user === 'root' ? '/root' : prefix,
+  );
+}
 
 /** A path operand with home spelled out as `~`, `..` and `.` segments resolved, slashes collapsed and trailing globs gone. */
 function normalisePath(operand: string, home: string): string {
   // `..` is resolved with home expanded: ~/.. is the folder home is in.
-  let path = posix.normalize(operand.replace(HOME_PREFIX, () => home));
+  let path = posix.normalize(withHome(operand, home));
   if (home !== '/' && (path === home || path.startsWith(`${home}/`))) path = `~${path.slice(home.length)}`;
   for (let before = ''; before !== path; ) {
     before = path;
@@ -65,8 +76,11 @@ function treeCommandInText(text: string, home: string, startCwd: string | null, 
   // What echo or printf write is shell text when the text pipes into a shell (`echo 'rm -rf /' | bash`).
   const pipedShell = PIPED_INTO_SHELL.exec(blankQuoted(text))?.[1];
   // A backslash at the end of a line continues the command on the next one.
+  const variables = new Map<string, string>();
   for (const command of simpleCommands(text.replace(/\\\r?\n/g, ''))) {
-    const { all, cut } = words(command);
+    const { all: written, cut } = words(command);
+    const all = written.map((word) => withVariables(word, variables, cwd));
+    if (!cut) assign(all, variables);
     const name = all.findIndex((word) => !SHELL_KEYWORDS.has(word));
     // Words only guessed (a quote that never closes): where a cd among them went cannot be told.
     if (cut) cwd = null;
@@ -83,12 +97,40 @@ function treeCommandInText(text: string, home: string, startCwd: string | null, 
   return null;
 }
 
+/** A variable's use: `$NAME` or `${NAME}`. 1 or 2: the name. */
+const VARIABLE = /\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))/g;
+
+/** `word` with the variables set earlier in the text given their values, and $PWD the folder it runs in when known. */
+function withVariables(word: string, variables: ReadonlyMap<string, string>, cwd: string | null): string {
+  if (!word.includes('$')) return word;
+  return word.replace(VARIABLE, (use, braced: string | undefined, bare: string | undefined) => {
+    const name = braced ?? bare ?? '';
+    return variables.get(name) ?? (name === 'PWD' && cwd !== null ? cwd : use);
+  });
+}
+
+/**
+ * Records the variables a command of assignments only sets (`d=/`, `export D=~ E=x`); one given a
+ * value computed when it runs (`d=$(pwd)`) is forgotten, so a value set before is not taken for it. An
+ * assignment before a program (`d=/ rm -rf $d`) sets it for that program only, after its words are expanded.
+ */
+function assign(all: readonly string[], variables: Map<string, string>): void {
+  const first = ['export', 'local', 'readonly', 'declare', 'typeset'].includes(all[0] ?? '') ? 1 : 0;
+  const assignments = all.slice(first).map((word) => /^([A-Za-z_]\w*)=([\s\S]*)$/.exec(word));
+  if (all.length <= first || assignments.some((match) => match === null)) return;
+  for (const match of assignments) {
+    const [, name = '', value = ''] = match ?? [];
+    if (/[$`]/.test(value.replace(/\$HOME\b|\$\{HOME\}/g, ''))) variables.delete(name);
+    else variables.set(name, value);
+  }
+}
+
 /**
  * The folder `dir` names: absolute, from home (`~`, `$HOME`) or relative to `base`; null when that
  * cannot be told (another variable, or no known base).
  */
 function folderOf(dir: string, base: string | null, home: string): string | null {
-  const expanded = dir.replace(HOME_PREFIX, () => home);
+  const expanded = withHome(dir, home);
   if (/[$`]/.test(expanded)) return null;
   if (expanded.startsWith('/')) return posix.normalize(expanded);
   return base === null ? null : posix.join(base, expanded);

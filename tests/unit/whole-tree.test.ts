@@ -193,6 +193,26 @@ describe('wholeTreeCommand', () => {
     expect(wipes(`rm -rf ${HOME}/Downloads`)).toBeNull();
   });
 
+  it('reads a variable set earlier on the command line, $PWD as the folder it runs in, and ~root or ~user', () => {
+    expect(wipes('d=/; rm -rf "$d"')).toBe('rm /');
+    expect(wipes('export TARGET=~ && rm -rf "${TARGET}"/*')).toBe('rm ~/*');
+    expect(wipes('d="$HOME"\nsudo chown -R nobody $d')).toBe('chown $HOME');
+    expect(wipes('d=/usr; cd "$d" && rm -rf *')).toBe('rm *');
+    expect(wipes('rm -rf ~root')).toBe('rm ~root');
+    expect(wipes('rm -rf ~ana/')).toBe('rm ~ana/'); // the user whose home it is
+    expect(wipes('rm -rf ~bob')).toBeNull(); // another user's home is not known here
+    // A value set for the program only, computed when it runs, or replaced later, is not taken.
+    expect(wipes('d=/ rm -rf "$d"')).toBeNull(); // $d is expanded before rm's own d=/ applies
+    expect(wipes('d=/; d=$(mktemp -d); rm -rf "$d"')).toBeNull();
+    expect(wipes('d=/tmp/build; rm -rf "$d"')).toBeNull();
+    expect(wipes('out=dist; rm -rf "$out"')).toBeNull();
+    const inFolder = (command: string, cwd: string) =>
+      policy.evaluate({ toolName: 'execute_command', args: { command, cwd }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
+    expect(inFolder('rm -rf "$PWD"', '~')).toBe('deny');
+    expect(inFolder('cd / && rm -rf "$PWD"/*', '/tmp')).toBe('deny');
+    expect(inFolder('rm -rf "$PWD"', '/tmp/build')).not.toBe('deny');
+  });
+
   it('resolves .. segments: a folder\'s parent can be the root, a system folder or home', () => {
     expect(wipes('rm -rf /tmp/..')).toBe('rm /tmp/..');
     expect(wipes('rm -rf ~/..')).toBe('rm ~/..');
