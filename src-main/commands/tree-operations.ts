@@ -20,16 +20,19 @@ export const TREE_PROGRAMS: Record<string, RegExp> = {
 const FIND_KEEPS_ALL = new Set(['-depth', '-d', '-xdev', '-mount', '-noleaf', '-ignore_readdir_race', '-noignore_readdir_race', '-follow', '-daystart', '-print', '-print0', '-true', '-a', '-and']);
 
 /**
- * The starting point of `find [options] start… expression` (`args`, its words after find) it empties:
- * one that is a whole tree, when the expression deletes (`-delete`, or an `-exec`/`-execdir`/`-ok` of
- * rm, chmod, chown or chgrp on `{}`: find does the walking, so no -r is needed) and selects nothing out.
+ * `find [options] start… expression` (`args`, its words after find) read: its starting points (the
+ * folder it runs in when none is given, as GNU find takes it), and whether the expression deletes
+ * (`-delete`, or an `-exec`/`-execdir`/`-ok` of rm, chmod, chown or chgrp on `{}`: find does the
+ * walking, so no -r is needed), runs another program, or selects what it acts on (any other test).
  */
-export function findTarget(args: readonly string[], takesWhole: (operand: string) => boolean): string | undefined {
+function readFind(args: readonly string[]): { starts: string[]; deletes: boolean; runs: boolean; selects: boolean } {
   let i = 0;
   while (i < args.length && /^-(?:[HLP]|O\d|D)$/.test(args[i] as string)) i += args[i] === '-D' ? 2 : 1;
   const starts: string[] = [];
   while (i < args.length && !/^[-(!]/.test(args[i] as string)) starts.push(args[i++] as string);
   let deletes = false;
+  let runs = false;
+  let selects = false;
   for (; i < args.length; i++) {
     const word = args[i] as string;
     if (word === '-delete') deletes = true;
@@ -37,12 +40,24 @@ export function findTarget(args: readonly string[], takesWhole: (operand: string
       const end = args.findIndex((next, at) => at > i && (next === ';' || next === '+'));
       const command = args.slice(i + 1, end === -1 ? args.length : end);
       if (command.includes('{}') && command.some((next) => Object.hasOwn(TREE_PROGRAMS, programOf(next)))) deletes = true;
+      else runs = true;
       i = end === -1 ? args.length : end;
     } else if (word === '-mindepth' || word === '-maxdepth') i++;
-    else if (!FIND_KEEPS_ALL.has(word)) return undefined;
+    else if (!FIND_KEEPS_ALL.has(word)) selects = true;
   }
-  // GNU find walks the folder it runs in when given no starting point.
-  return deletes ? (starts.length === 0 ? ['.'] : starts).find(takesWhole) : undefined;
+  return { starts: starts.length === 0 ? ['.'] : starts, deletes, runs, selects };
+}
+
+/** The starting point `find` empties: a whole tree, when the expression deletes and selects nothing out. */
+export function findTarget(args: readonly string[], takesWhole: (operand: string) => boolean): string | undefined {
+  const { starts, deletes, selects } = readFind(args);
+  return deletes && !selects ? starts.find(takesWhole) : undefined;
+}
+
+/** What `find` lists, for a program it pipes into (`find ~ -print0 | xargs -0 rm -rf`): its starting points, when it prints all under them. */
+export function findListed(args: readonly string[]): string[] {
+  const { starts, deletes, runs, selects } = readFind(args);
+  return deletes || runs || selects ? [] : starts;
 }
 
 /** rsync's options whose value can be the next word; the rest take none, or theirs after `=`. */

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { posix } from 'node:path';
 import { isRemoteShell, remoteCommands } from './remote-shells';
 import { blankQuoted, programOf, simpleCommands, words } from './shell-text';
-import { findTarget, mvTarget, rsyncTarget, TREE_PROGRAMS } from './tree-operations';
+import { findListed, findTarget, mvTarget, rsyncTarget, TREE_PROGRAMS } from './tree-operations';
 
 /**
  * A floor under the deny list that no setting removes: a command that removes a whole tree (the root,
@@ -75,6 +75,9 @@ function treeCommandInText(text: string, home: string, startCwd: string | null, 
   let cwd = startCwd;
   // What echo or printf write is shell text when the text pipes into a shell (`echo 'rm -rf /' | bash`).
   const pipedShell = PIPED_INTO_SHELL.exec(blankQuoted(text))?.[1];
+  const pipesIntoXargs = PIPED_INTO_XARGS.test(blankQuoted(text));
+  /** What the command before wrote, when the text pipes into xargs: xargs adds it to its program's words. */
+  let fed: string[] = [];
   // A backslash at the end of a line continues the command on the next one.
   const variables = new Map<string, string>();
   for (const command of simpleCommands(text.replace(/\\\r?\n/g, ''))) {
@@ -87,12 +90,14 @@ function treeCommandInText(text: string, home: string, startCwd: string | null, 
     else if (name !== -1 && ['cd', 'pushd'].includes(programOf(all[name] as string))) cwd = afterCd(all.slice(name + 1), cwd, home);
     const found =
       treeCommand(all, home, cwd) ??
+      (fed.length > 0 && all.some((word) => programOf(word) === 'xargs') ? treeCommand([...all, ...fed], home, cwd) : null) ??
       (depth < MAX_NESTING
         ? (nestedTreeCommand(all, home, cwd, depth) ??
           sshTreeCommand(all, home, cwd, depth) ??
           (pipedShell ? echoedTreeCommand(all, home, isRemoteShell(pipedShell) ? home : cwd, depth) : null))
         : null);
     if (found) return found;
+    fed = pipesIntoXargs ? writtenWords(all) : [];
   }
   return null;
 }
@@ -160,17 +165,29 @@ function nestedTreeCommand(all: readonly string[], home: string, cwd: string | n
 const PIPED_INTO_SHELL =
   /(?:^|[^|])\|&?\s*(?:(?:sudo|env|command|exec|nohup)\s+(?:-\S+\s+)*)*(?:\S*\/)?(sh|bash|dash|zsh|ksh|mksh|ash|fish|ssh|slogin|autossh|rsh)(?=\s|$|[;&|)])/;
 
-/**
- * In an `echo …` or `printf …` whose output goes to a shell, a whole tree: what it writes (its words
- * joined, \n as a line break, as echo -e and printf write it) is read as commands run in `cwd`.
- */
-function echoedTreeCommand(all: readonly string[], home: string, cwd: string | null, depth: number): string | null {
+/** A pipe into xargs, as PIPED_INTO_SHELL reads one into a shell. */
+const PIPED_INTO_XARGS = /(?:^|[^|])\|&?\s*(?:(?:sudo|env|command|exec|nohup)\s+(?:-\S+\s+)*)*(?:\S*\/)?xargs(?=\s|$)/;
+
+/** What an `echo …` or `printf …` writes: its words joined, \n as a line break, as echo -e and printf write it; null for another program. */
+function writtenText(all: readonly string[]): string | null {
   const writer = all.findIndex((word) => ['echo', 'printf'].includes(programOf(word)));
   if (writer === -1) return null;
   const operands = all.slice(writer + 1);
   const first = operands.findIndex((word) => !/^-[neE]+$/.test(word));
-  const written = (first === -1 ? [] : operands.slice(first)).join(' ').replace(/\\n/g, '\n');
-  return treeCommandInText(written, home, cwd, depth + 1);
+  return (first === -1 ? [] : operands.slice(first)).join(' ').replace(/\\n/g, '\n');
+}
+
+/** The words a command writes for xargs to read: echo's or printf's, or the folders a find lists all of. */
+function writtenWords(all: readonly string[]): string[] {
+  const find = all.findIndex((word) => programOf(word) === 'find');
+  if (find !== -1) return findListed(all.slice(find + 1));
+  return (writtenText(all) ?? '').split(/\s+|\\0/).filter((word) => word !== '');
+}
+
+/** In an `echo …` or `printf …` whose output goes to a shell, a whole tree: what it writes is read as commands run in `cwd`. */
+function echoedTreeCommand(all: readonly string[], home: string, cwd: string | null, depth: number): string | null {
+  const written = writtenText(all);
+  return written === null ? null : treeCommandInText(written, home, cwd, depth + 1);
 }
 
 /**

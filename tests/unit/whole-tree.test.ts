@@ -321,6 +321,26 @@ describe('wholeTreeCommand', () => {
     expect(wipes("echo 'rm -rf /' || bash")).toBeNull();
   });
 
+  it('reads what echo, printf or a find listing all pipe into xargs as the words xargs adds to its program', () => {
+    expect(wipes('echo / | xargs rm -rf')).toBe('rm /');
+    expect(wipes("printf '%s\\n' ~ | sudo xargs rm -rf")).toBe('rm ~');
+    expect(wipes('echo "$HOME" | xargs -I{} rm -rf {}')).toBe('rm $HOME');
+    expect(wipes('echo /usr | xargs -n1 chown -R nobody')).toBe('chown /usr');
+    expect(wipes('find ~ -print0 | xargs -0 rm -rf')).toBe('rm ~');
+    expect(wipes('find / -mindepth 1 -maxdepth 1 | xargs rm -rf')).toBe('rm /');
+    // Words that take no tree, a find that selects, xargs not fed by the writer, or an || instead of a pipe.
+    expect(wipes('echo build dist | xargs rm -rf')).toBeNull();
+    expect(wipes("find . -name '*.pyc' | xargs rm -f")).toBeNull();
+    expect(wipes('find ~ -name node_modules -type d -prune | xargs rm -rf')).toBeNull();
+    expect(wipes('echo / | xargs ls -ld')).toBeNull();
+    expect(wipes('echo / || xargs rm -rf < list')).toBeNull();
+    expect(wipes('echo /; cat list | xargs rm -rf')).toBeNull();
+    const inFolder = (command: string, cwd: string) =>
+      policy.evaluate({ toolName: 'execute_command', args: { command, cwd }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
+    expect(inFolder('find . | xargs rm -rf', '~')).toBe('deny');
+    expect(inFolder('find . | xargs rm -rf', '/tmp/build')).not.toBe('deny');
+  });
+
   it("reads past a here-document's body, whose apostrophes open no quote, and still reads the body's lines", () => {
     expect(wipes("cat > notes.txt <<'EOF'\ndon't\nEOF\nrm -rf /\necho 'done' '")).toBe('rm /');
     expect(wipes("cat <<-EOF; rm -rf ~\n\tit's\n\tEOF\necho 'ok' '")).toBe('rm ~');
