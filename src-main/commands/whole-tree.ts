@@ -17,8 +17,14 @@ import { findListed, findTarget, mvTarget, rsyncTarget, TREE_PROGRAMS } from './
  * A variable set earlier in the text is read with its value (`d=/; rm -rf "$d"`), `$PWD` as that folder.
  */
 
-/** Folders directly under the root whose loss breaks the system. */
-const SYSTEM_FOLDERS = ['bin', 'boot', 'dev', 'etc', 'home', 'lib', 'lib32', 'lib64', 'media', 'mnt', 'opt', 'root', 'sbin', 'srv', 'usr', 'var'];
+/**
+ * Folders directly under the root whose loss breaks the system: Linux's, then macOS's, whose file system
+ * ignores case (`/users` is /Users there), so they are compared in lower case.
+ */
+const SYSTEM_FOLDERS = [
+  'bin', 'boot', 'dev', 'etc', 'home', 'lib', 'lib32', 'lib64', 'media', 'mnt', 'opt', 'root', 'sbin', 'srv', 'usr', 'var',
+  'applications', 'library', 'system', 'users', 'volumes', 'private', 'cores',
+];
 
 /**
  * Programs that run a word they are given as shell text: `bash -c '…'`, `su -c '…'`, `eval '…'`,
@@ -58,7 +64,7 @@ function normalisePath(operand: string, home: string): string {
 /** Whether removing `operand` (recursively) takes the root, a top-level system folder or home with it. */
 export function isWholeTree(operand: string, home = homedir()): boolean {
   const path = normalisePath(operand, home);
-  return path === '' || path === '~' || SYSTEM_FOLDERS.some((folder) => path === `/${folder}`);
+  return path === '' || path === '~' || SYSTEM_FOLDERS.some((folder) => path.toLowerCase() === `/${folder}`);
 }
 
 /**

@@ -239,6 +239,17 @@ describe('wholeTreeCommand', () => {
     expect(isWholeTree('*', HOME)).toBe(false);
   });
 
+  it("knows macOS's top-level system folders, in any case as its file system reads them", () => {
+    for (const folder of ['/Users', '/Library/', '/System', '/Applications/*', '/Volumes', '/private', '/users']) {
+      expect(isWholeTree(folder, HOME), folder).toBe(true);
+    }
+    expect(wipes('sudo rm -rf /Library')).toBe('rm /Library');
+    expect(wipes('rm -rf /USR')).toBe('rm /USR');
+    expect(isWholeTree('/Users/ana/Library/Caches', HOME)).toBe(false);
+    expect(isWholeTree('/Library/Caches', HOME)).toBe(false);
+    expect(isWholeTree('/Applications/Old.app', HOME)).toBe(false);
+  });
+
   it('takes each line and each command of a script on its own', () => {
     expect(wipes('rm -rf build; ls /')).toBeNull();
     expect(wipes('rm -rf build\nrm -rf /')).toBe('rm /');
