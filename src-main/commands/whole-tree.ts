@@ -61,10 +61,50 @@ function normalisePath(operand: string, home: string): string {
   return path;
 }
 
-/** Whether removing `operand` (recursively) takes the root, a top-level system folder or home with it. */
+/**
+ * Whether removing `operand` (recursively) takes the root, a top-level system folder or home with it:
+ * itself, any word its braces make (`/{usr,etc}`), or a tree its glob matches (`/u?r`, `/h*`).
+ */
 export function isWholeTree(operand: string, home = homedir()): boolean {
-  const path = normalisePath(operand, home);
-  return path === '' || path === '~' || SYSTEM_FOLDERS.some((folder) => path.toLowerCase() === `/${folder}`);
+  return braceWords(operand, 64).some((word) => {
+    const path = normalisePath(word, home);
+    if (path === '' || path === '~' || SYSTEM_FOLDERS.some((folder) => path.toLowerCase() === `/${folder}`)) return true;
+    const glob = /[*?[]/.test(path) ? globRegex(path) : null;
+    return glob !== null && [home, ...SYSTEM_FOLDERS.map((folder) => `/${folder}`)].some((tree) => glob.test(tree));
+  });
+}
+
+/** The words bash's brace expansion makes of `word` (`a{b,c}` is ab and ac), at most about `limit` of them. */
+function braceWords(word: string, limit: number): string[] {
+  const brace = /(?<!\$)\{([^{}]*,[^{}]*)\}/.exec(word);
+  if (!brace || limit <= 1) return [word];
+  const before = word.slice(0, brace.index);
+  const after = word.slice(brace.index + brace[0].length);
+  const options = (brace[1] as string).split(',');
+  return options.flatMap((option) => braceWords(`${before}${option}${after}`, Math.floor(limit / options.length)));
+}
+
+/**
+ * A glob as a regular expression for whole paths, in any case: `*` and `?` within one segment, `[…]` a
+ * class (`[!…]` negated); null for a class no regular expression takes (`[z-a]`), which matches nothing.
+ */
+function globRegex(glob: string): RegExp | null {
+  let source = '';
+  for (let i = 0; i < glob.length; i++) {
+    const char = glob[i] as string;
+    const close = char === '[' ? glob.indexOf(']', i + 2) : -1;
+    if (char === '*') source += '[^/]*';
+    else if (char === '?') source += '[^/]';
+    else if (close !== -1) {
+      source += `[${glob.slice(i + 1, close).replace(/^!/, '^').replace(/[\\\]]/g, '\\$&')}]`;
+      i = close;
+    } else source += char.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  }
+  try {
+    return new RegExp(`^${source}$`, 'i');
+  } catch {
+    return null;
+  }
 }
 
 /**

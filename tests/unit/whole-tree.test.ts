@@ -250,6 +250,25 @@ describe('wholeTreeCommand', () => {
     expect(isWholeTree('/Applications/Old.app', HOME)).toBe(false);
   });
 
+  it('reads the words braces make and the trees a glob matches', () => {
+    expect(wipes('rm -rf /{usr,etc}')).toBe('rm /{usr,etc}');
+    expect(wipes('rm -rf {/,}')).toBe('rm {/,}');
+    expect(wipes('rm -rf /u?r')).toBe('rm /u?r');
+    expect(wipes('sudo rm -rf /h*')).toBe('rm /h*');
+    expect(wipes('chmod -R 000 /[eu]*')).toBe('chmod /[eu]*');
+    expect(wipes('rm -rf /home/an?')).toBe('rm /home/an?'); // home
+    // Globs and braces below the trees, or a class no glob can match, take none.
+    expect(wipes('rm -rf ~/{build,dist}')).toBeNull();
+    expect(wipes('rm -rf ~/*.log /tmp/build-*')).toBeNull();
+    expect(wipes('rm -rf /tmp/[z-a]')).toBeNull();
+    expect(wipes('rm -rf /[z-a]')).toBeNull();
+    expect(wipes('rm -rf "${OUT:-a,b}"')).toBeNull();
+    const inFolder = (command: string, cwd: string) =>
+      policy.evaluate({ toolName: 'execute_command', args: { command, cwd }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
+    expect(inFolder('rm -rf b*', '/')).toBe('deny'); // /bin and /boot
+    expect(inFolder('rm -rf *.log', '~')).not.toBe('deny');
+  });
+
   it('takes each line and each command of a script on its own', () => {
     expect(wipes('rm -rf build; ls /')).toBeNull();
     expect(wipes('rm -rf build\nrm -rf /')).toBe('rm /');
