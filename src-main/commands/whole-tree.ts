@@ -160,18 +160,31 @@ function withVariables(word: string, variables: ReadonlyMap<string, string>, cwd
   });
 }
 
+/** Whether a value is computed when it runs: a substitution, or a variable other than HOME. */
+function isComputed(value: string): boolean {
+  return /[$`]/.test(value.replace(/\$HOME\b|\$\{HOME\}/g, ''));
+}
+
 /**
- * Records the variables a command of assignments only sets (`d=/`, `export D=~ E=x`); one given a
- * value computed when it runs (`d=$(pwd)`) is forgotten, so a value set before is not taken for it. An
- * assignment before a program (`d=/ rm -rf $d`) sets it for that program only, after its words are expanded.
+ * Records the variables a command of assignments only sets (`d=/`, `export D=~ E=x`) or a for loop
+ * walks (`for d in / ~`); one given a value computed when it runs (`d=$(pwd)`) is forgotten, so a value
+ * set before is not taken for it. An assignment before a program (`d=/ rm -rf $d`) sets it for that
+ * program only, after its words are expanded.
  */
 function assign(all: readonly string[], variables: Map<string, string>): void {
+  // `for d in / ~`: the loop's variable takes each word, given as braces (`{/,~}`) that make each of them.
+  if (all[0] === 'for' && all[2] === 'in' && /^[A-Za-z_]\w*$/.test(all[1] ?? '')) {
+    const known = all.slice(3).filter((word) => !/[,{}`]/.test(word) && !isComputed(word));
+    if (known.length === 0) variables.delete(all[1] as string);
+    else variables.set(all[1] as string, known.length === 1 ? (known[0] as string) : `{${known.join(',')}}`);
+    return;
+  }
   const first = ['export', 'local', 'readonly', 'declare', 'typeset'].includes(all[0] ?? '') ? 1 : 0;
   const assignments = all.slice(first).map((word) => /^([A-Za-z_]\w*)=([\s\S]*)$/.exec(word));
   if (all.length <= first || assignments.some((match) => match === null)) return;
   for (const match of assignments) {
     const [, name = '', value = ''] = match ?? [];
-    if (/[$`]/.test(value.replace(/\$HOME\b|\$\{HOME\}/g, ''))) variables.delete(name);
+    if (isComputed(value)) variables.delete(name);
     else variables.set(name, value);
   }
 }
@@ -182,7 +195,8 @@ function assign(all: readonly string[], variables: Map<string, string>): void {
  */
 function folderOf(dir: string, base: string | null, home: string): string | null {
   const expanded = withHome(dir, home);
-  if (/[$`]/.test(expanded)) return null;
+  // A loop's variable (`{a,b}`) is several folders.
+  if (/[$`]|\{[^}]*,/.test(expanded)) return null;
   if (expanded.startsWith('/')) return posix.normalize(expanded);
   return base === null ? null : posix.join(base, expanded);
 }

@@ -198,6 +198,11 @@ describe('wholeTreeCommand', () => {
     expect(wipes('export TARGET=~ && rm -rf "${TARGET}"/*')).toBe('rm ~/*');
     expect(wipes('d="$HOME"\nsudo chown -R nobody $d')).toBe('chown $HOME');
     expect(wipes('d=/usr; cd "$d" && rm -rf *')).toBe('rm *');
+    expect(wipes('for d in build / dist; do rm -rf "$d"; done')).toBe('rm {build,/,dist}'); // a loop's variable takes each word
+    expect(wipes('for f in ~/*; do rm -rf "$f"; done')).toBe('rm ~/*'); // all of home, as rm -rf ~/* is
+    expect(wipes('for f in ~/src/*; do rm -rf "$f"/build; done')).toBeNull();
+    expect(wipes('for d in build dist; do rm -rf "$d"; done')).toBeNull();
+    expect(wipes('for d in $(ls); do rm -rf "$d"; done')).toBeNull();
     expect(wipes('rm -rf ~root')).toBe('rm ~root');
     expect(wipes('rm -rf ~ana/')).toBe('rm ~ana/'); // the user whose home it is
     expect(wipes('rm -rf ~bob')).toBeNull(); // another user's home is not known here
