@@ -156,7 +156,7 @@ function withAnsiCDecoded(command: string): string {
 /** The words of a simple command; `cut`: it was cut inside quotes, so they are only a guess. */
 export function words(command: string): { all: string[]; cut: boolean } {
   try {
-    return { all: splitArgs(withAnsiCDecoded(command)), cut: false };
+    return { all: splitArgs(withoutRedirections(withAnsiCDecoded(command))), cut: false };
   } catch {
     // Text whose quotes never close is cut at every separator (`sh -c 'cd /tmp; rm -rf /`): a quote left over is no part of a word.
     const all = command
@@ -165,6 +165,23 @@ export function words(command: string): { all: string[]; cut: boolean } {
       .filter((word) => word !== '');
     return { all, cut: true };
   }
+}
+
+/**
+ * A redirection outside quotes and its file (`>/dev/null`, `2>> log`, `< list`), which the shell takes
+ * apart from the word it is written against (`rm -rf ~>/dev/null` removes ~). Here-strings and
+ * here-documents (`<<<`, `<<`) are not: a shell given one reads it. Matched on text whose quotes are blanked.
+ */
+const REDIRECTION = /(?:(?<=^|\s)\d+)?(?<![<>])(?:>>?|>\||<>?)(?![<>])\s*(?:"[^"]*"|'[^']*'|[^\s<>;&|"'])*/g;
+
+/** `command` with its redirections and their files left out. */
+function withoutRedirections(command: string): string {
+  if (!/[<>]/.test(command)) return command;
+  let out = command;
+  for (const match of blankQuoted(command).matchAll(REDIRECTION)) {
+    out = out.slice(0, match.index) + ' '.repeat(match[0].length) + out.slice(match.index + match[0].length);
+  }
+  return out;
 }
 
 /** Lower case: a case-insensitive file system (macOS, Windows) runs RM as rm. */

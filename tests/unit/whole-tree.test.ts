@@ -471,6 +471,17 @@ describe('wholeTreeCommand', () => {
     expect(inFolder('sudo -u ssh ssh host rm -rf usr', '/')).not.toBe('deny');
   });
 
+  it('takes a redirection written against a target apart from it, as the shell does', () => {
+    expect(wipes('rm -rf ~>/dev/null')).toBe('rm ~');
+    expect(wipes('rm -rf /usr 2>>/tmp/log')).toBe('rm /usr');
+    expect(wipes('sudo rm -rf /<input')).toBe('rm /');
+    // The file a redirection writes is no target, quoted or not, and a quoted > is part of its word.
+    expect(wipes('rm -rf build > /')).toBeNull();
+    expect(wipes('rm -rf build 2> "$HOME"')).toBeNull();
+    expect(wipes("rm -rf '/>x'")).toBeNull();
+    expect(wipes("bash <<< 'rm -rf /' > /tmp/out")).toBe('rm /'); // a here-string stays the shell's
+  });
+
   it('joins a line continued with a backslash, as the shell does', () => {
     expect(wipes('rm -rf \\\n  ~/')).toBe('rm ~/');
     expect(wipes('rm -rf build \\\n  "$HOME"')).toBe('rm $HOME');
