@@ -63,48 +63,70 @@ function normalisePath(operand: string, home: string): string {
 
 /**
  * Whether removing `operand` (recursively) takes the root, a top-level system folder or home with it:
- * itself, any word its braces make (`/{usr,etc}`), or a tree its glob matches (`/u?r`, `/h*`).
+ * itself, any word its braces make (`/{usr,etc}`), or a tree its glob matches (`/u?r`, `/h*`). A class
+ * no shell can match (`[z-a]`) matches nothing.
  */
 export function isWholeTree(operand: string, home = homedir()): boolean {
   return braceWords(operand, 64).some((word) => {
     const path = normalisePath(word, home);
     if (path === '' || path === '~' || SYSTEM_FOLDERS.some((folder) => path.toLowerCase() === `/${folder}`)) return true;
-    const glob = /[*?[]/.test(path) ? globRegex(path) : null;
-    return glob !== null && [home, ...SYSTEM_FOLDERS.map((folder) => `/${folder}`)].some((tree) => glob.test(tree));
+    const glob = /[*?[]/.test(path) ? globParts(path) : null;
+    return glob !== null && [home, ...SYSTEM_FOLDERS.map((folder) => `/${folder}`)].some((tree) => globMatches(glob, tree));
   });
 }
 
 /** The words bash's brace expansion makes of `word` (`a{b,c}` is ab and ac), at most about `limit` of them. */
 function braceWords(word: string, limit: number): string[] {
-  const brace = /(?<!\$)\{([^{}]*,[^{}]*)\}/.exec(word);
+  // Each `{…}` is found in one pass (a comma inside the pattern would make it backtrack on long words).
+  const brace = [...word.matchAll(/(?<!\$)\{([^{}]*)\}/g)].find((pair) => pair[1]?.includes(','));
   if (!brace || limit <= 1) return [word];
   const before = word.slice(0, brace.index);
   const after = word.slice(brace.index + brace[0].length);
-  const options = (brace[1] as string).split(',');
+  const options = (brace[1] ?? '').split(',');
   return options.flatMap((option) => braceWords(`${before}${option}${after}`, Math.floor(limit / options.length)));
 }
 
-/**
- * A glob as a regular expression for whole paths, in any case: `*` and `?` within one segment, `[…]` a
- * class (`[!…]` negated); null for a class no regular expression takes (`[z-a]`), which matches nothing.
- */
-function globRegex(glob: string): RegExp | null {
-  let source = '';
+/** A glob's parts: `*` (any run within one segment), `?` (one character but /), or a test of one character (a class, or itself). */
+type GlobPart = '*' | ((char: string) => boolean);
+
+/** A glob in parts, in any case: `[…]` a class (`[!…]` negated) of single characters and ranges. */
+function globParts(glob: string): GlobPart[] {
+  const parts: GlobPart[] = [];
+  // Past the last `]`, a `[` is itself: no search for one (many `[` would make it quadratic).
+  const lastClose = glob.lastIndexOf(']');
   for (let i = 0; i < glob.length; i++) {
-    const char = glob[i] as string;
-    const close = char === '[' ? glob.indexOf(']', i + 2) : -1;
-    if (char === '*') source += '[^/]*';
-    else if (char === '?') source += '[^/]';
+    const char = (glob[i] as string).toLowerCase();
+    const close = char === '[' && i + 2 <= lastClose ? glob.indexOf(']', i + 2) : -1;
+    if (char === '*') parts.push('*');
+    else if (char === '?') parts.push((next) => next !== '/');
     else if (close !== -1) {
-      source += `[${glob.slice(i + 1, close).replace(/^!/, '^').replace(/[\\\]]/g, '\\$&')}]`;
+      const body = glob.slice(i + 1, close).toLowerCase();
+      const negated = /^[!^]/.test(body);
+      const ranges = [...(negated ? body.slice(1) : body).matchAll(/(.)(?:-(.))?/gs)].map((range) => [range[1] ?? '', range[2] ?? range[1] ?? '']);
+      parts.push((next) => next !== '/' && ranges.some(([low = '', high = '']) => next >= low && next <= high) !== negated);
       i = close;
-    } else source += char.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    } else parts.push((next) => next === char);
   }
-  try {
-    return new RegExp(`^${source}$`, 'i');
-  } catch {
-    return null;
+  return parts;
+}
+
+/** Whether `path` matches the glob's parts, in time linear in each (no backtracking, however many `*`). */
+function globMatches(parts: readonly GlobPart[], path: string): boolean {
+  const subject = path.toLowerCase();
+  // Each part but `*` takes one character: a glob of more such parts than the path has characters cannot match.
+  if (parts.filter((part) => part !== '*').length > subject.length) return false;
+  // matched[j]: the parts read so far match the first j characters.
+  let matched = Array.from({ length: subject.length + 1 }, (_, j) => j === 0);
+  for (const part of parts) {
+    const next = Array.from({ length: subject.length + 1 }, () => false);
+    for (let j = 0; j <= subject.length; j++) {
+      const char = subject[j - 1] ?? '';
+      if (part === '*') next[j] = matched[j] === true || (j > 0 && next[j - 1] === true && char !== '/');
+      else next[j] = j > 0 && matched[j - 1] === true && part(char);
+    }
+    matched = next;
   }
+  return matched[subject.length] === true;
 }
 
 /**
@@ -120,12 +142,13 @@ export function wholeTreeCommand(text: string, home = homedir(), cwd: string | n
 function treeCommandInText(text: string, home: string, startCwd: string | null, depth: number): string | null {
   let cwd = startCwd;
   // What echo or printf write is shell text when the text pipes into a shell (`echo 'rm -rf /' | bash`).
-  const pipedShell = PIPED_INTO_SHELL.exec(blankQuoted(text))?.[1];
-  const pipesIntoXargs = PIPED_INTO_XARGS.test(blankQuoted(text));
+  const unquoted = blankQuoted(text);
+  const pipedShell = PIPED_INTO_SHELL.exec(unquoted)?.[1];
+  const pipesIntoXargs = PIPED_INTO_XARGS.test(unquoted);
   /** What the command before wrote, when the text pipes into xargs: xargs adds it to its program's words. */
   let fed: string[] = [];
-  // A backslash at the end of a line continues the command on the next one.
   const variables = new Map<string, string>();
+  // A backslash at the end of a line continues the command on the next one.
   for (const command of simpleCommands(text.replace(/\\\r?\n/g, ''))) {
     const { all: written, cut } = words(command);
     const all = written.map((word) => withVariables(word, variables, cwd));

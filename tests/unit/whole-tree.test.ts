@@ -272,6 +272,10 @@ describe('wholeTreeCommand', () => {
       policy.evaluate({ toolName: 'execute_command', args: { command, cwd }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
     expect(inFolder('rm -rf b*', '/')).toBe('deny'); // /bin and /boot
     expect(inFolder('rm -rf *.log', '~')).not.toBe('deny');
+    // However many wildcards, commas or braces a word has, it is read in about linear time.
+    const started = performance.now();
+    expect(wipes(`rm -rf /${'*?'.repeat(5_000)}x /{${','.repeat(200_000)} {${'a,'.repeat(20_000)}`)).toBeNull();
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it('takes each line and each command of a script on its own', () => {
