@@ -388,6 +388,20 @@ describe('wholeTreeCommand', () => {
     expect(wipes("bash <<< 'cd /; rm -rf *'")).toBe('rm *');
   });
 
+  it('does not read the lines cat or tee writes out from a here-document as commands, only what its $(…) runs', () => {
+    // Writing notes, a commit message or a config file that mentions rm -rf / runs nothing.
+    expect(wipes("cat > notes.md <<'EOF'\nNever run rm -rf / or rm -rf ~\nEOF")).toBeNull();
+    expect(wipes('git commit -m "$(cat <<\'EOF\'\nRefuse rm -rf ~ in scripts\nEOF\n)"')).toBeNull();
+    expect(wipes('sudo tee /etc/motd <<EOF\nrm -rf / breaks the system\nEOF')).toBeNull();
+    // An unquoted body still runs its substitutions, a body piped on may go to a shell, and a shell's body is its script.
+    expect(wipes('cat > out.txt <<EOF\n$(rm -rf ~)\nEOF')).toBe('rm ~');
+    expect(wipes('tee log <<EOF\n`rm -rf /`\nEOF')).toBe('rm /');
+    expect(wipes("cat <<'EOF' | sudo bash\nrm -rf /\nEOF")).toBe('rm /');
+    expect(wipes('bash <<EOF\nrm -rf /\nEOF')).toBe('rm /');
+    expect(wipes('ssh host <<EOF\nrm -rf ~\nEOF')).toBe('rm ~');
+    expect(wipes("cat > a.txt <<'A'; bash <<'B'\nx\nA\nrm -rf /\nB")).toBe('rm /'); // one body a shell's
+  });
+
   it('reads the command ssh runs on the other machine as shell text, there in its home', () => {
     expect(wipes(`ssh user@host 'rm -rf /'`)).toBe('rm /');
     expect(wipes('ssh host rm -rf --no-preserve-root /')).toBe('rm /');
