@@ -260,10 +260,15 @@ function writtenText(all: readonly string[]): string | null {
   return (first === -1 ? [] : operands.slice(first)).join(' ').replace(/\\n/g, '\n');
 }
 
-/** The words a command writes for xargs to read: echo's or printf's, or the folders a find lists all of. */
+/**
+ * The words a command writes for xargs to read: echo's or printf's, the folders a find lists all of, or
+ * all in the folder it runs in (as `*`) for an ls of no other folder, whose names are relative to it.
+ */
 function writtenWords(all: readonly string[]): string[] {
   const find = all.findIndex((word) => programOf(word) === 'find');
   if (find !== -1) return findListed(all.slice(find + 1));
+  const ls = all.findIndex((word) => programOf(word) === 'ls');
+  if (ls !== -1) return all.slice(ls + 1).every((word) => word.startsWith('-') || word === '.' || word === './') ? ['*'] : [];
   return (writtenText(all) ?? '').split(/\s+|\\0/).filter((word) => word !== '');
 }
 

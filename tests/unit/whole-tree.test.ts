@@ -378,6 +378,11 @@ describe('wholeTreeCommand', () => {
       policy.evaluate({ toolName: 'execute_command', args: { command, cwd }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
     expect(inFolder('find . | xargs rm -rf', '~')).toBe('deny');
     expect(inFolder('find . | xargs rm -rf', '/tmp/build')).not.toBe('deny');
+    expect(inFolder('ls -A | xargs rm -rf', '~')).toBe('deny'); // all in home
+    expect(inFolder('cd / && ls | xargs sudo rm -rf', '/tmp')).toBe('deny');
+    expect(inFolder('ls | xargs rm -rf', '/tmp/build')).not.toBe('deny');
+    expect(inFolder('ls / | xargs rm -rf', '/tmp/build')).not.toBe('deny'); // names of /, removed here
+    expect(inFolder('ls | grep -v keep | xargs rm -rf', '/tmp/build')).not.toBe('deny');
   });
 
   it("reads past a here-document's body, whose apostrophes open no quote, and still reads the body's lines", () => {
