@@ -17,7 +17,10 @@ export const TREE_PROGRAMS: Record<string, RegExp> = {
  * find's words that keep everything it walks: options of the walk and actions that only print. With
  * no other test (-name, -type, -mtime…), `-delete` or an `-exec rm {}` takes all under the start.
  */
-const FIND_KEEPS_ALL = new Set(['-depth', '-d', '-xdev', '-mount', '-noleaf', '-ignore_readdir_race', '-noignore_readdir_race', '-follow', '-daystart', '-print', '-print0', '-true', '-a', '-and']);
+const FIND_KEEPS_ALL = new Set([
+  '-depth', '-d', '-xdev', '-mount', '-noleaf', '-ignore_readdir_race', '-noignore_readdir_race', '-follow', '-daystart',
+  '-print', '-print0', '-true', '-a', '-and',
+]);
 
 /**
  * `find [options] start… expression` (`args`, its words after find) read: its starting points (the

@@ -243,7 +243,8 @@ function nestedTreeCommand(all: readonly string[], home: string, cwd: string | n
 
 /**
  * A pipe (not `||`) into a shell that reads its commands from the pipe, through sudo or env if need be:
- * `| bash`, `| sudo sh`, `| /bin/bash`, `| ssh host` (or another remote shell). 1: the shell. Matched on text whose quotes are blanked.
+ * `| bash`, `| sudo sh`, `| /bin/bash`, `| ssh host` (or another remote shell). 1: the shell. Matched
+ * on text whose quotes are blanked.
  */
 const PIPED_INTO_SHELL =
   /(?:^|[^|])\|&?\s*(?:(?:sudo|env|command|exec|nohup)\s+(?:-\S+\s+)*)*(?:\S*\/)?(sh|bash|dash|zsh|ksh|mksh|ash|fish|ssh|slogin|autossh|rsh)(?=\s|$|[;&|)])/;
