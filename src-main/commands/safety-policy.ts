@@ -43,7 +43,7 @@ import { wholeTreeCommand } from './whole-tree';
  *   - a tool of an external MCP server the user has not marked trusted.
  * - `never`: nothing waits.
  * In every mode, text that would run and removes a whole tree (whole-tree.ts: the root, a system folder
- * or home; rm -r, find -delete, rsync --delete, mv, chmod/chown/chgrp -R), or matches
+ * or home; rm -r, find -delete, rsync --delete, mv, chmod/chown/chgrp/setfacl/chattr -R), or matches
  * `denyCommandPatterns`, is denied: it never runs, and no approval can change that. The patterns are a
  * guard against accidents, not a sandbox: a determined caller can spell a command so no pattern sees
  * it, which is why shell commands need approval by default.

@@ -5,12 +5,18 @@ import { programOf } from './shell-text';
  * with it. Whether an operand is a whole tree is the caller's to say (`takesWhole`), from its folder.
  */
 
-/** The programs, and what makes each recursive (chmod's -r is "remove read", not recursive). */
+/**
+ * The programs, and what makes each recursive (chmod's -r is "remove read", not recursive): rm, the
+ * owner and mode changers, and those of access lists and attributes (`setfacl -R -m u:x:--- /`,
+ * `chattr -R +i /`, which leaves nothing writable).
+ */
 export const TREE_PROGRAMS: Record<string, RegExp> = {
   rm: /^-[a-zA-Z]*[rR]/,
   chmod: /^-[a-zA-Z]*R/,
   chown: /^-[a-zA-Z]*R/,
   chgrp: /^-[a-zA-Z]*R/,
+  setfacl: /^-[a-zA-Z]*R/,
+  chattr: /^-[a-zA-Z]*R/,
 };
 
 /**

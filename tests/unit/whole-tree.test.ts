@@ -186,6 +186,15 @@ describe('wholeTreeCommand', () => {
     expect(wipes('mv -S .bak /tmp/a /tmp/b')).toBeNull();
   });
 
+  it('reads access lists and attributes changed recursively on a whole tree, as chmod -R is', () => {
+    expect(wipes('sudo setfacl -R -m u:nobody:--- /')).toBe('setfacl /');
+    expect(wipes('setfacl -Rb ~')).toBe('setfacl ~');
+    expect(wipes('sudo chattr -R +i /etc')).toBe('chattr /etc');
+    expect(wipes('setfacl -R -m u:ana:rwX ~/shared')).toBeNull();
+    expect(wipes('sudo chattr -R -i /var/lib/app')).toBeNull();
+    expect(wipes('setfacl -m u:ana:rx ~')).toBeNull(); // not recursive
+  });
+
   it('reads home as ~, $HOME, ${HOME} or its own path, quoted or not', () => {
     for (const target of ['~', '~/', '"$HOME"', '${HOME}/*', `${HOME}/`, `'${HOME}'/*`, '~/.*']) {
       expect(wipes(`rm -rf ${target}`), target).not.toBeNull();
