@@ -151,7 +151,7 @@ function treeCommandInText(text: string, home: string, startCwd: string | null, 
   // A backslash at the end of a line continues the command on the next one.
   for (const command of simpleCommands(text.replace(/\\\r?\n/g, ''))) {
     const { all: written, cut } = words(command);
-    const all = written.map((word) => withVariables(word, variables, cwd));
+    const all = written.map((word) => withVariables(word, variables, cwd, home));
     if (!cut) assign(all, variables);
     const name = all.findIndex((word) => !SHELL_KEYWORDS.has(word));
     // Words only guessed (a quote that never closes): where a cd among them went cannot be told.
@@ -174,12 +174,18 @@ function treeCommandInText(text: string, home: string, startCwd: string | null, 
 /** A variable's use: `$NAME` or `${NAME}`. 1 or 2: the name. */
 const VARIABLE = /\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))/g;
 
-/** `word` with the variables set earlier in the text given their values, and $PWD the folder it runs in when known. */
-function withVariables(word: string, variables: ReadonlyMap<string, string>, cwd: string | null): string {
+/**
+ * `word` with the variables set earlier in the text given their values, $PWD the folder it runs in when
+ * known, and $USER or $LOGNAME the name home is under (`/home/$USER` is home).
+ */
+function withVariables(word: string, variables: ReadonlyMap<string, string>, cwd: string | null, home: string): string {
   if (!word.includes('$')) return word;
   return word.replace(VARIABLE, (use, braced: string | undefined, bare: string | undefined) => {
     const name = braced ?? bare ?? '';
-    return variables.get(name) ?? (name === 'PWD' && cwd !== null ? cwd : use);
+    const known = variables.get(name);
+    if (known !== undefined) return known;
+    if (name === 'PWD' && cwd !== null) return cwd;
+    return name === 'USER' || name === 'LOGNAME' ? posix.basename(home) : use;
   });
 }
 

@@ -215,6 +215,10 @@ describe('wholeTreeCommand', () => {
     expect(wipes('rm -rf ~root')).toBe('rm ~root');
     expect(wipes('rm -rf ~ana/')).toBe('rm ~ana/'); // the user whose home it is
     expect(wipes('rm -rf ~bob')).toBeNull(); // another user's home is not known here
+    expect(wipes('sudo rm -rf /home/$USER')).toBe('rm /home/ana'); // $USER: the name home is under
+    expect(wipes('rm -rf "/home/${LOGNAME}/"')).toBe('rm /home/ana/');
+    expect(wipes('rm -rf /home/$USER/build')).toBeNull();
+    expect(wipes('USER=bob; rm -rf /home/$USER')).toBeNull(); // set on the line, it is that value
     // A value set for the program only, computed when it runs, or replaced later, is not taken.
     expect(wipes('d=/ rm -rf "$d"')).toBeNull(); // $d is expanded before rm's own d=/ applies
     expect(wipes('d=/; d=$(mktemp -d); rm -rf "$d"')).toBeNull();
