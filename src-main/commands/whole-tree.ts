@@ -148,15 +148,21 @@ function treeCommandInText(text: string, home: string, startCwd: string | null, 
   /** What the command before wrote, when the text pipes into xargs: xargs adds it to its program's words. */
   let fed: string[] = [];
   const variables = new Map<string, string>();
+  /** The folders pushd left, for popd to go back to. */
+  const pushed: Array<string | null> = [];
   // A backslash at the end of a line continues the command on the next one.
   for (const command of simpleCommands(text.replace(/\\\r?\n/g, ''))) {
     const { all: written, cut } = words(command);
     const all = written.map((word) => withVariables(word, variables, cwd, home));
     if (!cut) assign(all, variables);
-    const name = all.findIndex((word) => !SHELL_KEYWORDS.has(word));
+    const name = all.findIndex((word) => !SHELL_KEYWORDS.has(word) && word !== 'builtin' && word !== 'command');
+    const program = name === -1 ? '' : programOf(all[name] as string);
     // Words only guessed (a quote that never closes): where a cd among them went cannot be told.
     if (cut) cwd = null;
-    else if (name !== -1 && ['cd', 'pushd'].includes(programOf(all[name] as string))) cwd = afterCd(all.slice(name + 1), cwd, home);
+    else if (program === 'cd' || program === 'pushd') {
+      if (program === 'pushd') pushed.push(cwd);
+      cwd = afterCd(all.slice(name + 1), cwd, home);
+    } else if (program === 'popd') cwd = pushed.length > 0 ? (pushed.pop() ?? null) : null;
     const found =
       treeCommand(all, home, cwd) ??
       (fed.length > 0 && all.some((word) => programOf(word) === 'xargs') ? treeCommand([...all, ...fed], home, cwd) : null) ??

@@ -84,6 +84,14 @@ describe('the whole-tree rule in the safety policy', () => {
     expect(inHome('{ cd ~/app/dist && rm -rf *; }')).not.toBe('deny');
     expect(inHome('if cd ~/app/build; then rm -rf *; fi')).not.toBe('deny');
     expect(inHome('if true; then cd / && rm -rf *; fi')).toBe('deny');
+    // cd run as a builtin, and popd going back to where pushd left.
+    const inFolder = (command: string, cwd: string) =>
+      policy.evaluate({ toolName: 'execute_command', args: { command, cwd }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
+    expect(inFolder('builtin cd / && rm -rf *', '/tmp/build')).toBe('deny');
+    expect(inFolder('command cd ~; rm -rf .', '/tmp/build')).toBe('deny');
+    expect(inFolder('pushd / && ls && popd && rm -rf *', '/tmp/build')).not.toBe('deny');
+    expect(inFolder('pushd /tmp && popd && rm -rf *', '~')).toBe('deny'); // back in home
+    expect(inFolder('popd; rm -rf *', '/tmp/build')).not.toBe('deny'); // where to cannot be told
   });
 
   it('lets git rm --cached through in home, which only untracks files, but not a git rm that deletes them', () => {
