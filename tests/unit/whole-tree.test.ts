@@ -203,6 +203,25 @@ describe('wholeTreeCommand', () => {
     expect(wipes('setfacl -m u:ana:rx ~')).toBeNull(); // not recursive
   });
 
+  it('finds rm behind the wrappers and spellings a model may use, and ssh fed a here-string or here-document', () => {
+    for (const command of [
+      'env rm -rf /', 'command rm -rf /', 'builtin rm -rf /', 'exec rm -rf /', 'nice -n 19 rm -rf /', 'nohup rm -rf / &',
+      'timeout 5 rm -rf /', 'stdbuf -o0 rm -rf /', 'ionice -c3 rm -rf /', 'doas rm -rf /', 'pkexec rm -rf /',
+      'sudo -E -u root rm -rf /', 'busybox rm -rf /', '/usr/bin/rm -rf /', '\\rm -rf /', 'r""m -rf /', "'rm' -rf /",
+      'rm -rf -- /', 'rm --recursive --force /', 'chmod -R 000 /', 'chown -R nobody /',
+    ]) {
+      expect(wipes(command), command).not.toBeNull();
+    }
+    expect(wipes("ssh host <<< 'rm -rf ~'")).toBe('rm ~');
+    expect(wipes('ssh host <<EOF\nrm -rf ~\nEOF')).toBe('rm ~');
+    const inFolder = (command: string, cwd: string) =>
+      policy.evaluate({ toolName: 'execute_command', args: { command, cwd }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
+    expect(inFolder('pushd / && rm -rf *', '/tmp')).toBe('deny');
+    expect(inFolder('(cd ~ && rm -rf .)', '/tmp')).toBe('deny');
+    expect(inFolder('rm -rf ./build', '~')).not.toBe('deny');
+    expect(inFolder('rm -rf ~/project/node_modules', '~')).not.toBe('deny');
+  });
+
   it('reads home as ~, $HOME, ${HOME} or its own path, quoted or not', () => {
     for (const target of ['~', '~/', '"$HOME"', '${HOME}/*', `${HOME}/`, `'${HOME}'/*`, '~/.*']) {
       expect(wipes(`rm -rf ${target}`), target).not.toBeNull();
