@@ -48,13 +48,24 @@ function readFind(args: readonly string[]): { starts: string[]; deletes: boolean
     else if (['-exec', '-execdir', '-ok', '-okdir'].includes(word)) {
       const end = args.findIndex((next, at) => at > i && (next === ';' || next === '+'));
       const command = args.slice(i + 1, end === -1 ? args.length : end);
-      if (command.includes('{}') && command.some((next) => Object.hasOwn(TREE_PROGRAMS, programOf(next)))) deletes = true;
+      if (command.includes('{}') && command.some((next) => Object.hasOwn(TREE_PROGRAMS, programOf(next)) || runsOnPath(next))) deletes = true;
       else runs = true;
       i = end === -1 ? args.length : end;
     } else if (word === '-mindepth' || word === '-maxdepth') i++;
     else if (!FIND_KEEPS_ALL.has(word)) selects = true;
   }
   return { starts: starts.length === 0 ? ['.'] : starts, deletes, runs, selects };
+}
+
+/** A program of TREE_PROGRAMS by name, as a word of shell text. */
+const TREE_PROGRAM_WORD = new RegExp(`(?:^|[\\s;&|/])(?:${Object.keys(TREE_PROGRAMS).join('|')})\\s`);
+
+/**
+ * Whether `word` is shell text (`sh -c 'rm -rf "$0"' {}`) that runs rm, chmod, chown or chgrp on the
+ * path find hands it: `{}`, or an argument after the text (`$0`, `$1`, `$@`).
+ */
+function runsOnPath(word: string): boolean {
+  return TREE_PROGRAM_WORD.test(word) && /\{\}|\$\{?[0-9@*]/.test(word);
 }
 
 /** The starting point `find` empties: a whole tree, when the expression deletes and selects nothing out. */

@@ -151,6 +151,10 @@ describe('wholeTreeCommand', () => {
     expect(wipes('find "$HOME" -maxdepth 1 -execdir sudo rm -r {} +')).toBe('find $HOME');
     expect(wipes('find / -exec chmod 000 {} +')).toBe('find /');
     expect(wipes(`ssh host 'find . -delete'`)).toBe('find .'); // there, from its home
+    expect(wipes(`find ~ -mindepth 1 -maxdepth 1 -exec sh -c 'rm -rf "$0"' {} \\;`)).toBe('find ~');
+    expect(wipes(`find / -exec bash -c 'sudo chown -R nobody "$@"' _ {} +`)).toBe('find /');
+    expect(wipes(`find ~ -exec sh -c 'echo "$0"' {} \\;`)).toBeNull();
+    expect(wipes(`find ~ -name '*.bak' -exec sh -c 'rm -f "$1"' _ {} \\;`)).toBeNull();
     // A test selects what goes; a folder below the tree, or an -exec that deletes nothing, takes no tree.
     expect(wipes("find ~ -name '*.tmp' -delete")).toBeNull();
     expect(wipes('find / -type f -name core -delete')).toBeNull();
