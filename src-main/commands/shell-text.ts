@@ -18,29 +18,21 @@ export function simpleCommands(text: string): string[] {
   const substituted: string[] = [];
   let quote: string | null = null;
   let start = 0;
-  /**
-   * The here-documents opened on the line being read (`<<EOF`, `<<-'END'`): their bodies follow it.
-   * `file`: given to cat or tee, which write it out; `quoted`: its word quoted, so nothing in it runs.
-   */
-  const hereDocs: Array<{ word: string; tabs: boolean; file: boolean; quoted: boolean }> = [];
+  /** The here-documents opened on the line being read (`<<EOF`, `<<-'END'`): their bodies follow it. */
+  const hereDocs: Array<{ word: string; tabs: boolean }> = [];
   for (let i = 0; i < text.length; i++) {
     const char = text[i] as string;
     const hereDoc = quote === null && char === '<' && text[i - 1] !== '<' ? hereDocAt(text, i) : null;
     if (char === '\\' && quote !== "'") i++;
     else if (hereDoc) {
-      hereDocs.push({ word: hereDoc[3] as string, tabs: hereDoc[1] === '-', file: WRITES_TEXT.test(text.slice(start, i)), quoted: hereDoc[2] !== '' });
+      hereDocs.push({ word: hereDoc[3] as string, tabs: hereDoc[1] === '-' });
       i += hereDoc[0].length - 1;
     } else if (char === '\n' && hereDocs.length > 0) {
-      // A body is text, not shell: its apostrophes open no quote. Unless cat or tee writes it out (and
-      // not into a pipe, which may be a shell's), its lines are read as the words they hold, cut at
-      // every separator: it may be a shell's script, and an unquoted one runs what it has in $(…).
+      // A body is text, not shell: its apostrophes open no quote. Its lines are read as the words
+      // they hold, cut at every separator, since an unquoted one runs what it has in $(…).
       commands.push(text.slice(start, i));
-      const docs = hereDocs.splice(0);
-      const bodyEnd = endOfHereDocs(text, i + 1, docs);
-      const body = text.slice(i + 1, bodyEnd);
-      const line = text.slice(text.lastIndexOf('\n', i - 1) + 1, i);
-      if (!docs.every((doc) => doc.file) || blankQuoted(line).includes('|')) commands.push(...body.split(/[\n\r;&|()`]/));
-      else if (!docs.every((doc) => doc.quoted)) substituted.push(...substitutionsIn(body));
+      const bodyEnd = endOfHereDocs(text, i + 1, hereDocs.splice(0));
+      commands.push(...text.slice(i + 1, bodyEnd).split(/[\n\r;&|()`]/));
       i = bodyEnd;
       start = i + 1;
     } else if (quote === '"' && (char === '`' || text.startsWith('$(', i))) {
@@ -70,24 +62,6 @@ export function simpleCommands(text: string): string[] {
   // A quote that never closes (an apostrophe in typed prose) is no shell's: the text is cut at every separator.
   if (quote !== null) return text.split(/[\n\r;&|()`]/);
   return [...commands, text.slice(start), ...substituted];
-}
-
-/** A command that writes the text it is given out, to the terminal or a file: cat, tee, through sudo. */
-const WRITES_TEXT = /^\s*(?:sudo\s+(?:-\S+\s+)*)?(?:\S*\/)?(?:cat|tee)(?:\s|$)/;
-
-/** The commands an unquoted here-document's body runs: what its `$(…)` and backquotes hold. */
-function substitutionsIn(body: string): string[] {
-  const commands: string[] = [];
-  for (let i = 0; i < body.length; i++) {
-    if (body[i] === '\\') i++;
-    else if (body[i] === '`' || body.startsWith('$(', i)) {
-      const open = body[i] === '`' ? i + 1 : i + 2;
-      const close = body[i] === '`' ? body.indexOf('`', open) : closingParen(body, open);
-      commands.push(...simpleCommands(body.slice(open, close === -1 ? body.length : close)));
-      i = close === -1 ? body.length : close;
-    }
-  }
-  return commands;
 }
 
 /** `<<WORD`, `<< 'WORD'`, `<<-"WORD"` (not `<<<`, a here-string): 1 the dash, 3 the word. */

@@ -143,6 +143,19 @@ describe('wholeTreeCommand', () => {
     expect(wipes('cd /tmp && chmod -r ~')).toBeNull(); // chmod -r takes away read permission: not recursive
   });
 
+  it('reads a here-document written out by cat or tee as commands: the same text may run it, or a shell start-up may', () => {
+    // Written, then run, sourced or scheduled on the same command line.
+    expect(wipes("cat > /tmp/x.sh <<'EOF'\nrm -rf ~\nEOF\nbash /tmp/x.sh")).toBe('rm ~');
+    expect(wipes("cat <<'EOF' > x.sh; chmod +x x.sh && ./x.sh\nrm -rf ~\nEOF")).toBe('rm ~');
+    expect(wipes("tee /tmp/x.sh <<'EOF'\nrm -rf /\nEOF\n. /tmp/x.sh")).toBe('rm /');
+    expect(wipes("cat > /tmp/job <<'EOF'\nrm -rf ~\nEOF\ncrontab /tmp/job")).toBe('rm ~');
+    // Run at the next login.
+    expect(wipes("cat >> ~/.profile <<'EOF'\nrm -rf ~\nEOF")).toBe('rm ~');
+    // Given to a shell through a substitution.
+    expect(wipes(`bash -c "$(cat <<'EOF'\nrm -rf /\nEOF\n)"`)).toBe('rm /');
+    expect(wipes(`eval "$(cat <<'EOF'\nrm -rf /\nEOF\n)"`)).toBe('rm /');
+  });
+
   it('reads find deleting all it walks from a whole tree: -delete, or -exec rm or chmod on {} with no test narrowing it', () => {
     expect(wipes('find / -delete')).toBe('find /');
     expect(wipes('sudo find ~ -mindepth 1 -delete')).toBe('find ~');
@@ -435,20 +448,6 @@ describe('wholeTreeCommand', () => {
     expect(wipes('cat <<EOF\n$(rm -rf /)\nEOF')).toBe('rm /');
     expect(wipes("cat <<'EOF' > a.txt\nlet's go\nEOF\nls 'x'")).toBeNull();
     expect(wipes("bash <<< 'cd /; rm -rf *'")).toBe('rm *');
-  });
-
-  it('does not read the lines cat or tee writes out from a here-document as commands, only what its $(…) runs', () => {
-    // Writing notes, a commit message or a config file that mentions rm -rf / runs nothing.
-    expect(wipes("cat > notes.md <<'EOF'\nNever run rm -rf / or rm -rf ~\nEOF")).toBeNull();
-    expect(wipes('git commit -m "$(cat <<\'EOF\'\nRefuse rm -rf ~ in scripts\nEOF\n)"')).toBeNull();
-    expect(wipes('sudo tee /etc/motd <<EOF\nrm -rf / breaks the system\nEOF')).toBeNull();
-    // An unquoted body still runs its substitutions, a body piped on may go to a shell, and a shell's body is its script.
-    expect(wipes('cat > out.txt <<EOF\n$(rm -rf ~)\nEOF')).toBe('rm ~');
-    expect(wipes('tee log <<EOF\n`rm -rf /`\nEOF')).toBe('rm /');
-    expect(wipes("cat <<'EOF' | sudo bash\nrm -rf /\nEOF")).toBe('rm /');
-    expect(wipes('bash <<EOF\nrm -rf /\nEOF')).toBe('rm /');
-    expect(wipes('ssh host <<EOF\nrm -rf ~\nEOF')).toBe('rm ~');
-    expect(wipes("cat > a.txt <<'A'; bash <<'B'\nx\nA\nrm -rf /\nB")).toBe('rm /'); // one body a shell's
   });
 
   it('reads the command ssh runs on the other machine as shell text, there in its home', () => {
