@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LOCK_FILE } from '../../src-main/host/data-dir-lock';
-import { startWebApp, type WebApp } from '../support/web-app';
+import { spawnWebApp, startWebApp, type WebApp } from '../support/web-app';
 
 /** What `npm run web` tells the user in its terminal as it starts (the built app, as npm runs it). */
 describe('browser mode at start-up', () => {
@@ -41,12 +40,9 @@ describe('browser mode at start-up', () => {
     const { port } = taken.address() as AddressInfo;
     try {
       const env = { ...process.env, DESKHAND_DATA_DIR: dataDir, DESKHAND_PORT: String(port), OPENAI_API_KEY: '', DISPLAY: '' };
-      const child = spawn(process.execPath, [resolve('out/main/web.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const code = await new Promise<number | null>((done) => child.once('exit', done));
-      expect(code).toBe(1);
-      expect(stderr).toMatch(/Deskhand could not start: .*EADDRINUSE/);
+      const refused = spawnWebApp(env);
+      expect(await refused.exited).toBe(1);
+      expect(refused.log()).toMatch(/Deskhand could not start: .*EADDRINUSE/);
       // The host was closed before the exit: its lock is gone, so the next start does not wait on it.
       expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
     } finally {

@@ -1,13 +1,13 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { assetCookieName, isLoopbackAddress, reachableAddress } from '../../src-main/web/auth';
 import { startWebServer, type WebServer } from '../../src-main/web/web-server';
 import { startReliabilityHost, withDeadline, type ReliabilityHost } from '../support/reliability-harness';
+import { spawnWebApp, webAppBuilt, type WebAppProcess } from '../support/web-app';
 
 // Browser mode: every HTTP and WebSocket request without the right token is refused, whatever its path
 // and method; listening beyond loopback needs the explicit setting and prints a warning.
@@ -258,26 +258,20 @@ describe('listening beyond loopback', () => {
     expect(isLoopbackAddress('127.example.com')).toBe(false);
   });
 
-  const webEntry = resolve('out/main/web.js');
-  it.skipIf(!existsSync(webEntry))('npm run web: DESKHAND_HOST=0.0.0.0 stops without DESKHAND_ALLOW_REMOTE=1, and warns with it', async () => {
+  it.skipIf(!webAppBuilt())('npm run web: DESKHAND_HOST=0.0.0.0 stops without DESKHAND_ALLOW_REMOTE=1, and warns with it', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'deskhand-web-'));
-    const run = (extra: NodeJS.ProcessEnv) =>
-      new Promise<{ code: number | null; stdout: string; stderr: string; kill(): void }>((done) => {
-        const env: NodeJS.ProcessEnv = { ...process.env, DESKHAND_DATA_DIR: dataDir, DESKHAND_PORT: '0', DESKHAND_HOST: '0.0.0.0' };
-        delete env.DESKHAND_ALLOW_REMOTE;
-        Object.assign(env, extra);
-        const child = spawn(process.execPath, [webEntry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-        let stdout = '';
-        let stderr = '';
-        const kill = (): void => void child.kill('SIGTERM');
-        child.stdout.on('data', (chunk: Buffer) => {
-          stdout += chunk.toString();
-          // The warning goes to stderr first; give that pipe a moment to deliver it.
-          if (/Deskhand UI: /.test(stdout)) setTimeout(() => done({ code: null, stdout, stderr, kill }), 500);
-        });
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        child.once('exit', (code) => done({ code, stdout, stderr, kill }));
-      });
+    const apps: WebAppProcess[] = [];
+    const run = async (extra: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> => {
+      const env: NodeJS.ProcessEnv = { ...process.env, DESKHAND_DATA_DIR: dataDir, DESKHAND_PORT: '0', DESKHAND_HOST: '0.0.0.0' };
+      delete env.DESKHAND_ALLOW_REMOTE;
+      Object.assign(env, extra);
+      const app = spawnWebApp(env);
+      apps.push(app);
+      const start = await app.started;
+      // The warning goes to stderr first; give that pipe a moment to deliver it.
+      if (start.state === 'listening') await new Promise((done) => setTimeout(done, 500));
+      return { code: start.state === 'exited' ? start.code : null, stdout: app.stdout(), stderr: app.log() };
+    };
     try {
       const refused = await withDeadline(run({}), 30_000, 'web.js neither exited nor listened');
       expect(refused.code).toBe(1);
@@ -285,10 +279,10 @@ describe('listening beyond loopback', () => {
       expect(refused.stdout).not.toMatch(/Deskhand UI/);
 
       const allowed = await withDeadline(run({ DESKHAND_ALLOW_REMOTE: '1' }), 30_000, 'web.js did not listen');
-      allowed.kill();
       expect(allowed.stdout).toContain(`Deskhand UI: http://${reachableAddress('0.0.0.0')}:`);
       expect(allowed.stderr).toMatch(/WARNING: browser mode listens on 0\.0\.0\.0/);
     } finally {
+      await Promise.all(apps.map((app) => app.stop()));
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

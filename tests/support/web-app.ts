@@ -13,32 +13,50 @@ export interface WebApp {
 
 const BUILT_WEB_ENTRY = resolve('out/main/web.js');
 
-/** Starts `node out/main/web.js` (what `npm run web` runs after building) and waits for its UI line. */
-export async function startWebApp(env: NodeJS.ProcessEnv): Promise<WebApp> {
-  if (!existsSync(BUILT_WEB_ENTRY)) throw new Error('the app is not built: run `npm run build` (npm test does)');
-  const child = spawn(process.execPath, [BUILT_WEB_ENTRY], { env: { ...env, DESKHAND_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Whether `out/main/web.js` is there (`npm run build`, which npm test runs, makes it). */
+export function webAppBuilt(): boolean {
+  return existsSync(BUILT_WEB_ENTRY);
+}
+
+/** How a start of browser mode went: it printed its UI address, or it exited first. */
+export type WebAppStart = { state: 'listening'; url: string } | { state: 'exited'; code: number | null };
+
+export interface WebAppProcess {
+  process: ChildProcess;
+  /** Everything the app wrote on stdout so far. */
+  stdout(): string;
+  /** Everything the app wrote on stderr (its log) so far. */
+  log(): string;
+  /** Settles once the app prints its "Deskhand UI: <address>" line, or exits before it does. */
+  started: Promise<WebAppStart>;
+  /** The exit code, once the app has exited and its output is all read. */
+  exited: Promise<number | null>;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Spawns `node out/main/web.js` with exactly `env` (no port is chosen for it) and collects its output. */
+export function spawnWebApp(env: NodeJS.ProcessEnv): WebAppProcess {
+  if (!webAppBuilt()) throw new Error('the app is not built: run `npm run build` (npm test does)');
+  const child = spawn(process.execPath, [BUILT_WEB_ENTRY], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const url = await new Promise<string>((done, fail) => {
-    let stdout = '';
-    const timer = setTimeout(() => fail(new Error(`no UI line within 20 s; log:\n${stderr}`)), 20_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  // 'close', not 'exit': 'exit' can come before the last of the output is read.
+  const exited = new Promise<number | null>((done) => child.once('close', (code: number | null) => done(code)));
+  const started = new Promise<WebAppStart>((done) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      const match = /^Deskhand UI: (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)$/m.exec(stdout);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        done(match[1]);
-      }
+      const match = /^Deskhand UI: (\S+)\r?\n/m.exec(stdout);
+      if (match?.[1]) done({ state: 'listening', url: match[1] });
     });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      fail(new Error(`the app exited with ${code}; log:\n${stderr}`));
-    });
+    void exited.then((code) => done({ state: 'exited', code }));
   });
   return {
-    url,
     process: child,
+    stdout: () => stdout,
     log: () => stderr,
+    started,
+    exited,
     stop: (signal = 'SIGTERM') =>
       new Promise<void>((done) => {
         if (child.exitCode !== null || child.signalCode !== null) return done();
@@ -46,6 +64,26 @@ export async function startWebApp(env: NodeJS.ProcessEnv): Promise<WebApp> {
         child.kill(signal);
       }),
   };
+}
+
+/** Starts `node out/main/web.js` (what `npm run web` runs after building) on a free loopback port and waits for its UI line. */
+export async function startWebApp(env: NodeJS.ProcessEnv): Promise<WebApp> {
+  const app = spawnWebApp({ ...env, DESKHAND_PORT: '0' });
+  let timer: NodeJS.Timeout | undefined;
+  const noLine = new Promise<never>((_done, fail) => {
+    timer = setTimeout(() => fail(new Error(`no UI line within 20 s; log:\n${app.log()}`)), 20_000);
+  });
+  try {
+    const start = await Promise.race([app.started, noLine]);
+    if (start.state === 'exited') throw new Error(`the app exited with ${start.code}; log:\n${app.log()}`);
+    if (!/^http:\/\/127\.0\.0\.1:\d+\/\?token=\S+$/.test(start.url)) throw new Error(`the UI address is not a loopback one with a token: ${start.url}`);
+    return { url: start.url, process: app.process, log: app.log, stop: app.stop };
+  } catch (error) {
+    await app.stop();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export function launchChromium(): Promise<Browser> {
