@@ -1,22 +1,14 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CommandResults, type HostMessage } from '../../src-main/protocol';
-import { replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
+import type Database from 'better-sqlite3';
+import { describe, expect, it, vi } from 'vitest';
+import { CommandResults } from '../../src-main/protocol';
+import { replies, runRequest } from '../support/host-harness';
+import { damageSession, harnessPerTest, send } from '../support/host-per-test';
 
 const { host: hostReply } = replies;
 
-let harness: HostHarness | null = null;
-afterEach(async () => {
-  await harness?.close();
-  harness = null;
-  vi.restoreAllMocks();
-});
-
-async function send(current: HostHarness, message: Record<string, unknown>): Promise<HostMessage> {
-  return current.host.endpoint.handle({ id: 'c', ...message });
-}
+const startHarness = harnessPerTest({ restoreMocks: true });
 
 function count(db: Database.Database, table: string, sessionId: string): number {
   return (db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE session_id = ?`).get(sessionId) as { n: number }).n;
@@ -25,21 +17,17 @@ function count(db: Database.Database, table: string, sessionId: string): number 
 describe('a damaged session over the protocol', () => {
   it('is listed as damaged, refuses to open or continue with a clear reason, and is deleted with its steps and screenshots', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    harness = await startHostHarness({
+    const current = await startHarness({
       name: 'two sessions',
       steps: [hostReply({ Status: 'FINISH', Comment: 'kept' }), hostReply({ Status: 'FINISH', Comment: 'damaged later' })],
     });
-    const current = harness;
     const kept = await runRequest(current.host, 'keep this one');
     const damaged = await runRequest(current.host, 'this one gets damaged');
     const folder = join(current.host.screenshots.root, damaged.sessionId);
     expect(readdirSync(folder).length).toBeGreaterThan(0);
 
-    // Another connection to the same file, as a faulty older Deskhand would have written it.
-    const db = new Database(join(current.dataDir, 'deskhand.sqlite'));
+    const db = damageSession(current, damaged.sessionId);
     try {
-      db.prepare(`UPDATE sessions SET mode = 'telepathy' WHERE id = ?`).run(damaged.sessionId);
-
       const list = await send(current, { type: 'session.list' });
       if (list.type !== 'reply' || !list.ok) throw new Error(`session.list refused: ${JSON.stringify(list)}`);
       // What the renderer checks it against.
@@ -74,8 +62,7 @@ describe('a damaged session over the protocol', () => {
   });
 
   it('deletes a normal ended session as before: its rows and its screenshot folder', async () => {
-    harness = await startHostHarness({ name: 'one', steps: [hostReply({ Status: 'FINISH', Comment: 'done' })] });
-    const current = harness;
+    const current = await startHarness({ name: 'one', steps: [hostReply({ Status: 'FINISH', Comment: 'done' })] });
     const ended = await runRequest(current.host, 'one');
     const folder = join(current.host.screenshots.root, ended.sessionId);
     expect(existsSync(folder)).toBe(true);

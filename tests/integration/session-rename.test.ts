@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CommandResults, MAX_SESSION_TITLE_CHARS, type HostEvent, type HostMessage } from '../../src-main/protocol';
-import { replies, runRequest, startHostHarness, until, type HostHarness } from '../support/host-harness';
+import { describe, expect, it, vi } from 'vitest';
+import { CommandResults, MAX_SESSION_TITLE_CHARS, type HostEvent } from '../../src-main/protocol';
+import { replies, runRequest, until } from '../support/host-harness';
+import { COMMAND_ID, damageSession, harnessPerTest, send } from '../support/host-per-test';
 
 /**
  * The session.rename contract through the host core's protocol endpoint (what the WebSocket, Electron
@@ -12,21 +13,11 @@ import { replies, runRequest, startHostHarness, until, type HostHarness } from '
 
 const { host: hostReply } = replies;
 
-let harness: HostHarness | null = null;
-afterEach(async () => {
-  await harness?.close();
-  harness = null;
-  vi.restoreAllMocks();
-});
-
-async function send(current: HostHarness, message: Record<string, unknown>): Promise<HostMessage> {
-  return current.host.endpoint.handle({ id: 'r', ...message });
-}
+const startHarness = harnessPerTest({ restoreMocks: true });
 
 describe('session.rename over the protocol', () => {
   it('renames a session: the reply and an event to every connected UI carry it, the list and a restart keep it', async () => {
-    harness = await startHostHarness({ name: 'one session', steps: [hostReply({ Status: 'FINISH', Comment: 'sorted' })] });
-    const current = harness;
+    const current = await startHarness({ name: 'one session', steps: [hostReply({ Status: 'FINISH', Comment: 'sorted' })] });
     const { sessionId } = await runRequest(current.host, 'sort the photos into folders by year');
     // A second window (or browser tab): each connection subscribes on its own.
     const otherWindow: HostEvent[] = [];
@@ -35,7 +26,7 @@ describe('session.rename over the protocol', () => {
 
     const reply = await send(current, { type: 'session.rename', sessionId, title: '  Photos by year  ' });
     if (reply.type !== 'reply' || !reply.ok) throw new Error(`session.rename refused: ${JSON.stringify(reply)}`);
-    expect(reply.id).toBe('r');
+    expect(reply.id).toBe(COMMAND_ID);
     // What the renderer checks the reply against.
     const { session } = CommandResults['session.rename'].parse(reply.result);
     expect(session).toEqual({ ...before, title: 'Photos by year' });
@@ -54,8 +45,7 @@ describe('session.rename over the protocol', () => {
   });
 
   it('refuses a bad title with a clear error, and changes nothing', async () => {
-    harness = await startHostHarness({ name: 'one session', steps: [hostReply({ Status: 'FINISH', Comment: 'done' })] });
-    const current = harness;
+    const current = await startHarness({ name: 'one session', steps: [hostReply({ Status: 'FINISH', Comment: 'done' })] });
     const { sessionId } = await runRequest(current.host, 'tidy the desktop');
     const eventsBefore = current.events.length;
     const cases: Array<[unknown, string]> = [
@@ -69,7 +59,7 @@ describe('session.rename over the protocol', () => {
     for (const [title, message] of cases) {
       expect(await send(current, { type: 'session.rename', sessionId, title }), JSON.stringify(title)).toEqual({
         type: 'reply',
-        id: 'r',
+        id: COMMAND_ID,
         ok: false,
         error: { code: 'bad_message', message },
       });
@@ -81,19 +71,17 @@ describe('session.rename over the protocol', () => {
 
   it('answers not_found for an unknown session, and conflict for a damaged one (which can only be deleted)', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    harness = await startHostHarness({ name: 'one session', steps: [hostReply({ Status: 'FINISH', Comment: 'done' })] });
-    const current = harness;
+    const current = await startHarness({ name: 'one session', steps: [hostReply({ Status: 'FINISH', Comment: 'done' })] });
     expect(await send(current, { type: 'session.rename', sessionId: 'no-such-session', title: 'Anything' })).toEqual({
       type: 'reply',
-      id: 'r',
+      id: COMMAND_ID,
       ok: false,
       error: { code: 'not_found', message: 'no session with id no-such-session' },
     });
 
     const { sessionId } = await runRequest(current.host, 'this one gets damaged');
-    const db = new Database(join(current.dataDir, 'deskhand.sqlite'));
+    const db = damageSession(current, sessionId);
     try {
-      db.prepare(`UPDATE sessions SET mode = 'telepathy' WHERE id = ?`).run(sessionId);
       const eventsBefore = current.events.length;
       expect(await send(current, { type: 'session.rename', sessionId, title: 'Saved at last' })).toMatchObject({
         ok: false,
@@ -107,8 +95,7 @@ describe('session.rename over the protocol', () => {
   });
 
   it('scrubs a key typed into the title from what is stored, replied and sent', async () => {
-    harness = await startHostHarness({ name: 'one session', steps: [hostReply({ Status: 'FINISH', Comment: 'done' })] });
-    const current = harness;
+    const current = await startHarness({ name: 'one session', steps: [hostReply({ Status: 'FINISH', Comment: 'done' })] });
     const { sessionId } = await runRequest(current.host, 'log in to the portal');
     // The harness's host runs with OPENAI_API_KEY=test-key.
     const reply = await send(current, { type: 'session.rename', sessionId, title: 'Portal with key test-key' });
@@ -124,11 +111,10 @@ describe('session.rename over the protocol', () => {
   });
 
   it('renames a session while its run waits for the user; the run\'s later updates keep the new title', async () => {
-    harness = await startHostHarness({
+    const current = await startHarness({
       name: 'waits on a question',
       steps: [hostReply({ Status: 'PENDING', Questions: ['Which folder?'] }), hostReply({ Status: 'FINISH', Comment: 'archived' })],
     });
-    const current = harness;
     const start = await send(current, { type: 'session.start', request: 'archive the old reports' });
     const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
     const asked = await until(() => current.events.find((event) => event.kind === 'interaction.requested' && event.interaction.sessionId === sessionId), 'the question');
