@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostEvent } from '../../src-main/protocol';
 import { startModelServer, type Scenario } from '../fixtures/model-server';
+import { runEntry, type EntryChild } from '../support/entry-process';
 import { replies } from '../support/host-harness';
 import { startXvfb, type XDisplay } from '../support/xvfb';
 
@@ -23,23 +24,14 @@ interface CliResult {
 }
 
 /** `whileRunning` sees the output so far and the process as it grows (to interrupt it, say). */
-function runCli(args: string[], env: NodeJS.ProcessEnv, whileRunning?: (stdout: string, child: ChildProcess) => void): Promise<CliResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve('src-main/cli/main.ts'), ...args], {
-    env: { ...x.env, DESKHAND_DATA_DIR: mkdtempSync(join(tmpdir(), 'deskhand-cli-')), OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    whileRunning?.(stdout, child);
-  });
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((done) =>
-    child.once('exit', (code) =>
-      done({ code, stderr, events: stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as HostEvent) }),
-    ),
+async function runCli(args: string[], env: NodeJS.ProcessEnv, whileRunning?: (stdout: string, child: EntryChild) => void): Promise<CliResult> {
+  const { code, stdout, stderr } = await runEntry(
+    'src-main/cli/main.ts',
+    args,
+    { ...x.env, DESKHAND_DATA_DIR: mkdtempSync(join(tmpdir(), 'deskhand-cli-')), OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ...env },
+    { onStdout: whileRunning },
   );
+  return { code, stderr, events: stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as HostEvent) };
 }
 
 async function withModel(scenario: Scenario, args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult & { asked: number }> {
@@ -82,13 +74,10 @@ describe('npx deskhand run', () => {
   });
 
   it('--help prints the usage and --version the version, both on stdout with exit 0', async () => {
-    const output = (args: string[]): Promise<{ code: number | null; stdout: string }> =>
-      new Promise((done) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', resolve('src-main/cli/main.ts'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-        let stdout = '';
-        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-        child.once('exit', (code) => done({ code, stdout }));
-      });
+    const output = async (args: string[]): Promise<{ code: number | null; stdout: string }> => {
+      const { code, stdout } = await runEntry('src-main/cli/main.ts', args, undefined);
+      return { code, stdout };
+    };
     const help = await output(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: deskhand run "REQUEST"[\s\S]*--approve[\s\S]*130 stopped with Ctrl\+C/);

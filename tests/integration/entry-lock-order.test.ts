@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LOCK_FILE } from '../../src-main/host/data-dir-lock';
 import { SETTINGS_FILE_NAME } from '../../src-main/host/settings-store';
+import { killOnceListening, runEntry } from '../support/entry-process';
 
 /**
  * A second Deskhand started while one runs on the same data folder stops at the folder's lock before it
@@ -28,18 +29,11 @@ afterEach(async () => {
   if (running.exitCode === null && running.signalCode === null) await new Promise((done) => running.once('exit', done));
 });
 
-function start(entry: string, args: string[] = []): Promise<{ code: number | null; output: string }> {
+async function start(entry: string, args: string[] = []): Promise<{ code: number | null; output: string }> {
   const env = { ...process.env, DESKHAND_DATA_DIR: dataDir, DESKHAND_PORT: '0', DISPLAY: '', OPENAI_API_KEY: 'x', OPENAI_BASE_URL: '' };
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve(entry), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const collect = (chunk: Buffer): void => {
-    output += chunk.toString();
-    // Started after all (the test fails on the output): stop it.
-    if (output.includes('Deskhand UI:')) child.kill('SIGKILL');
-  };
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  return new Promise((done) => child.once('exit', (code) => done({ code, output })));
+  // Started after all, the test fails on the output.
+  const { code, stdout, stderr } = await runEntry(entry, args, env, { onStdout: killOnceListening });
+  return { code, output: stdout + stderr };
 }
 
 function expectUntouched(): void {

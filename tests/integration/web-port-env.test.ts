@@ -1,21 +1,14 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { killOnceListening, runEntry, spawnEntry } from '../support/entry-process';
 
-function startWeb(port: string, extra: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+async function startWeb(port: string, extra: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
   const env = { ...process.env, DESKHAND_DATA_DIR: mkdtempSync(join(tmpdir(), 'deskhand-web-port-')), DESKHAND_PORT: port, DISPLAY: '', ...extra };
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve('src-main/web/main.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const collect = (chunk: Buffer): void => {
-    output += chunk.toString();
-    // Started after all: stop it, the test has its answer.
-    if (output.includes('Deskhand UI:')) child.kill('SIGKILL');
-  };
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  return new Promise((done) => child.once('exit', (code) => done({ code, output })));
+  // Started after all: it is stopped, the test has its answer.
+  const { code, stdout, stderr } = await runEntry('src-main/web/main.ts', [], env, { onStdout: killOnceListening });
+  return { code, output: stdout + stderr };
 }
 
 describe('DESKHAND_PORT', () => {
@@ -37,22 +30,19 @@ describe('browser mode when its terminal goes away', () => {
   it('closes the host on SIGHUP, after its output was closed, and exits 0', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'deskhand-web-hup-'));
     const env = { ...process.env, DESKHAND_DATA_DIR: dataDir, DESKHAND_PORT: '0', DISPLAY: '' };
-    const child = spawn(process.execPath, ['--import', 'tsx', resolve('src-main/web/main.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-    let output = '';
-    await new Promise<void>((started) => {
-      const collect = (chunk: Buffer): void => {
-        output += chunk.toString();
-        if (output.includes('Deskhand UI:')) started();
-      };
-      child.stdout.on('data', collect);
-      child.stderr.on('data', collect);
+    let started = (): void => undefined;
+    const listening = new Promise<void>((done) => (started = done));
+    const web = spawnEntry('src-main/web/main.ts', [], env, {
+      onStdout: (stdout) => {
+        if (stdout.includes('Deskhand UI:')) started();
+      },
     });
+    await listening;
     // Nobody reads its output any more (| head -1 took the address), then the terminal closes.
-    child.stdout.destroy();
-    child.stderr.destroy();
-    child.kill('SIGHUP');
-    expect(await exited).toBe(0);
+    web.child.stdout.destroy();
+    web.child.stderr.destroy();
+    web.child.kill('SIGHUP');
+    expect(await web.exited).toBe(0);
     // Closed, not killed: the data folder's lock is released.
     expect(existsSync(join(dataDir, 'host.lock'))).toBe(false);
   });

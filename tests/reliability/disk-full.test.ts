@@ -1,11 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostEvent } from '../../src-main/protocol';
 import { startModelServer, type Scenario } from '../fixtures/model-server';
+import { spawnEntry } from '../support/entry-process';
 import { readDeviceActions, replies } from '../support/host-harness';
 import { isolatedHome, roundWithin, startReliabilityHost, startSession, waitUntil, withDeadline, type ReliabilityHost, type ReliabilityHostOptions } from '../support/reliability-harness';
 import { seeded, seedFromEnv, soaking } from '../support/reliability-random';
@@ -500,15 +500,15 @@ describe.skipIf(why !== null)('a full disk', () => {
     // 16 MB in all, under the 100 MB Deskhand keeps free by default: the first step does not start.
     const model = await startModelServer({ name: 'never asked', steps: [replies.app({ Function: 'execute_command', Args: { command: 'echo hi' }, Status: 'CONTINUE' })] });
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', resolve('src-main/cli/main.ts'), 'run', '--mode', 'shell', 'say hi'], {
-        env: { ...process.env, HOME: isolatedHome(scratch), DESKHAND_DATA_DIR: dataDir, OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'scripted' },
-        stdio: ['ignore', 'pipe', 'pipe'],
+      const cli = spawnEntry('src-main/cli/main.ts', ['run', '--mode', 'shell', 'say hi'], {
+        ...process.env,
+        HOME: isolatedHome(scratch),
+        DESKHAND_DATA_DIR: dataDir,
+        OPENAI_BASE_URL: model.baseUrl,
+        OPENAI_API_KEY: 'scripted',
       });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const code = await withDeadline(new Promise<number | null>((done) => child.once('exit', done)), 20_000, `the CLI did not end: ${stderr}`);
+      const code = await withDeadline(cli.exited, 20_000, `the CLI did not end: ${cli.stderr()}`);
+      const [stdout, stderr] = [cli.stdout(), cli.stderr()];
       expect(stderr).toMatch(
         new RegExp(`deskhand: the run paused \\(Only 1[0-9] MB free on the disk that holds Deskhand's data \\(${dataDir}\\); Deskhand keeps at least 100 MB free .*\\), and with no terminal to resume it from it is stopped\\.`),
       );

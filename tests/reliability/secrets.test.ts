@@ -1,12 +1,12 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeskhandConfig } from '../../src-main/host/config';
 import { createHost } from '../../src-main/host/create-host';
 import { startModelServer, type ModelServer, type ScenarioStep } from '../fixtures/model-server';
+import { spawnEntry } from '../support/entry-process';
 import { fakeDeviceLaunch, replies } from '../support/host-harness';
 import { isolatedHome, withDeadline } from '../support/reliability-harness';
 import { startXvfb, type XDisplay } from '../support/xvfb';
@@ -38,25 +38,21 @@ async function runCli(steps: ScenarioStep[]): Promise<CliRun> {
   const key = `sk-test-${randomBytes(18).toString('hex')}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'deskhand-secrets-'));
   const model = await startModelServer({ name: 'secrets', steps });
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve('src-main/cli/main.ts'), 'run', 'show me my environment'], {
+  const cli = spawnEntry('src-main/cli/main.ts', ['run', 'show me my environment'], {
+    ...x.env,
     // HOME: an empty one, so the commands' login shell does not run this machine's profile (see isolatedHome).
-    env: { ...x.env, HOME: isolatedHome(dataDir), DESKHAND_DATA_DIR: dataDir, OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: key, DESKHAND_CONFIRM: 'never' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    HOME: isolatedHome(dataDir),
+    DESKHAND_DATA_DIR: dataDir,
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: key,
+    DESKHAND_CONFIRM: 'never',
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await withDeadline(
-    new Promise<number | null>((done) => child.once('exit', (exitCode) => done(exitCode))),
-    90_000,
-    'the CLI run did not end',
-  ).catch((error: unknown) => {
-    child.kill('SIGKILL');
+  const code = await withDeadline(cli.exited, 90_000, 'the CLI run did not end').catch((error: unknown) => {
+    cli.child.kill('SIGKILL');
     throw error;
   });
   await model.close();
-  return { key, dataDir, model, stdout, stderr, code };
+  return { key, dataDir, model, stdout: cli.stdout(), stderr: cli.stderr(), code };
 }
 
 function filesUnder(dir: string): string[] {
