@@ -1,19 +1,16 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Interaction } from '../../src-main/protocol';
-import { followUp, replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
+import { followUp, replies, runRequest, type HostHarness } from '../support/host-harness';
+import { harnessPerTest } from '../support/host-per-test';
 
 const { app, hostTo, host } = replies;
 const hostFinish = (comment = 'done') => host({ Status: 'FINISH', Comment: comment });
 const shell = (command: string, status = 'CONTINUE') => app({ Function: 'execute_command', Args: { command }, Status: status });
 
-let harness: HostHarness | null = null;
-afterEach(async () => {
-  await harness?.close();
-  harness = null;
-});
+const startHarness = harnessPerTest();
 
 function workDir(): string {
   return mkdtempSync(join(tmpdir(), 'deskhand-agents-'));
@@ -32,7 +29,7 @@ async function waitForInteraction(h: HostHarness, kind: Interaction['kind']): Pr
 describe('HostAgent with an AppAgent and the ShellAgent', () => {
   it('splits a request into a window sub-task and a shell sub-task, then finishes', async () => {
     const dir = workDir();
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'two sub-tasks',
         steps: [
@@ -64,7 +61,7 @@ describe('HostAgent with an AppAgent and the ShellAgent', () => {
   });
 
   it('says in the step and to the HostAgent that an action given with FINISH was not run, and runs nothing', async () => {
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'finish with an action',
       steps: [
         hostTo('0x200002', 'save the note'),
@@ -83,7 +80,7 @@ describe('HostAgent with an AppAgent and the ShellAgent', () => {
     const dir = workDir();
     const inActions = (...commands: string[]) =>
       app({ Function: '', Args: {}, Status: 'CONTINUE', Actions: commands.map((command) => ({ Function: 'execute_command', Args: { command } })) });
-    harness = await startHostHarness(
+    const harness = await startHarness(
       { name: 'actions without sequences', steps: [inActions(`touch ${dir}/one`), inActions(`touch ${dir}/two`, `touch ${dir}/three`), shell('', 'FINISH')] },
       { config: { safety: { confirmation: 'never' } } },
     );
@@ -94,7 +91,7 @@ describe('HostAgent with an AppAgent and the ShellAgent', () => {
   });
 
   it("hands the HostAgent's notes (Message) with the sub-task, and only with it", async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'notes',
         steps: [
@@ -126,7 +123,7 @@ describe('HostAgent with an AppAgent and the ShellAgent', () => {
   });
 
   it('refuses a window id that is not listed, and a ControlText that names nothing', async () => {
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'bad target',
       steps: [hostTo('0xdeadbeef', 'x'), { ...hostTo('Photoshop', 'x'), expect: { contains: ["ControlLabel '0xdeadbeef' is not a listed window id"] } }, hostFinish()],
     });
@@ -137,7 +134,7 @@ describe('HostAgent with an AppAgent and the ShellAgent', () => {
   });
 
   it('opens an application (AppsToOpen) and hands the sub-task to its new window', async () => {
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'open app',
       steps: [
         host({ Status: 'CONTINUE', 'Current Sub-Task': 'write hello', AppsToOpen: { APP: 'gedit', file_path: '' } }),
@@ -154,7 +151,7 @@ describe('HostAgent with an AppAgent and the ShellAgent', () => {
 
 describe('questions and approvals', () => {
   it('PENDING: the answer reaches the next prompt and the Q&A store, and later sessions', async () => {
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'pending',
       steps: [
         host({ Status: 'PENDING', Questions: ['Which file?'] }),
@@ -180,7 +177,7 @@ describe('questions and approvals', () => {
 
   it('CONFIRM approved: the held command runs after approval, and the decision is recorded', async () => {
     const dir = workDir();
-    harness = await startHostHarness(
+    const harness = await startHarness(
       { name: 'confirm approved', steps: [shell(`echo approved > ${dir}/effect.txt`), shell('', 'FINISH')] },
       { autoResponder: (interaction) => (interaction.kind === 'confirm' ? { kind: 'decision', approved: true, note: null } : null) },
     );
@@ -195,7 +192,7 @@ describe('questions and approvals', () => {
 
   it('CONFIRM rejected: the command never runs, the agent is told, the audit shows it', async () => {
     const dir = workDir();
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'confirm rejected',
       steps: [
         shell(`echo rejected > ${dir}/effect.txt`),
@@ -214,7 +211,7 @@ describe('questions and approvals', () => {
   });
 
   it("CONFIRM rejected for the HostAgent: its next prompt says so, with the user's note", async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'host rejected',
         steps: [
@@ -234,7 +231,7 @@ describe('questions and approvals', () => {
 
   it('a model that says CONTINUE cannot skip the policy: a shell command is still held', async () => {
     const dir = workDir();
-    harness = await startHostHarness({ name: 'policy', steps: [shell(`touch ${dir}/sneaky`)] });
+    const harness = await startHarness({ name: 'policy', steps: [shell(`touch ${dir}/sneaky`)] });
     const run = runRequest(harness.host, 'touch it', 'shell');
     const confirm = await waitForInteraction(harness, 'confirm');
     await harness.host.endpoint.handle({ type: 'session.stop', id: 'stop', sessionId: confirm.sessionId });
@@ -244,7 +241,7 @@ describe('questions and approvals', () => {
   });
 
   it('the deny list refuses a command even with confirmation off', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       { name: 'deny', steps: [shell('rm -rf / '), shell('', 'FINISH')] },
       { config: { safety: { confirmation: 'never' } } },
     );
@@ -257,7 +254,7 @@ describe('questions and approvals', () => {
 
 describe('rounds and history', () => {
   it('a follow-up round sees the first round\'s blackboard', async () => {
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'follow-up',
       steps: [
         hostTo('xterm', 'note the number'),
@@ -275,7 +272,7 @@ describe('rounds and history', () => {
 
   it('feeds back an action repeated without effect', async () => {
     const click = app({ Function: 'click', Args: { x: 10, y: 10 }, Status: 'CONTINUE' });
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'repeat',
       steps: [hostTo('xterm', 'click'), click, click, { ...app({ Function: '', Status: 'FAIL' }), expect: { contains: ['You have done the same action 2 times in a row'] } }, hostFinish()],
     });
@@ -285,7 +282,7 @@ describe('rounds and history', () => {
 
   it('keeps the prompt bounded: step 40 is not much bigger than step 5', async () => {
     const wait = app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE', Comment: 'waiting a little longer for the window to settle' });
-    harness = await startHostHarness(
+    const harness = await startHarness(
       { name: 'long', steps: [hostTo('xterm', 'wait'), ...Array.from({ length: 40 }, () => wait)] },
       { config: { limits: { maxStepsPerRound: 41 } } },
     );
@@ -296,7 +293,7 @@ describe('rounds and history', () => {
   });
 
   it('adds up tokens and cost per step, round and session', async () => {
-    harness = await startHostHarness({ name: 'cost', steps: [hostTo('xterm', 'wait'), app({ Function: '', Status: 'FINISH' }), hostFinish()] }, { prices: { input: 2.5, output: 10 } });
+    const harness = await startHarness({ name: 'cost', steps: [hostTo('xterm', 'wait'), app({ Function: '', Status: 'FINISH' }), hostFinish()] }, { prices: { input: 2.5, output: 10 } });
     const { steps, sessionId } = await runRequest(harness.host, 'cost');
     const session = harness.host.store.getSession(sessionId);
     const prompt = steps.reduce((sum, step) => sum + step.tokens.prompt, 0);
@@ -308,7 +305,7 @@ describe('rounds and history', () => {
   });
 
   it('runs an action sequence in one step and skips the rest after a failure', async () => {
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'sequence',
       steps: [
         hostTo('xterm', 'type and save'),
@@ -341,7 +338,7 @@ describe('rounds and history', () => {
     const dataDir = workDir();
     mkdirSync(join(dataDir, 'docs'));
     writeFileSync(join(dataDir, 'docs', 'expenses.md'), 'Expense reports go to finance@example.com before Friday.\n\nUnrelated paragraph about lunch.');
-    harness = await startHostHarness({ name: 'docs', steps: [{ ...hostFinish(), expect: { contains: ['finance@example.com'], notContains: ['about lunch'] } }] }, { dataDir });
+    const harness = await startHarness({ name: 'docs', steps: [{ ...hostFinish(), expect: { contains: ['finance@example.com'], notContains: ['about lunch'] } }] }, { dataDir });
     await runRequest(harness.host, 'where do expense reports go');
     harness.model.assertDone();
   });
@@ -351,7 +348,7 @@ describe('rounds and history', () => {
     mkdirSync(join(dataDir, 'docs'));
     writeFileSync(join(dataDir, 'docs', 'expenses.md'), 'Expense reports go to finance@example.com before Friday.');
     symlinkSync(join(dataDir, 'docs', 'gone.md'), join(dataDir, 'docs', 'notes.md'));
-    harness = await startHostHarness({ name: 'broken doc', steps: [{ ...hostFinish(), expect: { contains: ['finance@example.com'] } }] }, { dataDir });
+    const harness = await startHarness({ name: 'broken doc', steps: [{ ...hostFinish(), expect: { contains: ['finance@example.com'] } }] }, { dataDir });
     await runRequest(harness.host, 'where do expense reports go');
     harness.model.assertDone();
   });

@@ -1,20 +1,17 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Interaction } from '../../src-main/protocol';
 import type { AutoResponder } from '../../src-main/session/interaction-broker';
-import { replies, runRequest, startHostHarness, until, type HostHarness } from '../support/host-harness';
+import { replies, runRequest, until, type HostHarness } from '../support/host-harness';
+import { harnessPerTest } from '../support/host-per-test';
 
 const { app, hostTo, host } = replies;
 const approve: AutoResponder = (interaction) => (interaction.kind === 'confirm' ? { kind: 'decision', approved: true, note: null } : null);
 const reject: AutoResponder = (interaction) => (interaction.kind === 'confirm' ? { kind: 'decision', approved: false, note: null } : null);
 
-let harness: HostHarness | null = null;
-afterEach(async () => {
-  await harness?.close();
-  harness = null;
-});
+const startHarness = harnessPerTest();
 
 const tools = (current: HostHarness): string[] => current.deviceActions().map((action) => action.tool);
 
@@ -25,7 +22,7 @@ const requested = (current: HostHarness, kind: Interaction['kind']): Interaction
 
 describe('approvals: what the user approves is what runs, where they meant it', () => {
   it('holds a sequence when one of its actions names a sensitive control or says CONFIRM itself', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'sequence held by one action',
         steps: [
@@ -67,7 +64,7 @@ describe('approvals: what the user approves is what runs, where they meant it', 
   });
 
   it('brings the window to the front again before running an approved action', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'approved hotkey',
         steps: [
@@ -88,7 +85,7 @@ describe('approvals: what the user approves is what runs, where they meant it', 
   });
 
   it('focuses the window before acting in `always` mode too, without asking', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'always',
         steps: [
@@ -109,7 +106,7 @@ describe('approvals: what the user approves is what runs, where they meant it', 
   });
 
   it('fails the step, and types nothing, when the window cannot be brought to the front', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'focus fails',
         steps: [hostTo('xterm', 'type'), app({ Function: 'type_text', Args: { text: 'hello' }, Status: 'CONTINUE' })],
@@ -131,7 +128,7 @@ describe('approvals: what the user approves is what runs, where they meant it', 
   it('an action approved while the run is paused waits for Resume', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'deskhand-approvals-'));
     const effect = join(dir, 'effect.txt');
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'approved while paused',
       steps: [app({ Function: 'execute_command', Args: { command: `touch ${effect}` }, Status: 'CONTINUE' }), app({ Function: '', Status: 'FINISH' })],
     });
@@ -153,7 +150,7 @@ describe('approvals: what the user approves is what runs, where they meant it', 
   });
 
   it('audits an approved action that Stop cut off while the run was paused, as not run', async () => {
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'approved, paused, stopped',
       steps: [app({ Function: 'execute_command', Args: { command: 'touch /tmp/deskhand-never' }, Status: 'CONTINUE' })],
     });
@@ -173,7 +170,7 @@ describe('approvals: what the user approves is what runs, where they meant it', 
   });
 
   it('audits an action still held when the round hits its step limit', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       { name: 'held at the limit', steps: [app({ Function: 'execute_command', Args: { command: 'touch /tmp/never' }, Status: 'CONTINUE' })] },
       { config: { limits: { maxStepsPerRound: 1 } } },
     );
@@ -186,11 +183,10 @@ describe('approvals: what the user approves is what runs, where they meant it', 
   });
 
   it('Stop right after Approve: the approved action never runs, and the audit and the trajectory say so', async () => {
-    harness = await startHostHarness(
+    const current = await startHarness(
       { name: 'stop after approve', steps: [hostTo('xterm', 'send it'), app({ Function: 'click', Args: { x: 5, y: 5 }, ControlText: 'Send', Status: 'CONTINUE' })] },
       { autoResponder: approve },
     );
-    const current = harness;
     // Stop as the approval is acted on: before the window is focused for the click.
     current.host.sessions.subscribe((event) => {
       if (event.kind === 'status.changed' && event.detail.startsWith('Approved:')) {

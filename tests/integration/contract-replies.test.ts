@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Interaction } from '../../src-main/protocol';
-import { replies, runRequest, startHostHarness, until, type HarnessOptions, type HostHarness } from '../support/host-harness';
-import type { Scenario } from '../fixtures/model-server';
+import { replies, runRequest, until, type HostHarness } from '../support/host-harness';
+import { harnessPerTest } from '../support/host-per-test';
 
 /**
  * The reply contract: the model's reply formats, parsed leniently, validated strictly,
@@ -14,16 +14,7 @@ import type { Scenario } from '../fixtures/model-server';
 const { app, hostTo, host } = replies;
 const hostFinish = (comment = 'done') => host({ Status: 'FINISH', Comment: comment });
 
-let harness: HostHarness | null = null;
-afterEach(async () => {
-  await harness?.close();
-  harness = null;
-});
-
-async function start(scenario: Scenario, options: HarnessOptions = {}): Promise<HostHarness> {
-  harness = await startHostHarness(scenario, options);
-  return harness;
-}
+const start = harnessPerTest();
 
 /** Actions that reached the device, without the host's own focusing of the agent's window. */
 function acted(h: HostHarness) {

@@ -2,24 +2,20 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CommandResults } from '../../src-main/protocol';
 import { damagePage, pagesOf } from '../support/damage-db';
-import { replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
+import { replies, runRequest } from '../support/host-harness';
+import { harnessPerTest } from '../support/host-per-test';
 
 const { host: hostReply } = replies;
 
-let harness: HostHarness | null = null;
-afterEach(async () => {
-  await harness?.close();
-  harness = null;
-  vi.restoreAllMocks();
-});
+const startHarness = harnessPerTest({ restoreMocks: true });
 
 describe('Deskhand started on a damaged database', () => {
   it('starts, says so above the sessions list, keeps the damaged file and every screenshot, and the sessions go on', async () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'two sessions, then one more round',
       steps: [hostReply({ Status: 'FINISH', Comment: 'first done' }), hostReply({ Status: 'FINISH', Comment: 'second done' }), hostReply({ Status: 'FINISH', Comment: 'again' })],
     });

@@ -1,17 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
+import { describe, expect, it } from 'vitest';
+import { replies, runRequest } from '../support/host-harness';
+import { harnessPerTest } from '../support/host-per-test';
 
 const { app, hostTo, host } = replies;
 
-let harness: HostHarness | null = null;
-afterEach(async () => {
-  await harness?.close();
-  harness = null;
-});
+const startHarness = harnessPerTest();
 
 describe('the device client dies mid-run', () => {
   it('records an ERROR step, starts a new device client, and the session goes on', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'crash',
         steps: [

@@ -1,16 +1,13 @@
 import { resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_EXTERNAL_RESULT_CHARS } from '../../src-main/commands/dispatcher';
 import { DeskhandConfig } from '../../src-main/host/config';
-import { replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
+import { replies, runRequest, type HostHarness } from '../support/host-harness';
+import { harnessPerTest } from '../support/host-per-test';
 
 const { app, hostTo, host } = replies;
 
-let harness: HostHarness | null = null;
-afterEach(async () => {
-  await harness?.close();
-  harness = null;
-});
+const startHarness = harnessPerTest();
 
 const server = (trusted: boolean) => ({
   name: 'notes',
@@ -37,7 +34,7 @@ const settingsWith = (h: HostHarness, mcpServers: ReturnType<typeof server>[]) =
 describe('tools of the user\'s own MCP servers', () => {
   it('join the tool list, and an untrusted server\'s tool waits for approval before it runs', async () => {
     const asked: string[] = [];
-    harness = await startHostHarness(scenario(), {
+    const harness = await startHarness(scenario(), {
       config: { mcpServers: [server(false)] },
       autoResponder: (interaction) => {
         if (interaction.kind !== 'confirm') return null;
@@ -55,7 +52,7 @@ describe('tools of the user\'s own MCP servers', () => {
   });
 
   it('run at once when the user marked the server trusted', async () => {
-    harness = await startHostHarness(scenario(), { config: { mcpServers: [server(true)] } });
+    const harness = await startHarness(scenario(), { config: { mcpServers: [server(true)] } });
     const { outcome, steps } = await runRequest(harness.host, 'echo hello');
     expect(outcome.status).toBe('finished');
     expect(steps[1]).toMatchObject({ status: 'CONTINUE', approvedBy: 'policy', result: expect.stringMatching(/hello/) });
@@ -64,7 +61,7 @@ describe('tools of the user\'s own MCP servers', () => {
   it('follow the Settings: a server no longer trusted waits for approval from the next request on', async () => {
     const asked: string[] = [];
     let apply: ((config: DeskhandConfig) => void) | null = null;
-    harness = await startHostHarness(scenario(), {
+    const harness = await startHarness(scenario(), {
       config: { mcpServers: [server(true)] },
       watchConfig: (listener) => (apply = listener),
       autoResponder: (interaction) => {
@@ -86,7 +83,7 @@ describe('tools of the user\'s own MCP servers', () => {
     process.env.DESKHAND_TEST_NOTES_ACCESS = value;
     try {
       let apply: ((config: DeskhandConfig) => void) | null = null;
-      harness = await startHostHarness({ name: 'token named later', steps: [host({ Status: 'FINISH', Comment: 'done' })] }, { watchConfig: (listener) => (apply = listener) });
+      const harness = await startHarness({ name: 'token named later', steps: [host({ Status: 'FINISH', Comment: 'done' })] }, { watchConfig: (listener) => (apply = listener) });
       const remote = { name: 'remote', transport: 'http' as const, url: 'http://127.0.0.1:9/mcp', tokenSecret: 'DESKHAND_TEST_NOTES_ACCESS', trusted: false };
       apply!(DeskhandConfig.parse({ ...settingsWith(harness, []), mcpServers: [remote] }));
       const run = await runRequest(harness.host, `the access value is ${value}`);
@@ -99,14 +96,14 @@ describe('tools of the user\'s own MCP servers', () => {
   it('follow the Settings: a server removed there offers no tools any more', async () => {
     let apply: ((config: DeskhandConfig) => void) | null = null;
     const steps = scenario().steps.map((step) => ('expect' in step ? { ...step, expect: { notContains: ['notes.echo('] } } : step));
-    harness = await startHostHarness({ name: 'removed server', steps }, { config: { mcpServers: [server(true)] }, watchConfig: (listener) => (apply = listener) });
+    const harness = await startHarness({ name: 'removed server', steps }, { config: { mcpServers: [server(true)] }, watchConfig: (listener) => (apply = listener) });
     apply!(settingsWith(harness, []));
     const run = await runRequest(harness.host, 'echo hello');
     expect(run.steps[1]?.error ?? '').toMatch(/unknown tool 'notes.echo'/);
   });
 
   it('keep a huge result to a bounded size, saying how much was cut', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'huge result',
         steps: [
@@ -126,7 +123,7 @@ describe('tools of the user\'s own MCP servers', () => {
   });
 
   it('cut a huge result before an emoji, not inside it: the latest step shows its end to the model', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'huge result ending across an emoji',
         steps: [
@@ -144,7 +141,7 @@ describe('tools of the user\'s own MCP servers', () => {
   });
 
   it('say what a result without text holds, instead of an empty answer', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'picture result',
         steps: [
@@ -161,7 +158,7 @@ describe('tools of the user\'s own MCP servers', () => {
   });
 
   it('say once which tool failed when its server dropped the call', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'server crashed during a call',
         steps: [

@@ -1,21 +1,18 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { HostEvent } from '../../src-main/protocol';
-import { replies, runRequest, startHostHarness, type HostHarness } from '../support/host-harness';
+import { replies, runRequest } from '../support/host-harness';
+import { harnessPerTest } from '../support/host-per-test';
 
 const { app, hostTo, host } = replies;
 const hostFinish = (comment = 'done') => host({ Status: 'FINISH', Comment: comment });
 
-let harness: HostHarness | null = null;
-afterEach(async () => {
-  await harness?.close();
-  harness = null;
-});
+const startHarness = harnessPerTest();
 
 describe('a session through the host core', () => {
   it('acts only once the step\'s screenshot is on disk: one that cannot be written fails the step, and nothing runs', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'screenshot not written',
         steps: [
@@ -47,7 +44,7 @@ describe('a session through the host core', () => {
   });
 
   it('ends a new session in error, saying why, when its first round cannot be saved (it said "running" with nothing running)', async () => {
-    harness = await startHostHarness({ name: 'round not saved', steps: [] });
+    const harness = await startHarness({ name: 'round not saved', steps: [] });
     const { host: deskhand } = harness;
     vi.spyOn(deskhand.store, 'startRound').mockImplementation(() => {
       throw new Error('database or disk is full');
@@ -64,7 +61,7 @@ describe('a session through the host core', () => {
   });
 
   it('says the device client did not start, and why, as an error of the round (no internal error, no stack)', async () => {
-    harness = await startHostHarness({ name: 'no device', steps: [] }, { deviceEnv: { DESKHAND_FAKE_DEVICE_FAILS_TO_START: 'the display went away' } });
+    const harness = await startHarness({ name: 'no device', steps: [] }, { deviceEnv: { DESKHAND_FAKE_DEVICE_FAILS_TO_START: 'the display went away' } });
     const { outcome } = await runRequest(harness.host, 'look at the screen');
     expect(outcome.status).toBe('error');
     expect(outcome.result).toMatch(/^the device client did not start \(.*\): fake device: the display went away$/s);
@@ -73,7 +70,7 @@ describe('a session through the host core', () => {
   });
 
   it('runs host -> AppAgent (screenshot -> model -> action -> persist) -> host FINISH', async () => {
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'two steps',
       steps: [
         { ...hostTo('xterm', 'type echo hi'), expect: { contains: ['<data name="request">', 'say hi', '<data name="windows">\n- id 0x100001: Terminal [app: xterm]'] } },
@@ -114,7 +111,7 @@ describe('a session through the host core', () => {
   });
 
   it('keeps each agent\'s system prompt byte-identical from step to step', async () => {
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'stable prefix',
       steps: [
         hostTo('xterm', 'wait'),
@@ -134,7 +131,7 @@ describe('a session through the host core', () => {
   });
 
   it('repairs a reply that is not JSON once, then records a clear ERROR step and runs nothing', async () => {
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'not json',
       steps: [
         hostTo('xterm', 'click it'),
@@ -152,7 +149,7 @@ describe('a session through the host core', () => {
   });
 
   it('accepts a repaired reply within the same step', async () => {
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'repair',
       steps: [
         hostTo('xterm', 'wait'),
@@ -169,7 +166,7 @@ describe('a session through the host core', () => {
 
   it('refuses an unknown tool with the list of real ones and runs nothing; three in a row end the round', async () => {
     const bad = app({ Function: 'format_disk', Args: { drive: 'C' }, Status: 'CONTINUE' });
-    harness = await startHostHarness({ name: 'unknown tool', steps: [hostTo('xterm', 'wipe'), bad, bad, bad, bad, bad, bad] });
+    const harness = await startHarness({ name: 'unknown tool', steps: [hostTo('xterm', 'wipe'), bad, bad, bad, bad, bad, bad] });
     const { outcome, steps } = await runRequest(harness.host, 'wipe it');
     const appSteps = steps.filter((step) => step.agent === 'AppAgent');
     expect(appSteps).toHaveLength(3);
@@ -192,7 +189,7 @@ describe('a session through the host core', () => {
       Status: 'CONTINUE',
     });
     const done = app({ Function: '', Status: 'FINISH', Comment: 'gave up' });
-    harness = await startHostHarness({ name: 'host-only tools', steps: [hostTo('xterm', 'look'), sneaky, done, host({ Status: 'FINISH', Comment: 'done' })] });
+    const harness = await startHarness({ name: 'host-only tools', steps: [hostTo('xterm', 'look'), sneaky, done, host({ Status: 'FINISH', Comment: 'done' })] });
     const { steps } = await runRequest(harness.host, 'look around');
     const refused = steps.find((step) => step.agent === 'AppAgent' && step.status === 'ERROR');
     expect(refused?.error).toMatch(/^action 1: unknown tool 'screenshot'; available tools: /);
@@ -202,7 +199,7 @@ describe('a session through the host core', () => {
 
   it('ends at the step limit', async () => {
     const wait = app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' });
-    harness = await startHostHarness(
+    const harness = await startHarness(
       { name: 'limit', steps: [hostTo('xterm', 'wait'), wait, wait, wait] },
       { config: { limits: { maxStepsPerRound: 3 } } },
     );
@@ -213,7 +210,7 @@ describe('a session through the host core', () => {
   it('ends at the step limit saying what the last finished sub-task achieved, shortened', async () => {
     const wait = app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' });
     const found = `Found 42 reports from March: ${'report-2026-03-xx.pdf, '.repeat(40)}and no others`;
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'limit after a sub-task',
         steps: [hostTo('xterm', 'find the March reports'), app({ Status: 'FINISH', Comment: found }), hostTo('xterm', 'wait for the copy'), wait, wait],
@@ -231,7 +228,7 @@ describe('a session through the host core', () => {
   });
 
   it('ends at the step limit with the result of a sub-task that finished at its last step', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       { name: 'limit at a finished sub-task', steps: [hostTo('xterm', 'count the reports'), app({ Status: 'FINISH', Comment: 'There are 42 reports' })] },
       { config: { limits: { maxStepsPerRound: 2 } } },
     );
@@ -240,7 +237,7 @@ describe('a session through the host core', () => {
   });
 
   it('stops with the model request in flight aborted', async () => {
-    harness = await startHostHarness({ name: 'hang', steps: [{ hang: true }] });
+    const harness = await startHarness({ name: 'hang', steps: [{ hang: true }] });
     const reply = await harness.host.endpoint.handle({ type: 'session.start', id: 'a', request: 'hang' });
     if (reply.type !== 'reply' || !reply.ok) throw new Error('start refused');
     const { session } = reply.result as { session: { id: string } };
@@ -253,7 +250,7 @@ describe('a session through the host core', () => {
   });
 
   it('keeps sessions and steps across a restart and refuses a second concurrent run', async () => {
-    harness = await startHostHarness({ name: 'persist', steps: [{ delayMs: 300, ...hostFinish() }] });
+    const harness = await startHarness({ name: 'persist', steps: [{ delayMs: 300, ...hostFinish() }] });
     const first = await harness.host.endpoint.handle({ type: 'session.start', id: 'a', request: 'one' });
     const second = await harness.host.endpoint.handle({ type: 'session.start', id: 'b', request: 'two' });
     expect(first).toMatchObject({ ok: true });
@@ -265,7 +262,7 @@ describe('a session through the host core', () => {
   });
 
   it('answers malformed protocol messages with an error and keeps working', async () => {
-    harness = await startHostHarness({ name: 'none', steps: [] });
+    const harness = await startHarness({ name: 'none', steps: [] });
     const { endpoint } = harness.host;
     expect(await endpoint.handleText('{not json')).toMatchObject({ ok: false, id: null, error: { code: 'bad_message' } });
     expect(await endpoint.handle({ type: 'session.start', id: 'x', request: '   ' })).toMatchObject({

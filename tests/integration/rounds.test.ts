@@ -2,25 +2,22 @@ import { join } from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DeskhandConfig } from '../../src-main/host/config';
 import type { SessionServiceDeps } from '../../src-main/session/session-service';
-import { followUp, replies, runRequest, startHostHarness, until, type HostHarness } from '../support/host-harness';
+import { followUp, replies, runRequest, until } from '../support/host-harness';
+import { harnessPerTest } from '../support/host-per-test';
 
 const { app, host: hostReply } = replies;
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 
-let harness: HostHarness | null = null;
-afterEach(async () => {
-  await harness?.close();
-  harness = null;
-});
+const startHarness = harnessPerTest();
 
 describe('rounds: a follow-up starts clean', () => {
   it('a Pause pressed during the last step of a round does not hold the next one', async () => {
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'pause at the end',
       steps: [
         { ...app({ Function: '', Status: 'FINISH', Comment: 'first' }), delayMs: 400 },
@@ -41,7 +38,7 @@ describe('rounds: a follow-up starts clean', () => {
   });
 
   it('a step that goes on after Pause keeps saying why the run is paused (its progress is no reason for the pause)', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'pause while the model thinks',
         steps: [
@@ -68,7 +65,7 @@ describe('rounds: a follow-up starts clean', () => {
 
   it('Resume while the agent waits on its form says it is waiting for you, not running', async () => {
     const form = { schema: { type: 'object', properties: { name: { type: 'string' } } } };
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'pause during a form',
       steps: [app({ Function: '', Status: 'PENDING', Questions: [], Form: form }), app({ Function: '', Status: 'FINISH', Comment: 'filled' })],
     });
@@ -91,8 +88,7 @@ describe('rounds: a follow-up starts clean', () => {
   it('a step limit changed in Settings is the one each session reports as its maximum', async () => {
     let apply: ((config: DeskhandConfig) => void) | null = null;
     const step = app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' });
-    harness = await startHostHarness({ name: 'a lower step limit', steps: [step, step] }, { watchConfig: (listener) => (apply = listener) });
-    const current = harness;
+    const current = await startHarness({ name: 'a lower step limit', steps: [step, step] }, { watchConfig: (listener) => (apply = listener) });
     apply!(DeskhandConfig.parse({ models: { host: { baseUrl: current.model.baseUrl, model: 'scripted', maxRetries: 0, timeoutMs: 10_000 } }, limits: { maxStepsPerRound: 2 } }));
     const { sessionId, outcome } = await runRequest(current.host, 'wait twice', 'shell');
     expect(outcome).toEqual({ status: 'failed', result: 'Reached the limit of 2 steps for one request' });
@@ -103,7 +99,7 @@ describe('rounds: a follow-up starts clean', () => {
 
   it('the error streak of one round does not end the next round early', async () => {
     const bad = { content: 'not JSON at all' };
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'errors then a follow-up',
         // Each bad reply is sent back once to be mended, so a failed step costs two requests.
@@ -126,7 +122,7 @@ describe('rounds: a follow-up starts clean', () => {
 
   it('closes the agent forms when the round ends: a press after that is refused', async () => {
     const form = { schema: { type: 'object', properties: { name: { type: 'string' } } } };
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'forms',
       steps: [app({ Function: '', Status: 'PENDING', Questions: [], Form: form })],
     });
@@ -149,7 +145,7 @@ describe('rounds: a follow-up starts clean', () => {
   });
 
   it('no round starts while the host shuts down', async () => {
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'closing',
       steps: [{ ...app({ Function: '', Status: 'FINISH', Comment: 'first' }), delayMs: 400 }],
     });
@@ -166,7 +162,7 @@ describe('rounds: a follow-up starts clean', () => {
   });
 
   it('Stop while the device client is still starting ends the round at once', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       { name: 'slow device', steps: [] },
       { deviceEnv: { DESKHAND_FAKE_DEVICE_START_DELAY_MS: '5000' } },
     );
@@ -188,14 +184,13 @@ describe('rounds: a follow-up starts clean', () => {
   it('a resumed request keeps the steps it used before the crash against its step limit, across two crashes', async () => {
     const wait = app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' });
     const delegate = replies.hostTo('xterm', 'keep waiting');
-    harness = await startHostHarness(
+    const current = await startHarness(
       {
         name: 'budget across crashes',
         steps: [delegate, wait, wait, { ...wait, delayMs: 3_000 }, { ...delegate, delayMs: 3_000 }, delegate, wait, wait, wait, wait],
       },
       { config: { limits: { maxStepsPerRound: 5 } } },
     );
-    const current = harness;
     /** A kill while the model is asked for its `requests`-th reply: the database as a killed host leaves it. */
     const crashAt = async (requests: number): Promise<void> => {
       await until(() => current.model.requests.length === requests, `model request ${requests}`);
@@ -206,7 +201,7 @@ describe('rounds: a follow-up starts clean', () => {
       db.close();
       await current.restart();
     };
-    const start = await harness.host.endpoint.handle({ type: 'session.start', id: 's', request: 'keep waiting' });
+    const start = await current.host.endpoint.handle({ type: 'session.start', id: 's', request: 'keep waiting' });
     const sessionId = (start as { result: { session: { id: string } } }).result.session.id;
     const resume = async (): Promise<void> => {
       expect(current.host.store.getSession(sessionId)?.status).toBe('interrupted');
@@ -214,21 +209,21 @@ describe('rounds: a follow-up starts clean', () => {
     };
 
     await crashAt(4);
-    expect(harness.host.store.steps(sessionId)).toHaveLength(3);
+    expect(current.host.store.steps(sessionId)).toHaveLength(3);
     await resume();
     // The note that the request was cut off, then a crash again while the host asks the model.
     await crashAt(5);
-    expect(harness.host.store.steps(sessionId)).toHaveLength(4);
+    expect(current.host.store.steps(sessionId)).toHaveLength(4);
     await resume();
-    expect(await harness.host.sessions.running).toEqual({ status: 'failed', result: 'Reached the limit of 5 steps for one request' });
+    expect(await current.host.sessions.running).toEqual({ status: 'failed', result: 'Reached the limit of 5 steps for one request' });
     // Three steps, a note, another note: five for the request over three rounds, and no more model calls.
-    const steps = harness.host.store.steps(sessionId);
+    const steps = current.host.store.steps(sessionId);
     expect(steps.map((step) => `${step.round}:${step.actionText}`).slice(3)).toEqual(['1:Resumed after an interruption', '2:Resumed after an interruption']);
-    expect(harness.model.requests).toHaveLength(5);
+    expect(current.model.requests).toHaveLength(5);
   });
 
   it('a follow-up after the user used the mouse to ask for it is not taken for a takeover', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'click, then a follow-up',
         steps: [
@@ -256,7 +251,7 @@ describe('rounds: a follow-up starts clean', () => {
   });
 
   it('a result is never the comment of an earlier round or sub-task', async () => {
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'comments',
       steps: [app({ Function: '', Status: 'FINISH', Comment: 'Renamed the three PDFs' }), app({ Function: '', Status: 'FAIL' })],
     });
@@ -268,7 +263,7 @@ describe('rounds: a follow-up starts clean', () => {
   });
 
   it('Pause and Resume while the run waits for an answer leave it waiting for the answer', async () => {
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'question',
       steps: [app({ Function: '', Status: 'PENDING', Questions: ['Which file?'] }), app({ Function: '', Status: 'FINISH', Comment: 'ok' })],
     });
@@ -287,7 +282,7 @@ describe('rounds: a follow-up starts clean', () => {
 
   it('a form in a run without a UI (the CLI) is not waited on for ever: the agent is told nobody can fill it in', async () => {
     const form = { schema: { type: 'object', properties: { name: { type: 'string' } } } };
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'headless form',
         steps: [
@@ -305,7 +300,7 @@ describe('rounds: a follow-up starts clean', () => {
 
   it('a step asking questions and showing a form, without a UI: the questions are still answered', async () => {
     const form = { schema: { type: 'object', properties: { name: { type: 'string' } } } };
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'headless questions and form',
         steps: [
@@ -324,7 +319,7 @@ describe('rounds: a follow-up starts clean', () => {
   });
 
   it('Stop while the host waits for an opened application\'s window records that it was opened', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       { name: 'slow app', steps: [hostReply({ Status: 'CONTINUE', 'Current Sub-Task': 'write', AppsToOpen: { APP: 'slowapp', file_path: '' } })] },
       { deviceEnv: { DESKHAND_FAKE_DEVICE_NO_WINDOW_FOR: 'slowapp' } },
     );
@@ -342,7 +337,7 @@ describe('rounds: a follow-up starts clean', () => {
 
 describe('rounds: Stop at any moment ends the round', () => {
   it('Stop while the loop reads the pointer, before a step that asks: nothing is asked, the round ends, the next run starts', async () => {
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'stop at the pointer check',
       steps: [hostReply({ Status: 'PENDING', Questions: ['Which file?'] }), hostReply({ Status: 'FINISH', Comment: 'the next one' })],
     });
@@ -376,7 +371,7 @@ describe('rounds: Stop at any moment ends the round', () => {
 
 describe('rounds: a session is kept in memory only while its round runs', () => {
   it('lets go of a finished session (blackboard, agents) and builds it again from the store for a follow-up', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'released between rounds',
         steps: [

@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HostEvent, Interaction } from '../../src-main/protocol';
-import { replies, startHostHarness, until, type HostHarness } from '../support/host-harness';
+import { replies, until } from '../support/host-harness';
+import { harnessPerTest } from '../support/host-per-test';
 
 /**
  * The API key a user pastes into a request, an answer or a form is kept out of the database like the
@@ -12,11 +13,7 @@ import { replies, startHostHarness, until, type HostHarness } from '../support/h
 const KEY = 'test-key';
 const { app } = replies;
 
-let harness: HostHarness | null = null;
-afterEach(async () => {
-  await harness?.close();
-  harness = null;
-});
+const startHarness = harnessPerTest();
 
 function databaseBytes(dataDir: string): Buffer {
   return Buffer.concat(
@@ -29,7 +26,7 @@ function databaseBytes(dataDir: string): Buffer {
 describe('secrets the user types', () => {
   it('never reach the database: request, answer, form data and result are scrubbed as they are stored', async () => {
     const form = { schema: { type: 'object', properties: { token: { type: 'string' } } } };
-    harness = await startHostHarness({
+    const current = await startHarness({
       name: 'typed secrets',
       steps: [
         app({ Function: '', Status: 'PENDING', Questions: ['Which account?'] }),
@@ -38,7 +35,6 @@ describe('secrets the user types', () => {
         { ...app({ Function: '', Status: 'FINISH', Comment: 'stored' }), expect: { contains: ['[redacted]'] } },
       ],
     });
-    const current = harness;
     const { host } = current;
     const start = await host.endpoint.handle({ type: 'session.start', id: 's', request: `log in with ${KEY} please`, mode: 'shell' });
     expect(start).toMatchObject({ ok: true });
@@ -79,7 +75,7 @@ describe('secrets the user types', () => {
   it('a password typed into a form reaches the agent, but never the database, the blackboard view or a later session', async () => {
     const PASSWORD = 'correct-horse-battery';
     const form = { schema: { type: 'object', properties: { user: { type: 'string' }, pass: { type: 'string', format: 'password' } } } };
-    harness = await startHostHarness({
+    const current = await startHarness({
       name: 'form password',
       steps: [
         app({ Function: '', Status: 'PENDING', Questions: [], Form: form }),
@@ -89,7 +85,6 @@ describe('secrets the user types', () => {
         { ...app({ Function: '', Status: 'FINISH', Comment: 'next' }), expect: { contains: ['typed into a password field: not kept'], notContains: [PASSWORD] } },
       ],
     });
-    const current = harness;
     const { host } = current;
     const start = await host.endpoint.handle({ type: 'session.start', id: 's', request: 'log in to the intranet', mode: 'shell' });
     const sessionId = (start as { result: { session: { id: string } } }).result.session.id;

@@ -1,15 +1,12 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AutoResponder } from '../../src-main/session/interaction-broker';
-import { replies, runRequest, startHostHarness, until, type HostHarness } from '../support/host-harness';
+import { replies, runRequest, until, type HostHarness } from '../support/host-harness';
+import { harnessPerTest } from '../support/host-per-test';
 
 const { app, hostTo, host: hostReply } = replies;
 
-let harness: HostHarness | null = null;
-afterEach(async () => {
-  await harness?.close();
-  harness = null;
-});
+const startHarness = harnessPerTest();
 
 type Reply = { type: string; ok: boolean; result?: unknown; error?: { code: string; message: string } };
 
@@ -27,7 +24,7 @@ describe('session views: what a session shows is its own', () => {
     // The PIN question is answered at once; the folder question waits for the user.
     const answerPin: AutoResponder = (interaction) =>
       interaction.kind === 'questions' && interaction.questions[0] === 'Your bank PIN?' ? { kind: 'answers', answers: ['4711-private'] } : null;
-    harness = await startHostHarness(
+    const current = await startHarness(
       {
         name: 'carried answers',
         steps: [
@@ -40,7 +37,6 @@ describe('session views: what a session shows is its own', () => {
       },
       { autoResponder: answerPin },
     );
-    const current = harness;
     const first = await runRequest(current.host, 'session A');
     expect(first.outcome).toEqual({ status: 'finished', result: 'done A' });
 
@@ -74,7 +70,7 @@ describe('session views: no secret in what the UI or the CLI is sent', () => {
     // The harness runs with OPENAI_API_KEY=test-key: the model has it typed, held for approval, and put in a form.
     const secret = 'test-key';
     const form = { schema: { type: 'object', properties: { token: { type: 'string' } } }, data: { token: `token ${secret}` } };
-    harness = await startHostHarness({
+    const current = await startHarness({
       name: 'secrets in events',
       steps: [
         hostTo('xterm', `type ${secret}`),
@@ -84,7 +80,6 @@ describe('session views: no secret in what the UI or the CLI is sent', () => {
         hostReply({ Status: 'FINISH', Comment: 'done' }),
       ],
     });
-    const current = harness;
     const start = await command(current, { type: 'session.start', request: 'type my key' });
     const sessionId = (start.result as { session: { id: string } }).session.id;
     const held = await until(() => current.host.sessions.running && current.events.find((event) => event.kind === 'interaction.requested'), 'the approval');
@@ -108,8 +103,7 @@ describe('session views: no secret in what the UI or the CLI is sent', () => {
 
 describe('session views: deleting a session', () => {
   it('tells every UI it is gone even when its screenshots cannot be removed, and says so', async () => {
-    harness = await startHostHarness({ name: 'delete', steps: [hostReply({ Status: 'FINISH', Comment: 'done' })] });
-    const current = harness;
+    const current = await startHarness({ name: 'delete', steps: [hostReply({ Status: 'FINISH', Comment: 'done' })] });
     const { sessionId } = await runRequest(current.host, 'something');
     // The screenshots folder turned into a file: no session's folder under it can be removed.
     const { root } = current.host.screenshots;

@@ -1,13 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { replies, runRequest, startHostHarness, until, type HostHarness } from '../support/host-harness';
+import { describe, expect, it } from 'vitest';
+import { replies, runRequest, until, type HostHarness } from '../support/host-harness';
+import { harnessPerTest } from '../support/host-per-test';
 
 const { app, hostTo, host } = replies;
 
-let harness: HostHarness | null = null;
-afterEach(async () => {
-  await harness?.close();
-  harness = null;
-});
+const startHarness = harnessPerTest();
 
 /** Starts a session on the harness's host and waits until the run pauses for a takeover. */
 async function startUntilPaused(current: HostHarness, request: string): Promise<string> {
@@ -27,7 +24,7 @@ function acted(current: HostHarness): string[] {
 
 describe('takeover: the user takes the mouse', () => {
   it('pauses the run before the next step, says why, and goes on only when resumed', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'takeover',
         steps: [
@@ -60,7 +57,7 @@ describe('takeover: the user takes the mouse', () => {
   });
 
   it('refuses the action on the device when the mouse was taken while the model was thinking', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'takeover mid-step',
         steps: [
@@ -92,7 +89,7 @@ describe('takeover: the user takes the mouse', () => {
   it('does not count actions refused because the user took the mouse as the agent\'s errors', async () => {
     // The user takes the mouse while the model thinks, three steps running: each time the run pauses
     // and is resumed. Three errors in a row end a round; these three are not the agent's.
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'takeover three times',
         steps: [
@@ -118,7 +115,7 @@ describe('takeover: the user takes the mouse', () => {
   });
 
   it('notices the mouse taken during an action that does not move it (a wait)', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'takeover during a wait',
         steps: [
@@ -142,7 +139,7 @@ describe('takeover: the user takes the mouse', () => {
   });
 
   it('runs nothing more of an action sequence once the mouse is taken part-way through it', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'takeover mid-sequence',
         steps: [
@@ -174,7 +171,7 @@ describe('takeover: the user takes the mouse', () => {
   });
 
   it('notices the mouse taken while an application starts', async () => {
-    harness = await startHostHarness(
+    const harness = await startHarness(
       {
         name: 'takeover during a launch',
         steps: [
@@ -203,7 +200,7 @@ describe('takeover: the user takes the mouse', () => {
   });
 
   it('does not mistake the agent\'s own pointer moves for a takeover', async () => {
-    harness = await startHostHarness({
+    const harness = await startHarness({
       name: 'no takeover',
       steps: [
         hostTo('xterm', 'click twice'),
