@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ScenarioStep } from '../fixtures/model-server';
 import { replies } from '../support/host-harness';
-import { roundWithin, startReliabilityHost, startSession, type ReliabilityHost } from '../support/reliability-harness';
+import { closedAfterEach } from '../support/host-per-test';
+import { roundWithin, startReliabilityHost, startSession } from '../support/reliability-harness';
 
 // An unknown model or endpoint cannot be mended by another step: the round ends at its first failed step,
 // saying which model and endpoint to check; a 401 (a gateway renewing its token) is still tolerated once.
@@ -9,14 +10,10 @@ const MAX_ERRORS = 3;
 const finish = replies.app({ Function: '', Status: 'FINISH', Comment: 'all done' });
 const unknownModel: ScenarioStep = { status: 404, body: { error: { message: 'The model `scripted` does not exist.', code: 'model_not_found' } } };
 
-let rig: ReliabilityHost | null = null;
-afterEach(async () => {
-  await rig?.close();
-  rig = null;
-});
+const startRig = closedAfterEach(startReliabilityHost);
 
 async function start(steps: ScenarioStep[], mode: 'shell' | 'desktop', maxRepairs = 0) {
-  rig = await startReliabilityHost(
+  const rig = await startRig(
     { name: 'permanent model errors', steps },
     { model: { maxRetries: 2 }, config: { limits: { maxConsecutiveErrors: MAX_ERRORS, maxRepairs }, safety: { confirmation: 'never' } } },
   );

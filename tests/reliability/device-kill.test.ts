@@ -1,18 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostEvent, StepView } from '../../src-main/protocol';
 import type { ScenarioStep } from '../fixtures/model-server';
 import { replies } from '../support/host-harness';
-import {
-  isolatedHome,
-  roundWithin,
-  startReliabilityHost,
-  startSession,
-  waitUntil,
-  type ReliabilityHost,
-} from '../support/reliability-harness';
+import { closedAfterEach } from '../support/host-per-test';
+import { isolatedHome, roundWithin, startReliabilityHost, startSession, waitUntil } from '../support/reliability-harness';
 import { alive, childProcesses } from '../support/reliability-processes';
 import { seeded, seedFromEnv, soaking, type Random } from '../support/reliability-random';
 import { startXterm, startXvfb, type XDisplay, type XProgram } from '../support/xvfb';
@@ -25,11 +19,7 @@ const KILLS = soaking() ? 8 : 3;
 
 const { app, hostTo, host } = replies;
 
-let rig: ReliabilityHost | null = null;
-afterEach(async () => {
-  await rig?.close();
-  rig = null;
-});
+const startRig = closedAfterEach(startReliabilityHost);
 
 /**
  * Actions that do not move the pointer: the stand-in device starts a new client with the pointer at
@@ -99,7 +89,7 @@ describe(`the stand-in device client killed at random points (seed ${SEED})`, ()
   it(`kill -9 of its pid ${KILLS} times: restarted each time, and the session finishes`, async () => {
     const random = seeded(SEED);
     const work = Array.from({ length: 12 * KILLS + 10 }, () => actionStep(random, random.int(0, 40)));
-    rig = await startReliabilityHost(
+    const rig = await startRig(
       { name: 'device kills', steps: [hostTo('Terminal', 'work in the terminal'), ...work, app({ Function: '', Status: 'FINISH', Comment: 'done' }), host({ Status: 'FINISH', Comment: 'all done' })] },
       { config: { limits: { maxStepsPerRound: 1_000, maxConsecutiveErrors: 3, maxRepairs: 0 }, safety: { confirmation: 'never' } } },
     );
@@ -126,7 +116,7 @@ describe(`the stand-in device client killed at random points (seed ${SEED})`, ()
     const other = tool === 'hotkey' ? { Function: 'wait', Args: { seconds: 0 } } : { Function: 'hotkey', Args: { keys: ['shift'] } };
     const crashes = random.int(2, 4);
     const work = Array.from({ length: crashes }, () => [app({ ...crashing, Status: 'CONTINUE' }), app({ ...other, Status: 'CONTINUE' })]).flat();
-    rig = await startReliabilityHost(
+    const rig = await startRig(
       { name: `crash on ${tool}`, steps: [hostTo('Terminal', 'press keys'), ...work, app({ Function: '', Status: 'FINISH', Comment: 'done' }), host({ Status: 'FINISH', Comment: 'all done' })] },
       { fakeDeviceEnv: { DESKHAND_FAKE_DEVICE_CRASH_ON: tool }, config: { limits: { maxConsecutiveErrors: 2, maxRepairs: 0 }, safety: { confirmation: 'never' } } },
     );
@@ -160,7 +150,7 @@ describe('the real device client killed at random points', () => {
     const random = seeded(SEED + 2);
     const kills = Math.min(KILLS, 3);
     const work = Array.from({ length: 8 * kills + 8 }, () => ({ ...app({ Function: 'wait', Args: { seconds: 0 }, Status: 'CONTINUE' }), delayMs: random.int(0, 30) }));
-    rig = await startReliabilityHost(
+    const rig = await startRig(
       { name: 'real device kills', steps: [hostTo('deskhand-xterm', 'wait a little'), ...work, app({ Function: '', Status: 'FINISH', Comment: 'done' }), host({ Status: 'FINISH', Comment: 'all done' })] },
       {
         deviceLaunch: 'real',

@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ScenarioStep } from '../fixtures/model-server';
 import { replies } from '../support/host-harness';
-import { roundWithin, startReliabilityHost, type ReliabilityHost } from '../support/reliability-harness';
+import { closedAfterEach } from '../support/host-per-test';
+import { roundWithin, startReliabilityHost } from '../support/reliability-harness';
 import { CATEGORIES, HOST_CATEGORIES, hostileHostReplies, hostileReplies, type HostileReply } from '../support/reliability-hostile';
 import { seeded, seedFromEnv, soaking } from '../support/reliability-random';
 
@@ -31,11 +32,7 @@ function withResets(cases: HostileReply[], reset: ScenarioStep): ScenarioStep[] 
   return cases.flatMap((hostile, index) => [{ content: hostile.content }, ...((index + 1) % ERRORS_BETWEEN_RESETS === 0 ? [reset] : [])]);
 }
 
-let rig: ReliabilityHost | null = null;
-afterEach(async () => {
-  await rig?.close();
-  rig = null;
-});
+const startRig = closedAfterEach(startReliabilityHost);
 
 describe(`${BATCHES * (APP_CASES + HOST_CASES)} generated hostile model replies (seed ${SEED})`, () => {
   it('cover every category', () => {
@@ -54,7 +51,7 @@ describe(`${BATCHES * (APP_CASES + HOST_CASES)} generated hostile model replies 
       replies.app({ Function: '', Status: 'FINISH', Comment: 'survived' }),
       replies.host({ Status: 'FINISH', Comment: 'done' }),
     ];
-    rig = await startReliabilityHost(
+    const rig = await startRig(
       { name: 'generated hostile replies', steps },
       {
         config: {

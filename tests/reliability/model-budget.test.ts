@@ -1,14 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ScenarioStep } from '../fixtures/model-server';
 import { replies } from '../support/host-harness';
-import {
-  roundWithin,
-  startReliabilityHost,
-  startSession,
-  waitUntil,
-  withDeadline,
-  type ReliabilityHost,
-} from '../support/reliability-harness';
+import { closedAfterEach } from '../support/host-per-test';
+import { roundWithin, startReliabilityHost, startSession, waitUntil, withDeadline } from '../support/reliability-harness';
 
 // The model client's budget: `timeoutMs` per request and `maxRetries` retries must bound a run whatever
 // the endpoint does: a reply that starts and never ends, a Retry-After of minutes, Stop while waiting.
@@ -21,14 +15,10 @@ const BUDGET_MS = MAX_ERRORS * (MAX_RETRIES + 1) * (TIMEOUT_MS + 1_000) + 6_000;
 
 const finish = replies.app({ Function: '', Status: 'FINISH', Comment: 'all done' });
 
-let rig: ReliabilityHost | null = null;
-afterEach(async () => {
-  await rig?.close();
-  rig = null;
-});
+const startRig = closedAfterEach(startReliabilityHost);
 
 async function start(steps: ScenarioStep[]) {
-  rig = await startReliabilityHost(
+  const rig = await startRig(
     { name: 'model budget', steps },
     {
       model: { timeoutMs: TIMEOUT_MS, maxRetries: MAX_RETRIES },

@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ScenarioStep } from '../fixtures/model-server';
 import { replies } from '../support/host-harness';
-import { roundWithin, startReliabilityHost, startSession, waitUntil, type ReliabilityHost } from '../support/reliability-harness';
+import { closedAfterEach } from '../support/host-per-test';
+import { roundWithin, startReliabilityHost, startSession, waitUntil } from '../support/reliability-harness';
 
 // Model endpoint faults through the real host: bounded retries, then clear ERROR steps, and the round
 // ends within the budget its settings give it. Small budgets: 1 s per request, one retry, two failed
@@ -45,14 +46,10 @@ function budgetFor(fault: Pick<Fault, 'holdMs'>, steps = MAX_ERRORS): number {
   return steps * ATTEMPTS * perAttempt + 10_000;
 }
 
-let rig: ReliabilityHost | null = null;
-afterEach(async () => {
-  await rig?.close();
-  rig = null;
-});
+const startRig = closedAfterEach(startReliabilityHost);
 
 async function start(steps: ScenarioStep[], mode: 'shell' | 'desktop' = 'shell') {
-  rig = await startReliabilityHost(
+  const rig = await startRig(
     { name: 'model faults', steps },
     {
       model: { timeoutMs: TIMEOUT_MS, maxRetries: MAX_RETRIES },

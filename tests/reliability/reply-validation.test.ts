@@ -1,21 +1,18 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { replies } from '../support/host-harness';
-import { roundWithin, startReliabilityHost, type ReliabilityHost } from '../support/reliability-harness';
+import { closedAfterEach } from '../support/host-per-test';
+import { roundWithin, startReliabilityHost } from '../support/reliability-harness';
 
 // Found by the generated hostile replies: the reply format's record-typed fields (Args) drop a
 // "__proto__" key instead of refusing it, so a reply with an argument the tool does not have still acts.
 // Every other unknown argument is refused ("invalid arguments for click"), and this one must be too.
 
-let rig: ReliabilityHost | null = null;
-afterEach(async () => {
-  await rig?.close();
-  rig = null;
-});
+const startRig = closedAfterEach(startReliabilityHost);
 
 describe('unknown keys in Args', () => {
   it('a "__proto__" argument is refused like any unknown argument, and the click never runs', async () => {
     const base = { Observation: 'o', Thought: 't', ControlLabel: '', ControlText: '', Plan: [], Comment: '', Status: 'CONTINUE', Function: 'click' };
-    rig = await startReliabilityHost(
+    const rig = await startRig(
       {
         name: 'proto args',
         steps: [

@@ -6,20 +6,29 @@ import type { Scenario } from '../fixtures/model-server';
 import { startHostHarness, type HarnessOptions, type HostHarness } from './host-harness';
 
 /**
- * For a test file whose tests each start a host harness: the returned function starts one, and the
- * last one started is closed after each test (with `restoreMocks`, the test's spies are restored too).
+ * For a test file whose tests each start one host (a harness, a reliability host): the returned
+ * function starts one with `start`, and the last one started is closed after each test (with
+ * `restoreMocks`, the test's spies are restored too).
  */
-export function harnessPerTest(options: { restoreMocks?: boolean } = {}): (scenario: Scenario, harnessOptions?: HarnessOptions) => Promise<HostHarness> {
-  let harness: HostHarness | null = null;
+export function closedAfterEach<Args extends unknown[], Started extends { close(): Promise<void> }>(
+  start: (...args: Args) => Promise<Started>,
+  options: { restoreMocks?: boolean } = {},
+): (...args: Args) => Promise<Started> {
+  let started: Started | null = null;
   afterEach(async () => {
-    await harness?.close();
-    harness = null;
+    await started?.close();
+    started = null;
     if (options.restoreMocks) vi.restoreAllMocks();
   });
-  return async (scenario, harnessOptions) => {
-    harness = await startHostHarness(scenario, harnessOptions);
-    return harness;
+  return async (...args) => {
+    started = await start(...args);
+    return started;
   };
+}
+
+/** A host harness per test (see closedAfterEach). */
+export function harnessPerTest(options: { restoreMocks?: boolean } = {}): (scenario: Scenario, harnessOptions?: HarnessOptions) => Promise<HostHarness> {
+  return closedAfterEach(startHostHarness, options);
 }
 
 /** The id `send` gives every command, which its reply carries back. */
