@@ -1,0 +1,489 @@
+import { homedir } from 'node:os';
+
+/**
+ * The never-run rule (whole-tree.ts) for commands the Windows device runs: PowerShell text, as
+ * `powershell.exe -Command` gets it, and cmd text inside it (`cmd /c "…"`). A whole tree is a drive
+ * root (`C:\`, `C:`, `\`), a top-level system folder (Windows, Program Files, Program Files (x86),
+ * ProgramData, Users) or a user's home (`~`, `$HOME`, `$env:USERPROFILE`, `%USERPROFILE%`,
+ * `C:\Users\<name>`), in any case, with either slash, trailing slashes and `\*` globs.
+ *
+ * Read: Remove-Item and its aliases with -Recurse (or any start of it, `-r`), `/s` of cmd's rd, rmdir,
+ * del and erase, `takeown /r`, `icacls … /t` that resets, grants, denies, removes or sets the owner,
+ * `Get-ChildItem <tree> | Remove-Item`, PowerShell's quotes (backtick is the escape, backslash a path
+ * separator), `;`, `&&`, `||`, `&`, `|`, lines and script blocks between commands, a literal
+ * `$name = 'value'` set earlier in the text, `Set-Location`/`cd` to a literal folder (relative targets are
+ * read from the folder the command runs in), and the text of `powershell`/`pwsh -Command`,
+ * `-EncodedCommand` (base64 UTF-16LE), `cmd /c`, `Invoke-Expression '…'` and `$(…)`.
+ * Not read: values computed when it runs (`Remove-Item (Get-Location) -Recurse`, `$d = Resolve-Path ~`),
+ * scripts in files (`-File x.ps1`), `ForEach-Object { Remove-Item $_ }` on piped items, and other
+ * providers (`HKLM:\`). It is a last guard against mistakes, not a full PowerShell parser.
+ */
+
+type Mode = 'powershell' | 'cmd';
+
+/** Text nested deeper than this (`powershell -c "cmd /c '…'"` is two levels) is not read. */
+const MAX_NESTING = 4;
+
+const REMOVERS = new Set(['remove-item', 'rm', 'ri', 'del', 'erase', 'rd', 'rmdir']);
+const LISTERS = new Set(['get-childitem', 'gci', 'ls', 'dir']);
+const LOCATION_SETTERS = new Set(['cd', 'chdir', 'sl', 'set-location', 'pushd', 'push-location']);
+const LOCATION_RESTORERS = new Set(['popd', 'pop-location']);
+/** Programs that run the command in their arguments as it is (Windows's sudo, gsudo). */
+const WRAPPERS = new Set(['sudo', 'gsudo']);
+/** icacls operations that change a tree's access list or owner; with /t they walk all of it. */
+const ICACLS_CHANGES = /^\/(?:reset|grant|deny|remove|setowner)(?::\w*)?$/i;
+const SYSTEM_FOLDERS = ['windows', 'program files', 'program files (x86)', 'programdata', 'users'];
+
+/** What the reader knows of the machine and of the text read so far. */
+interface Context {
+  home: string;
+  /** The folder relative operands are read from (lower case, backslashes), or null when not known. */
+  cwd: string | null;
+  /** Variables by lower-case name (`home`, `env:userprofile`), with the values they hold. */
+  variables: Map<string, string>;
+}
+
+/**
+ * The first command in PowerShell `text` that removes, recursively takes over or re-permissions a
+ * whole tree, as `program operand` (for the reason shown), or null. `cwd`: the folder the text runs
+ * in (absolute, or from home), or null when that is not known.
+ */
+export function windowsTreeCommand(text: string, home = homedir(), cwd: string | null = null): string | null {
+  return treeCommandInText(text, 'powershell', contextFor(home, cwd, knownVariables(home)), 0);
+}
+
+/** Whether removing `path` recursively takes a drive root, a top-level system folder or a home with it; `cwd` as for windowsTreeCommand. */
+export function isWindowsWholeTree(path: string, home = homedir(), cwd: string | null = null): boolean {
+  return takesWhole(path, contextFor(home, cwd, new Map()));
+}
+
+/** A context whose folder is `cwd`, read from home when relative. */
+function contextFor(home: string, cwd: string | null, variables: Map<string, string>): Context {
+  const context: Context = { home, cwd: null, variables };
+  context.cwd = cwd === null ? null : resolvePath(cwd, context, '~');
+  return context;
+}
+
+/** The variables whose values say where the trees are, as Windows sets them for the user of `home`. */
+function knownVariables(home: string): Map<string, string> {
+  const drive = /^[a-z]:/i.exec(home)?.[0] ?? 'C:';
+  const user = home.split(/[\\/]/).filter((part) => part !== '').pop() ?? '';
+  return new Map([
+    ['home', home],
+    ['env:userprofile', home],
+    ['env:homedrive', drive],
+    ['env:homepath', home.slice(/^[a-z]:/i.test(home) ? 2 : 0)],
+    ['env:username', user],
+    ['env:systemdrive', 'C:'],
+    ['env:systemroot', 'C:\\Windows'],
+    ['env:windir', 'C:\\Windows'],
+    ['env:programfiles', 'C:\\Program Files'],
+    ['env:programfiles(x86)', 'C:\\Program Files (x86)'],
+    ['env:programw6432', 'C:\\Program Files'],
+    ['env:programdata', 'C:\\ProgramData'],
+    ['env:allusersprofile', 'C:\\ProgramData'],
+    ['env:public', 'C:\\Users\\Public'],
+  ]);
+}
+
+function treeCommandInText(text: string, mode: Mode, context: Context, depth: number): string | null {
+  const { pipelines, nested } = splitText(text, mode);
+  for (const pipeline of pipelines) {
+    const commands: string[][] = [];
+    for (const raw of pipeline) {
+      if (mode === 'powershell' && assign(raw, context)) {
+        commands.push([]);
+        continue;
+      }
+      const all = words(raw, mode, context);
+      commands.push(all);
+      const found = commandTree(all, mode, context, depth);
+      if (found) return found;
+    }
+    const piped = mode === 'powershell' ? pipedTree(commands, context) : null;
+    if (piped) return piped;
+  }
+  if (depth >= MAX_NESTING) return null;
+  for (const inner of nested) {
+    const found = treeCommandInText(inner, 'powershell', { ...context, variables: new Map(context.variables) }, depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * `text` cut into pipelines of raw commands, at separators outside quotes; what `$(…)`, `@(…)` or a
+ * `(…)` operand holds is text of its own (`nested`). PowerShell: quotes ' and ", backtick escapes,
+ * `#` and `<#…#>` comments, `{ }` around script blocks. cmd: quote ", caret escapes, `( )` blocks.
+ */
+function splitText(text: string, mode: Mode): { pipelines: string[][]; nested: string[] } {
+  const pipelines: string[][] = [];
+  const nested: string[] = [];
+  let pipeline: string[] = [];
+  let start = 0;
+  let quote: string | null = null;
+  const escape = mode === 'powershell' ? '`' : '^';
+  const cut = (at: number, endsPipeline: boolean) => {
+    pipeline.push(text.slice(start, at));
+    if (endsPipeline) {
+      pipelines.push(pipeline.filter((command) => command.trim() !== ''));
+      pipeline = [];
+    }
+  };
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i] as string;
+    if (char === escape && (mode === 'powershell' ? quote !== "'" : quote === null)) i++;
+    // `2>&1` redirects; and cmd's `%ProgramFiles(x86)%` is one variable, not a block.
+    else if (char === '&' && text[i - 1] === '>') continue;
+    else if (mode === 'cmd' && char === '%' && cmdVariableAt(text, i) !== null) i += (cmdVariableAt(text, i)?.[0].length ?? 1) - 1;
+    else if (mode === 'powershell' && char === '$' && text[i + 1] === '{' && quote !== "'") {
+      const close = text.indexOf('}', i);
+      i = close === -1 ? text.length : close;
+    } else if (mode === 'powershell' && char === '(' && quote !== "'" && (quote === null || text[i - 1] === '$')) {
+      const close = closingParen(text, i + 1);
+      nested.push(text.slice(i + 1, close));
+      i = close;
+    } else if (quote !== null) quote = char === quote ? null : quote;
+    else if (char === '"' || (mode === 'powershell' && char === "'")) quote = char;
+    else if (mode === 'powershell' && text.startsWith('<#', i)) {
+      cut(i, false);
+      const close = text.indexOf('#>', i);
+      i = close === -1 ? text.length : close + 1;
+      start = i + 1;
+    } else if (mode === 'powershell' && char === '#' && (i === start || /\s/.test(text[i - 1] as string))) {
+      cut(i, true);
+      const end = text.indexOf('\n', i);
+      i = end === -1 ? text.length : end;
+      start = i + 1;
+    } else if (char === '|' && text[i + 1] !== '|') {
+      cut(i, false);
+      start = i + 1;
+    } else if ((char === '|' || char === '&') && text[i + 1] === char) {
+      cut(i, true);
+      start = i + 2;
+      i++;
+    } else if ('\n\r&'.includes(char) || (mode === 'powershell' ? ';{}' : '()').includes(char)) {
+      cut(i, true);
+      start = i + 1;
+    }
+  }
+  cut(text.length, true);
+  return { pipelines: pipelines.filter((commands) => commands.length > 0), nested };
+}
+
+/** The index of the `)` that closes a group opened just before `from`, quotes respected; text.length if none. */
+function closingParen(text: string, from: number): number {
+  let depth = 1;
+  let quote: string | null = null;
+  for (let i = from; i < text.length; i++) {
+    const char = text[i] as string;
+    if (char === '`' && quote !== "'") i++;
+    else if (quote !== null) quote = char === quote ? null : quote;
+    else if (char === '"' || char === "'") quote = char;
+    else if (char === '(') depth++;
+    else if (char === ')' && --depth === 0) return i;
+  }
+  return text.length;
+}
+
+/** A PowerShell variable's use at a position: `${name}` (1) or `$name`, `$env:NAME` (2). Bounded, so many `${` stay linear. */
+const PS_VARIABLE = /\$(?:\{([^{}]{1,200})\}|((?:env:)?[a-z_]\w{0,200}))/iy;
+/** A cmd variable's use at a position: `%NAME%` (1). */
+const CMD_VARIABLE = /%([^%\s]{1,200})%/y;
+
+function cmdVariableAt(text: string, at: number): RegExpExecArray | null {
+  CMD_VARIABLE.lastIndex = at;
+  return CMD_VARIABLE.exec(text);
+}
+
+/**
+ * A raw command cut into words as PowerShell (or cmd) passes them: quotes gone, escapes applied,
+ * variables the context knows given their values (not in single quotes), commas between array items
+ * taken as spaces. A parenthesised operand is kept as one opaque word.
+ */
+function words(raw: string, mode: Mode, context: Context): string[] {
+  const all: string[] = [];
+  let word = '';
+  let started = false;
+  let quote: string | null = null;
+  const escape = mode === 'powershell' ? '`' : '^';
+  const end = () => {
+    if (started) all.push(word);
+    word = '';
+    started = false;
+  };
+  for (let i = 0; i < raw.length; i++) {
+    const char = raw[i] as string;
+    if (char === escape && (mode === 'powershell' ? quote !== "'" : quote === null)) {
+      // An escaped line break continues the command: the words go on after it.
+      if (/[\r\n]/.test(raw[i + 1] ?? '')) end();
+      else {
+        word += raw[i + 1] ?? '';
+        started = true;
+      }
+      i++;
+    } else if (quote === "'" && char === "'") quote = null;
+    else if (quote === '"' && char === '"') quote = null;
+    else if (quote === null && (char === '"' || (mode === 'powershell' && char === "'"))) {
+      quote = char;
+      started = true;
+    } else if (quote === null && (/\s/.test(char) || (mode === 'powershell' && char === ','))) end();
+    else if (mode === 'powershell' && quote !== "'" && char === '$') {
+      PS_VARIABLE.lastIndex = i;
+      const variable = PS_VARIABLE.exec(raw);
+      const name = (variable?.[1] ?? variable?.[2] ?? '').toLowerCase();
+      const value = name === 'pwd' ? (context.cwd ?? undefined) : context.variables.get(name);
+      word += value ?? variable?.[0] ?? char;
+      started = true;
+      i += (variable?.[0].length ?? 1) - 1;
+    } else if (mode === 'powershell' && quote === null && char === '(') {
+      const close = closingParen(raw, i + 1);
+      word += raw.slice(i, close + 1);
+      started = true;
+      i = close;
+    } else if (mode === 'cmd' && char === '%') {
+      const variable = cmdVariableAt(raw, i);
+      const name = (variable?.[1] ?? '').toLowerCase();
+      const value = name === 'cd' ? (context.cwd ?? undefined) : context.variables.get(`env:${name}`);
+      word += value ?? variable?.[0] ?? char;
+      started = true;
+      i += (variable?.[0].length ?? 1) - 1;
+    } else {
+      word += char;
+      started = true;
+    }
+  }
+  end();
+  return all;
+}
+
+/**
+ * Records `$name = value` (or `$env:NAME = value`) when the value is one literal word; one computed
+ * when it runs (`$d = Get-Location`, `$d = "$(pwd)"`) is forgotten. Whether `raw` is an assignment.
+ */
+function assign(raw: string, context: Context): boolean {
+  const match = /^\s*\$(?:\{([^}]*)\}|((?:env:)?[a-z_]\w*))\s*=(?!=)([\s\S]*)$/i.exec(raw);
+  if (!match) return false;
+  const name = (match[1] ?? match[2] ?? '').toLowerCase();
+  const value = match[3] ?? '';
+  // A bare word there is a command call, not a string: only quotes and variables are values as written.
+  const literal = /^\s*(?:'[^']*'|"(?:[^"`$]|\$(?:env:)?\w+|\$\{[^{}]*\})*"|\$(?:env:)?\w+|\$\{[^{}]*\})\s*$/i.test(value);
+  const all = literal ? words(value, 'powershell', context) : [];
+  if (all.length === 1) context.variables.set(name, all[0] as string);
+  else context.variables.delete(name);
+  return true;
+}
+
+/** A program's name as it is called: `C:\Windows\System32\cmd.exe` is cmd, `Microsoft.PowerShell.Management\Remove-Item` remove-item. */
+function programOf(word: string): string {
+  return (word.split(/[\\/]/).pop() ?? '').toLowerCase().replace(/\.(?:exe|com|bat|cmd)$/, '');
+}
+
+/** Where the command's program is: past `&`, `.` and the wrappers (with their options). */
+function programAt(all: readonly string[]): number {
+  let at = 0;
+  while (at < all.length) {
+    const word = all[at] as string;
+    if (word === '&' || word === '.') at++;
+    else if (WRAPPERS.has(programOf(word))) {
+      at++;
+      while (at < all.length && /^[-/]/.test(all[at] as string)) at++;
+    } else break;
+  }
+  return at;
+}
+
+/** In one command's words: a whole tree it removes or re-permissions, or one in the text it runs. */
+function commandTree(all: readonly string[], mode: Mode, context: Context, depth: number): string | null {
+  const at = programAt(all);
+  const program = programOf(all[at] ?? '');
+  const args = all.slice(at + 1);
+  if (LOCATION_SETTERS.has(program)) {
+    // A bare cd prints the folder in cmd; in PowerShell it depends on the version.
+    const target = args.find((word) => !/^[-/]/.test(word));
+    if (target !== undefined) context.cwd = resolvePath(target, context, null);
+    else if (mode === 'powershell') context.cwd = null;
+    return null;
+  }
+  if (LOCATION_RESTORERS.has(program)) {
+    context.cwd = null;
+    return null;
+  }
+  if (REMOVERS.has(program)) {
+    const { recursive, keeps, operands } = readRemove(args);
+    const target = recursive && !keeps ? operands.find((operand) => takesWhole(operand, context)) : undefined;
+    return target === undefined ? null : `${all[at]} ${target}`;
+  }
+  if (program === 'takeown') {
+    const file = args.findIndex((word) => word.toLowerCase() === '/f');
+    const target = args[file + 1];
+    const found = file !== -1 && target !== undefined && args.some((word) => word.toLowerCase() === '/r') && takesWhole(target, context);
+    return found ? `${all[at]} ${target}` : null;
+  }
+  if (program === 'icacls') {
+    const target = args[0];
+    const walks = args.some((word) => word.toLowerCase() === '/t') && args.some((word) => ICACLS_CHANGES.test(word));
+    return walks && target !== undefined && takesWhole(target, context) ? `${all[at]} ${target}` : null;
+  }
+  if (depth >= MAX_NESTING) return null;
+  const inner = runsText(program, args);
+  return inner === null ? null : treeCommandInText(inner.text, inner.mode, { ...context, variables: new Map(context.variables) }, depth + 1);
+}
+
+/** powershell's and pwsh's options that take a value, and the shortest start of each that names it (`-ex`, `-wi`). */
+const POWERSHELL_VALUE_OPTIONS: ReadonlyArray<readonly [string, number]> = [
+  ['-executionpolicy', 3], ['-ep', 3], ['-windowstyle', 3], ['-workingdirectory', 3], ['-wd', 3], ['-outputformat', 2], ['-of', 3],
+  ['-inputformat', 2], ['-if', 3], ['-configurationname', 4], ['-settingsfile', 2], ['-psconsolefile', 2], ['-version', 2],
+  ['-custompipename', 3], ['-encodedarguments', 4],
+];
+
+/** The text a shell or Invoke-Expression is given to run, and how it reads it; null for other programs. */
+function runsText(program: string, args: readonly string[]): { text: string; mode: Mode } | null {
+  if (program === 'cmd') {
+    const run = args.findIndex((word) => /^\/[ckr]$/i.test(word) || /^\/[ckr]\S/i.test(word));
+    if (run === -1) return null;
+    const word = args[run] as string;
+    return { text: [word.length > 2 ? word.slice(2) : '', ...args.slice(run + 1)].join(' '), mode: 'cmd' };
+  }
+  if (program === 'invoke-expression' || program === 'iex') {
+    return { text: args.filter((word) => !/^-c(?:o(?:m(?:m(?:a(?:n(?:d)?)?)?)?)?)?$/i.test(word)).join(' '), mode: 'powershell' };
+  }
+  if (program !== 'powershell' && program !== 'pwsh') return null;
+  for (let i = 0; i < args.length; i++) {
+    const word = (args[i] as string).toLowerCase().replace(/^\//, '-');
+    const is = (option: string, shortest: number) => word.length >= shortest && option.startsWith(word);
+    if (word === '-e' || word === '-ec' || is('-encodedcommand', 4)) return { text: decodeCommand(args[i + 1] ?? ''), mode: 'powershell' };
+    if (is('-command', 2)) return { text: args.slice(i + 1).join(' '), mode: 'powershell' };
+    if (is('-file', 2)) return null;
+    if (!word.startsWith('-')) return { text: args.slice(i).join(' '), mode: 'powershell' };
+    // An option's value is not a command.
+    if (POWERSHELL_VALUE_OPTIONS.some(([option, shortest]) => word === option.slice(0, shortest) || is(option, shortest + 1))) i++;
+  }
+  return null;
+}
+
+/** -EncodedCommand's base64 UTF-16LE text; '' when it is not base64. */
+function decodeCommand(value: string): string {
+  return /^[A-Za-z0-9+/]+={0,2}$/.test(value) ? Buffer.from(value, 'base64').toString('utf16le') : '';
+}
+
+/**
+ * Remove-Item's words (or those of an alias, or cmd's rd, rmdir, del, erase): whether it recurses
+ * (-Recurse or a start of it, not `:$false`; `/s`), whether it keeps all or selects (-WhatIf, -Filter,
+ * -Include, -Exclude), and its path operands.
+ */
+function readRemove(args: readonly string[]): { recursive: boolean; keeps: boolean; operands: string[] } {
+  let recursive = false;
+  let keeps = false;
+  const operands: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i] as string;
+    if (/^(?:\/[a-z?])+$/i.test(word)) {
+      if (/\/s/i.test(word)) recursive = true;
+      continue;
+    }
+    // A redirection (`> out.txt`, `2>$null`, `*>&1`) and its file are no operands.
+    if (/^[\d*]?>/.test(word)) {
+      if (/>$/.test(word)) i++;
+      continue;
+    }
+    if (!/^-[a-z]/i.test(word)) {
+      operands.push(word);
+      continue;
+    }
+    const colon = word.indexOf(':');
+    const name = (colon === -1 ? word : word.slice(0, colon)).toLowerCase();
+    const value = colon === -1 ? null : word.slice(colon + 1);
+    const is = (parameter: string, shortest: number) => name.length >= shortest && parameter.startsWith(name);
+    if (is('-recurse', 2)) recursive = value === null || !/^(?:\$false|0)$/i.test(value);
+    else if (is('-whatif', 3) || name === '-wi') keeps = value === null || !/^(?:\$false|0)$/i.test(value);
+    else if (is('-filter', 3) || is('-include', 3) || is('-exclude', 3)) {
+      keeps = true;
+      if (value === null) i++;
+    } else if (is('-path', 2) || is('-literalpath', 2) || is('-pspath', 3) || name === '-lp') {
+      if (value !== null) operands.push(value);
+      else if (args[i + 1] !== undefined) operands.push(args[++i] as string);
+    } else if ((is('-credential', 3) || is('-stream', 3)) && value === null) i++;
+  }
+  return { recursive, keeps, operands };
+}
+
+/**
+ * `Get-ChildItem <tree> | Remove-Item`: the listing of a whole tree piped straight into a Remove-Item
+ * of no path of its own, when either recurses and neither selects (-Filter, -Include, -Exclude).
+ */
+function pipedTree(commands: readonly string[][], context: Context): string | null {
+  for (let i = 0; i + 1 < commands.length; i++) {
+    const lister = commands[i] as string[];
+    const remover = commands[i + 1] as string[];
+    const listAt = programAt(lister);
+    const removeAt = programAt(remover);
+    if (!LISTERS.has(programOf(lister[listAt] ?? '')) || !REMOVERS.has(programOf(remover[removeAt] ?? ''))) continue;
+    const listed = readRemove(lister.slice(listAt + 1));
+    const removed = readRemove(remover.slice(removeAt + 1));
+    // Get-ChildItem's second positional operand is its -Filter.
+    if (listed.keeps || listed.operands.length > 1 || removed.keeps || removed.operands.length > 0 || !(listed.recursive || removed.recursive)) continue;
+    const target = (listed.operands.length > 0 ? listed.operands : ['.']).find((operand) => takesWhole(operand, context));
+    if (target !== undefined) return `${lister[listAt]} ${target} | ${remover[removeAt]}`;
+  }
+  return null;
+}
+
+/**
+ * `path` as a lower-case absolute path with backslashes, `.` and `..` resolved, `~` spelt out and a
+ * relative path read from the context's folder; null when that folder is not known.
+ */
+function resolvePath(path: string, context: Context, fallbackCwd: string | null): string | null {
+  // A variable not known, a cmd variable or a value computed when it runs: where it points is not known.
+  if (/[$%]|^[(@]/.test(path)) return null;
+  let spelt = path.replace(/^(?:microsoft\.powershell\.core\\)?filesystem::/i, '').replace(/\//g, '\\');
+  if (/^~(?:\\|$)/.test(spelt)) spelt = context.home.replace(/\//g, '\\') + spelt.slice(1);
+  const homeDrive = (/^[a-z]:/i.exec(context.home)?.[0] ?? 'c:').toLowerCase();
+  let absolute: string;
+  if (/^[a-z]:/i.test(spelt)) absolute = spelt;
+  else if (spelt.startsWith('\\')) absolute = `${homeDrive}${spelt}`;
+  else {
+    const base = context.cwd ?? (fallbackCwd === null ? null : resolvePath(fallbackCwd, { ...context, cwd: null }, null));
+    if (base === null) return null;
+    absolute = `${base}\\${spelt}`;
+  }
+  const [drive = '', ...rest] = absolute.toLowerCase().split('\\');
+  const parts: string[] = [];
+  for (const part of rest) {
+    if (part === '..') parts.pop();
+    else if (part !== '' && part !== '.') parts.push(part);
+  }
+  return [drive.slice(0, 2), ...parts].join('\\');
+}
+
+/** Whether removing `operand` recursively takes a drive root, a top-level system folder or a home: itself, or a tree its glob matches. */
+function takesWhole(operand: string, context: Context): boolean {
+  const resolved = resolvePath(operand, context, null);
+  if (resolved === null) return false;
+  // A trailing `\*` or `\*.*` takes all the tree holds.
+  const path = resolved.replace(/(?:\\\*(?:\.\*)?)+$/, '');
+  const home = resolvePath(context.home, { ...context, cwd: null }, null);
+  const drive = /^[a-z]:/.test(path) ? path.slice(0, 2) : 'c:';
+  const trees = [drive, ...SYSTEM_FOLDERS.map((folder) => `${drive}\\${folder}`), ...(home === null ? [] : [home])];
+  if (trees.includes(path) || /^[a-z]:\\users\\[^\\*?]+$/.test(path)) return true;
+  if (!/[*?]/.test(path)) return false;
+  return [...trees, `${drive}\\users\\${home?.split('\\').pop() ?? ''}`].some((tree) => globMatches(path, tree));
+}
+
+/** Whether `glob` (`*` any run within a folder name, `?` one character of one) matches `path`, in time linear in each. */
+function globMatches(glob: string, path: string): boolean {
+  // Each character but `*` takes one of the path's: a glob of more cannot match.
+  if (glob.replaceAll('*', '').length > path.length) return false;
+  // matched[j]: the glob read so far matches the first j characters of the path.
+  let matched = Array.from({ length: path.length + 1 }, (_, j) => j === 0);
+  for (const part of glob) {
+    const next = Array.from({ length: path.length + 1 }, () => false);
+    for (let j = 0; j <= path.length; j++) {
+      const char = path[j - 1] ?? '';
+      if (part === '*') next[j] = matched[j] === true || (j > 0 && next[j - 1] === true && char !== '\\');
+      else next[j] = j > 0 && matched[j - 1] === true && (part === '?' ? char !== '\\' : char === part);
+    }
+    matched = next;
+  }
+  return matched[path.length] === true;
+}

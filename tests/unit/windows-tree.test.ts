@@ -1,0 +1,179 @@
+import { describe, expect, it } from 'vitest';
+import { isWindowsWholeTree, windowsTreeCommand } from '../../src-main/commands/windows-tree';
+
+const HOME = 'C:\\Users\\ana';
+/** A command as execute_command runs it: in home when no folder is given. */
+const wipes = (text: string, cwd: string | null = '~') => windowsTreeCommand(text, HOME, cwd);
+/** -EncodedCommand's form of `text`: base64 of its UTF-16LE bytes. */
+const encoded = (text: string) => Buffer.from(text, 'utf16le').toString('base64');
+
+describe('windowsTreeCommand: what is refused', () => {
+  it('reads Remove-Item and its aliases with -Recurse or any start of it', () => {
+    expect(wipes('Remove-Item -Recurse -Force C:\\')).toBe('Remove-Item C:\\');
+    expect(wipes('Remove-Item -Path $env:USERPROFILE -Recurse')).toBe('Remove-Item C:\\Users\\ana');
+    expect(wipes('rm -r -fo ~')).toBe('rm ~');
+    expect(wipes('ri -r C:\\Windows')).toBe('ri C:\\Windows');
+    expect(wipes('remove-item -REC -LiteralPath "C:\\Program Files"')).toBe('remove-item C:\\Program Files');
+    expect(wipes('Remove-Item -Recurse:$true -Path:C:\\ProgramData')).toBe('Remove-Item C:\\ProgramData');
+    expect(wipes('del -Recurse C:\\Users')).toBe('del C:\\Users');
+    expect(wipes('erase -recu $HOME')).toBe('erase C:\\Users\\ana');
+    expect(wipes('rmdir -r C:\\Users\\ana')).toBe('rmdir C:\\Users\\ana');
+    expect(wipes('Microsoft.PowerShell.Management\\Remove-Item -Recurse C:\\')).toBe('Microsoft.PowerShell.Management\\Remove-Item C:\\');
+  });
+
+  it('knows drive roots, system folders and homes in any spelling', () => {
+    for (const target of [
+      'C:\\', 'C:', 'C:/', '\\', '/', 'D:\\', 'c:\\windows\\', 'C:/Windows/', 'C:\\WINDOWS\\*', 'C:\\Windows\\*.*', 'C:\\*',
+      "'C:\\Program Files (x86)'", '"C:\\Program Files\\"', 'C:\\ProgramData', 'C:\\Users\\*', 'C:\\Users\\bob', '~',
+      '~\\', '$HOME', '"$env:USERPROFILE\\*"', '$env:HOMEDRIVE$env:HOMEPATH', '${env:USERPROFILE}', '$env:SystemRoot',
+      '$env:windir', '"${env:ProgramFiles(x86)}"', '$env:ProgramFiles', '$env:SystemDrive\\', 'C:\\Users\\ana\\Downloads\\..',
+      'FileSystem::C:\\', 'C:\\Win*', 'C:\\Users\\a?a', '.', '*', '..',
+    ]) {
+      expect(wipes(`Remove-Item -Recurse -Force ${target}`), target).not.toBeNull();
+    }
+  });
+
+  it("reads cmd's rd, rmdir, del and erase with /s, in PowerShell and in cmd /c", () => {
+    expect(wipes('rd /s /q C:\\Users')).toBe('rd C:\\Users');
+    expect(wipes('cmd /c "del /s /q C:\\*"')).toBe('del C:\\*');
+    expect(wipes('cmd.exe /c rmdir /S /Q %USERPROFILE%')).toBe('rmdir C:\\Users\\ana');
+    expect(wipes('C:\\Windows\\System32\\cmd.exe /C "rd /s/q %HOMEDRIVE%%HOMEPATH%"')).toBe('rd C:\\Users\\ana');
+    expect(wipes('cmd /c "cd /d C:\\ && rd /s /q Windows"')).toBe('rd Windows');
+    expect(wipes('cmd /c "if exist C:\\x (erase /s /q %SystemRoot%)"')).toBe('erase C:\\Windows');
+    expect(wipes('cmd /c "echo hi & rd /s /q C:\\ & echo done"')).toBe('rd C:\\');
+    expect(wipes('cmd /c rd /s /q %ProgramFiles(x86)%')).toBe('rd C:\\Program Files (x86)');
+    expect(wipes('Remove-Item -Recurse ~ 2>&1 | Out-Null')).toBe('Remove-Item ~');
+  });
+
+  it('reads takeown /r and icacls /t that resets, grants, denies, removes or sets the owner', () => {
+    expect(wipes('takeown /r /f C:\\Windows')).toBe('takeown C:\\Windows');
+    expect(wipes('takeown /F C:\\ /R /D Y')).toBe('takeown C:\\');
+    expect(wipes('icacls C:\\ /reset /t')).toBe('icacls C:\\');
+    expect(wipes('icacls "C:\\Users\\ana" /grant:r Everyone:F /T /C')).toBe('icacls C:\\Users\\ana');
+    expect(wipes('icacls C:\\Windows\\* /deny ana:F /t')).toBe('icacls C:\\Windows\\*');
+    expect(wipes('icacls.exe $env:USERPROFILE /setowner Everyone /t')).toBe('icacls.exe C:\\Users\\ana');
+    expect(wipes('icacls C:\\ProgramData /remove:g Users /t')).toBe('icacls C:\\ProgramData');
+  });
+
+  it('reads a whole tree listed by Get-ChildItem and piped into Remove-Item', () => {
+    expect(wipes('Get-ChildItem C:\\ | Remove-Item -Recurse')).toBe('Get-ChildItem C:\\ | Remove-Item');
+    expect(wipes('gci -Path ~ -Force | ri -r -fo')).toBe('gci ~ | ri');
+    expect(wipes('ls C:\\Windows -Recurse | rm')).toBe('ls C:\\Windows | rm');
+    expect(wipes('dir -Recurse | Remove-Item -Force')).toBe('dir . | Remove-Item'); // in home
+  });
+
+  it('cuts the text at ; && || & | lines and script blocks, and reads comments and backticks as PowerShell does', () => {
+    expect(wipes('Write-Output hi; Remove-Item -Recurse C:\\')).toBe('Remove-Item C:\\');
+    expect(wipes('git pull && ri -r -fo ~ || echo failed')).toBe('ri ~');
+    expect(wipes('New-Item x -ItemType Directory\nri -r C:\\Users')).toBe('ri C:\\Users');
+    expect(wipes('if (Test-Path C:\\x) { Remove-Item -Recurse C:\\ }')).toBe('Remove-Item C:\\');
+    expect(wipes('1..3 | ForEach-Object { Remove-Item -Recurse $env:USERPROFILE }')).toBe('Remove-Item C:\\Users\\ana');
+    expect(wipes('Remove-Item `\n  -Recurse `\n  C:\\Windows')).toBe('Remove-Item C:\\Windows');
+    expect(wipes('Remove-Item -R`ecurse C:\\')).toBe('Remove-Item C:\\');
+    expect(wipes('<# cleanup #> Remove-Item -Recurse ~')).toBe('Remove-Item ~');
+    expect(wipes("Remove-Item -Recurse 'C:\\Users\\ana\\project', 'C:\\ProgramData'")).toBe('Remove-Item C:\\ProgramData');
+    expect(wipes('Remove-Item -Recurse "$(Get-Date)", C:\\')).toBe('Remove-Item C:\\');
+  });
+
+  it('reads the text of a nested powershell, pwsh, -EncodedCommand, cmd /c and Invoke-Expression', () => {
+    expect(wipes('powershell -NoProfile -Command "Remove-Item -Recurse C:\\Windows"')).toBe('Remove-Item C:\\Windows');
+    expect(wipes("pwsh -NoProfile -ExecutionPolicy Bypass -c 'rm -r -fo ~'")).toBe('rm ~');
+    expect(wipes('powershell.exe Remove-Item -Recurse C:\\Users')).toBe('Remove-Item C:\\Users');
+    expect(wipes(`powershell -NoP -EncodedCommand ${encoded('Remove-Item -Recurse -Force C:\\')}`)).toBe('Remove-Item C:\\');
+    expect(wipes(`pwsh -enc ${encoded('cmd /c rd /s /q %USERPROFILE%')}`)).toBe('rd C:\\Users\\ana');
+    expect(wipes('cmd /c powershell -c "ri -r C:\\ProgramData"')).toBe('ri C:\\ProgramData');
+    expect(wipes("Invoke-Expression 'Remove-Item -Recurse C:\\'")).toBe('Remove-Item C:\\');
+    expect(wipes('iex "rd /s /q $env:USERPROFILE"')).toBe('rd C:\\Users\\ana');
+    expect(wipes('Write-Output $(Remove-Item -Recurse ~)')).toBe('Remove-Item ~');
+    expect(wipes('& { Remove-Item -Recurse C:\\ }')).toBe('Remove-Item C:\\');
+    expect(wipes('sudo Remove-Item -Recurse C:\\Windows')).toBe('Remove-Item C:\\Windows');
+  });
+
+  it('reads literal variables set earlier in the text, and relative targets from the folder it runs in', () => {
+    expect(wipes("$d = 'C:\\'; Remove-Item $d -Recurse")).toBe('Remove-Item C:\\');
+    expect(wipes('$target = "$env:USERPROFILE"\nrm -r -fo $target')).toBe('rm C:\\Users\\ana');
+    expect(wipes('$env:X = "C:\\Windows"; Remove-Item -Recurse $env:X')).toBe('Remove-Item C:\\Windows');
+    expect(wipes('Remove-Item -Recurse -Force *')).toBe('Remove-Item *'); // home
+    expect(wipes('Remove-Item -Recurse -Force $PWD')).toBe('Remove-Item c:\\users\\ana'); // the folder as read
+    expect(wipes('cd C:\\; Remove-Item -Recurse Windows')).toBe('Remove-Item Windows');
+    expect(wipes('Set-Location ~\\project; Remove-Item -Recurse ..')).toBe('Remove-Item ..');
+    expect(wipes('rm -r -fo *', 'C:\\Windows')).toBe('rm *');
+  });
+});
+
+describe('windowsTreeCommand: what is allowed', () => {
+  it('lets ordinary removals below the trees through', () => {
+    for (const command of [
+      'Remove-Item -Recurse .\\build',
+      'rm -r -fo node_modules',
+      'rd /s /q C:\\Users\\ana\\project\\dist',
+      'Get-ChildItem C:\\Users\\ana\\Downloads -Filter *.tmp | Remove-Item',
+      'icacls C:\\Users\\ana\\project /grant ana:F',
+      "Write-Output 'C:\\'",
+      'Write-Output "Remove-Item -Recurse C:\\"',
+      "Write-Host 'rd /s /q C:\\Windows'",
+      '# Remove-Item -Recurse C:\\',
+      'Remove-Item C:\\', // no -Recurse: it stops at the first folder that has anything in it
+      'Remove-Item C:\\Users\\ana -Recurse -WhatIf',
+      'Remove-Item -Recurse:$false ~',
+      'Remove-Item C:\\* -Include *.tmp -Recurse',
+      'Remove-Item -Recurse -Force C:\\Users\\ana\\AppData\\Local\\Temp\\*',
+      'Remove-Item -Recurse C:\\Windows\\Temp\\*',
+      'Remove-Item -Recurse "C:\\Program Files\\OldApp"',
+      'Remove-Item -Recurse $env:TEMP\\build',
+      'Remove-Item -Recurse (Join-Path $env:USERPROFILE cache)',
+      'del C:\\Users\\ana\\*.log',
+      'del /s /q C:\\Users\\ana\\project\\*.obj',
+      'cmd /c "rd /s /q dist"',
+      'cmd /c "echo ^& rd /s /q C:\\"', // the caret makes & a character echo writes
+      'cmd /c "dir /s /b C:\\ | findstr tmp"',
+      'Remove-Item -Recurse .\\dist *> C:\\Users\\ana',
+      'rd /s /q dist >nul 2>&1',
+      'takeown /f C:\\Windows\\System32\\drivers\\etc\\hosts',
+      'takeown /f C:\\Users\\ana\\project /r',
+      'icacls C:\\ /grant ana:F', // no /t: only the folder itself
+      'icacls C:\\Windows /save acl.txt /t', // saves, changes nothing
+      'Get-ChildItem C:\\ | Select-Object Name',
+      'Get-ChildItem C:\\ -Recurse -Filter *.log | Remove-Item',
+      'Get-ChildItem C:\\Users\\ana\\project\\dist | Remove-Item -Recurse',
+      'Get-ChildItem ~ | Where-Object Name -like "*.tmp" | Remove-Item -Recurse',
+      'cd C:\\Users\\ana\\project; Remove-Item -Recurse -Force *',
+      'Set-Location $env:TEMP; Remove-Item -Recurse *',
+      "$d = 'C:\\Users\\ana\\project\\out'; Remove-Item -Recurse $d",
+      'powershell -File C:\\Users\\ana\\clean.ps1 C:\\',
+      'Copy-Item -Recurse C:\\Windows\\Fonts\\arial.ttf .',
+      'npm run build; Remove-Item -Recurse -Force .\\dist, .\\coverage',
+    ]) {
+      expect(wipes(command), command).toBeNull();
+    }
+  });
+
+  it('reads no relative target when the folder it runs in is not known', () => {
+    expect(wipes('Remove-Item -Recurse -Force *', null)).toBeNull();
+    expect(wipes('popd; Remove-Item -Recurse *')).toBeNull();
+    expect(wipes('cd $env:TEMP\\..; Remove-Item -Recurse *')).toBeNull();
+  });
+
+  it('stays linear on long and hostile text', () => {
+    const started = performance.now();
+    wipes(`Remove-Item -Recurse ${'C:\\*a'.repeat(5_000)}`);
+    wipes('('.repeat(20_000));
+    wipes('${'.repeat(20_000));
+    wipes(`cmd /c ${'%a'.repeat(20_000)}`);
+    wipes(`Remove-Item ${'-r '.repeat(20_000)}`);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe('isWindowsWholeTree', () => {
+  it('compares in any case with either slash, and nothing below the trees', () => {
+    expect(isWindowsWholeTree('c:/PROGRAM FILES (X86)/', HOME)).toBe(true);
+    expect(isWindowsWholeTree('C:\\Users\\ana\\', HOME)).toBe(true);
+    expect(isWindowsWholeTree('D:\\Users\\Public', HOME)).toBe(true);
+    expect(isWindowsWholeTree('C:\\Users\\ana\\Documents', HOME)).toBe(false);
+    expect(isWindowsWholeTree('C:\\Windows\\System32', HOME)).toBe(false);
+    expect(isWindowsWholeTree('C:\\Program Files\\Git', HOME)).toBe(false);
+    expect(isWindowsWholeTree('HKLM:\\SOFTWARE', HOME)).toBe(false);
+    expect(isWindowsWholeTree('build', HOME)).toBe(false);
+  });
+});
