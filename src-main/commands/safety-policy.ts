@@ -5,6 +5,7 @@ import { isToolName } from '../device/contract';
 import { splitArgs } from '../device/split-args';
 import type { SafetyConfig } from '../host/config';
 import { wholeTreeCommand } from './whole-tree';
+import { windowsTreeCommand } from './windows-tree';
 
 /**
  * The confirmation policy, applied in the trusted command layer to every command
@@ -43,7 +44,9 @@ import { wholeTreeCommand } from './whole-tree';
  *   - a tool of an external MCP server the user has not marked trusted.
  * - `never`: nothing waits.
  * In every mode, text that would run and removes a whole tree (whole-tree.ts: the root, a system folder
- * or home; rm -r, find -delete, rsync --delete, mv, chmod/chown/chgrp/setfacl/chattr -R), or matches
+ * or home; rm -r, find -delete, rsync --delete, mv, chmod/chown/chgrp/setfacl/chattr -R; on Windows
+ * also windows-tree.ts: Remove-Item -Recurse, rd /s, del /s, takeown /r, icacls /t of a drive root, a
+ * system folder or home), or matches
  * `denyCommandPatterns`, is denied: it never runs, and no approval can change that. The patterns are a
  * guard against accidents, not a sandbox: a determined caller can spell a command so no pattern sees
  * it, which is why shell commands need approval by default.
@@ -360,7 +363,11 @@ export class SafetyPolicy {
   private readonly deny: CompiledPattern[];
   private readonly controlWords: { word: string; regex: RegExp }[];
 
-  constructor(private readonly config: SafetyConfig) {
+  /** `platform`: the device's, where the commands run (the device client runs on this machine). */
+  constructor(
+    private readonly config: SafetyConfig,
+    private readonly platform: NodeJS.Platform = process.platform,
+  ) {
     this.sensitive = compile(config.sensitiveCommandPatterns, 'sensitiveCommandPatterns');
     this.deny = compile(config.denyCommandPatterns, 'denyCommandPatterns');
     this.controlWords = config.sensitiveControlWords
@@ -386,7 +393,10 @@ export class SafetyPolicy {
 
     const denied: string[] = [];
     for (const text of texts) {
-      const wipes = wholeTreeCommand(text, homedir(), cwd);
+      // PowerShell runs the commands on Windows. The POSIX reader stays for bash text there (WSL, Git
+      // Bash), without the folder: it would join a Windows path to home as one POSIX folder.
+      const windows = this.platform === 'win32';
+      const wipes = wholeTreeCommand(text, homedir(), windows ? null : cwd) ?? (windows ? windowsTreeCommand(text, homedir(), cwd) : null);
       if (wipes) denied.push(`denied: ${quote(wipes)} takes a whole tree (the root, a system folder or home)`);
       for (const pattern of this.deny) {
         const match = pattern.regex.exec(text);

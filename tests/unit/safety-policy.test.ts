@@ -469,6 +469,68 @@ describe('the deny list', () => {
   });
 });
 
+describe('the never-run rule on Windows', () => {
+  const windows = new SafetyPolicy({ ...DEFAULTS, confirmation: 'never' }, 'win32');
+  const linux = new SafetyPolicy({ ...DEFAULTS, confirmation: 'never' }, 'linux');
+
+  it.each([
+    'Remove-Item -Recurse -Force C:\\',
+    'Remove-Item -Path $env:USERPROFILE -Recurse',
+    'ri -r -fo ~',
+    'ri -r C:\\Windows',
+    'cmd /c "del /s /q C:\\*"',
+    'rd /s /q C:\\Users',
+    'Get-ChildItem C:\\ | Remove-Item -Recurse',
+    'takeown /r /f C:\\Windows',
+    'icacls C:\\ /reset /t',
+    'Remove-Item -Recurse $env:HOMEDRIVE$env:HOMEPATH',
+    'powershell -NoProfile -Command "Remove-Item -Recurse \'C:\\Program Files\'"',
+  ])('denies %j on Windows, whatever the mode', (command) => {
+    const verdict = windows.evaluate(shell(command));
+    expect(verdict.decision).toBe('deny');
+    expect(verdict.reasons[0]).toMatch(/^denied: '.*' takes a whole tree/);
+  });
+
+  it('names the PowerShell command it denied', () => {
+    expect(windows.evaluate(shell('ri -r C:\\Windows'))).toEqual({
+      decision: 'deny',
+      reasons: ["denied: 'ri C:\\Windows' takes a whole tree (the root, a system folder or home)"],
+    });
+  });
+
+  it('reads a relative target from the folder the command runs in, home when none is given', () => {
+    expect(windows.evaluate(shell('Remove-Item -Recurse -Force *')).decision).toBe('deny');
+    const inProject = input('execute_command', { command: 'Remove-Item -Recurse -Force *', cwd: 'C:\\Users\\ana\\project' });
+    expect(windows.evaluate(inProject).decision).toBe('allow');
+    // Read as a POSIX folder, C:\Users\ana\a\b would be one folder under home, and .. home itself.
+    const up = input('execute_command', { command: 'rm -r -fo ..', cwd: 'C:\\Users\\ana\\a\\b' });
+    expect(windows.evaluate(up).decision).toBe('allow');
+  });
+
+  it('lets ordinary Windows commands through to the usual rules', () => {
+    for (const command of [
+      'Remove-Item -Recurse .\\build',
+      'rm -r -fo node_modules',
+      'rd /s /q C:\\Users\\ana\\project\\dist',
+      'Get-ChildItem C:\\Users\\ana\\Downloads -Filter *.tmp | Remove-Item',
+      'icacls C:\\Users\\ana\\project /grant ana:F',
+      "Write-Output 'C:\\'",
+      'Get-ChildItem C:\\ | Select-Object Name',
+      'rm -rf ./node_modules',
+      'git status; npm test',
+    ]) {
+      expect(windows.evaluate(shell(command)).decision, command).toBe('allow');
+      expect(policy.evaluate(shell(command)).decision, command).toBe('confirm');
+    }
+  });
+
+  it('still reads POSIX shell text there, and reads no PowerShell on Linux', () => {
+    expect(windows.evaluate(shell('bash -c "rm -rf ~"')).decision).toBe('deny');
+    expect(linux.evaluate(shell('rm -rf /')).decision).toBe('deny');
+    expect(linux.evaluate(shell('Remove-Item -Recurse -Force C:\\')).decision).toBe('allow');
+  });
+});
+
 describe('modes', () => {
   it('always: every action waits, looking does not', () => {
     const always = new SafetyPolicy({ ...DEFAULTS, confirmation: 'always' });
