@@ -436,7 +436,12 @@ function pipedTree(commands: readonly string[][], context: Context): string | nu
 function resolvePath(path: string, context: Context, fallbackCwd: string | null): string | null {
   // A variable not known, a cmd variable or a value computed when it runs: where it points is not known.
   if (/[$%]|^[(@]/.test(path)) return null;
-  let spelt = path.replace(/^(?:microsoft\.powershell\.core\\)?filesystem::/i, '').replace(/\//g, '\\');
+  let spelt = path
+    .replace(/^(?:microsoft\.powershell\.core\\)?filesystem::/i, '')
+    .replace(/\//g, '\\')
+    .replace(/^\\\\[?.]\\(?=[a-z]:)/i, '');
+  // `C:build` is read from the folder last used on C:, which is not known.
+  if (/^[a-z]:[^\\]/i.test(spelt)) return null;
   if (/^~(?:\\|$)/.test(spelt)) spelt = context.home.replace(/\//g, '\\') + spelt.slice(1);
   const homeDrive = (/^[a-z]:/i.exec(context.home)?.[0] ?? 'c:').toLowerCase();
   let absolute: string;

@@ -27,7 +27,7 @@ describe('windowsTreeCommand: what is refused', () => {
       "'C:\\Program Files (x86)'", '"C:\\Program Files\\"', 'C:\\ProgramData', 'C:\\Users\\*', 'C:\\Users\\bob', '~',
       '~\\', '$HOME', '"$env:USERPROFILE\\*"', '$env:HOMEDRIVE$env:HOMEPATH', '${env:USERPROFILE}', '$env:SystemRoot',
       '$env:windir', '"${env:ProgramFiles(x86)}"', '$env:ProgramFiles', '$env:SystemDrive\\', 'C:\\Users\\ana\\Downloads\\..',
-      'FileSystem::C:\\', 'C:\\Win*', 'C:\\Users\\a?a', '.', '*', '..',
+      'FileSystem::C:\\', '\\\\?\\C:\\Windows', 'C:\\Win*', 'C:\\Users\\a?a', '.', '*', '..',
     ]) {
       expect(wipes(`Remove-Item -Recurse -Force ${target}`), target).not.toBeNull();
     }
@@ -143,6 +143,8 @@ describe('windowsTreeCommand: what is allowed', () => {
       'powershell -File C:\\Users\\ana\\clean.ps1 C:\\',
       'Copy-Item -Recurse C:\\Windows\\Fonts\\arial.ttf .',
       'npm run build; Remove-Item -Recurse -Force .\\dist, .\\coverage',
+      'Remove-Item -Recurse C:build', // from the folder last used on C:, not C:\\
+      "Remove-Item -Recurse 'C:\\$Recycle.Bin\\x'",
     ]) {
       expect(wipes(command), command).toBeNull();
     }
