@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
  *
  * Read: Remove-Item and its aliases with -Recurse (or any start of it, `-r`), `/s` of cmd's rd, rmdir,
  * del and erase, `takeown /r`, `icacls … /t` that resets, grants, denies, removes or sets the owner,
- * `Get-ChildItem <tree> | Remove-Item`, PowerShell's quotes (backtick is the escape, backslash a path
+ * `Get-ChildItem <tree> | Remove-Item` (or Get-Item), PowerShell's quotes (backtick is the escape, backslash a path
  * separator), `;`, `&&`, `||`, `&`, `|`, lines and script blocks between commands, a literal
  * `$name = 'value'` set earlier in the text, `Set-Location`/`cd` to a literal folder (relative targets are
  * read from the folder the command runs in), and the text of `powershell`/`pwsh -Command`,
@@ -25,7 +25,8 @@ type Mode = 'powershell' | 'cmd';
 const MAX_NESTING = 4;
 
 const REMOVERS = new Set(['remove-item', 'rm', 'ri', 'del', 'erase', 'rd', 'rmdir']);
-const LISTERS = new Set(['get-childitem', 'gci', 'ls', 'dir']);
+/** Programs whose output, piped into Remove-Item, names what it removes: a folder's items, or the folder itself. */
+const LISTERS = new Set(['get-childitem', 'gci', 'ls', 'dir', 'get-item', 'gi']);
 const LOCATION_SETTERS = new Set(['cd', 'chdir', 'sl', 'set-location', 'pushd', 'push-location']);
 const LOCATION_RESTORERS = new Set(['popd', 'pop-location']);
 /** Programs that run the command in their arguments as it is (Windows's sudo, gsudo). */
@@ -409,7 +410,7 @@ function readRemove(args: readonly string[]): { recursive: boolean; keeps: boole
 }
 
 /**
- * `Get-ChildItem <tree> | Remove-Item`: the listing of a whole tree piped straight into a Remove-Item
+ * `Get-ChildItem <tree> | Remove-Item` (or `Get-Item <tree> |`): the listing of a whole tree piped straight into a Remove-Item
  * of no path of its own, when either recurses and neither selects (-Filter, -Include, -Exclude).
  */
 function pipedTree(commands: readonly string[][], context: Context): string | null {

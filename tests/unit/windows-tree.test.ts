@@ -60,6 +60,8 @@ describe('windowsTreeCommand: what is refused', () => {
     expect(wipes('gci -Path ~ -Force | ri -r -fo')).toBe('gci ~ | ri');
     expect(wipes('ls C:\\Windows -Recurse | rm')).toBe('ls C:\\Windows | rm');
     expect(wipes('dir -Recurse | Remove-Item -Force')).toBe('dir . | Remove-Item'); // in home
+    expect(wipes('Get-Item C:\\Windows | Remove-Item -Recurse -Force')).toBe('Get-Item C:\\Windows | Remove-Item');
+    expect(wipes('gi $env:USERPROFILE | ri -r')).toBe('gi C:\\Users\\ana | ri');
   });
 
   it('cuts the text at ; && || & | lines and script blocks, and reads comments and backticks as PowerShell does', () => {
@@ -134,6 +136,7 @@ describe('windowsTreeCommand: what is allowed', () => {
       'icacls C:\\ /grant ana:F', // no /t: only the folder itself
       'icacls C:\\Windows /save acl.txt /t', // saves, changes nothing
       'Get-ChildItem C:\\ | Select-Object Name',
+      'Get-Item C:\\Users\\ana\\project\\dist | Remove-Item -Recurse',
       'Get-ChildItem C:\\ -Recurse -Filter *.log | Remove-Item',
       'Get-ChildItem C:\\Users\\ana\\project\\dist | Remove-Item -Recurse',
       'Get-ChildItem ~ | Where-Object Name -like "*.tmp" | Remove-Item -Recurse',
