@@ -449,6 +449,20 @@ describe('ElectronBridge', () => {
     };
   }
 
+  it('refuses a command larger than the main process takes, with the same clear error, and sends nothing', async () => {
+    const invoked: HostCommand[] = [];
+    const preload = fakePreload((command) => {
+      invoked.push(command);
+      return { type: 'reply', id: command.id, ok: true, result: { sessionId: 's1', interactionId: 'q1' } };
+    });
+    const bridge = new ElectronBridge(preload.api);
+    const answer = (text: string) => bridge.send({ type: 'interaction.answer', sessionId: 's1', interactionId: 'q1', answers: [text] });
+    await expect(answer('€'.repeat(100_000))).rejects.toThrow(/^That is too large to send to Deskhand \(\d+ KB; at most 256 KB\)/);
+    expect(invoked).toEqual([]);
+    await answer('€'.repeat(80_000)).catch(() => undefined);
+    expect(invoked).toHaveLength(1);
+  });
+
   it('resolves the validated result of the invoke reply', async () => {
     const preload = fakePreload((command) => ({
       type: 'reply',

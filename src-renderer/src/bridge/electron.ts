@@ -2,6 +2,7 @@ import type { CommandResult, HostCommandInput, HostCommandType, HostEvent, Scree
 import { REPLY_DEADLINE_MS, withReplyDeadline } from './deadline';
 import { HostCommandError, toError } from './errors';
 import { ListenerSet } from './listeners';
+import { tooLargeToSend } from './message-size';
 import { nextRequestId, parseHostMessage, resultFromReply, withRequestId } from './replies';
 import { screenshotPath } from './screenshot-path';
 import type { Bridge, BridgeConnection, CommandInput, ScreenshotLease, Unsubscribe } from './types';
@@ -51,20 +52,24 @@ export class ElectronBridge implements Bridge {
 
   async send<T extends HostCommandType>(command: CommandInput<T>): Promise<CommandResult<T>> {
     const id = nextRequestId();
+    const message = withRequestId(command, id);
+    // Measured as the main process measures it: the list of the call's arguments.
+    const tooLarge = tooLargeToSend(JSON.stringify([message]));
+    if (tooLarge) throw new Error(tooLarge);
     let raw: unknown;
     try {
-      raw = await withReplyDeadline(this.api.invoke(withRequestId(command, id)), command.type, this.replyDeadlineMs);
+      raw = await withReplyDeadline(this.api.invoke(message), command.type, this.replyDeadlineMs);
     } catch (error) {
       throw toError(error);
     }
-    const message = parseHostMessage(raw);
-    if (!message || message.type !== 'reply') {
+    const reply = parseHostMessage(raw);
+    if (!reply || reply.type !== 'reply') {
       throw new Error(`The host sent no valid reply to ${command.type}.`);
     }
-    if (message.id !== null && message.id !== id) {
-      throw new Error(`The host replied to ${message.id} when asked ${id}.`);
+    if (reply.id !== null && reply.id !== id) {
+      throw new Error(`The host replied to ${reply.id} when asked ${id}.`);
     }
-    return resultFromReply(command.type, message);
+    return resultFromReply(command.type, reply);
   }
 
   onEvent(listener: (event: HostEvent) => void): Unsubscribe {

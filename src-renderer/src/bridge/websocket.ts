@@ -1,21 +1,12 @@
-import { MAX_MESSAGE_BYTES, type CommandResult, type HostCommandType, type HostEvent, type ScreenshotRef } from '../../../src-main/protocol';
+import type { CommandResult, HostCommandType, HostEvent, ScreenshotRef } from '../../../src-main/protocol';
 import { REPLY_DEADLINE_MS, withReplyDeadline } from './deadline';
 import { HostCommandError, toError } from './errors';
 import { ListenerSet } from './listeners';
+import { tooLargeToSend } from './message-size';
 import { nextRequestId, parseHostMessage, resultFromReply, withRequestId, type ReplyMessage } from './replies';
 import { ScreenshotBlobs, type ObjectUrls } from './screenshot-blobs';
 import { screenshotPath } from './screenshot-path';
 import type { Bridge, BridgeConnection, CommandInput, ScreenshotLease, Unsubscribe } from './types';
-
-/** Why `text` cannot be sent (larger than the host takes), or null. */
-function tooLargeToSend(text: string): string | null {
-  // A UTF-8 character takes at most 3 bytes per UTF-16 unit: most messages need no counting.
-  if (text.length * 3 <= MAX_MESSAGE_BYTES) return null;
-  const bytes = new TextEncoder().encode(text).length;
-  if (bytes <= MAX_MESSAGE_BYTES) return null;
-  const kib = (count: number): string => `${Math.ceil(count / 1024).toLocaleString('en')} KB`;
-  return `That is too large to send to Deskhand (${kib(bytes)}; at most ${kib(MAX_MESSAGE_BYTES)}): shorten what was typed or pasted.`;
-}
 
 /** The part of the browser's WebSocket this bridge uses; tests pass a fake. */
 export interface SocketLike {
