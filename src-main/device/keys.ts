@@ -74,12 +74,12 @@ export class KeyNameError extends Error {
 
 export function keyFromName(name: string): Key | undefined {
   const lower = name.toLowerCase();
-  const named = NAMED[lower];
-  if (named !== undefined) return named;
+  // Own properties only: "constructor" would otherwise find Object, and a chord would press it.
+  if (Object.hasOwn(NAMED, lower)) return NAMED[lower];
   if (name.length !== 1) return undefined;
   if (lower >= 'a' && lower <= 'z') return Key[lower.toUpperCase() as keyof typeof Key];
   if (name >= '0' && name <= '9') return DIGITS[Number(name)];
-  return SYMBOLS[name];
+  return Object.hasOwn(SYMBOLS, name) ? SYMBOLS[name] : undefined;
 }
 
 /** Maps every name or throws one error naming all unknown ones and what is accepted. */

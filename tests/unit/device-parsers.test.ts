@@ -85,6 +85,13 @@ describe('keys', () => {
     expect(() => parseKeys(['ctrl', 'hyper', 'ö'])).toThrow(/unknown key names "hyper", "ö"/);
   });
 
+  it('refuses names only inherited object properties answer to (constructor, __proto__)', () => {
+    for (const name of ['constructor', '__proto__', 'Constructor']) {
+      expect(keyFromName(name), name).toBeUndefined();
+      expect(() => parseKeys(['ctrl', name]), name).toThrow(/unknown key name/);
+    }
+  });
+
   it('knows which US-layout keys need shift', () => {
     expect(usLayoutKey('>')).toEqual({ key: Key.Period, shift: true });
     expect(usLayoutKey('A')).toEqual({ key: Key.A, shift: true });
