@@ -41,8 +41,11 @@ export interface DeviceLaunchOptions {
 const SECRET_NAME =
   /(API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|(^|_)KEY($|_)|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|COOKIE|(^|_)PAT($|_)|(^|_)AUTH($|_)|(^|_)PASS($|_)|_PWD($|_)|^SSHPASS$|^BW_SESSION$|^OP_SESSION_)/i;
 const NOT_SECRET_NAMES = new Set(['SSH_AUTH_SOCK']);
-/** A URL with a password in it, whatever the variable is called (DATABASE_URL=postgres://me:pw@db/x). */
-const CREDENTIAL_URL = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:[^@\s]+@/i;
+/**
+ * A URL with a password in it, whatever the variable is called (DATABASE_URL=postgres://me:pw@db/x), the
+ * user name left out too (REDIS_URL=redis://:pw@cache).
+ */
+const CREDENTIAL_URL = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:[^@\s]+@/i;
 
 /** Whether an environment variable's name says it holds a secret (OPENAI_API_KEY, GITHUB_TOKEN, ...). */
 export function isSecretEnvName(name: string): boolean {

@@ -163,6 +163,11 @@ describe('runShellCommand', () => {
     ).toEqual({ PUBLIC_URL: 'https://example.com/x', PROXY: 'http://user@proxy:8080' });
   });
 
+  it('leaves out a URL whose password has no user name before it (redis://:pw@host)', () => {
+    expect(childEnv({ REDIS_URL: 'redis://:hunter2@cache:6379/0', CACHE: 'rediss://:hunter2@cache' })).toEqual({});
+    expect(childEnv({ SITE: 'https://example.com:8443/', SOCKET: 'unix:///run/x.sock' })).toEqual({ SITE: 'https://example.com:8443/', SOCKET: 'unix:///run/x.sock' });
+  });
+
   it('keeps the variables X and ssh need', () => {
     for (const name of ['DISPLAY', 'XAUTHORITY', 'SSH_AUTH_SOCK', 'HOME', 'PATH', 'DBUS_SESSION_BUS_ADDRESS']) {
       expect(isSecretEnvName(name), name).toBe(false);
