@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -19,8 +20,8 @@ import { deviceEnv, WITHHELD_ENV, withheldNames } from './launch';
  *   behind, so every later login shell waited 60 s for it (measured here).
  *   Windows: `powershell.exe -NoProfile -NonInteractive -Command COMMAND`.
  * - The command runs in its own process group (POSIX: a new session); a timeout, a cancellation, or
- *   the device client exiting kills the whole group, so a `sleep` grandchild dies with its parent. On
- *   Windows `taskkill /T /F` kills the tree.
+ *   the device client exiting kills the whole group, so a `sleep` grandchild dies with its parent, and
+ *   on Linux the rest of the session too (killTree). On Windows `taskkill /T /F` kills the tree.
  * - stdin is /dev/null: a command that waits for input gets end-of-file instead of hanging.
  * - stdout and stderr are kept up to a cap each (default 64 KiB): the first three quarters and the last
  *   quarter, with a marker saying how much was left out between them, and `truncated: true`.
@@ -164,18 +165,55 @@ export function stopLiveCommands(): void {
   for (const [child, platform] of live) killTree(child, 'SIGKILL', platform);
 }
 
-/** Signals the child's whole process group (POSIX) or tree (Windows). Never throws. */
+/**
+ * The processes of session `sid` (Linux: read from /proc); [] where there is no /proc. A child started
+ * detached leads a session of its own, which its descendants keep unless they call setsid().
+ */
+export function sessionMembers(sid: number): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const members: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // "pid (comm) state ppid pgrp session ...": comm may hold spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[3]) === sid) members.push(Number(entry));
+  }
+  return members;
+}
+
+/**
+ * Signals the child's whole process group (POSIX) or tree (Windows). Never throws. On Linux also every
+ * other process of the child's session: coreutils `timeout` and shells with job control (`set -m`) put
+ * what they run in process groups of their own, which a signal to the child's group does not reach.
+ */
 export function killTree(child: ChildProcess, signal: NodeJS.Signals, platform: NodeJS.Platform = process.platform): void {
   const pid = child.pid;
   if (pid === undefined) return;
-  try {
-    if (platform === 'win32') {
+  if (platform === 'win32') {
+    try {
       spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on('error', () => undefined);
-    } else {
-      process.kill(-pid, signal);
+    } catch {
+      // No taskkill to start: nothing more to try.
     }
-  } catch {
-    // Already gone.
+    return;
+  }
+  for (const target of [-pid, ...(platform === 'linux' ? sessionMembers(pid) : [])]) {
+    try {
+      process.kill(target, signal);
+    } catch {
+      // Already gone.
+    }
   }
 }
 

@@ -108,6 +108,31 @@ describe('runShellCommand', () => {
     await expect.poll(() => alive(grandchild), { timeout: 2_000 }).toBe(false);
   });
 
+  // coreutils timeout and a shell with job control (set -m) put what they run in process groups of
+  // their own, inside the command's session.
+  const ownGroups = (pids: string): string =>
+    `timeout 30 sleep 30 & echo $! > ${pids}; set -m; sleep 30 & echo $! >> ${pids}; wait`;
+
+  it('on timeout, kills what the command started in process groups of its own', async () => {
+    const pidFile = join(dir, 'own-groups-timeout.pid');
+    const out = await runShellCommand({ command: ownGroups(pidFile), timeoutMs: 500 });
+    expect(out.timed_out).toBe(true);
+    const pids = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
+    expect(pids).toHaveLength(2);
+    for (const pid of pids) await expect.poll(() => alive(pid), { timeout: 2_000, message: `pid ${pid}` }).toBe(false);
+  });
+
+  it('on a cancel, kills what the command started in process groups of its own', async () => {
+    const pidFile = join(dir, 'own-groups-cancel.pid');
+    const controller = new AbortController();
+    const run = runShellCommand({ command: ownGroups(pidFile), timeoutMs: 10_000, signal: controller.signal });
+    await expect.poll(() => readFileSync(pidFile, { encoding: 'utf8', flag: 'a+' }).trim().split('\n').length, { timeout: 5_000 }).toBe(2);
+    controller.abort();
+    await expect(run).rejects.toThrow(/cancelled/);
+    const pids = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
+    for (const pid of pids) await expect.poll(() => alive(pid), { timeout: 2_000, message: `pid ${pid}` }).toBe(false);
+  });
+
   it('stops a command that ignores SIGTERM', async () => {
     const out = await runShellCommand({ command: `trap '' TERM; sleep 30`, timeoutMs: 300 });
     expect(out.timed_out).toBe(true);
