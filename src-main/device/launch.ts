@@ -37,9 +37,10 @@ export interface DeviceLaunchOptions {
 // XAUTHORITY); SSH_AUTH_SOCK is needed and holds no secret itself. PASS and PWD count as words too
 // (DB_PASS, MYSQL_PWD), PWD only after an underscore: PWD and OLDPWD are the working directory.
 // Password managers' unlocked sessions (Bitwarden's BW_SESSION, 1Password's OP_SESSION_<account>) open
-// the whole vault; SESSION alone is no secret (XDG_SESSION_TYPE, DBUS_SESSION_BUS_ADDRESS).
+// the whole vault; SESSION alone is no secret (XDG_SESSION_TYPE, DBUS_SESSION_BUS_ADDRESS). A webhook's
+// URL (SLACK_WEBHOOK_URL) lets anyone who has it post to the channel; a JWT (CI_JOB_JWT) is a bearer token.
 const SECRET_NAME =
-  /(API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|(^|_)KEY($|_)|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|COOKIE|(^|_)PAT($|_)|(^|_)AUTH($|_)|(^|_)PASS($|_)|_PWD($|_)|^SSHPASS$|^BW_SESSION$|^OP_SESSION_)/i;
+  /(API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|(^|_)KEY($|_)|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|COOKIE|WEBHOOK|(^|_)JWT($|_)|(^|_)PAT($|_)|(^|_)AUTH($|_)|(^|_)PASS($|_)|_PWD($|_)|^SSHPASS$|^BW_SESSION$|^OP_SESSION_)/i;
 const NOT_SECRET_NAMES = new Set(['SSH_AUTH_SOCK']);
 /**
  * A URL with a password in it, whatever the variable is called (DATABASE_URL=postgres://me:pw@db/x), the

@@ -174,6 +174,8 @@ describe('runShellCommand', () => {
     for (const name of ['MYSQL_PWD', 'SSHPASS', 'DB_PASS', 'SMTP_PASS', 'REDIS_PASS_WORD']) {
       expect(isSecretEnvName(name), name).toBe(true);
     }
+    // A webhook's URL is what lets anyone post to the channel; a JWT is a bearer credential.
+    for (const name of ['SLACK_WEBHOOK_URL', 'DISCORD_WEBHOOK', 'CI_JOB_JWT', 'CI_JOB_JWT_V2']) expect(isSecretEnvName(name), name).toBe(true);
     // A password manager's unlocked session opens the whole vault; a desktop session's variables are no secret.
     for (const name of ['BW_SESSION', 'OP_SESSION_my_team']) expect(isSecretEnvName(name), name).toBe(true);
     for (const name of ['XDG_SESSION_TYPE', 'DBUS_SESSION_BUS_ADDRESS', 'DESKTOP_SESSION', 'SESSION_MANAGER']) expect(isSecretEnvName(name), name).toBe(false);
