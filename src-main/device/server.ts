@@ -320,6 +320,8 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
                 (await refusalIfOnDeskhand(name, data));
               if (refused) return refused;
               await keyboard?.ensure(await pointOf(data));
+              // The checks take X round trips: a Stop meanwhile must not let the action begin.
+              throwIfAborted(signal);
               return withPointer(await run(data, signal, keyboard, progress), pointer.screenSize);
             },
             { timeoutMs: toolTimeoutMs(name, data), label: name, signal: extra.signal },
