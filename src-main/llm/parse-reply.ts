@@ -120,8 +120,11 @@ export function parseModelReply<S extends z.ZodType>(text: string, schema: S): P
   if (text.length > MAX_REPLY_CHARS) {
     return { ok: false, error: `the reply is ${text.length} characters; at most ${MAX_REPLY_CHARS} are accepted` };
   }
-  // The first object that fits is the reply; else the nearest miss (fewest issues: the reply, not an
-  // object in the words before it) says why, else the first JSON error.
+  // The one object that fits is the reply; else the nearest miss (fewest issues: the reply, not an
+  // object in the words before it) says why, else the first JSON error. Two different objects that fit
+  // (a reply quoted from the screen, then the model's own) are refused: running either would be a guess.
+  let fits: { value: z.infer<S> } | null = null;
+  const fitting = new Set<string>();
   let nearest: z.ZodError | null = null;
   let invalid: string | null = null;
   for (const found of jsonCandidates(text)) {
@@ -131,9 +134,17 @@ export function parseModelReply<S extends z.ZodType>(text: string, schema: S): P
       continue;
     }
     const checked = schema.safeParse(found.data);
-    if (checked.success) return { ok: true, value: checked.data };
+    if (checked.success) {
+      fits ??= { value: checked.data };
+      fitting.add(JSON.stringify(found.data));
+      continue;
+    }
     if (!nearest || checked.error.issues.length < nearest.issues.length) nearest = checked.error;
   }
+  if (fitting.size > 1) {
+    return { ok: false, error: `the reply holds ${fitting.size} different JSON objects in the reply format; give exactly one` };
+  }
+  if (fits) return { ok: true, value: fits.value };
   if (nearest) return { ok: false, error: `the reply does not match the format: ${issuesText(nearest, { root: '(reply)', max: 8 })}` };
   return { ok: false, error: invalid ?? 'the reply is not valid JSON: no JSON object found' };
 }
