@@ -20,9 +20,14 @@ export interface ModelExchange<T> {
   failure?: unknown;
 }
 
+/**
+ * The error quotes the reply (its keys, a refusal, a bit of broken JSON), which may carry text from the
+ * screen: it goes as data on one line, '<' replaced, so it cannot pose as the user's words.
+ */
 function repairPrompt(error: string): string {
+  const quoted = error.replace(/\s+/g, ' ').trim().replace(/</g, '‹');
   return (
-    `Your reply could not be used: ${error}.\n` +
+    `Your reply could not be used: <data name="error">${quoted}</data>\n` +
     'Answer again with exactly one JSON object in the required format and nothing else.'
   );
 }
