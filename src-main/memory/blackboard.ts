@@ -44,6 +44,14 @@ export const USER_NOTE = 'UserNote';
 const MAX_REQUEST_CHARS = 400;
 const MIN_REQUEST_CHARS = 80;
 
+/**
+ * An agent's words (a question it asked, an action it took) in a line that also holds the user's: quoted,
+ * so that an "A:" or ": " in them (text copied from the screen) cannot read as the user speaking.
+ */
+function quoted(value: unknown, max: number): string {
+  return JSON.stringify(oneLine(value, max - 2));
+}
+
 function oneLine(value: unknown, max: number): string {
   const text = (typeof value === 'string' ? value : (JSON.stringify(value) ?? '')).replace(/\s+/g, ' ').trim();
   // Angle brackets would let recorded screen text pose as prompt markup.
@@ -160,7 +168,7 @@ export class Blackboard {
     const answerChars = Math.max(60, Math.min(MAX_ANSWER_CHARS, answersShare - questionChars - QA_LINE_OVERHEAD));
     const questionItems = this.questions.lastK(20);
     const questionLine = (i: number): string =>
-      `- Q: ${oneLine(questionItems[i]?.get('question'), questionChars)} A: ${oneLine(questionItems[i]?.get('answer'), answerChars)}`;
+      `- Q: ${quoted(questionItems[i]?.get('question'), questionChars)} A: ${oneLine(questionItems[i]?.get('answer'), answerChars)}`;
     // The user's notes with their decisions on held actions are theirs to say too, whoever's step it was.
     // Its longer header and words leave a note a little less room than an answer, so that it fits in the share too.
     const noteChars = Math.max(60, Math.min(MAX_ANSWER_CHARS, answersShare - questionChars - NOTE_LINE_OVERHEAD));
@@ -168,7 +176,7 @@ export class Blackboard {
     const noteLine = (i: number): string => {
       const item = noteItems[i] as MemoryItem;
       const decision = item.get('Decision') === 'rejected' ? 'rejected' : 'approved';
-      return `- ${decision} ${oneLine(item.get('Action'), questionChars)}: ${oneLine(item.get(USER_NOTE), noteChars)}`;
+      return `- ${decision} ${quoted(item.get('Action'), questionChars)}: ${oneLine(item.get(USER_NOTE), noteChars)}`;
     };
     // The share is kept only as far as the answers and notes need it.
     const probe = { left: answersShare };

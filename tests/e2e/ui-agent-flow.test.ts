@@ -41,7 +41,7 @@ describe('the UI steers a real run', () => {
       name: 'question and approval',
       steps: [
         host({ Status: 'PENDING', Questions: ['What should the file say?'] }),
-        { ...hostTo('ShellAgent', 'write the answer into the file'), expect: { contains: ['Q: What should the file say? A: hello from the form'] } },
+        { ...hostTo('ShellAgent', 'write the answer into the file'), expect: { contains: ['Q: "What should the file say?" A: hello from the form'] } },
         { ...shell(`echo 'hello from the form' > ${out}`), expect: { contains: ['write the answer into the file'] } },
         { ...shell('', 'FINISH', { Comment: 'written' }), expect: { contains: ['hello from the form'] } },
         host({ Status: 'FINISH', Comment: 'The file says **what you asked**' }),
@@ -166,7 +166,7 @@ describe('the UI steers a real run', () => {
         shell('', 'PENDING', { Questions: ['Who is travelling?'], Form: form }),
         {
           ...shell('', 'FINISH', { Comment: 'got it' }),
-          expect: { contains: ['Q: Who is travelling? A: Ana and Rui', "Form submitted with 'search'", 'Lisbon'] },
+          expect: { contains: ['Q: "Who is travelling?" A: Ana and Rui', "Form submitted with 'search'", 'Lisbon'] },
         },
         host({ Status: 'FINISH', Comment: 'Trip noted' }),
       ],

@@ -155,8 +155,8 @@ describe('questions and approvals', () => {
       name: 'pending',
       steps: [
         host({ Status: 'PENDING', Questions: ['Which file?'] }),
-        { ...hostFinish(), expect: { contains: ['Q: Which file? A: report.pdf'] } },
-        { ...hostFinish(), expect: { contains: ['Q: Which file? A: report.pdf'] } },
+        { ...hostFinish(), expect: { contains: ['Q: "Which file?" A: report.pdf'] } },
+        { ...hostFinish(), expect: { contains: ['Q: "Which file?" A: report.pdf'] } },
       ],
     });
     const start = await harness.host.endpoint.handle({ type: 'session.start', id: 's', request: 'send the file' });

@@ -130,7 +130,7 @@ describe('npx deskhand run', () => {
         name: 'answer',
         steps: [
           replies.app({ Function: '', Status: 'PENDING', Questions: ['Which folder?'] }),
-          { ...shell('', 'FINISH', 'ok'), expect: { contains: ['Q: Which folder? A: /tmp'] } },
+          { ...shell('', 'FINISH', 'ok'), expect: { contains: ['Q: "Which folder?" A: /tmp'] } },
         ],
       },
       ['run', '--mode', 'shell', '--answer', '/tmp', 'list a folder'],

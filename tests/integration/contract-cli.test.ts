@@ -95,7 +95,7 @@ describe('npx deskhand run "REQUEST"', () => {
         steps: [
           replies.app({ Function: '', Status: 'PENDING', Questions: ['First name?', 'Last name?'] }),
           replies.app({ Function: '', Status: 'PENDING', Questions: ['City?'] }),
-          { ...shell('', 'FINISH', 'ok'), expect: { contains: ['Q: First name? A: Ada', 'Q: Last name? A: Lovelace', 'Q: City? A: London'] } },
+          { ...shell('', 'FINISH', 'ok'), expect: { contains: ['Q: "First name?" A: Ada', 'Q: "Last name?" A: Lovelace', 'Q: "City?" A: London'] } },
         ],
       },
       ['run', '--mode', 'shell', '--answer', 'Ada', '--answer', 'Lovelace', '--answer', 'London', 'who am I'],

@@ -307,7 +307,7 @@ describe('rounds: a follow-up starts clean', () => {
           app({ Function: '', Status: 'PENDING', Questions: ['Which folder?'], Form: form }),
           {
             ...app({ Function: '', Status: 'FINISH', Comment: 'used Documents' }),
-            expect: { contains: ['Q: Which folder? A: Documents', 'Not filled in: this run has no one to fill in forms'] },
+            expect: { contains: ['Q: "Which folder?" A: Documents', 'Not filled in: this run has no one to fill in forms'] },
           },
         ],
       },
@@ -381,7 +381,7 @@ describe('rounds: a session is kept in memory only while its round runs', () => 
           // earlier steps are its history again, not repeated as the blackboard's trajectory.
           {
             ...hostReply({ Status: 'FINISH', Comment: 'second done' }),
-            expect: { contains: ['Q: Which file? A: a.txt', '1. first request', '2. second request'], notContains: ['Trajectory'] },
+            expect: { contains: ['Q: "Which file?" A: a.txt', '1. first request', '2. second request'], notContains: ['Trajectory'] },
           },
         ],
       },
