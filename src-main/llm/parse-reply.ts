@@ -136,7 +136,8 @@ export function parseModelReply<S extends z.ZodType>(text: string, schema: S): P
     const checked = schema.safeParse(found.data);
     if (checked.success) {
       fits ??= { value: checked.data };
-      fitting.add(JSON.stringify(found.data));
+      // As parsed: keys in the format's order, so the same reply written twice in another order is one.
+      fitting.add(JSON.stringify(checked.data));
       continue;
     }
     if (!nearest || checked.error.issues.length < nearest.issues.length) nearest = checked.error;

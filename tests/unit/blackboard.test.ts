@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Blackboard, type BlackboardSink } from '../../src-main/memory/blackboard';
+import { Blackboard, USER_NOTE, type BlackboardSink } from '../../src-main/memory/blackboard';
 import { BlackboardStore } from '../../src-main/memory/blackboard-store';
 import { openDatabase } from '../../src-main/memory/database';
 import { Memory, MemoryItem } from '../../src-main/memory/memory';
@@ -83,6 +83,17 @@ describe('Blackboard', () => {
     expect(roomy.text).toContain('Answer 0:');
     expect(roomy.text).toContain('Click 9');
     expect(roomy.omitted).toBe(0);
+  });
+
+  it('keeps within budget when quoting a question or an action lengthens it (quotes and backslashes escaped)', () => {
+    const board = new Blackboard();
+    board.addRequest('sort the "quoted" files');
+    for (let i = 0; i < 20; i++) board.addQuestion(`Q${i} ${'"a\\b" '.repeat(60)}`, `answer ${i}`);
+    for (let i = 0; i < 5; i++) board.addTrajectory({ Step: i + 1, Action: `"${'\\"'.repeat(80)}"`, Decision: 'approved', [USER_NOTE]: `note ${i}` }, i);
+    for (const budget of [500, 800, 1_000, 2_000, 4_000]) {
+      const { text } = board.toPrompt({ budgetChars: budget, historyKeys: KEYS, maxImages: 0 });
+      expect(text.length, `budget ${budget}`).toBeLessThanOrEqual(budget);
+    }
   });
 
   it("shows the user's answer whole when it fits: a filled-in form's data is what the agent types next", () => {

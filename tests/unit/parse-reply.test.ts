@@ -44,6 +44,9 @@ describe('parseModelReply with the AppAgent contract', () => {
     // The same object fenced and bare, or given twice, is still one reply.
     const twice = parseModelReply(`${JSON.stringify(valid)}\n\`\`\`json\n${JSON.stringify(valid)}\n\`\`\``, AppAgentReply);
     expect(twice).toMatchObject({ ok: true, value: { Function: 'click' } });
+    // So is the same object with its keys in another order.
+    const reordered = Object.fromEntries(Object.entries(valid).reverse());
+    expect(parseModelReply(`${JSON.stringify(valid)}\n${JSON.stringify(reordered)}`, AppAgentReply)).toMatchObject({ ok: true, value: { Function: 'click' } });
   });
 
   it('never takes an object nested in a cut-off reply for the reply', () => {
