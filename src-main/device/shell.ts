@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
+import { procPids, procStatField, procStatFields } from '../common/proc-stat';
 import { isAbsolute, resolve } from 'node:path';
 import { unlessAborted } from '../common/unless-aborted';
 import type { CommandOutput } from './contract';
@@ -165,31 +165,14 @@ export function stopLiveCommands(): void {
   for (const [child, platform] of live) killTree(child, 'SIGKILL', platform);
 }
 
+const SESSION = procStatField(6);
+
 /**
  * The processes of session `sid` (Linux: read from /proc); [] where there is no /proc. A child started
  * detached leads a session of its own, which its descendants keep unless they call setsid().
  */
 export function sessionMembers(sid: number): number[] {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  const members: number[] = [];
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // gone meanwhile
-    }
-    // "pid (comm) state ppid pgrp session ...": comm may hold spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[3]) === sid) members.push(Number(entry));
-  }
-  return members;
+  return procPids().filter((pid) => Number(procStatFields(pid)?.[SESSION]) === sid);
 }
 
 /**

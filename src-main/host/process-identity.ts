@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { procPids, procStatField, procStatFields } from '../common/proc-stat';
 
 /**
  * What tells one process apart from a later one given the same pid: its start time since boot (from
@@ -24,25 +25,13 @@ function bootId(): string | null {
   return bootIdRead;
 }
 
-/** Fields of /proc/<pid>/stat after the command name, which is in parentheses and may hold spaces or ')'. */
-function statFields(pid: number): string[] | null {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-}
-
-// Indexes into statFields: fields 4 (ppid) and 22 (starttime) of proc(5), counted from field 3 (state).
-const PPID = 4 - 3;
-const START_TIME = 22 - 3;
+const PPID = procStatField(4);
+const START_TIME = procStatField(22);
 
 /** The identity of the running process `pid`; null when it is not running or /proc cannot tell. */
 export function processIdentity(pid: number): ProcessIdentity | null {
   const boot = bootId();
-  const startTime = boot === null ? undefined : statFields(pid)?.[START_TIME];
+  const startTime = boot === null ? undefined : procStatFields(pid)?.[START_TIME];
   if (boot === null || !startTime || !/^\d+$/.test(startTime)) return null;
   return { pid, startTime, bootId: boot };
 }
@@ -61,17 +50,10 @@ export function identitiesReadable(): boolean {
 /** The processes started by `root` and by those, as they run now (a child whose parent died has left the tree). */
 export function descendantsOf(root: ProcessIdentity): ProcessIdentity[] {
   const children = new Map<number, number[]>();
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    const ppid = Number(statFields(Number(entry))?.[PPID]);
+  for (const pid of procPids()) {
+    const ppid = Number(procStatFields(pid)?.[PPID]);
     if (!Number.isInteger(ppid)) continue;
-    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    children.set(ppid, [...(children.get(ppid) ?? []), pid]);
   }
   const found: ProcessIdentity[] = [];
   const queue = [root.pid];
