@@ -79,7 +79,15 @@ describe('the agent history in the prompt', () => {
     const error = ran('compiling 1 of 3\ncompiling 2 of 3\n', '', { exit_code: null, timed_out: true, signal: 'SIGKILL' });
     const history = [step(0, { status: 'ERROR', error })];
     expect(renderHistory(history, 8)).toBe("Step 1 [ERROR] Run 'cat notes-0.txt' -> failed, timed out\nstdout:\ncompiling 1 of 3\ncompiling 2 of 3\nstderr: (empty)");
-    expect(renderFeedback(history)).toBe('\nYour last step failed: the command timed out\nCorrect the reply or choose another action.\n');
+    expect(renderFeedback(history, 0)).toBe('\nYour last step failed: the command timed out\nCorrect the reply or choose another action.\n');
+  });
+
+  it("gives no feedback on an earlier round's last step: a follow-up request starts afresh", () => {
+    const failed = step(0, { status: 'ERROR', error: 'the window was gone', round: 0 });
+    expect(renderFeedback([failed], 0)).toContain('Your last step failed');
+    expect(renderFeedback([failed], 1)).toBe('');
+    const click = { function: 'click', args: { x: 1, y: 2 } };
+    expect(renderFeedback([step(0, { action: click }), step(1, { action: click })], 1)).toBe('');
   });
 });
 
@@ -151,11 +159,11 @@ describe('the repeated-action warning', () => {
   it('counts an action held for approval and its decision as one action', () => {
     const held = step(0, { status: 'CONFIRM', action: { function: 'click', args: { x: 1, y: 2 } }, actionText: 'Click Send' });
     const approved = step(1, { status: 'CONTINUE', action: { function: 'click', args: { x: 1, y: 2 } }, actionText: 'Click Send', result: 'done' });
-    expect(renderFeedback([held, approved])).toBe('');
+    expect(renderFeedback([held, approved], 0)).toBe('');
   });
 
   it('still warns about an action run twice in a row', () => {
     const click = { function: 'click', args: { x: 1, y: 2 } };
-    expect(renderFeedback([step(0, { action: click }), step(1, { action: click })])).toContain('the same action 2 times in a row');
+    expect(renderFeedback([step(0, { action: click }), step(1, { action: click })], 0)).toContain('the same action 2 times in a row');
   });
 });

@@ -87,10 +87,13 @@ export function renderHistory(history: readonly StepView[], recent: number): str
   return lines.length ? lines.join('\n') : '(none yet)';
 }
 
-/** Feedback on the last step: its error, or a warning when the same action keeps repeating. */
-export function renderFeedback(history: readonly StepView[]): string {
+/**
+ * Feedback on the last step of this round: its error, or a warning when the same action keeps repeating.
+ * A step of an earlier round is no feedback: a follow-up request starts afresh.
+ */
+export function renderFeedback(history: readonly StepView[], round: number): string {
   const last = history.at(-1);
-  if (!last) return '';
+  if (!last || last.round !== round) return '';
   if (last.error) {
     const output = commandOutputOf(last.error);
     // A command's output is in the history already.
@@ -175,7 +178,7 @@ export const appPromptStrategy: Strategy = {
       history: renderHistory(agent.history, runtime.config.prompt.recentSteps),
       blackboard: blackboardPart(runtime, agent),
       documents: renderDocs(runtime.docs.retrieve(agent.subtask ?? runtime.request, 2)),
-      feedback: renderFeedback(agent.history),
+      feedback: renderFeedback(agent.history, runtime.round),
       screen: screen.text,
     });
     finish(ctx, buildMessages(system, user, screen.images));
@@ -204,7 +207,7 @@ export const shellPromptStrategy: Strategy = {
       notes: renderNotes(agent.notes),
       history: renderHistory(agent.history, runtime.config.prompt.recentSteps),
       blackboard: blackboardPart(runtime, agent),
-      feedback: renderFeedback(agent.history),
+      feedback: renderFeedback(agent.history, runtime.round),
     });
     finish(ctx, buildMessages(system, user, []));
   },
@@ -287,7 +290,7 @@ export const hostPromptStrategy: Strategy = {
       history: renderHistory(agent.history, runtime.config.prompt.recentSteps),
       blackboard: blackboardPart(runtime, agent),
       documents: renderDocs(runtime.docs.retrieve(runtime.request, 2)),
-      feedback: renderFeedback(agent.history),
+      feedback: renderFeedback(agent.history, runtime.round),
       screen: screen.text,
     });
     finish(ctx, buildMessages(system, user, screen.images));
