@@ -146,12 +146,17 @@ export function childEnv(base: NodeJS.ProcessEnv = process.env): Record<string, 
   return env;
 }
 
-/** Running commands (and login probes), each with the platform its tree is killed for. */
-const live = new Map<ChildProcess, NodeJS.Platform>();
+/**
+ * Running commands (and login probes), each with the platform its tree is killed for and the signal it
+ * gets when the device client exits: SIGKILL for a command, SIGTERM for a login probe, so that the
+ * profile's scripts release what they hold (pyenv's rehash lock, left by a SIGKILL, makes every later
+ * login shell on the machine wait 60 s for it).
+ */
+const live = new Map<ChildProcess, { platform: NodeJS.Platform; atExit: NodeJS.Signals }>();
 let exitHook = false;
 
-function trackChild(child: ChildProcess, platform: NodeJS.Platform): void {
-  live.set(child, platform);
+function trackChild(child: ChildProcess, platform: NodeJS.Platform, atExit: NodeJS.Signals = 'SIGKILL'): void {
+  live.set(child, { platform, atExit });
   child.once('exit', () => live.delete(child));
   if (exitHook) return;
   exitHook = true;
@@ -160,9 +165,9 @@ function trackChild(child: ChildProcess, platform: NodeJS.Platform): void {
   process.once('exit', stopLiveCommands);
 }
 
-/** Kills every running command with everything it started. */
+/** Kills every running command with everything it started, and ends the login probes. */
 export function stopLiveCommands(): void {
-  for (const [child, platform] of live) killTree(child, 'SIGKILL', platform);
+  for (const [child, { platform, atExit }] of live) killTree(child, atExit, platform);
 }
 
 const SESSION = procStatField(6);
@@ -268,7 +273,7 @@ function probeLoginEnvironment(shell: string, base: NodeJS.ProcessEnv, timeoutMs
     const marker = `deskhand-env-${randomBytes(8).toString('hex')}`;
     const command = `printf '%s\\n' ${marker} && env -0`;
     const child = spawn(shell, ['-lc', command], { env: childEnv(base), stdio: ['ignore', 'pipe', 'ignore'], detached: true });
-    trackChild(child, process.platform);
+    trackChild(child, process.platform, 'SIGTERM');
     const chunks: Buffer[] = [];
     let bytes = 0;
     let settled = false;

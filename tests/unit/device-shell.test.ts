@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -234,6 +235,29 @@ describe('runShellCommand', () => {
     expect(out.stdout.split('\n')[0]).toBe('yes:none');
     expect(out.stdout).not.toContain('from-profile');
     expect(out.stdout).not.toMatch(/^DESKHAND_/m);
+  });
+
+  it('ends a login probe still running when the device client exits gently, so its profile releases what it holds', async () => {
+    // Like pyenv's rehash: a lock taken with noclobber, released by an EXIT trap. Killed outright, the
+    // probe would leave it, and every later login shell would wait for it.
+    const home = join(dir, 'locking-home');
+    const lock = join(home, 'rehash.lock');
+    await mkdir(home, { recursive: true });
+    await writeFile(join(home, '.profile'), `set -o noclobber; : > ${JSON.stringify(lock)}; trap 'rm -f ${lock}' EXIT; sleep 30\n`);
+    // A device client in its own process: it starts the probe, and exits once the profile holds the lock.
+    const client = [
+      "import { existsSync } from 'node:fs';",
+      `import { loginEnvironment } from ${JSON.stringify(join(process.cwd(), 'src-main/device/shell.ts'))};`,
+      `void loginEnvironment('bash', { PATH: process.env.PATH, HOME: ${JSON.stringify(home)} }, 60_000);`,
+      'const started = Date.now();',
+      `setInterval(() => { if (existsSync(${JSON.stringify(lock)}) || Date.now() - started > 20_000) process.exit(0); }, 20);`,
+    ].join('\n');
+    const exited = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', client], { encoding: 'utf8' });
+    expect(exited.status, exited.stderr).toBe(0);
+    // The probe's shell got SIGTERM as the client exited, and ran its EXIT trap.
+    const deadline = Date.now() + 5_000;
+    while (existsSync(lock) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
+    expect(existsSync(lock)).toBe(false);
   });
 
   it('goes on without the login environment when the profile hangs', async () => {
