@@ -90,6 +90,26 @@ describe('HostAgent with an AppAgent and the ShellAgent', () => {
     expect(existsSync(join(dir, 'two')) || existsSync(join(dir, 'three'))).toBe(false);
   });
 
+  it('refuses a reply giving both Function and Actions that differ, running neither; a Function that repeats the first action runs', async () => {
+    const dir = workDir();
+    const touch = (name: string) => ({ Function: 'execute_command', Args: { command: `touch ${dir}/${name}` } });
+    const harness = await startHarness(
+      {
+        name: 'function beside actions',
+        steps: [
+          app({ ...touch('function'), Status: 'CONTINUE', Actions: [touch('action')] }),
+          app({ ...touch('same'), Status: 'CONTINUE', Actions: [touch('same')] }),
+          shell('', 'FINISH'),
+        ],
+      },
+      { config: { safety: { confirmation: 'never' } } },
+    );
+    const { steps } = await runRequest(harness.host, 'make the files', 'shell');
+    expect(steps[0]?.error).toMatch(/gives both Function \(execute_command\) and Actions \(first: execute_command\): give one action in Function and Args, or the actions in Actions/);
+    expect(existsSync(join(dir, 'function')) || existsSync(join(dir, 'action'))).toBe(false);
+    expect(existsSync(join(dir, 'same'))).toBe(true);
+  });
+
   it("hands the HostAgent's notes (Message) with the sub-task, and only with it", async () => {
     const harness = await startHarness(
       {

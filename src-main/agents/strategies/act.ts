@@ -2,6 +2,7 @@ import { TakeoverError, type ActionContext, type Authorization } from '../../com
 import type { Command } from '../../commands/command';
 import { validateAction } from '../../commands/validate-action';
 import type { AppAgentReply } from '../../llm/reply-schemas';
+import { isDeepStrictEqual } from 'node:util';
 import { annotateScreenshot, type AnnotatableMime } from '../../device/annotate';
 import { HOST_ONLY_TOOLS, POINT_ARGS, pointsOf, type ToolName } from '../../device/contract';
 import { describeAction, type ActionView } from '../../protocol';
@@ -75,6 +76,13 @@ export function actionPlanStrategy(options: {
         control: step.ControlText || reply.ControlText,
         status: statusOf(reply.Status, step.Status),
       }));
+      // Both given: the Function may only repeat the first action, else running either drops the other.
+      const opening = sequence[0];
+      if (reply.Function && opening && (opening.fn !== reply.Function || !isDeepStrictEqual(opening.args, reply.Args))) {
+        throw new Error(
+          `the reply gives both Function (${reply.Function}) and Actions (first: ${opening.fn || 'none'}): give one action in Function and Args, or the actions in Actions`,
+        );
+      }
       // Sequences off: one action in Actions with Function left empty is still that one action.
       const wanted =
         sequence.length && (options.sequences(ctx) || (!reply.Function && sequence.length === 1))
