@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { makeSession, makeStep } from '../support/ui-fixtures';
+import { heldSendApproval, makeSession, makeStep } from '../support/ui-fixtures';
 import { startSessionWithStep, uiPerTest } from '../support/ui-page';
 
 // Two sessions finished before the UI opens, to look at meanwhile.
@@ -24,17 +24,7 @@ describe('nothing typed is lost by accident (review)', () => {
     const { page } = ui;
     const sessionId = await startSessionWithStep(page, host, 'send the newsletter');
     host.requestInteraction({ kind: 'questions', id: 'q1', sessionId, agent: 'HostAgent', questions: ['Which list?', 'Which subject?'] });
-    host.requestInteraction({
-      kind: 'confirm',
-      id: 'c1',
-      sessionId,
-      agent: 'AppAgent',
-      actionText: "Click 'Send' in Mail",
-      actions: [{ function: 'click', args: { x: 10, y: 20 } }],
-      target: 'Mail',
-      reasons: ["rule: control text matches 'Send'"],
-      screenshot: null,
-    });
+    host.requestInteraction(heldSendApproval(sessionId));
     const note = page.getByRole('textbox', { name: 'Note for the agent (optional)' });
     const list = page.getByRole('textbox', { name: 'Which list?' });
     await note.fill('Only after the subject is fixed');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeHostError } from '../support/fake-ui-host';
-import { makeSession, makeStep, screenshotRef } from '../support/ui-fixtures';
+import { heldSendApproval, makeSession, makeStep, screenshotRef } from '../support/ui-fixtures';
 import { startSessionWithStep, uiPerTest } from '../support/ui-page';
 
 const fresh = uiPerTest();
@@ -11,17 +11,7 @@ describe('failures the user must see (review)', () => {
     const { page } = ui;
     await page.route('**/screenshots/**', (route) => route.fulfill({ status: 404, body: 'gone' }));
     const sessionId = await startSessionWithStep(page, host, 'send the report');
-    host.requestInteraction({
-      kind: 'confirm',
-      id: 'c1',
-      sessionId,
-      agent: 'AppAgent',
-      actionText: "Click 'Send' in Mail",
-      actions: [{ function: 'click', args: { x: 10, y: 20 } }],
-      target: 'Mail',
-      reasons: ["rule: control text matches 'Send'"],
-      screenshot: screenshotRef(sessionId, 'step-2-annotated.png'),
-    });
+    host.requestInteraction(heldSendApproval(sessionId, screenshotRef(sessionId, 'step-2-annotated.png')));
     const card = page.getByRole('region', { name: 'Approve this action?' });
     await card.waitFor();
     await card.getByText('The screenshot of this action could not be loaded.').waitFor();
@@ -39,17 +29,7 @@ describe('failures the user must see (review)', () => {
     const { page } = ui;
     await page.route('**/screenshots/**', (route) => route.fulfill({ status: 503, body: 'busy' }));
     const sessionId = await startSessionWithStep(page, host, 'send the report');
-    host.requestInteraction({
-      kind: 'confirm',
-      id: 'c1',
-      sessionId,
-      agent: 'AppAgent',
-      actionText: "Click 'Send' in Mail",
-      actions: [{ function: 'click', args: { x: 10, y: 20 } }],
-      target: 'Mail',
-      reasons: ["rule: control text matches 'Send'"],
-      screenshot: screenshotRef(sessionId, 'step-2-annotated.png'),
-    });
+    host.requestInteraction(heldSendApproval(sessionId, screenshotRef(sessionId, 'step-2-annotated.png')));
     const card = page.getByRole('region', { name: 'Approve this action?' });
     await card.getByText('The screenshot of this action could not be loaded.').waitFor();
     // What a screen reader hears: text that comes into a polite live region (there before it, as it must be).

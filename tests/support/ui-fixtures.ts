@@ -56,3 +56,18 @@ export function makeStep(sessionId: string, index: number, overrides: Partial<St
 export function screenshotRef(sessionId: string, file: string) {
   return { sessionId, file, width: 1280, height: 800 };
 }
+
+/** The AppAgent's click on Send in Mail, held for the user's approval (the policy's rule on the word "Send"). */
+export function heldSendApproval(sessionId: string, screenshot: ReturnType<typeof screenshotRef> | null = null) {
+  return {
+    kind: 'confirm' as const,
+    id: 'c1',
+    sessionId,
+    agent: 'AppAgent' as const,
+    actionText: "Click 'Send' in Mail",
+    actions: [{ function: 'click', args: { x: 10, y: 20 } }],
+    target: 'Mail',
+    reasons: ["rule: control text matches 'Send'"],
+    screenshot,
+  };
+}
