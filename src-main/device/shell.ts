@@ -414,6 +414,13 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
       terminate();
     }, options.timeoutMs);
     const onAbort = (): void => {
+      if (exit !== null) {
+        // The command had already ended; only what it left holding the pipes is still running. Its
+        // result stands: reporting it as cancelled would hide what it did.
+        killTree(child, 'SIGKILL', platform);
+        finish();
+        return;
+      }
       cancelled = true;
       terminate();
     };

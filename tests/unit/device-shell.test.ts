@@ -152,6 +152,22 @@ describe('runShellCommand', () => {
     await expect(runShellCommand({ command: 'sleep 30', timeoutMs: 10_000, signal: controller.signal })).rejects.toThrow(/cancelled/);
   });
 
+  it('reports a command that had already ended when the cancel came, and stops what it left running', async () => {
+    const pidFile = join(dir, 'ended-before-cancel.pid');
+    const controller = new AbortController();
+    // The background sleep keeps the output pipe open, so the result waits a moment after the shell ends.
+    const run = runShellCommand({ command: `sleep 30 & echo "$$ $PPID $!" > ${pidFile}; echo finished`, timeoutMs: 10_000, signal: controller.signal });
+    await expect.poll(() => readFileSync(pidFile, { encoding: 'utf8', flag: 'a+' }).trim().split(' ').length, { timeout: 5_000 }).toBe(3);
+    const [shellPid = 0, parentPid = 0, straggler = 0] = readFileSync(pidFile, 'utf8').trim().split(' ').map(Number);
+    // The process the device client started is the shell, or the `timeout` that runs it.
+    const started = parentPid === process.pid ? shellPid : parentPid;
+    // Gone from /proc only once reaped, that is once the device client has seen it exit.
+    await expect.poll(() => existsSync(`/proc/${started}`), { timeout: 5_000, interval: 2 }).toBe(false);
+    controller.abort();
+    await expect(run).resolves.toMatchObject({ exit_code: 0, stdout: 'finished\n', timed_out: false });
+    await expect.poll(() => alive(straggler), { timeout: 2_000 }).toBe(false);
+  });
+
   it('gives stdin end-of-file instead of waiting', async () => {
     const out = await runShellCommand({ command: 'cat; echo done', timeoutMs: 5_000 });
     expect(out.stdout).toBe('done\n');
