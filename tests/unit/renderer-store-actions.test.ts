@@ -282,7 +282,7 @@ describe('renderer store actions: events that overtake the reply to a start, a f
     expect(store.getState().statusDetail).toBe('Round 1 started');
   });
 
-  it('a new session not adopted from its session.started event (another one was opened meanwhile) gets its steps from the replay', async () => {
+  it('a new session not adopted from its session.started event (another one was opened meanwhile) is listed with its steps from the replay, and stays off screen', async () => {
     const { bridge, sent, emit } = scriptedBridge();
     const store = createDeskhandStore(bridge);
     store.setState({ sessions: [session('a')] });
@@ -299,8 +299,12 @@ describe('renderer store actions: events that overtake the reply to a start, a f
     sent[0]?.reply({ session: started });
     await sending;
 
-    expect(store.getState().currentSessionId).toBe('n');
-    expect(store.getState().steps.map((shown) => shown.index)).toEqual([0, 1]);
+    const state = store.getState();
+    expect(state.currentSessionId).toBe('a');
+    expect(state.sessions.find((listed) => listed.id === 'n')).toMatchObject({ status: 'running', stepCount: 2 });
+    expect(state.awaitingStart).toBe(false);
+    // The new session runs: Send stays refused, now because of it.
+    expect(requestMode(current(store) ?? null, state.awaitingStart, activeSession(state))).toBe('busy');
     expect(sent.map((entry) => entry.command.type)).toEqual(['session.start', 'session.open']);
   });
 
@@ -336,6 +340,98 @@ describe('renderer store actions: events that overtake the reply to a start, a f
     await resuming;
 
     expect(store.getState().sessions[0]).toMatchObject({ id: 'p', status: 'stopped', result: 'Stopped by you' });
+  });
+});
+
+describe('renderer store actions: going elsewhere while a start is on its way', () => {
+  const started = session('n', { status: 'running', createdAt: 5 });
+  const listedNew = (store: ReturnType<typeof createDeskhandStore>): SessionView | undefined =>
+    store.getState().sessions.find((listed) => listed.id === 'n');
+
+  it('"New" pressed after Send stays on "New" when the reply comes first: the new session is only listed', async () => {
+    const { bridge, sent } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    const sending = store.getState().sendRequest('count the files');
+    store.getState().newSession();
+    sent[0]?.reply({ session: started });
+    expect(await sending).toBe(true);
+
+    const state = store.getState();
+    expect(state.currentSessionId).toBeNull();
+    expect(listedNew(store)?.status).toBe('running');
+    expect(state).toMatchObject({ awaitingStart: false, startTakesScreen: false });
+    expect(requestMode(null, state.awaitingStart, activeSession(state))).toBe('busy');
+  });
+
+  it('"New" pressed after Send stays on "New" when the session.started event overtakes the reply', async () => {
+    const { bridge, sent, emit } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    const sending = store.getState().sendRequest('count the files');
+    store.getState().newSession();
+    emit({ kind: 'session.started', session: started });
+    emit({ kind: 'step.added', step: makeStep('n', 0) });
+    await flush();
+    expect(store.getState().currentSessionId).toBeNull();
+    expect(store.getState().awaitingStart).toBe(true);
+    sent[0]?.reply({ session: started });
+    await sending;
+
+    expect(store.getState().currentSessionId).toBeNull();
+    expect(store.getState().steps).toEqual([]);
+    expect(listedNew(store)?.stepCount).toBe(1);
+    expect(store.getState().awaitingStart).toBe(false);
+  });
+
+  it('a session opened after Send is not replaced by the start\'s reply, whichever reply comes first', async () => {
+    const { bridge, sent } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    store.setState({ sessions: [session('a', { result: 'A is done' })] });
+    const sending = store.getState().sendRequest('count the files');
+    const opening = store.getState().openSession('a');
+    sent[0]?.reply({ session: started });
+    await sending;
+    // Not "n" while "a" loads: the user asked for "a".
+    expect(store.getState().currentSessionId).toBeNull();
+    sent[1]?.reply(detail(session('a', { result: 'A is done' })));
+    await opening;
+    expect(store.getState().currentSessionId).toBe('a');
+    expect(store.getState().statusDetail).toBe('A is done');
+    expect(listedNew(store)?.status).toBe('running');
+  });
+
+  it('a start that fails after the user went to "New" leaves nothing starting', async () => {
+    const { bridge, sent } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    const sending = store.getState().sendRequest('count the files');
+    store.getState().newSession();
+    sent[0]?.fail(new Error('no model is set'));
+    expect(await sending).toBe(false);
+    expect(store.getState()).toMatchObject({ currentSessionId: null, awaitingStart: false, startTakesScreen: false });
+    expect(store.getState().lastError?.message).toBe('no model is set');
+  });
+
+  it('"New" after a follow-up was sent does not take up a session another window started meanwhile', async () => {
+    const { bridge, sent, emit } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    store.setState({ sessions: [session('a')], currentSessionId: 'a' });
+    const sending = store.getState().sendRequest('and now the invoices');
+    store.getState().newSession();
+    emit({ kind: 'session.started', session: started });
+    await flush();
+    expect(store.getState().currentSessionId).toBeNull();
+    // That window's start came first: the host runs one session at a time and refuses the follow-up.
+    sent[0]?.fail(new Error('another session is running'));
+    expect(await sending).toBe(false);
+    expect(store.getState()).toMatchObject({ currentSessionId: null, awaitingStart: false });
+  });
+
+  it('without going elsewhere, the reply puts the new session on screen', async () => {
+    const { bridge, sent } = scriptedBridge();
+    const store = createDeskhandStore(bridge);
+    const sending = store.getState().sendRequest('count the files');
+    sent[0]?.reply({ session: started });
+    await sending;
+    expect(store.getState()).toMatchObject({ currentSessionId: 'n', awaitingStart: false, startTakesScreen: false });
   });
 });
 

@@ -133,22 +133,37 @@ describe('renderer store: session events', () => {
     expect(watching.currentSessionId).toBeNull();
 
     const starting = applyHostEvent(
-      { ...initialState, sessions: [older], awaitingStart: true },
+      { ...initialState, sessions: [older], awaitingStart: true, startTakesScreen: true },
       { kind: 'session.started', session: newer },
     );
     expect(starting.currentSessionId).toBe('new');
-    expect(starting.awaitingStart).toBe(false);
+    expect(starting).toMatchObject({ awaitingStart: false, startTakesScreen: false });
     expect(applyHostEvent(starting, added(step('new', 0))).steps).toHaveLength(1);
   });
 
   it('the start reply after an adopting event keeps the steps already received', () => {
-    const adopted = applyAll({ ...initialState, awaitingStart: true }, [
+    const adopted = applyAll({ ...initialState, awaitingStart: true, startTakesScreen: true }, [
       { kind: 'session.started', session: session('a') },
       added(step('a', 0)),
     ]);
     const replied = applyStartedSession(adopted, session('a'));
     expect(replied.steps).toHaveLength(1);
     expect(replied.currentSessionId).toBe('a');
+  });
+
+  it('a start the user left for "New" or another session is listed by its event and its reply, not put on screen', () => {
+    const other = session('other', { status: 'finished', createdAt: 1 });
+    const left: DeskhandState = { ...initialState, sessions: [other], awaitingStart: true, startTakesScreen: false };
+    const onNew = applyHostEvent(left, { kind: 'session.started', session: session('new', { createdAt: 2 }) });
+    expect(onNew.sessions.map((listed) => listed.id)).toEqual(['new', 'other']);
+    expect(onNew.currentSessionId).toBeNull();
+    // Send stays busy until the reply says how the start went.
+    expect(onNew.awaitingStart).toBe(true);
+    expect(applyStartedSession(onNew, session('new', { createdAt: 2 }))).toMatchObject({ currentSessionId: null, awaitingStart: false, startTakesScreen: false });
+
+    const onOther = applyStartedSession({ ...left, currentSessionId: 'other' }, session('new', { createdAt: 2 }));
+    expect(onOther).toMatchObject({ currentSessionId: 'other', awaitingStart: false });
+    expect(onOther.sessions.map((listed) => listed.id)).toEqual(['new', 'other']);
   });
 });
 

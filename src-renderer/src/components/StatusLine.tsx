@@ -15,7 +15,7 @@ const CONNECTION_LABELS: Record<Exclude<ConnectionState, 'connected'>, string> =
 
 function describeStatus(state: DeskhandState): { text: string; busy: boolean } {
   const session = currentSession(state);
-  if (!session) return state.awaitingStart ? { text: 'Starting…', busy: true } : { text: 'Ready', busy: false };
+  if (!session) return state.startTakesScreen ? { text: 'Starting…', busy: true } : { text: 'Ready', busy: false };
   const label = SESSION_STATUS_LABELS[session.status];
   const busy = isSessionActive(session.status) && session.status !== 'paused' && session.status !== 'waiting';
   const detail = plainText(state.statusDetail);

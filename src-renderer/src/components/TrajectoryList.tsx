@@ -25,7 +25,7 @@ function measuredByResizeObserver(row: Element, entry: ResizeObserverEntry | und
 /** What an empty trajectory means, in place of the list. */
 function emptyText(state: DeskhandState): string {
   const session = currentSession(state);
-  if (state.currentSessionId === null || !session) return state.awaitingStart ? 'Starting…' : 'Type a request below to start.';
+  if (state.currentSessionId === null || !session) return state.startTakesScreen ? 'Starting…' : 'Type a request below to start.';
   if (isSessionActive(session.status)) return 'The agent is at work: its first step shows here once it has looked at the screen.';
   return 'This session ended without any step.';
 }

@@ -47,6 +47,12 @@ export interface DeskhandState {
   statusPause: PauseCause | null;
   /** A `session.start` or `session.continue` is on its way. */
   awaitingStart: boolean;
+  /**
+   * The session a `session.start` on its way makes is to be put on screen (by its `session.started`
+   * event or by the reply, whichever comes first). Cleared when the user goes elsewhere meanwhile (New,
+   * or opens a session): the new session is then only listed, and what the user chose stays on screen.
+   */
+  startTakesScreen: boolean;
   /** Questions and approvals the agent waits for, any session, in the order they came. */
   interactions: Interaction[];
   /** Agent forms (open and closed), any session, in the order they were created. */
@@ -73,6 +79,7 @@ export const initialState: DeskhandState = {
   statusDetail: '',
   statusPause: null,
   awaitingStart: false,
+  startTakesScreen: false,
   interactions: [],
   forms: [],
   roundRequests: {},
@@ -281,7 +288,7 @@ export function applyHostEvent(state: DeskhandState, event: HostEvent): Deskhand
       const sessions = upsertSession(state.sessions, event.session);
       const roundRequests = withFirstRequest(state.roundRequests, event.session);
       // The event can overtake the reply to our `session.start`; adopting here keeps the first steps.
-      if (state.awaitingStart && state.currentSessionId !== event.session.id && state.currentSessionId === null) {
+      if (state.startTakesScreen && state.currentSessionId === null) {
         return {
           ...state,
           sessions,
@@ -291,6 +298,7 @@ export function applyHostEvent(state: DeskhandState, event: HostEvent): Deskhand
           statusDetail: '',
           blackboard: null,
           awaitingStart: false,
+          startTakesScreen: false,
         };
       }
       return { ...state, sessions, roundRequests };
@@ -447,24 +455,23 @@ export function applySessionDetail(state: DeskhandState, detail: SessionDetail):
   };
 }
 
-/** The reply to our `session.start`: that session is now the one on screen. */
+/**
+ * The reply to our `session.start`: that session is now the one on screen, unless the user went
+ * elsewhere since Send (see `startTakesScreen`); then it is only listed, for the user to open.
+ */
 export function applyStartedSession(state: DeskhandState, session: SessionView): DeskhandState {
-  const sessions = upsertSession(state.sessions, session);
-  const roundRequests = withFirstRequest(state.roundRequests, session);
   // Our own new session shows in the sidebar even while a search is on.
   const sessionResults = state.sessionResults && !state.sessionResults.includes(session.id) ? [session.id, ...state.sessionResults] : state.sessionResults;
-  if (state.currentSessionId === session.id) return { ...state, sessions, sessionResults, roundRequests, awaitingStart: false };
-  return {
+  const listed: DeskhandState = {
     ...state,
-    sessions,
+    sessions: upsertSession(state.sessions, session),
     sessionResults,
-    roundRequests,
-    currentSessionId: session.id,
-    steps: [],
-    statusDetail: '',
-    blackboard: null,
+    roundRequests: withFirstRequest(state.roundRequests, session),
     awaitingStart: false,
+    startTakesScreen: false,
   };
+  if (!state.startTakesScreen || state.currentSessionId === session.id) return listed;
+  return { ...listed, currentSessionId: session.id, steps: [], statusDetail: '', blackboard: null };
 }
 
 /** The reply to our `session.continue`: a new round of the same session, asked with `request`. */

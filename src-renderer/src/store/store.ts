@@ -145,6 +145,11 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
       set((state) => applyHostEvents(applySnapshot(state), since.filter(mayBeNewer)));
     };
 
+    /** The user chose another screen while a start is on its way: its session is to be listed, not shown. */
+    const leaveStartOffScreen = (): void => {
+      if (get().startTakesScreen) set({ startTakesScreen: false });
+    };
+
     /** Runs a command for the session on screen; false when there is none or the host refused. */
     const forCurrent = async (run: (sessionId: string) => Promise<unknown>): Promise<boolean> => {
       const sessionId = get().currentSessionId;
@@ -199,7 +204,7 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
         }
         // What is sent is what the user wants on screen, not a session still loading.
         requestScreen(null);
-        set({ awaitingStart: true });
+        set({ awaitingStart: true, startTakesScreen: mode === 'start' });
         try {
           if (mode === 'continue' && session) {
             const { result, since } = await withEventsSince(bridge.send({ type: 'session.continue', sessionId: session.id, request }));
@@ -211,7 +216,7 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
           setFromSnapshot(since, updatesSnapshotOf(result.session.id), (current) => applyStartedSession(current, result.session));
           return true;
         } catch (error) {
-          set({ awaitingStart: false });
+          set({ awaitingStart: false, startTakesScreen: false });
           reportError(error);
           return false;
         }
@@ -246,6 +251,7 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
 
       async openSession(sessionId) {
         const request = requestScreen(sessionId);
+        leaveStartOffScreen();
         try {
           const { result: detail, since } = await withEventsSince(bridge.send({ type: 'session.open', sessionId }));
           // The user may have opened another session (or "New") while this one loaded: the last wins.
@@ -302,7 +308,7 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
 
       newSession() {
         requestScreen(null);
-        set({ currentSessionId: null, steps: [], statusDetail: '', blackboard: null });
+        set({ currentSessionId: null, steps: [], statusDetail: '', blackboard: null, startTakesScreen: false });
       },
 
       async deleteSession(sessionId) {
