@@ -105,7 +105,8 @@ const DESCRIPTIONS: Record<ToolName, string> = {
   drag: 'Press the left button at (from_x, from_y), move to (to_x, to_y) and release; pixels of the last screenshot.',
   scroll: 'Scroll the wheel at (x, y) in a direction (up, down, left, right) by amount notches (default 5).',
   type_text:
-    'Type text into the focused control, exactly as given (any characters; "\\n" presses Enter). ' +
+    'Type text into the focused control, exactly as given (any characters; "\\n" presses Enter, "\\t" Tab; ' +
+    'text with another control character, such as ESC, is refused: press keys with hotkey). ' +
     'If x and y are given, click there first to focus. method: auto (default; long text is pasted), type ' +
     '(key presses only) or paste (through the clipboard, which keeps the text).',
   hotkey:

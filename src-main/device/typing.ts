@@ -11,7 +11,8 @@ import { chunkBySlots, missingChars, openKeymapSession } from './xkeymap';
 /**
  * type_text. nut.js keyboard.type() on X11 drops Shift for symbols (`>` arrives as `.`) and cannot type
  * non-ASCII at all, so on X11 the text goes through `xdotool type`, with characters the layout lacks
- * bound to spare keycodes first (xkeymap.ts). Newlines press Enter, tabs press Tab.
+ * bound to spare keycodes first (xkeymap.ts). Newlines press Enter, tabs press Tab. Any other control
+ * character refuses the whole text, whichever way it would go (refuseControlCharacters).
  *
  * Paste: text longer than PASTE_THRESHOLD_CHARS (typing 10,000 characters takes over a minute), text
  * the available typing method cannot produce, or `method: "paste"` goes through the clipboard
@@ -45,6 +46,40 @@ const PASTE_SETTLE_MS = 150;
 
 export class UntypableTextError extends Error {
   override name = 'UntypableTextError';
+}
+
+/**
+ * Text with a control character type_text refuses, typed or pasted alike. Not an UntypableTextError:
+ * that one makes auto mode paste the text instead, and a paste is exactly where a control character
+ * does harm (a terminal takes ESC as the start of an escape sequence, U+0003 as Ctrl+C).
+ */
+export class ControlCharacterError extends Error {
+  override name = 'ControlCharacterError';
+}
+
+/**
+ * The first control character (Unicode Cc: C0, DEL and the C1 controls U+0080..U+009F) other than a
+ * line break or a tab, which are keys (Enter, Tab); undefined when there is none.
+ */
+export function forbiddenControl(text: string): string | undefined {
+  for (const char of text) {
+    if (char !== '\n' && char !== '\t' && /\p{Cc}/u.test(char)) return char;
+  }
+  return undefined;
+}
+
+/** U+001B for ESC. */
+export function codePointName(char: string): string {
+  return `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/** Throws ControlCharacterError naming the first control character `text` may not hold. */
+export function refuseControlCharacters(text: string): void {
+  const control = forbiddenControl(text);
+  if (control === undefined) return;
+  throw new ControlCharacterError(
+    `the text holds the control character ${codePointName(control)}, which type_text neither types nor pastes: press keys with hotkey instead`,
+  );
 }
 
 export function normaliseNewlines(text: string): string {
@@ -181,7 +216,7 @@ async function focusedAppPastesPrimary(): Promise<boolean> {
  * than pasted: shells with bracketed paste (bash 5.1 and later, zsh) hold pasted newlines in the
  * command line, and only a key press runs it, as typing the text would have.
  */
-export async function pasteText(raw: string, signal?: AbortSignal, beforeKeys?: BeforeKeys): Promise<void> {
+async function pasteText(raw: string, signal?: AbortSignal, beforeKeys?: BeforeKeys): Promise<void> {
   const before = checkpoint(signal, beforeKeys);
   const enter = raw.endsWith('\n');
   const text = enter ? raw.slice(0, -1) : raw;
@@ -219,33 +254,22 @@ async function pasteOnly(text: string, before: BeforeKeys): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, PASTE_SETTLE_MS));
 }
 
-/** The first control character no key types (line breaks and tabs are keys); a chord presses it: ctrl+u is U+0015. */
-function untypableControl(text: string): string | undefined {
-  for (const char of text) {
-    const code = char.codePointAt(0) ?? 0;
-    if ((code < 0x20 && char !== '\n' && char !== '\t') || code === 0x7f) return char;
-  }
-  return undefined;
-}
-
 async function typeWith(method: Exclude<TypingMethod, 'paste'>, text: string, before: BeforeKeys, signal?: AbortSignal): Promise<void> {
-  const control = untypableControl(text);
-  if (control !== undefined) {
-    const code = `U+${(control.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
-    throw new UntypableTextError(`the text holds the control character ${code}, which no key types: press it with hotkey instead`);
-  }
   if (method === 'xdotool') await xdotoolType(text, before);
   else if (method === 'nut-us-layout') await usLayoutType(text, before, signal);
   else await nutType(text, before, signal);
 }
 
 /**
- * Types (or pastes) `raw` into the focused control and says which way it went. Rejects with the
- * signal's reason once it is aborted, or with what `beforeKeys` throws, leaving the rest of the text
- * untyped.
+ * Types (or pastes) `raw` into the focused control and says which way it went. Rejects with a
+ * ControlCharacterError, sending nothing, when the text holds a control character other than a line
+ * break (\r\n and \r count as \n) or a tab; with the signal's reason once it is aborted, or with what
+ * `beforeKeys` throws, leaving the rest of the text untyped.
  */
 export async function typeText(raw: string, mode: TypingMode = 'auto', signal?: AbortSignal, beforeKeys?: BeforeKeys): Promise<TypingMethod> {
   const text = normaliseNewlines(raw);
+  // Before any way of sending it is chosen, so the clipboard is not touched either.
+  refuseControlCharacters(text);
   if (mode === 'paste') {
     await pasteText(text, signal, beforeKeys);
     return 'paste';

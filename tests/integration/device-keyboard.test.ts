@@ -177,7 +177,7 @@ describe('the device refuses keyboard input that would reach another application
   it('says a control character in typed text needs a hotkey, and types none of the text', async () => {
     await device.callOk('focus_window', { id: term.windowId });
     const refused = await device.call('type_text', { text: 'touch control\u0015\n', method: 'type' });
-    expect(textOf(refused)).toBe('type_text failed: the text holds the control character U+0015, which no key types: press it with hotkey instead');
+    expect(textOf(refused)).toBe('type_text failed: the text holds the control character U+0015, which type_text neither types nor pastes: press keys with hotkey instead');
     await device.callOk('type_text', { text: 'touch typed-after\n' });
     await eventually('the next line', 5_000, async () => existsSync(join(termDir, 'typed-after')) || undefined);
     expect(existsSync(join(termDir, 'control'))).toBe(false);
