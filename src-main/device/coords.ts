@@ -93,6 +93,11 @@ export function fitLongEdge(width: number, height: number, maxEdge: number): { w
   };
 }
 
+/** Whether `point` is one of `rect`'s pixels: x..x+width-1 across, y..y+height-1 down. */
+export function containsPoint(rect: Rect, point: Point): boolean {
+  return point.x >= rect.x && point.y >= rect.y && point.x < rect.x + rect.width && point.y < rect.y + rect.height;
+}
+
 /** Intersection of two rectangles, or null when they do not overlap. */
 export function intersect(a: Rect, b: Rect): Rect | null {
   const x = Math.max(a.x, b.x);

@@ -1,4 +1,5 @@
 import type { DisplayInfo } from './contract';
+import { containsPoint, type Point, type Rect } from './coords';
 import { hasCommand, runFile } from './exec';
 
 /**
@@ -60,4 +61,19 @@ export function pickDisplay(displays: readonly DisplayInfo[], index: number): Di
     throw new DisplayNotFoundError(`there is no display ${index}; displays: ${known}`);
   }
   return display;
+}
+
+/**
+ * Whether a monitor shows `point` (logical screen coordinates). Monitors of different sizes leave parts
+ * of the screen's rectangle, which a whole-screen screenshot covers, on none of them.
+ */
+export function onAMonitor(point: Point, monitors: readonly Rect[]): boolean {
+  return monitors.some((monitor) => containsPoint(monitor, point));
+}
+
+/** Why an action at `given` (pixels of the last screenshot), which is `screen` on the screen, is refused. */
+export function offMonitorsMessage(given: Point, screen: Point, monitors: readonly Rect[]): string {
+  const mapped = given.x === screen.x && given.y === screen.y ? '' : ` (screen point (${screen.x}, ${screen.y}))`;
+  const list = monitors.map((m) => `${m.width}x${m.height} at (${m.x}, ${m.y})`).join(', ');
+  return `(${given.x}, ${given.y})${mapped} is on no monitor: no monitor shows that part of the screen (monitors: ${list}); nothing was done`;
 }

@@ -33,7 +33,7 @@ import { identityGeometry, imageToScreen, screenToImage, visibleParts, type Poin
 import { screenChange, screenChangedMessage, type ShotSource, type TakenGeometry } from './screen-change';
 import { otherScreenshot, otherScreenshotMessage, ShotIds } from './shot-ids';
 import { KeyboardCheck, KeyboardElsewhereError } from './keyboard-check';
-import { DisplayNotFoundError, listDisplays, pickDisplay } from './displays';
+import { DisplayNotFoundError, listDisplays, offMonitorsMessage, onAMonitor, pickDisplay } from './displays';
 import { click, drag, moveTo, pointerPosition, pressChord, scroll } from './input';
 import { parseKeys } from './keys';
 import { SerialQueue } from './queue';
@@ -43,7 +43,7 @@ import { captureScreenshot, liveScreenSize, screenSize } from './screen';
 import { runShellCommand } from './shell';
 import { DEFAULT_COMMAND_TIMEOUT_S, toolTimeoutMs } from './timeouts';
 import { normaliseNewlines, typeText } from './typing';
-import { focusWindow, getWindow, listWindows, UnsupportedError, windowAt, windowBounds, WindowNotFoundError, type DesktopWindow } from './windows';
+import { focusWindow, getWindow, listWindows, monitorBounds, UnsupportedError, windowAt, windowBounds, WindowNotFoundError, type DesktopWindow } from './windows';
 
 export const DEVICE_SERVER_NAME = 'deskhand-device';
 export const DEVICE_SERVER_VERSION = '0.1.0';
@@ -255,6 +255,24 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
     typeof args.x === 'number' && typeof args.y === 'number' ? toScreen(args.x, args.y) : null;
 
   /**
+   * An action at a point no monitor shows (between monitors of different sizes, inside the screen's
+   * rectangle) is refused before anything moves: nothing is there to act on (a whole-screen screenshot
+   * is black there), and the X server may hold the pointer at the edge of the monitor it comes from,
+   * so the action would land where nobody pointed. One RandR request per action.
+   */
+  const refusalIfOffMonitors = async (name: ToolName, args: Record<string, unknown>): Promise<CallToolResult | null> => {
+    const points = ACTION_TOOLS.has(name) ? pointsOf(args) : [];
+    if (points.length === 0) return null;
+    const monitors = await monitorBounds();
+    if (!monitors || monitors.length === 0) return null;
+    for (const point of points) {
+      const screen = await toScreen(point.x, point.y);
+      if (!onAMonitor(screen, monitors)) return toolError(name, offMonitorsMessage(point, screen, monitors));
+    }
+    return null;
+  };
+
+  /**
    * Deskhand's own windows are out of reach of the pointer too: an action at a point on one (its window
    * overlapping the agent's, say) is refused before anything moves. Only when there is a window to
    * protect, since it lists the windows once per action.
@@ -318,6 +336,7 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
                 pointer.refusal ??
                 refusalIfOtherScreenshot(name, data, expectedShot) ??
                 (await refusalIfScreenChanged(name, data)) ??
+                (await refusalIfOffMonitors(name, data)) ??
                 (await refusalIfOnDeskhand(name, data));
               if (refused) return refused;
               await keyboard?.ensure(await pointOf(data));

@@ -2,7 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { abortableSleep, throwIfAborted } from './abort';
 import type { WindowInfo } from './contract';
 import { CommandMissingError, runFile } from './exec';
+import type { Rect } from './coords';
 import { MAP_STATE, WINDOW_GONE, X11Connection, X11Error, type PropertyValue } from './x11/connection';
+import { activeMonitors } from './x11/randr';
 
 /**
  * Top-level windows through EWMH, asked of the X server over our own connection (./x11). nut.js
@@ -267,6 +269,23 @@ export async function rootSize(): Promise<{ width: number; height: number }> {
   const x = await connection();
   const { width, height } = await x.geometry(x.root);
   return { width, height };
+}
+
+/**
+ * The monitors' bounds now, from RandR over the open connection; null where they cannot be told (no
+ * X11, no connection of our own, or an X server without RandR 1.5), as list_displays then falls back
+ * to the whole screen.
+ */
+export async function monitorBounds(): Promise<Rect[] | null> {
+  if (process.platform !== 'linux' || !process.env.DISPLAY) return null;
+  let x: X11Connection;
+  try {
+    x = await connection();
+  } catch (error) {
+    if (error instanceof UnsupportedError) return null;
+    throw error;
+  }
+  return activeMonitors(x);
 }
 
 /** Ids of the managed top-level windows and the active one. */

@@ -4,7 +4,7 @@ import { readCookie } from './auth';
 
 /**
  * A small X11 protocol client: the handful of requests window listing needs (atoms, properties, geometry,
- * attributes, coordinates), over one persistent socket. Asking the server directly takes well under a
+ * attributes, coordinates) and extension requests (RandR's monitors, randr.ts), over one persistent socket. Asking the server directly takes well under a
  * millisecond where starting xprop and xwininfo for every window took tens of them.
  */
 
@@ -42,7 +42,7 @@ export interface Geometry {
   borderWidth: number;
 }
 
-const OPCODE = { GetWindowAttributes: 3, GetGeometry: 14, InternAtom: 16, GetProperty: 20, TranslateCoordinates: 40 } as const;
+const OPCODE = { GetWindowAttributes: 3, GetGeometry: 14, InternAtom: 16, GetProperty: 20, TranslateCoordinates: 40, QueryExtension: 98 } as const;
 const REQUEST_TIMEOUT_MS = 5_000;
 /**
  * The longest reply accepted. The largest this client asks for is a GetProperty of `maxLongs` 32-bit
@@ -63,6 +63,7 @@ export class X11Connection {
   private sequence = 0;
   private readonly pending = new Map<number, Pending>();
   private readonly atoms = new Map<string, number>();
+  private readonly extensions = new Map<string, number | null>();
   private closedWith: Error | null = null;
 
   private constructor(
@@ -158,6 +159,24 @@ export class X11Connection {
     body.writeInt16LE(y, 10);
     const reply = await this.request(OPCODE.TranslateCoordinates, 0, body);
     return { x: reply.readInt16LE(12), y: reply.readInt16LE(14) };
+  }
+
+  /** The major opcode of an extension (e.g. "RANDR"), or null when the server lacks it. */
+  async extensionOpcode(name: string): Promise<number | null> {
+    if (this.extensions.has(name)) return this.extensions.get(name) ?? null;
+    const bytes = Buffer.from(name, 'latin1');
+    const body = Buffer.alloc(4 + bytes.length + pad4(bytes.length));
+    body.writeUInt16LE(bytes.length, 0);
+    bytes.copy(body, 4);
+    const reply = await this.request(OPCODE.QueryExtension, 0, body);
+    const opcode = reply.readUInt8(8) === 1 ? reply.readUInt8(9) : null;
+    this.extensions.set(name, opcode);
+    return opcode;
+  }
+
+  /** A request of an extension: its major opcode (extensionOpcode), the request's minor opcode, the rest. */
+  extensionRequest(major: number, minor: number, body: Buffer): Promise<Buffer> {
+    return this.request(major, minor, body);
   }
 
   private request(opcode: number, data: number, body: Buffer): Promise<Buffer> {
