@@ -285,7 +285,11 @@ export async function monitorBounds(): Promise<Rect[] | null> {
     if (error instanceof UnsupportedError) return null;
     throw error;
   }
-  return activeMonitors(x);
+  // The check this feeds only adds a refusal: a server that answers RandR badly must not stop every action.
+  return activeMonitors(x).catch((error: unknown) => {
+    if (error instanceof X11Error) return null;
+    throw error;
+  });
 }
 
 /** Ids of the managed top-level windows and the active one. */
