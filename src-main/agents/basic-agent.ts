@@ -195,7 +195,10 @@ export abstract class BasicAgent {
       await Promise.all(pendingWrites(ctx));
       this.afterProcessor(ctx);
     } catch (error) {
-      if (runtime.signal.aborted || error instanceof StepAborted || error instanceof InteractionCancelled) throw new StepAborted();
+      if (runtime.signal.aborted || error instanceof StepAborted || error instanceof InteractionCancelled) {
+        this.countUnrecordedUsage(runtime, ctx);
+        throw new StepAborted();
+      }
       if (error instanceof StepDeferred) return;
       failure = failureOf(error);
       fatal = endsRound(error);
@@ -213,6 +216,13 @@ export abstract class BasicAgent {
       savedScreenshot: saved,
     });
     this.afterStep(runtime, ctx, step, view, outcome);
+  }
+
+  /** A step Stop cut short is not recorded, but what its model replies cost still counts on the session. */
+  private countUnrecordedUsage(runtime: AgentRuntime, ctx: StepContext): void {
+    const usage = ctx.maybe<ModelExchange<unknown>>(K.exchange)?.usage;
+    if (!usage || (usage.prompt === 0 && usage.completion === 0)) return;
+    runtime.countUsage(usage, costOf(this.model(runtime), usage));
   }
 
   private stepOf(runtime: AgentRuntime, ctx: StepContext, outcome: StepOutcome, startedAt: number, durationMs: number, screenshotSaved: boolean): NewStep {

@@ -80,6 +80,11 @@ export interface AgentRuntime {
    * waits for room as commitStep does: they cannot be asked for again.
    */
   saveAnswers(write: () => void): Promise<void>;
+  /**
+   * Adds to the session's totals what model replies cost when no step records them (Stop cut the step
+   * short): the tokens were spent all the same.
+   */
+  countUsage(tokens: { prompt: number; completion: number }, costUsd: number | null): void;
   /** The index the next committed step will get. */
   nextStepIndex(): number;
   progress(detail: string): void;

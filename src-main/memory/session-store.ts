@@ -354,6 +354,12 @@ export class SessionStore {
            cost_usd = CASE WHEN @cost IS NULL THEN cost_usd ELSE COALESCE(cost_usd, 0) + @cost END
          WHERE id = @sessionId RETURNING step_count`,
       ),
+      addUsage: db.prepare(
+        `UPDATE sessions SET updated_at = @now,
+           prompt_tokens = prompt_tokens + @prompt, completion_tokens = completion_tokens + @completion,
+           cost_usd = CASE WHEN @cost IS NULL THEN cost_usd ELSE COALESCE(cost_usd, 0) + @cost END
+         WHERE id = @sessionId`,
+      ),
       steps: db.prepare(`SELECT ${STEP_VIEW_COLUMNS} FROM steps WHERE session_id = ? ORDER BY idx`),
       stepsOf: db.prepare(`SELECT ${STEP_VIEW_COLUMNS} FROM steps WHERE session_id = ? AND agent = ? ORDER BY idx`),
       stepsWithReplies: db.prepare(`SELECT ${STEP_VIEW_COLUMNS}, model_reply FROM steps WHERE session_id = ? ORDER BY idx`),
@@ -492,6 +498,15 @@ export class SessionStore {
       return idx;
     });
     return stepViewOf(id, sessionId, index, step);
+  }
+
+  /**
+   * Adds to the session the usage of model replies no step records (a step Stop cut short): the
+   * tokens were spent, and the session's totals say what it cost.
+   */
+  addUsage(sessionId: string, tokens: { prompt: number; completion: number }, costUsd: number | null): void {
+    const changed = this.statements.addUsage.run({ sessionId, now: Date.now(), prompt: tokens.prompt, completion: tokens.completion, cost: costUsd }).changes;
+    if (changed === 0) throw new Error(`no session with id ${sessionId}`);
   }
 
   steps(sessionId: string): StepView[] {

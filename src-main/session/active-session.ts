@@ -370,6 +370,7 @@ export class ActiveSession {
       writeScreenshot: (image, name) => deps.screenshots.write(sessionId, name, image),
       commitStep: (step, memory) => this.commit(step, memory, signal),
       saveAnswers: (write) => this.saveAnswers(write, signal),
+      countUsage: (tokens, costUsd) => this.countUsage(tokens, costUsd),
       nextStepIndex: () => this.nextIndex,
       // A step under way when Pause was pressed still reports its progress, but the session stays paused.
       // Once Stop came it reports none: the run says it is stopping until it ends, and an action it names
@@ -395,6 +396,19 @@ export class ActiveSession {
   private commit(step: NewStep, memory: StepMemory, signal: AbortSignal): Promise<StepView> {
     const what = `step ${this.nextIndex + 1}`;
     return this.saveWhenRoom(() => this.commitNow(step, memory), { what, it: 'it' }, signal);
+  }
+
+  /** Usage no step records; on a full disk it is lost with a line in the log, and the run still stops as asked. */
+  private countUsage(tokens: { prompt: number; completion: number }, costUsd: number | null): void {
+    try {
+      this.deps.store.addUsage(this.sessionId, tokens, costUsd);
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+      logError(`[deskhand] the tokens of a stopped step (${tokens.prompt} + ${tokens.completion}) could not be saved: ${(error as Error).message}`);
+      return;
+    }
+    const session = this.deps.store.requireSession(this.sessionId);
+    this.deps.emit({ kind: 'session.updated', session: this.asItStands(session) });
   }
 
   /** The user's answers, in one transaction with their blackboard records; on a full disk it waits for room. */

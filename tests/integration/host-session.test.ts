@@ -2,7 +2,7 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { HostEvent } from '../../src-main/protocol';
-import { replies, runRequest } from '../support/host-harness';
+import { replies, runRequest, until } from '../support/host-harness';
 import { harnessPerTest } from '../support/host-per-test';
 
 const { app, hostTo, host } = replies;
@@ -144,6 +144,13 @@ describe('a session through the host core', () => {
     const { outcome, steps } = await runRequest(harness.host, 'click it');
     expect(steps[1]).toMatchObject({ status: 'ERROR', action: null, agent: 'AppAgent' });
     expect(steps[1]?.error).toMatch(/invalid model reply: the reply is not valid JSON/);
+    // The failed step still counts both of its replies: the first one and the repaired one.
+    const [, first, repaired] = harness.model.requests;
+    const rough = (text: string): number => Math.ceil(text.length / 4);
+    expect(steps[1]?.tokens).toEqual({
+      prompt: rough(first?.text ?? '') + rough(repaired?.text ?? ''),
+      completion: rough('Sure! I will click the button now.') + rough('Still not JSON.'),
+    });
     expect(outcome.status).toBe('finished');
     expect(harness.deviceActions().filter((action) => action.tool !== 'focus_window')).toEqual([]);
   });
@@ -247,6 +254,26 @@ describe('a session through the host core', () => {
     expect(await harness.host.sessions.running).toEqual({ status: 'stopped', result: 'Stopped by you' });
     while (harness.model.inFlight() > 0) await new Promise((done) => setTimeout(done, 20));
     expect(harness.host.store.getSession(session.id)?.status).toBe('stopped');
+  });
+
+  it('counts the tokens of a malformed reply when Stop comes while its repair is asked for', async () => {
+    const malformed = 'Sure! I will open the terminal now.';
+    const harness = await startHarness({ name: 'stop during repair', steps: [{ content: malformed }, { hang: true }] }, { prices: { input: 2, output: 10 } });
+    const { host: deskhand, model } = harness;
+    const reply = await deskhand.endpoint.handle({ type: 'session.start', id: 'a', request: 'open a terminal' });
+    if (reply.type !== 'reply' || !reply.ok) throw new Error('start refused');
+    const { session } = reply.result as { session: { id: string } };
+    await until(() => model.requests.length === 2 && model.inFlight() === 1, 'the repair request');
+    expect(model.requests[1]?.text).toContain('Your reply could not be used');
+    await deskhand.endpoint.handle({ type: 'session.stop', id: 'b', sessionId: session.id });
+    expect(await deskhand.sessions.running).toEqual({ status: 'stopped', result: 'Stopped by you' });
+    // The scripted server counts a token per four characters of the request's messages and of the reply.
+    const tokens = { prompt: Math.ceil((model.requests[0]?.text.length ?? 0) / 4), completion: Math.ceil(malformed.length / 4) };
+    const stored = deskhand.store.getSession(session.id);
+    expect(stored).toMatchObject({ stepCount: 0, tokens });
+    expect(stored?.costUsd).toBeCloseTo((tokens.prompt * 2 + tokens.completion * 10) / 1_000_000, 12);
+    const updates = harness.events.filter((event) => event.kind === 'session.updated' && event.session.id === session.id);
+    expect(updates.at(-1)).toMatchObject({ session: { tokens } });
   });
 
   it('keeps sessions and steps across a restart and refuses a second concurrent run', async () => {

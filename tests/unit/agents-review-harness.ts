@@ -124,6 +124,7 @@ export function agentHarness(options: HarnessOptions): AgentHarness {
       return { ...step, index: steps.length - 1, screenshot: null, annotated: null } as unknown as StepView;
     },
     saveAnswers: async (write) => write(),
+    countUsage: () => undefined,
     nextStepIndex: () => steps.length,
     progress: () => undefined,
     setStatus: () => undefined,

@@ -111,6 +111,17 @@ describe('SessionStore', () => {
     expect(store.getSession(session.id)?.stepCount).toBe(2);
   });
 
+  it('adds the usage no step records to the session, with the steps\' usage and no step', () => {
+    const store = new SessionStore(openDatabase(tempDb()));
+    const session = store.createSession('look around', 'desktop');
+    store.appendStep(session.id, step({ costUsd: 0.5 }));
+    store.addUsage(session.id, { prompt: 100, completion: 20 }, 0.25);
+    // A model without prices: the cost so far stays as it is.
+    store.addUsage(session.id, { prompt: 1, completion: 2 }, null);
+    expect(store.getSession(session.id)).toMatchObject({ stepCount: 1, tokens: { prompt: 104, completion: 26 }, costUsd: 0.75 });
+    expect(() => store.addUsage('no-such-session', { prompt: 1, completion: 1 }, null)).toThrow('no session with id no-such-session');
+  });
+
   it('marks sessions left running by a killed process as interrupted, keeping their steps', () => {
     const file = tempDb();
     const before = new SessionStore(openDatabase(file));
