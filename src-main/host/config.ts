@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { compilePattern } from '../common/patterns';
+import { MODEL_KEY_VARIABLES } from './secrets';
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -158,10 +159,17 @@ export const ExternalMcpServer = z.discriminatedUnion('transport', [
       .string()
       // Empty: no token (what a form sends for a field left blank).
       .regex(/^([A-Z_][A-Z0-9_]{0,63})?$/, 'the name of the environment variable holding the token, in capitals (e.g. GITHUB_MCP_TOKEN), not the token itself')
+      // The server would be sent the model provider's key as its bearer token.
+      .refine((name) => !MODEL_KEY_VARIABLES.has(name), {
+        error: (issue) =>
+          `Token variable cannot be ${String(issue.input)}: it holds the model's API key, which would be sent to this MCP server; give the server's token a variable of its own`,
+      })
       .optional()
       .meta({
         title: 'Token variable',
-        description: 'The name of the environment variable holding the bearer token, in capitals (e.g. GITHUB_MCP_TOKEN), never the token itself; empty: no token.',
+        description:
+          'The name of the environment variable holding the bearer token, in capitals (e.g. GITHUB_MCP_TOKEN), never the token itself ' +
+          `nor the variable of the model's API key (${[...MODEL_KEY_VARIABLES].join(', ')}); empty: no token.`,
       }),
     trusted: McpTrusted,
   }).meta({ title: 'Server at a URL (HTTP)' }),

@@ -68,6 +68,9 @@ function checkName(name: string): string {
 /** Secret name -> environment variable. The `host` profile's key is `OPENAI_API_KEY`. */
 export const DEFAULT_SECRET_ENV: Readonly<Record<string, string>> = { host: 'OPENAI_API_KEY' };
 
+/** The environment variables a model's API key is read from: no MCP server may be sent one as its token. */
+export const MODEL_KEY_VARIABLES: ReadonlySet<string> = new Set(Object.values(DEFAULT_SECRET_ENV));
+
 /** Read-only secrets from environment variables. */
 export class EnvSecretStore implements SecretStore {
   readonly writable = false;

@@ -1,7 +1,11 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_EXTERNAL_RESULT_CHARS } from '../../src-main/commands/dispatcher';
 import { DeskhandConfig } from '../../src-main/host/config';
+import { createSecretStore } from '../../src-main/host/secrets';
+import { SETTINGS_FILE_NAME, SettingsStore } from '../../src-main/host/settings-store';
+import { startHttpFixture } from '../support/external-mcp-fixture';
 import { replies, runRequest, type HostHarness } from '../support/host-harness';
 import { harnessPerTest } from '../support/host-per-test';
 
@@ -90,6 +94,45 @@ describe('tools of the user\'s own MCP servers', () => {
       expect(harness.host.store.getSession(run.sessionId)?.request).toBe('the access value is [redacted]');
     } finally {
       delete process.env.DESKHAND_TEST_NOTES_ACCESS;
+    }
+  });
+
+  it("refuse in Settings a server whose token variable holds the model's key: nothing is saved, and it is never sent the key", async () => {
+    // The harness's model key; a server that accepts it would be connected, were the settings taken.
+    const modelKey = 'test-key';
+    const fixture = await startHttpFixture(modelKey);
+    try {
+      // Wired as the entry points wire them; the settings can only be opened once the model server is up.
+      let settings: SettingsStore | null = null;
+      let apply: ((config: DeskhandConfig) => void) | null = null;
+      const harness = await startHarness(
+        { name: 'model key as a token', steps: [host({ Status: 'FINISH', Comment: 'done' })] },
+        {
+          watchConfig: (listener) => (apply = listener),
+          settings: { get: () => settings!.handler().get(), set: (values, keys) => settings!.handler().set(values, keys) },
+        },
+      );
+      const env = { OPENAI_BASE_URL: harness.model.baseUrl, DESKHAND_MODEL: 'scripted', OPENAI_API_KEY: modelKey };
+      const secrets = createSecretStore({ dataDir: harness.dataDir, env, encryptor: null });
+      settings = await SettingsStore.open({ dataDir: harness.dataDir, env, secrets, secretStorage: secrets.storage });
+      const applied: DeskhandConfig[] = [];
+      settings.onChange((config) => {
+        applied.push(config);
+        apply!(config);
+      });
+      const remote = { name: 'remote', transport: 'http', url: fixture.url, tokenSecret: 'OPENAI_API_KEY', trusted: true };
+      const reply = await harness.host.endpoint.handle({ type: 'settings.set', id: 's', values: { mcpServers: [remote] } });
+      expect(reply).toMatchObject({
+        ok: false,
+        error: { message: "mcpServers.0.tokenSecret: Token variable cannot be OPENAI_API_KEY: it holds the model's API key, which would be sent to this MCP server; give the server's token a variable of its own" },
+      });
+      expect(existsSync(join(harness.dataDir, SETTINGS_FILE_NAME))).toBe(false);
+      expect(settings.config().mcpServers).toEqual([]);
+      expect(applied).toEqual([]);
+      expect((await runRequest(harness.host, 'echo hello')).outcome.status).toBe('finished');
+      expect(fixture.received()).toBe(0);
+    } finally {
+      await fixture.close();
     }
   });
 

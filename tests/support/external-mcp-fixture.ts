@@ -67,6 +67,8 @@ export interface HttpFixture {
   url: string;
   /** Requests refused for a missing or wrong token. */
   refused: () => number;
+  /** Every request that reached the server, refused or not. */
+  received: () => number;
   close(): Promise<void>;
 }
 
@@ -89,7 +91,9 @@ function readBody(req: IncomingMessage): Promise<unknown> {
 /** A stateless Streamable HTTP MCP server on 127.0.0.1 that requires `Authorization: Bearer <token>`. */
 export async function startHttpFixture(token: string, port = 0): Promise<HttpFixture> {
   let refused = 0;
+  let received = 0;
   const httpServer: Server = createServer((req, res) => {
+    received++;
     void (async () => {
       if (req.headers.authorization !== `Bearer ${token}`) {
         refused++;
@@ -120,6 +124,7 @@ export async function startHttpFixture(token: string, port = 0): Promise<HttpFix
   return {
     url: `http://127.0.0.1:${bound}/mcp`,
     refused: () => refused,
+    received: () => received,
     close: () =>
       new Promise<void>((resolve) => {
         httpServer.closeAllConnections();

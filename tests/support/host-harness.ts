@@ -53,6 +53,8 @@ export interface HarnessOptions {
   prices?: { input: number; output: number };
   /** Settings changed while running: the test calls the listener with the new configuration. */
   watchConfig?: HostOptions['watchConfig'];
+  /** Answers settings.get and settings.set (a SettingsStore's handler); none by default. */
+  settings?: HostOptions['settings'];
 }
 
 /** A host in this process with the fake device client and the scripted model server. */
@@ -82,6 +84,7 @@ export async function startHostHarness(scenario: Scenario, options: HarnessOptio
       deviceLaunch: fakeDeviceLaunch({ DESKHAND_FAKE_DEVICE_LOG: actionLog, ...options.deviceEnv }),
       autoResponder: options.autoResponder,
       watchConfig: options.watchConfig,
+      settings: options.settings,
     });
     host.sessions.subscribe((event) => events.push(event));
     return host;

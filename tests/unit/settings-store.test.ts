@@ -140,6 +140,36 @@ describe('SettingsStore', () => {
     expect((await store.applySettings(server(''))).ok).toBe(true);
   });
 
+  it("refuses a token variable that holds the model's API key, and saves nothing", async () => {
+    const { store } = open({ OPENAI_API_KEY: KEY });
+    const changes: unknown[] = [];
+    store.onChange((config) => changes.push(config));
+    const server = { name: 'gh', transport: 'http', url: 'https://mcp.example.com/mcp', tokenSecret: 'OPENAI_API_KEY' };
+    const result = await store.applySettings({ limits: { maxStepsPerRound: 50 }, mcpServers: [server] });
+    expect(result).toEqual({
+      ok: false,
+      errors: [
+        {
+          path: 'mcpServers.0.tokenSecret',
+          message: "Token variable cannot be OPENAI_API_KEY: it holds the model's API key, which would be sent to this MCP server; give the server's token a variable of its own",
+        },
+      ],
+    });
+    expect(JSON.stringify(result)).not.toContain(KEY);
+    expect(existsSync(join(dir, SETTINGS_FILE_NAME))).toBe(false);
+    expect(store.config().mcpServers).toEqual([]);
+    expect(store.config().limits.maxStepsPerRound).toBe(30);
+    expect(changes).toEqual([]);
+  });
+
+  it("drops at start-up a saved token variable that holds the model's API key, saying which field", () => {
+    const server = { name: 'gh', transport: 'http', url: 'https://mcp.example.com/mcp', tokenSecret: 'OPENAI_API_KEY' };
+    writeFileSync(join(dir, SETTINGS_FILE_NAME), JSON.stringify({ mcpServers: [server] }));
+    const { store, warnings } = open({ OPENAI_API_KEY: KEY });
+    expect(store.config().mcpServers).toEqual([{ name: 'gh', transport: 'http', url: 'https://mcp.example.com/mcp', trusted: false }]);
+    expect(warnings[0]).toMatch(/mcpServers\.0\.tokenSecret: Token variable cannot be OPENAI_API_KEY: it holds the model's API key/);
+  });
+
   it('never writes an API key into the settings file, even when sent among the values', async () => {
     const { store } = open();
     const result = await store.applySettings({ models: { host: { ...hostProfile, apiKey: KEY } }, apiKey: KEY }, { host: KEY });
