@@ -117,6 +117,8 @@ export interface ExternalServersOptions {
   servers: readonly ExternalMcpServer[];
   /** Looks up a secret by name (keychain or environment); null or undefined when it is not set. */
   getSecret?: (name: string) => Promise<string | null | undefined> | string | null | undefined;
+  /** The model's API keys now: a token variable holding one (MY_TOKEN=$OPENAI_API_KEY) is refused, not sent. */
+  modelKeys?: () => readonly (string | null)[];
   callTimeoutMs?: number;
   connectTimeoutMs?: number;
   /** Base environment for stdio servers (default process.env); secrets are removed from it. */
@@ -347,6 +349,11 @@ class ServerLink {
     if (config.tokenSecret) {
       const token = await this.options.getSecret?.(config.tokenSecret);
       if (!token) throw new ExternalToolError(`the secret "${config.tokenSecret}" holding the token for ${config.name} is not set`);
+      if (this.options.modelKeys?.().includes(token)) {
+        throw new ExternalToolError(
+          `the secret "${config.tokenSecret}" holding the token for ${config.name} holds the model's API key, which is never sent to an MCP server: give the server a token of its own`,
+        );
+      }
       headers.Authorization = `Bearer ${token}`;
     }
     // An event stream that grows too large only reports an error: closing the transport fails the call at once.

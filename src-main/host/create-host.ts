@@ -205,6 +205,7 @@ export function createHost(options: HostOptions): Host {
       if (token) tokensFetched.add(token);
       return token;
     },
+    modelKeys: () => [apiKey('host'), apiKey('app')],
     env,
     onLog: (server, line) => logError(`[mcp:${server}] ${line}`),
     processes: serverProcesses,

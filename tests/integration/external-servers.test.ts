@@ -453,6 +453,20 @@ describe('external MCP servers over Streamable HTTP with a token', () => {
     expect(status[1]?.error).toMatch(/the secret "not-there" holding the token for unset is not set/);
   });
 
+  it("is not sent a token that is the model's API key under another name, and says why", async () => {
+    const before = fixture.received();
+    servers = new ExternalServers({
+      servers: [{ name: 'remote', transport: 'http', url: fixture.url, tokenSecret: 'mcp-token', trusted: true }],
+      getSecret,
+      modelKeys: () => [null, 'right-token'],
+    });
+    const [status] = await servers.start();
+    expect(status).toMatchObject({ connected: false, toolCount: 0 });
+    expect(status?.error).toMatch(/the secret "mcp-token" holding the token for remote holds the model's API key, which is never sent to an MCP server/);
+    await expect(servers.callTool('remote.echo', { text: 'x' })).rejects.toThrow(ExternalToolError);
+    expect(fixture.received()).toBe(before);
+  });
+
   it('fails a call while the HTTP server is away, and reconnects when it is back', async () => {
     let second = await startHttpFixture('right-token');
     const port = Number(new URL(second.url).port);

@@ -136,6 +136,24 @@ describe('tools of the user\'s own MCP servers', () => {
     }
   });
 
+  it("are not fetched with the model's key held in a token variable of another name: the server is never sent it", async () => {
+    // The harness's model key, copied into a variable of the server's own.
+    const fixture = await startHttpFixture('test-key');
+    process.env.DESKHAND_TEST_KEY_COPY = 'test-key';
+    try {
+      const remote = { name: 'remote', transport: 'http' as const, url: fixture.url, tokenSecret: 'DESKHAND_TEST_KEY_COPY', trusted: true };
+      const harness = await startHarness(
+        { name: 'model key copied', steps: [hostTo('xterm', 'look'), app({ Function: '', Status: 'FINISH', Comment: 'looked' }), host({ Status: 'FINISH', Comment: 'done' })] },
+        { config: { mcpServers: [remote] } },
+      );
+      expect((await runRequest(harness.host, 'look around')).outcome.status).toBe('finished');
+      expect(fixture.received()).toBe(0);
+    } finally {
+      delete process.env.DESKHAND_TEST_KEY_COPY;
+      await fixture.close();
+    }
+  });
+
   it('follow the Settings: a server removed there offers no tools any more', async () => {
     let apply: ((config: DeskhandConfig) => void) | null = null;
     const steps = scenario().steps.map((step) => ('expect' in step ? { ...step, expect: { notContains: ['notes.echo('] } } : step));
