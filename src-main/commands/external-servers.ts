@@ -24,6 +24,9 @@ import { tokenVariables, type ExternalMcpServer } from '../host/config';
  * - Connecting and listing the tools take at most the connect timeout (default 15 s) together. Tools
  *   with names the specification does not allow, repeated names or beyond MAX_TOOLS_PER_SERVER are left out
  *   (status().leftOut and the log say so); no page is read once MAX_TOOLS_PER_SERVER tools are kept.
+ * - A server that says its tool list changed (notifications/tools/list_changed) has it read again in the
+ *   same way and within the same timeout (readToolList), one read at a time (ToolListRereads). A read
+ *   that fails keeps the tools read before and puts why in status().error.
  * - Each call has a timeout (default 60 s; the server gets a cancellation when it passes).
  * - stdio servers get the host's environment without secrets (deviceEnv), nor the variables holding the
  *   HTTP servers' tokens: a server that needs a key should read it from its own configuration. Their stderr goes to onLog: at most
@@ -89,6 +92,80 @@ class UsableTools {
   }
 }
 
+/** A server's tool list as read: the tools kept, and whether the list went on past the last page read. */
+interface ToolList {
+  usable: UsableTools;
+  unread: boolean;
+}
+
+/**
+ * Reads a server's tool list page by page until it ends or MAX_TOOLS_PER_SERVER tools are kept, both
+ * when connecting and after the server says the list changed. `signal` bounds all the pages together.
+ */
+async function readToolList(client: Client, timeout: number, signal: AbortSignal): Promise<ToolList> {
+  const usable = new UsableTools();
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    if (++pages > MAX_TOOL_PAGES) throw new ExternalToolError(`its tool list did not end after ${MAX_TOOL_PAGES} pages`);
+    const page = await client.listTools(cursor ? { cursor } : {}, { timeout, signal });
+    usable.add(page.tools);
+    cursor = page.nextCursor;
+  } while (cursor && !usable.full);
+  return { usable, unread: Boolean(cursor) };
+}
+
+/**
+ * Aborts after `timeout` ms or when `also` aborts, whichever comes first; `dispose` once done with it.
+ * (A timer, not AbortSignal.any over AbortSignal.timeout: Node may collect that timeout signal, which
+ * then never fires.)
+ */
+function deadline(timeout: number, also: AbortSignal): { signal: AbortSignal; dispose: () => void } {
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(new ExternalToolError(`no answer within ${timeout} ms`)), timeout);
+  const onAbort = (): void => stop.abort(also.reason);
+  if (also.aborted) onAbort();
+  else also.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: stop.signal,
+    dispose: () => {
+      clearTimeout(timer);
+      also.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+/**
+ * The reads of one connection's changed tool list, one at a time. A change notice that comes during a
+ * read brings one more read after it (however many came), and the read it overtook is not kept: it may
+ * hold the list from before that change. Two reads never race to be the last one kept.
+ */
+class ToolListRereads {
+  private notices = 0;
+  private reading = false;
+
+  /** `read` must not throw; `isLatest()` tells it whether a notice came since it began. */
+  constructor(private readonly read: (isLatest: () => boolean) => Promise<void>) {}
+
+  notice(): void {
+    this.notices++;
+    if (!this.reading) void this.readUntilLatest();
+  }
+
+  private async readUntilLatest(): Promise<void> {
+    this.reading = true;
+    try {
+      let seen: number;
+      do {
+        seen = this.notices;
+        await this.read(() => this.notices === seen);
+      } while (this.notices !== seen);
+    } finally {
+      this.reading = false;
+    }
+  }
+}
+
 export interface ExternalTool {
   /** `<server>.<tool>`: the name the model uses and the dispatcher routes. */
   name: string;
@@ -109,7 +186,7 @@ export interface ExternalServerStatus {
   toolCount: number;
   /** What of its tool list was left out and why (also logged); empty when nothing was. */
   leftOut: string[];
-  /** Why the last connection attempt or call failed; null when fine. */
+  /** Why the last connection attempt, call or read of its changed tool list failed; null when fine. */
   error: string | null;
 }
 
@@ -296,6 +373,8 @@ class ServerLink {
   tools: Tool[] = [];
   leftOut: string[] = [];
   error: string | null = null;
+  /** The error of the last failed read of a changed tool list, while it is the one in `error`. */
+  private rereadError: string | null = null;
   private connecting: Promise<Client> | null = null;
   private closed = false;
   /** An answer of the HTTP server was over MAX_ANSWER_BYTES (its connection was closed for it). */
@@ -371,17 +450,19 @@ class ServerLink {
     const name = this.config.name;
     // Only an answer of this connection counts (the last one's event stream may have been cut for its size).
     this.tooLarge = false;
+    const rereads = new ToolListRereads((isLatest) => this.rereadTools(client, isLatest));
+    // A change during the first read may have come after the page it changed was read.
+    let changedWhileConnecting = false;
     const client = new Client(
       { name: 'deskhand', version: '0.1.0' },
       {
         listChanged: {
+          // Not the library's own re-read: it reads the first page only.
           tools: {
-            onChanged: (error, tools) => {
-              if (error || !tools || this.client !== client) return;
-              const usable = new UsableTools();
-              usable.add(tools);
-              this.keep(usable, false);
-              this.options.onToolsChanged?.(name);
+            autoRefresh: false,
+            onChanged: () => {
+              if (this.client === client) rereads.notice();
+              else changedWhileConnecting = true;
             },
           },
         },
@@ -393,32 +474,21 @@ class ServerLink {
         this.error = 'the connection closed';
       }
     };
-    const timeout = this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const timeout = this.connectTimeout();
     // The timeout holds for connecting and listing together, not per request: pages that each come
     // just in time would otherwise hold every round (and close()) for as long as the server likes.
-    // close() ends it too: quitting does not wait for a server that hangs on start. (A timer, not
-    // AbortSignal.any over AbortSignal.timeout: Node may collect that timeout signal, which then never fires.)
-    const stop = new AbortController();
-    const deadline = stop.signal;
-    const timer = setTimeout(() => stop.abort(new ExternalToolError(`no answer within ${timeout} ms`)), timeout);
-    const onClosing = (): void => stop.abort(this.closing.signal.reason);
-    this.closing.signal.addEventListener('abort', onClosing, { once: true });
+    // close() ends it too: quitting does not wait for a server that hangs on start.
+    const { signal, dispose } = deadline(timeout, this.closing.signal);
     try {
-      await client.connect(await this.transport(), { timeout, signal: deadline });
-      const usable = new UsableTools();
-      let cursor: string | undefined;
-      let pages = 0;
-      do {
-        if (++pages > MAX_TOOL_PAGES) throw new ExternalToolError(`its tool list did not end after ${MAX_TOOL_PAGES} pages`);
-        const page = await client.listTools(cursor ? { cursor } : {}, { timeout, signal: deadline });
-        usable.add(page.tools);
-        cursor = page.nextCursor;
-      } while (cursor && !usable.full);
+      await client.connect(await this.transport(), { timeout, signal });
+      const list = await readToolList(client, timeout, signal);
       if (this.closed) throw new ExternalToolError('closed while connecting');
-      this.keep(usable, Boolean(cursor));
+      this.keep(list);
       this.client = client;
       this.error = null;
+      this.rereadError = null;
       this.options.onToolsChanged?.(name);
+      if (changedWhileConnecting) rereads.notice();
       return client;
     } catch (error) {
       await client.close().catch(() => undefined);
@@ -427,15 +497,43 @@ class ServerLink {
       this.error = `cannot connect to the MCP server ${name}: ${why}`;
       throw new ExternalToolError(this.error);
     } finally {
-      clearTimeout(timer);
-      this.closing.signal.removeEventListener('abort', onClosing);
+      dispose();
+    }
+  }
+
+  private connectTimeout(): number {
+    return this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  }
+
+  /**
+   * Reads the tool list of `client` again after the server said it changed. Nothing is kept from a
+   * connection that closed or was replaced meanwhile, nor from a read overtaken by a later notice.
+   */
+  private async rereadTools(client: Client, isLatest: () => boolean): Promise<void> {
+    const current = (): boolean => this.client === client && !this.closed && isLatest();
+    if (!current()) return;
+    const timeout = this.connectTimeout();
+    const { signal, dispose } = deadline(timeout, this.closing.signal);
+    try {
+      const list = await readToolList(client, timeout, signal);
+      if (!current()) return;
+      this.keep(list);
+      if (this.error === this.rereadError) this.error = null;
+      this.rereadError = null;
+      this.options.onToolsChanged?.(this.config.name);
+    } catch (error) {
+      if (!current()) return;
+      this.error = this.rereadError = `cannot read the changed tool list of the MCP server ${this.config.name}: ${message(error)}; its last tools are kept`;
+      this.log(this.error);
+    } finally {
+      dispose();
     }
   }
 
   /** Offers these tools from now on, logging what was left out of them. */
-  private keep(usable: UsableTools, unread: boolean): void {
-    this.tools = usable.tools;
-    this.leftOut = usable.leftOut(unread);
+  private keep(list: ToolList): void {
+    this.tools = list.usable.tools;
+    this.leftOut = list.usable.leftOut(list.unread);
     for (const line of this.leftOut) this.log(line);
   }
 

@@ -395,6 +395,122 @@ describe('external MCP servers over stdio', () => {
   });
 });
 
+describe('an external MCP server whose tool list changes', () => {
+  let servers: ExternalServers | null = null;
+  const logs: string[] = [];
+  const changed: string[] = [];
+
+  afterEach(async () => {
+    await servers?.close();
+    servers = null;
+    logs.length = 0;
+    changed.length = 0;
+  });
+
+  /**
+   * The fixture's changing server: its tools in pages of perPage, `change` and v0_0 … v0_<count - 1> at
+   * first (`more`: the pages' wait and the page after which it changes by itself, see createChangingToolsServer).
+   */
+  async function connect(perPage: number, count: number, ...more: number[]): Promise<ExternalServers> {
+    servers = new ExternalServers({
+      servers: [stdioServer('changing', false, [`--changing-tools=${[perPage, count, ...more].join(',')}`])],
+      connectTimeoutMs: 10_000,
+      onLog: (_server, line) => logs.push(line),
+      onToolsChanged: (server) => changed.push(server),
+    });
+    const [status] = await servers.start();
+    expect(status).toMatchObject({ connected: true, error: null });
+    return servers;
+  }
+
+  const toolNames = async (of: ExternalServers): Promise<string[]> => (await of.tools()).map((tool) => tool.toolName);
+  /** The fixture's tool list after `version` changes, the last to `count` tools. */
+  const listOf = (version: number, count: number): string[] => ['change', ...Array.from({ length: count }, (_, i) => `v${version}_${i}`)];
+  const change = (of: ExternalServers, args: { count: number; pageDelayMs?: number; failFromPage?: number }) => of.callTool('changing.change', args);
+
+  it('reads every page of the tool list again after the server says it changed', { timeout: 20_000 }, async () => {
+    const paged = await connect(2, 5);
+    expect(await toolNames(paged)).toEqual(listOf(0, 5));
+    await change(paged, { count: 7 });
+    await expect.poll(() => toolNames(paged)).toEqual(listOf(1, 7));
+    expect(paged.status()[0]).toMatchObject({ connected: true, toolCount: 8, leftOut: [], error: null });
+    expect(changed).toEqual(['changing', 'changing']);
+  });
+
+  it('offers the same first 100 tools after a change as when connecting, and says what was left out', { timeout: 20_000 }, async () => {
+    const paged = await connect(10, 5);
+    await change(paged, { count: 150 });
+    await expect.poll(() => paged.status()[0]?.toolCount).toBe(MAX_TOOLS_PER_SERVER);
+    const leftOut = /^tools past the first 100 left out: a server offers at most 100, so the rest of its tool list was not read$/;
+    expect(paged.status()[0]?.leftOut).toEqual([expect.stringMatching(leftOut)]);
+    expect(logs).toContainEqual(expect.stringMatching(leftOut));
+    expect(await toolNames(paged)).toEqual(listOf(1, 150).slice(0, MAX_TOOLS_PER_SERVER));
+    // Pages of 10: the tenth fills the 100, and no page after it is read.
+    await expect.poll(() => logs.filter((line) => line.startsWith('v1 page ')).length).toBe(10);
+
+    await change(paged, { count: 3 });
+    await expect.poll(() => toolNames(paged)).toEqual(listOf(2, 3));
+    expect(paged.status()[0]?.leftOut).toEqual([]);
+  });
+
+  it('keeps the tools of the last change when the read of an earlier one ends after it', { timeout: 20_000 }, async () => {
+    const paged = await connect(100, 2);
+    await change(paged, { count: 3, pageDelayMs: 3_000 });
+    await expect.poll(() => logs).toContain('v1 list asked for');
+    await change(paged, { count: 4 });
+    // The read of v1 ends long after v2 came; what it read must not be kept, then or later.
+    await expect.poll(() => logs, { timeout: 8_000 }).toContain('v1 page 1 sent');
+    await expect.poll(() => toolNames(paged), { timeout: 5_000 }).toEqual(listOf(2, 4));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await toolNames(paged)).toEqual(listOf(2, 4));
+    expect(paged.status()[0]).toMatchObject({ connected: true, toolCount: 5, error: null });
+    expect(changed).toEqual(['changing', 'changing']);
+  });
+
+  it('keeps the last tools read and says why in its status when reading the changed list fails', { timeout: 20_000 }, async () => {
+    const paged = await connect(2, 3);
+    await change(paged, { count: 5, failFromPage: 2 });
+    await expect.poll(() => paged.status()[0]?.error).toMatch(/^cannot read the changed tool list of the MCP server changing: .*page 2 failed on purpose; its last tools are kept$/);
+    expect(paged.status()[0]).toMatchObject({ connected: true, toolCount: 4, leftOut: [] });
+    expect(await toolNames(paged)).toEqual(listOf(0, 3));
+    expect(logs).toContainEqual(expect.stringMatching(/^cannot read the changed tool list/));
+    expect(changed).toEqual(['changing']);
+
+    await change(paged, { count: 1 });
+    await expect.poll(() => toolNames(paged)).toEqual(listOf(2, 1));
+    expect(paged.status()[0]).toMatchObject({ connected: true, toolCount: 2, error: null });
+  });
+
+  it('reads the tool list again after connecting when it changed while being read', { timeout: 20_000 }, async () => {
+    // Pages of one tool, 200 ms each: v1 replaces v0 once the first two pages are read, and its notice
+    // (300 ms later) comes while the rest is read.
+    const paged = await connect(1, 5, 200, 2);
+    await expect.poll(() => logs).toContain('v1 page 3 sent');
+    await expect.poll(() => toolNames(paged), { timeout: 5_000 }).toEqual(listOf(1, 5));
+    expect(changed).toEqual(['changing', 'changing']);
+  });
+
+  it('closes at once while it reads a changed tool list, with no error left unhandled', { timeout: 20_000 }, async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const paged = await connect(2, 3);
+      await change(paged, { count: 5, pageDelayMs: 5_000 });
+      await expect.poll(() => logs).toContain('v1 list asked for');
+      const started = Date.now();
+      await paged.close();
+      expect(Date.now() - started).toBeLessThan(3_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(unhandled).toEqual([]);
+      expect(paged.status()[0]).toMatchObject({ connected: false, error: null });
+      expect(changed).toEqual(['changing']);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});
+
 describe('external MCP servers over Streamable HTTP with a token', () => {
   let fixture: HttpFixture;
   let servers: ExternalServers | null = null;

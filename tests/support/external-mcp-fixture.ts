@@ -6,13 +6,14 @@ import { Server as LowLevelServer } from '@modelcontextprotocol/sdk/server/index
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 /**
  * A tiny MCP server standing in for a user's own server in tests: over stdio when run as a program
  * (`node --import tsx tests/support/external-mcp-fixture.ts --stdio`), or over Streamable HTTP on
  * 127.0.0.1 with a bearer token (startHttpFixture). Tools: echo, add, slow, big, pid, env_names, crash.
+ * Servers with odd tool lists: createEndlessToolsServer, createChangingToolsServer.
  */
 
 export function createFixtureServer(label: string): McpServer {
@@ -150,7 +151,59 @@ export function createEndlessToolsServer(delayMs: number, perPage = 1): LowLevel
   return server;
 }
 
-// Run as a program: serve on stdio (`--endless-tools=<ms>[,<tools a page>]`: createEndlessToolsServer; `--linger-on-close=<file>`:
+const ChangeArgsSchema = z.object({
+  count: z.number().int().nonnegative(),
+  pageDelayMs: z.number().int().nonnegative().default(0),
+  failFromPage: z.number().int().positive().optional(),
+});
+
+interface ChangingList extends z.infer<typeof ChangeArgsSchema> {
+  version: number;
+}
+
+/**
+ * A server whose tool list comes in pages of `perPage` and changes on request. The list is `change`
+ * (always first) and v<n>_0 … v<n>_<count - 1>, n counting the changes (v0 has `count` tools). A call
+ * of `change` sets the next list's count, the wait before each of its pages and the page its reads fail
+ * from (failFromPage), then sends notifications/tools/list_changed. A page comes from the list as it was
+ * when asked for. `first`: the wait of v0's pages, and the page of v0 after which the server changes to
+ * v1 by itself (as many tools, the same wait). It writes "v<n> list asked for" and "v<n> page <p> sent"
+ * to stderr.
+ */
+export function createChangingToolsServer(perPage: number, count: number, first: { pageDelayMs?: number; changeAfterPage?: number } = {}): LowLevelServer {
+  const server = new LowLevelServer({ name: 'fixture-changing', version: '0.0.0' }, { capabilities: { tools: { listChanged: true } } });
+  let list: ChangingList = { version: 0, count, pageDelayMs: first.pageDelayMs ?? 0 };
+  const change: Tool = {
+    name: 'change',
+    inputSchema: { type: 'object', properties: { count: { type: 'number' }, pageDelayMs: { type: 'number' }, failFromPage: { type: 'number' } }, required: ['count'] },
+  };
+  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    const asked = list;
+    const offset = Number(request.params?.cursor ?? 0);
+    const page = offset / perPage + 1;
+    if (offset === 0) process.stderr.write(`v${asked.version} list asked for\n`);
+    await new Promise((resolve) => setTimeout(resolve, asked.pageDelayMs));
+    if (asked.failFromPage !== undefined && page >= asked.failFromPage) throw new McpError(ErrorCode.InternalError, `page ${page} failed on purpose`);
+    const all: Tool[] = [change, ...Array.from({ length: asked.count }, (_, i) => ({ name: `v${asked.version}_${i}`, inputSchema: { type: 'object' as const } }))];
+    const end = offset + perPage;
+    process.stderr.write(`v${asked.version} page ${page} sent\n`);
+    if (asked.version === 0 && page === first.changeAfterPage) {
+      list = { ...list, version: 1 };
+      await server.sendToolListChanged();
+    }
+    return { tools: all.slice(offset, end), ...(end < all.length ? { nextCursor: String(end) } : {}) };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    if (request.params.name !== 'change') throw new McpError(ErrorCode.InvalidParams, `no tool ${request.params.name}`);
+    list = { version: list.version + 1, ...ChangeArgsSchema.parse(request.params.arguments) };
+    await server.sendToolListChanged();
+    return { content: [{ type: 'text', text: `v${list.version}` }] };
+  });
+  return server;
+}
+
+// Run as a program: serve on stdio (`--endless-tools=<ms>[,<tools a page>]`: createEndlessToolsServer;
+// `--changing-tools=<tools a page>,<tools>[,<page wait ms>,<change after page>]`: createChangingToolsServer; `--linger-on-close=<file>`:
 // when its input is closed, write its pid to the file and stay until it is killed, as a slow server would).
 if (process.argv.includes('--stdio') && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const linger = process.argv.find((arg) => arg.startsWith('--linger-on-close='));
@@ -162,6 +215,12 @@ if (process.argv.includes('--stdio') && import.meta.url === pathToFileURL(proces
   }
   const endless = process.argv.find((arg) => arg.startsWith('--endless-tools='));
   const [delayMs, perPage] = (endless?.split('=')[1] ?? '').split(',').map(Number);
-  const server = endless ? createEndlessToolsServer(delayMs ?? 0, perPage) : createFixtureServer('stdio');
+  const changing = process.argv.find((arg) => arg.startsWith('--changing-tools='));
+  const [changingPerPage, changingCount, pageDelayMs, changeAfterPage] = (changing?.split('=')[1] ?? '').split(',').map(Number);
+  const server = endless
+    ? createEndlessToolsServer(delayMs ?? 0, perPage)
+    : changing
+      ? createChangingToolsServer(changingPerPage ?? 1, changingCount ?? 0, { pageDelayMs, changeAfterPage })
+      : createFixtureServer('stdio');
   await server.connect(new StdioServerTransport());
 }
