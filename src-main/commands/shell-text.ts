@@ -184,6 +184,22 @@ function withoutRedirections(command: string): string {
   return out;
 }
 
+/** An output redirection outside quotes (`> f`, `>> f`, `>| f`, `2> f`): 1 its file. Matched on text whose quotes are blanked. */
+const OUTPUT_REDIRECTION = /(?<![<>])(?:>>?|>\|)(?![<>&])\s*((?:"[^"]*"|'[^']*'|[^\s<>;&|"'])+)/g;
+
+/** The files `command` writes its output to, unquoted: `echo x > "a b"` writes a b. */
+export function outputFiles(command: string): string[] {
+  if (!command.includes('>')) return [];
+  return [...blankQuoted(command).matchAll(OUTPUT_REDIRECTION)].flatMap((match) => {
+    const start = match.index + match[0].length - (match[1] as string).length;
+    try {
+      return splitArgs(command.slice(start, match.index + match[0].length));
+    } catch {
+      return [];
+    }
+  });
+}
+
 /** Lower case: a case-insensitive file system (macOS, Windows) runs RM as rm. */
 export function programOf(word: string): string {
   return (word.split('/').pop() ?? '').toLowerCase();

@@ -1,8 +1,12 @@
 import { homedir } from 'node:os';
 import { posix } from 'node:path';
+import { withEnvSplit } from './env-split';
+import { type Positionals, positionalsOf } from './positionals';
 import { isRemoteShell, remoteCommands } from './remote-shells';
+import { learn, newShell, type Shell, SHELL_KEYWORDS, withVariables } from './shell-scope';
 import { blankQuoted, programOf, simpleCommands, words } from './shell-text';
 import { findListed, findTarget, mvTarget, rsyncTarget, TREE_PROGRAMS } from './tree-operations';
+import { type ScriptRun, WrittenScripts, writtenText } from './written-scripts';
 
 /**
  * A floor under the deny list that no setting removes: a command that removes a whole tree (the root,
@@ -14,7 +18,10 @@ import { findListed, findTarget, mvTarget, rsyncTarget, TREE_PROGRAMS } from './
  * given to a shell to run (`bash -c '…'`, `su -c`, `eval`, a here-string) is read as commands too, so
  * is the command `ssh host '…'` (rsh, mosh…) has the other machine's shell run (from that machine's
  * home), and a shell command's relative operands from its folder: `rm -rf *` run in home takes home.
- * A variable set earlier in the text is read with its value (`d=/; rm -rf "$d"`), `$PWD` as that folder.
+ * A variable set earlier in the text is read with its value (`d=/; rm -rf "$d"`), `$PWD` as that folder,
+ * and so are the positional parameters `set -- /` gives; a function defined on the line is read at each
+ * call with its arguments as $1… (`f(){ rm -rf "$1"; }; f /`), env's split string (`env -S '…'`) as the
+ * words it runs, and what echo or printf writes to a file the line then runs, or to a shell's start-up file.
  */
 
 /**
@@ -31,8 +38,10 @@ const SYSTEM_FOLDERS = [
  * `bash <<< '…'`, and those that hand it to a shell themselves (`watch '…'`, `script -c`, `flock … -c`).
  */
 const SHELL_TEXT_RUNNERS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish', 'busybox', 'su', 'runuser', 'eval', 'watch', 'script', 'flock']);
-/** Reserved words a command can come after (`then cd build`, `do cd "$d"`, `{ cd x`, `if cd x`). */
-const SHELL_KEYWORDS = new Set(['if', 'then', 'elif', 'else', 'while', 'until', 'do', '{', '!', 'time']);
+/** The shells among them, which give the words after their text to it as $0, $1… */
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash']);
+/** Programs that add words of their own after a program's (`xargs sh -c '…' _`): its $1… cannot be told. */
+const ADDS_ARGUMENTS = new Set(['xargs', 'find', 'parallel', 'fd', 'fdfind']);
 /** Shell text nested deeper than this (`bash -c "sh -c '…'"` is two levels) is not read. */
 const MAX_NESTING = 4;
 
@@ -136,92 +145,107 @@ function globMatches(parts: readonly GlobPart[], path: string): boolean {
  * relative operands are read from it, and from where a `cd` of the script took it.
  */
 export function wholeTreeCommand(text: string, home = homedir(), cwd: string | null = null): string | null {
-  return treeCommandInText(text, home, cwd === null ? null : folderOf(cwd, home, home), 0);
+  const reading: Reading = { home, scripts: new WrittenScripts(), budget: REREAD_FLOOR + REREAD_PER_CHARACTER * text.length };
+  return treeCommandInText(text, reading, cwd === null ? null : folderOf(cwd, home, home), 0);
 }
 
-function treeCommandInText(text: string, home: string, startCwd: string | null, depth: number): string | null {
-  let cwd = startCwd;
+/**
+ * A function's body is read again at each call, a written script at each run: together they may read
+ * this many characters, and this many more for each of the text's, before the text is refused as one
+ * that cannot be read in time (a body called over and over, each call with its own arguments).
+ */
+const REREAD_FLOOR = 100_000;
+const REREAD_PER_CHARACTER = 4;
+
+/** What holds for all the shell text one command gives: home, the scripts it writes, what can still be read again. */
+interface Reading {
+  home: string;
+  scripts: WrittenScripts;
+  budget: number;
+}
+
+/** Where the text's output goes: the shell it pipes into (1 of PIPED_INTO_SHELL), or into xargs or tee. */
+interface Pipes {
+  shell: string | undefined;
+  xargs: boolean;
+  tee: boolean;
+}
+
+function treeCommandInText(text: string, reading: Reading, cwd: string | null, depth: number, positionals: Positionals | null = null): string | null {
   // What echo or printf write is shell text when the text pipes into a shell (`echo 'rm -rf /' | bash`).
   const unquoted = blankQuoted(text);
-  const pipedShell = PIPED_INTO_SHELL.exec(unquoted)?.[1];
-  const pipesIntoXargs = PIPED_INTO_XARGS.test(unquoted);
+  const pipes: Pipes = { shell: PIPED_INTO_SHELL.exec(unquoted)?.[1], xargs: PIPED_INTO_XARGS.test(unquoted), tee: PIPED_INTO_TEE.test(unquoted) };
+  const shell = newShell(cwd, positionals);
+  // A backslash at the end of a line continues the command on the next one.
+  return treeCommandInCommands(simpleCommands(text.replace(/\\\r?\n/g, '')), pipes, shell, reading, depth);
+}
+
+function treeCommandInCommands(commands: readonly string[], pipes: Pipes, shell: Shell, reading: Reading, depth: number): string | null {
+  const { home } = reading;
   /** What the command before wrote, when the text pipes into xargs: xargs adds it to its program's words. */
   let fed: string[] = [];
-  const variables = new Map<string, string>();
-  /** The folders pushd left, for popd to go back to. */
-  const pushed: Array<string | null> = [];
-  // A backslash at the end of a line continues the command on the next one.
-  for (const command of simpleCommands(text.replace(/\\\r?\n/g, ''))) {
+  for (const command of commands) {
     const { all: written, cut } = words(command);
-    const all = written.map((word) => withVariables(word, variables, cwd, home));
-    if (!cut) assign(all, variables);
+    const all = withEnvSplit(written.map((word) => withVariables(word, shell, home)));
+    if (!cut) learn(all, shell);
     const name = all.findIndex((word) => !SHELL_KEYWORDS.has(word) && word !== 'builtin' && word !== 'command');
     const program = name === -1 ? '' : programOf(all[name] as string);
     // Words only guessed (a quote that never closes): where a cd among them went cannot be told.
-    if (cut) cwd = null;
+    if (cut) shell.cwd = null;
     else if (program === 'cd' || program === 'pushd') {
-      if (program === 'pushd') pushed.push(cwd);
-      cwd = afterCd(all.slice(name + 1), cwd, home);
-    } else if (program === 'popd') cwd = pushed.length > 0 ? (pushed.pop() ?? null) : null;
+      if (program === 'pushd') shell.pushed.push(shell.cwd);
+      shell.cwd = afterCd(all.slice(name + 1), shell.cwd, home);
+    } else if (program === 'popd') shell.cwd = shell.pushed.length > 0 ? (shell.pushed.pop() ?? null) : null;
+    shell.functions.read(command, all);
+    const runs = reading.scripts.read(command, all, (word) => withVariables(word, shell, home), { shell: pipes.shell !== undefined, tee: pipes.tee });
+    const { cwd } = shell;
     const found =
       treeCommand(all, home, cwd) ??
       (fed.length > 0 && all.some((word) => programOf(word) === 'xargs') ? treeCommand([...all, ...fed], home, cwd) : null) ??
       (depth < MAX_NESTING
-        ? (nestedTreeCommand(all, home, cwd, depth) ??
-          sshTreeCommand(all, home, cwd, depth) ??
-          (pipedShell ? echoedTreeCommand(all, home, isRemoteShell(pipedShell) ? home : cwd, depth) : null))
+        ? (nestedTreeCommand(all, reading, cwd, depth) ??
+          sshTreeCommand(all, reading, cwd, depth) ??
+          (pipes.shell ? echoedTreeCommand(all, reading, isRemoteShell(pipes.shell) ? home : cwd, depth) : null) ??
+          calledTreeCommand(all, pipes, shell, reading, depth) ??
+          ranTreeCommand(runs, shell, reading, depth))
         : null);
     if (found) return found;
-    fed = pipesIntoXargs ? writtenWords(all) : [];
+    fed = pipes.xargs ? writtenWords(all) : [];
   }
   return null;
 }
 
-/** A variable's use: `$NAME` or `${NAME}`. 1 or 2: the name. */
-const VARIABLE = /\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))/g;
-
 /**
- * `word` with the variables set earlier in the text given their values, $PWD the folder it runs in when
- * known, and $USER or $LOGNAME the name home is under (`/home/$USER` is home).
+ * Reads `text` again (a body at a call, a script at a run) with what is left of the budget; past it, the
+ * text is refused as `what` that cannot be read in time: it may hide anything.
  */
-function withVariables(word: string, variables: ReadonlyMap<string, string>, cwd: string | null, home: string): string {
-  if (!word.includes('$')) return word;
-  return word.replace(VARIABLE, (use, braced: string | undefined, bare: string | undefined) => {
-    const name = braced ?? bare ?? '';
-    const known = variables.get(name);
-    if (known !== undefined) return known;
-    if (name === 'PWD' && cwd !== null) return cwd;
-    return name === 'USER' || name === 'LOGNAME' ? posix.basename(home) : use;
-  });
+function readAgain(length: number, what: string, reading: Reading, read: () => string | null): string | null {
+  if (length > reading.budget) return `${what} (called or run too often to be read)`;
+  reading.budget -= length;
+  return read();
 }
 
-/** Whether a value is computed when it runs: a substitution, or a variable other than HOME. */
-function isComputed(value: string): boolean {
-  return /[$`]/.test(value.replace(/\$HOME\b|\$\{HOME\}/g, ''));
+/** A call of a function defined on the line (`f /`): its body read with the call's arguments as $1, $2… */
+function calledTreeCommand(all: readonly string[], pipes: Pipes, shell: Shell, reading: Reading, depth: number): string | null {
+  if (shell.functions.defining) return null;
+  const at = all.findIndex((word) => !SHELL_KEYWORDS.has(word) && !/^[A-Za-z_]\w*=/.test(word));
+  const name = all[at];
+  const body = name === undefined ? undefined : shell.functions.body(name);
+  if (body === undefined || name === undefined) return null;
+  // The body shares the caller's variables: a function sets them for the rest of the line.
+  const called: Shell = { ...shell, positionals: positionalsOf(all.slice(at + 1)), pushed: [], functions: shell.functions.forCall() };
+  const length = body.reduce((sum, command) => sum + command.length + 1, 0);
+  return readAgain(length, name, reading, () => treeCommandInCommands(body, pipes, called, reading, depth + 1));
 }
 
-/**
- * Records the variables a command of assignments only sets (`d=/`, `export D=~ E=x`) or a for loop
- * walks (`for d in / ~`); one given a value computed when it runs (`d=$(pwd)`) is forgotten, so a value
- * set before is not taken for it. An assignment before a program (`d=/ rm -rf $d`) sets it for that
- * program only, after its words are expanded.
- */
-function assign(all: readonly string[], variables: Map<string, string>): void {
-  // `for d in / ~`: the loop's variable takes each word, given as braces (`{/,~}`) that make each of them.
-  if (all[0] === 'for' && all[2] === 'in' && /^[A-Za-z_]\w*$/.test(all[1] ?? '')) {
-    const known = all.slice(3).filter((word) => !/[,{}`]/.test(word) && !isComputed(word));
-    if (known.length === 0) variables.delete(all[1] as string);
-    else variables.set(all[1] as string, known.length === 1 ? (known[0] as string) : `{${known.join(',')}}`);
-    return;
+/** The scripts written on the line that this command runs (or that a start-up file will): read as commands. */
+function ranTreeCommand(runs: readonly ScriptRun[], shell: Shell, reading: Reading, depth: number): string | null {
+  for (const { text, atHome } of runs) {
+    const read = () => (text === null ? null : treeCommandInText(text, reading, atHome ? reading.home : shell.cwd, depth + 1));
+    const found = readAgain(text?.length ?? Infinity, 'a written script', reading, read);
+    if (found) return found;
   }
-  const first = ['export', 'local', 'readonly', 'declare', 'typeset'].includes(all[0] ?? '') ? 1 : 0;
-  const assignments = all.slice(first).map((word) => /^([A-Za-z_]\w*)=([\s\S]*)$/.exec(word));
-  if (all.length <= first || assignments.some((match) => match === null)) return;
-  for (const match of assignments) {
-    const [, name = '', value = ''] = match ?? [];
-    if (isComputed(value)) variables.delete(name);
-    else variables.set(name, value);
-  }
+  return null;
 }
 
 /**
@@ -242,12 +266,18 @@ function afterCd(args: readonly string[], cwd: string | null, home: string): str
   return target === '-' ? null : folderOf(target, cwd, home);
 }
 
-/** In the shell text a shell or eval is given to run: the words after it that are more than one word. */
-function nestedTreeCommand(all: readonly string[], home: string, cwd: string | null, depth: number): string | null {
+/**
+ * In the shell text a shell or eval is given to run: the words after it that are more than one word.
+ * A shell's words after its text are its $0, $1… (`sh -c 'rm -rf "$1"' sh /`).
+ */
+function nestedTreeCommand(all: readonly string[], reading: Reading, cwd: string | null, depth: number): string | null {
   const runner = all.findIndex((word) => SHELL_TEXT_RUNNERS.has(programOf(word)));
   if (runner === -1) return null;
-  for (const word of all.slice(runner + 1)) {
-    const found = /\s/.test(word) ? treeCommandInText(word, home, cwd, depth + 1) : null;
+  const takesArguments = SHELLS.has(programOf(all[runner] as string)) && !all.slice(0, runner).some((word) => ADDS_ARGUMENTS.has(programOf(word)));
+  for (let at = runner + 1; at < all.length; at++) {
+    const word = all[at] as string;
+    const positionals = takesArguments ? positionalsOf(all.slice(at + 2)) : null;
+    const found = /\s/.test(word) ? treeCommandInText(word, reading, cwd, depth + 1, positionals) : null;
     if (found) return found;
   }
   return null;
@@ -264,14 +294,8 @@ const PIPED_INTO_SHELL =
 /** A pipe into xargs, as PIPED_INTO_SHELL reads one into a shell. */
 const PIPED_INTO_XARGS = /(?:^|[^|])\|&?\s*(?:(?:sudo|env|command|exec|nohup)\s+(?:-\S+\s+)*)*(?:\S*\/)?xargs(?=\s|$)/;
 
-/** What an `echo …` or `printf …` writes: its words joined, \n as a line break, as echo -e and printf write it; null for another program. */
-function writtenText(all: readonly string[]): string | null {
-  const writer = all.findIndex((word) => ['echo', 'printf'].includes(programOf(word)));
-  if (writer === -1) return null;
-  const operands = all.slice(writer + 1);
-  const first = operands.findIndex((word) => !/^-[neE]+$/.test(word));
-  return (first === -1 ? [] : operands.slice(first)).join(' ').replace(/\\n/g, '\n');
-}
+/** A pipe into tee, which writes what it reads to its files; matched loosely (`| sudo -u root tee -a f`). */
+const PIPED_INTO_TEE = /(?:^|[^|])\|&?[^|;&\n]*?(?:^|[\s/])tee(?=\s|$)/;
 
 /**
  * The words a command writes for xargs to read: echo's or printf's, the folders a find lists all of, or
@@ -286,9 +310,9 @@ function writtenWords(all: readonly string[]): string[] {
 }
 
 /** In an `echo …` or `printf …` whose output goes to a shell, a whole tree: what it writes is read as commands run in `cwd`. */
-function echoedTreeCommand(all: readonly string[], home: string, cwd: string | null, depth: number): string | null {
+function echoedTreeCommand(all: readonly string[], reading: Reading, cwd: string | null, depth: number): string | null {
   const written = writtenText(all);
-  return written === null ? null : treeCommandInText(written, home, cwd, depth + 1);
+  return written === null ? null : treeCommandInText(written, reading, cwd, depth + 1);
 }
 
 /**
@@ -297,12 +321,12 @@ function echoedTreeCommand(all: readonly string[], home: string, cwd: string | n
  * target is read from home, spelt as this machine's home: `~` and `$HOME` are home there too. A
  * ProxyCommand or LocalCommand runs here, in the folder ssh runs in.
  */
-function sshTreeCommand(all: readonly string[], home: string, cwd: string | null, depth: number): string | null {
+function sshTreeCommand(all: readonly string[], reading: Reading, cwd: string | null, depth: number): string | null {
   const ssh = all.findIndex(isRemoteShell);
   if (ssh === -1) return null;
   const { remote, local } = remoteCommands(all[ssh] as string, all.slice(ssh + 1));
-  for (const [text, folder] of [...remote.map((text) => [text, home] as const), ...local.map((text) => [text, cwd] as const)]) {
-    const found = treeCommandInText(text, home, folder, depth + 1);
+  for (const [text, folder] of [...remote.map((text) => [text, reading.home] as const), ...local.map((text) => [text, cwd] as const)]) {
+    const found = treeCommandInText(text, reading, folder, depth + 1);
     if (found) return found;
   }
   return null;
@@ -331,7 +355,9 @@ const OTHER_PROGRAMS: ReadonlyArray<readonly [string, (args: readonly string[], 
 
 /** `program operand` when the command's words remove or recursively re-own a whole tree, else null. */
 function treeCommand(all: readonly string[], home: string, localCwd: string | null): string | null {
-  const takesWhole = (cwd: string | null) => (operand: string) => isWholeTree((cwd === null ? null : folderOf(operand, cwd, home)) ?? operand, home);
+  // An empty operand (`rm -rf ""`, `"$1"` of a call given none) names no file.
+  const takesWhole = (cwd: string | null) => (operand: string) =>
+    operand !== '' && isWholeTree((cwd === null ? null : folderOf(operand, cwd, home)) ?? operand, home);
   for (const [name, target] of OTHER_PROGRAMS) {
     const at = all.findIndex((word) => programOf(word) === name);
     const found = at === -1 ? undefined : target(all.slice(at + 1), takesWhole(folderFor(all, at, localCwd)));

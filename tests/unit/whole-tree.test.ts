@@ -552,4 +552,91 @@ describe('wholeTreeCommand', () => {
     expect(wipes('rm -rf \\\n  ~/')).toBe('rm ~/');
     expect(wipes('rm -rf build \\\n  "$HOME"')).toBe('rm $HOME');
   });
+  it("reads env's split string (-S) as the program and the words it runs", () => {
+    expect(wipes(`env -S 'rm -rf /'`)).toBe('rm /');
+    expect(wipes(`env -S"rm -rf /"`)).toBe('rm /');
+    expect(wipes(`env -iS 'rm -rf ~'`)).toBe('rm ~');
+    expect(wipes(`env --split-string='rm -rf /usr'`)).toBe('rm /usr');
+    expect(wipes(`env --split 'rm -rf /usr'`)).toBe('rm /usr');
+    expect(wipes(`sudo env -u X -S 'bash -c "rm -rf /"'`)).toBe('rm /');
+    expect(wipes(`env -S 'rm\\_-rf\\_/'`)).toBe('rm /'); // \_ outside quotes cuts words
+    // env's other options and assignments before the program were read already.
+    expect(wipes('env -i rm -rf /')).toBe('rm /');
+    expect(wipes('env -i PATH=/bin VAR=x rm -rf /')).toBe('rm /');
+    expect(wipes(`env -S 'ls /'`)).toBeNull();
+    expect(wipes(`env -S 'rm -rf build' /tmp/x`)).toBeNull();
+  });
+
+  it('reads the positional parameters set on the line ($1, ${2}, $@), moved by shift, and given to sh -c', () => {
+    expect(wipes('set -- / ; rm -rf "$@"')).toBe('rm /');
+    expect(wipes('set -- /; rm -rf "$1"')).toBe('rm /');
+    expect(wipes('set / ; rm -rf $1')).toBe('rm /');
+    expect(wipes('set -e -- build ~; rm -rf "${2}"')).toBe('rm ~');
+    expect(wipes('set -- build /usr; shift; rm -rf "$1"')).toBe('rm /usr');
+    expect(wipes(`sh -c 'rm -rf "$1"' sh /`)).toBe('rm /');
+    // Parameters that take no tree, are gone, or cannot be told.
+    expect(wipes('set -- a b; echo $1')).toBeNull();
+    expect(wipes('set -- /; echo "$1"; ls $1')).toBeNull();
+    expect(wipes('set -- build dist; rm -rf "$@"')).toBeNull();
+    expect(wipes('set -- /; shift; rm -rf "$1"')).toBeNull();
+    expect(wipes('set -o pipefail; rm -rf "$1"')).toBeNull();
+    expect(wipes('set -- $(ls); rm -rf "$1"')).toBeNull();
+    expect(wipes(`bash -c 'ls "$1"' _ /`)).toBeNull();
+    expect(wipes(`find . -name '*.tmp' | xargs -n1 sh -c 'rm -rf ~/"$1"' _`)).toBeNull(); // xargs adds $1
+  });
+
+  it('reads a function defined on the line at each call, with its arguments as $1, $2… and $@', () => {
+    expect(wipes('f(){ rm -rf "$1"; }; f /')).toBe('rm /');
+    expect(wipes('function f { rm -rf /; }; f')).toBe('rm /'); // read already where it is defined
+    expect(wipes('function f() { rm -rf "$@"; }; f build ~')).toBe('rm {build,~}');
+    expect(wipes('f() {\n  d="$1"\n  sudo rm -rf "$d"\n}\nf /usr')).toBe('rm /usr');
+    expect(wipes('g(){ rm -rf "$1"; }; f(){ g "$1"; }; f ~')).toBe('rm ~');
+    expect(wipes('f(){ rm -rf "/$1"; }; f')).toBe('rm /'); // called with none, $1 is empty
+    // Bodies that take no tree with the arguments given.
+    expect(wipes('f(){ ls "$1"; }; f /')).toBeNull();
+    expect(wipes('f(){ rm -rf "$1"; }; f build')).toBeNull();
+    expect(wipes('f(){ f "$1"; }; f /')).toBeNull(); // calls itself: read a few calls deep
+    const inFolder = (command: string, cwd: string) =>
+      policy.evaluate({ toolName: 'execute_command', args: { command, cwd }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
+    expect(inFolder('f(){ rm -rf "$1"; }; f', '~')).not.toBe('deny'); // rm -rf "" removes nothing
+    expect(inFolder('rm -rf ""', '~')).not.toBe('deny');
+  });
+
+  it('reads bodies called and scripts run over and over in bounded time, refusing what is too much to read', () => {
+    const started = performance.now();
+    expect(wipes(`f(){ ${'echo "$1"; '.repeat(1000)} }; ${'f a; '.repeat(50)}`)).toMatch(/^f .*too often/);
+    expect(wipes(`f(){ ${'echo "$1"; '.repeat(100)} }; ${'f a; '.repeat(50)}`)).toBeNull();
+    expect(wipes(`echo '${'ls; '.repeat(5_000)}' > x.sh; ${'bash x.sh; '.repeat(20)}`)).toMatch(/too often/);
+    // Copies of copies would double the text at each; a file appended to over and over.
+    expect(wipes(`echo 'ls /tmp' > x; ${'cat x >> y; cat y >> x; '.repeat(5_000)}bash x`)).toMatch(/too often/);
+    expect(wipes(`echo 'rm -rf build' > x.sh; ${"echo 'ls /tmp' >> x.sh; ".repeat(2_000)}bash x.sh`)).toBeNull();
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it('reads what echo or printf writes to a file the same line runs, or to a start-up file a shell or cron runs', () => {
+    expect(wipes("echo 'rm -rf /' > x.sh && bash x.sh")).toBe('rm /');
+    expect(wipes("printf 'rm -rf /\\n' > x.sh; sh x.sh")).toBe('rm /');
+    expect(wipes("echo 'rm -rf ~' > /tmp/x.sh; chmod +x /tmp/x.sh; /tmp/x.sh")).toBe('rm ~');
+    expect(wipes("echo 'rm -rf /' > x.sh; . ./x.sh")).toBe('rm /');
+    expect(wipes("echo 'rm -rf /' > x.sh; bash < x.sh")).toBe('rm /');
+    expect(wipes("echo 'rm -rf /' > x.sh; cat x.sh | bash")).toBe('rm /'); // read already: a pipe into a shell
+    expect(wipes("echo 'rm -rf /' | tee x.sh >/dev/null; sudo bash x.sh")).toBe('rm /');
+    expect(wipes("echo 'rm -rf /' &> x.sh; bash x.sh")).toBe('rm /');
+    expect(wipes("echo 'rm -rf /' > a.sh; cat a.sh > b.sh; bash b.sh")).toBe('rm /');
+    expect(wipes("echo 'rm -rf ~' >> ~/.bashrc")).toBe('rm ~');
+    expect(wipes("echo 'rm -rf /' | sudo tee -a /etc/profile.d/x.sh")).toBe('rm /');
+    expect(wipes("echo '0 * * * * rm -rf ~' > job; crontab job")).toBe('rm ~');
+    expect(wipes('echo rm -rf / >> ~/.bashrc')).toBe('rm /'); // unquoted, its words were read already
+    // Text only printed, written to a file nothing runs, only read, or a script that takes no tree.
+    expect(wipes('echo "never run rm -rf /"')).toBeNull();
+    expect(wipes("echo 'never run rm -rf /' > notes.txt; cat notes.txt")).toBeNull();
+    expect(wipes("echo 'rm -rf /' > x.sh; chmod +x x.sh; grep -n rm x.sh")).toBeNull();
+    expect(wipes("echo 'rm -rf build' > x.sh; bash x.sh")).toBeNull();
+    expect(wipes("echo 'rm -rf /' > x.sh; bash y.sh")).toBeNull();
+    expect(wipes("echo 'export PATH=$HOME/bin:$PATH' >> ~/.bashrc")).toBeNull();
+    const inFolder = (command: string, cwd: string) =>
+      policy.evaluate({ toolName: 'execute_command', args: { command, cwd }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
+    expect(inFolder("echo 'rm -rf *' > x.sh; cd / && bash x.sh", '/tmp')).toBe('deny'); // run where the line has gone
+    expect(inFolder("echo 'rm -rf *' > x.sh; bash x.sh", '/tmp/build')).not.toBe('deny');
+  });
 });

@@ -1,0 +1,87 @@
+import { posix } from 'node:path';
+import { LineFunctions } from './line-functions';
+import { afterShift, type Positionals, positionalValue, setByCommand } from './positionals';
+
+/**
+ * What a shell knows as the never-run rule (whole-tree.ts) reads its text: the folder it is in, the
+ * variables and positional parameters set so far, and the functions defined; and each word with the
+ * values it knows given.
+ */
+
+/** Reserved words a command can come after (`then cd build`, `do cd "$d"`, `{ cd x`, `if cd x`). */
+export const SHELL_KEYWORDS = new Set(['if', 'then', 'elif', 'else', 'while', 'until', 'do', '{', '!', 'time']);
+/** What one shell knows as it reads its text: where it is, its variables and parameters, its functions. */
+export interface Shell {
+  cwd: string | null;
+  variables: Map<string, string>;
+  positionals: Positionals | null;
+  /** The folders pushd left, for popd to go back to. */
+  pushed: Array<string | null>;
+  functions: LineFunctions;
+}
+
+/** A shell that has learnt nothing yet, in `cwd`, given `positionals` ($1…) if any. */
+export function newShell(cwd: string | null, positionals: Positionals | null = null): Shell {
+  return { cwd, variables: new Map(), positionals, pushed: [], functions: new LineFunctions() };
+}
+
+/** Learns what a command sets: variables (assign), and the positional parameters `set` gives and `shift` moves. */
+export function learn(all: readonly string[], shell: Shell): void {
+  assign(all, shell.variables);
+  const program = all.findIndex((word) => !SHELL_KEYWORDS.has(word) && word !== 'builtin');
+  if (all[program] === 'set') shell.positionals = setByCommand(all.slice(program + 1)) ?? shell.positionals;
+  else if (all[program] === 'shift') shell.positionals = afterShift(shell.positionals, all.slice(program + 1));
+}
+
+/**
+ * A variable's use: `$NAME` or `${NAME}`, and a positional parameter's: `$1`, `${10}`, `$@`, `$*`.
+ * 1 or 2: the name.
+ */
+const VARIABLE = /\$(?:\{([A-Za-z_]\w*|[1-9]\d*|[@*])\}|([A-Za-z_]\w*|[1-9@*]))/g;
+
+/**
+ * `word` with the variables and positional parameters set earlier in the text given their values, $PWD
+ * the folder it runs in when known, and $USER or $LOGNAME the name home is under (`/home/$USER` is home).
+ */
+export function withVariables(word: string, shell: Shell, home: string): string {
+  if (!word.includes('$')) return word;
+  return word.replace(VARIABLE, (use, braced: string | undefined, bare: string | undefined) => {
+    const name = braced ?? bare ?? '';
+    const known = /^[\d@*]/.test(name) ? positionalValue(name, shell.positionals) : shell.variables.get(name);
+    if (known !== undefined) return known;
+    if (name === 'PWD' && shell.cwd !== null) return shell.cwd;
+    return name === 'USER' || name === 'LOGNAME' ? posix.basename(home) : use;
+  });
+}
+
+/** Whether a value is computed when it runs: a substitution, or a variable other than HOME. */
+function isComputed(value: string): boolean {
+  return /[$`]/.test(value.replace(/\$HOME\b|\$\{HOME\}/g, ''));
+}
+
+/**
+ * Records the variables a command of assignments only sets (`d=/`, `export D=~ E=x`) or a for loop
+ * walks (`for d in / ~`); one given a value computed when it runs (`d=$(pwd)`) is forgotten, so a value
+ * set before is not taken for it. An assignment before a program (`d=/ rm -rf $d`) sets it for that
+ * program only, after its words are expanded.
+ */
+function assign(all: readonly string[], variables: Map<string, string>): void {
+  // `for d in / ~`: the loop's variable takes each word, given as braces (`{/,~}`) that make each of them.
+  if (all[0] === 'for' && all[2] === 'in' && /^[A-Za-z_]\w*$/.test(all[1] ?? '')) {
+    const known = all.slice(3).filter((word) => !/[,{}`]/.test(word) && !isComputed(word));
+    if (known.length === 0) variables.delete(all[1] as string);
+    else variables.set(all[1] as string, known.length === 1 ? (known[0] as string) : `{${known.join(',')}}`);
+    return;
+  }
+  // After a reserved word (`{ d=/`, `then d=/`), as at the start.
+  const start = Math.max(0, all.findIndex((word) => !SHELL_KEYWORDS.has(word)));
+  const first = start + (['export', 'local', 'readonly', 'declare', 'typeset'].includes(all[start] ?? '') ? 1 : 0);
+  const assignments = all.slice(first).map((word) => /^([A-Za-z_]\w*)=([\s\S]*)$/.exec(word));
+  if (all.length <= first || assignments.some((match) => match === null)) return;
+  for (const match of assignments) {
+    const [, name = '', value = ''] = match ?? [];
+    if (isComputed(value)) variables.delete(name);
+    else variables.set(name, value);
+  }
+}
+
