@@ -6,16 +6,21 @@
  */
 export type Positionals = ReadonlyArray<string | null>;
 
-/** Whether a word is computed when it runs, or may make several words: a substitution, a variable, a glob or braces. */
+/** Whether a word is computed when it runs: a substitution, or a variable other than HOME, which is home. */
+function isComputed(word: string): boolean {
+  return /[$`]/.test(word.replace(/\$HOME\b|\$\{HOME\}/g, ''));
+}
+
+/** Whether a word is computed, or may make several words: a glob or braces. */
 function isUnsure(word: string): boolean {
-  return /[$`*?[{},]/.test(word);
+  return isComputed(word) || /[*?[{},]/.test(word);
 }
 
 /** The parameters given as `words` (a call's arguments, `set`'s operands): each known until an unsure one. */
 export function positionalsOf(words: readonly string[]): Positionals {
   const unsure = words.findIndex(isUnsure);
   // A glob is still read as the word it is ($1 of `set -- /*` is a tree of /*); the ones after it are not known.
-  return words.map((word, at) => (unsure === -1 || at < unsure ? word : at === unsure && !/[$`]/.test(word) ? word : null));
+  return words.map((word, at) => (unsure === -1 || at < unsure ? word : at === unsure && !isComputed(word) ? word : null));
 }
 
 /**

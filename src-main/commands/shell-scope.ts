@@ -4,8 +4,8 @@ import { afterShift, type Positionals, positionalValue, setByCommand } from './p
 
 /**
  * What a shell knows as the never-run rule (whole-tree.ts) reads its text: the folder it is in, the
- * variables and positional parameters set so far, and the functions defined; and each word with the
- * values it knows given.
+ * variables, positional parameters and aliases set so far, and the functions defined; and each word
+ * with the values it knows given.
  */
 
 /** Reserved words a command can come after (`then cd build`, `do cd "$d"`, `{ cd x`, `if cd x`). */
@@ -18,19 +18,30 @@ export interface Shell {
   /** The folders pushd left, for popd to go back to. */
   pushed: Array<string | null>;
   functions: LineFunctions;
+  /** The aliases defined (`alias x='…'`): their text is read in place of their name. */
+  aliases: Map<string, string>;
 }
 
 /** A shell that has learnt nothing yet, in `cwd`, given `positionals` ($1…) if any. */
 export function newShell(cwd: string | null, positionals: Positionals | null = null): Shell {
-  return { cwd, variables: new Map(), positionals, pushed: [], functions: new LineFunctions() };
+  return { cwd, variables: new Map(), positionals, pushed: [], functions: new LineFunctions(), aliases: new Map() };
 }
 
-/** Learns what a command sets: variables (assign), and the positional parameters `set` gives and `shift` moves. */
+/**
+ * Learns what a command sets: variables (assign), the positional parameters `set` gives and `shift`
+ * moves, and aliases.
+ */
 export function learn(all: readonly string[], shell: Shell): void {
   assign(all, shell.variables);
   const program = all.findIndex((word) => !SHELL_KEYWORDS.has(word) && word !== 'builtin');
   if (all[program] === 'set') shell.positionals = setByCommand(all.slice(program + 1)) ?? shell.positionals;
   else if (all[program] === 'shift') shell.positionals = afterShift(shell.positionals, all.slice(program + 1));
+  else if (all[program] === 'alias') {
+    for (const word of all.slice(program + 1)) {
+      const [, name, text] = /^([^=\s/$`'"]+)=([\s\S]*)$/.exec(word) ?? [];
+      if (name !== undefined && text !== undefined) shell.aliases.set(name, text);
+    }
+  }
 }
 
 /**

@@ -20,8 +20,9 @@ import { type ScriptRun, WrittenScripts, writtenText } from './written-scripts';
  * home), and a shell command's relative operands from its folder: `rm -rf *` run in home takes home.
  * A variable set earlier in the text is read with its value (`d=/; rm -rf "$d"`), `$PWD` as that folder,
  * and so are the positional parameters `set -- /` gives; a function defined on the line is read at each
- * call with its arguments as $1… (`f(){ rm -rf "$1"; }; f /`), env's split string (`env -S '…'`) as the
- * words it runs, and what echo or printf writes to a file the line then runs, or to a shell's start-up file.
+ * call with its arguments as $1… (`f(){ rm -rf "$1"; }; f /`), an alias where a command starts with it,
+ * env's split string (`env -S '…'`) as the words it runs, and what echo or printf writes to a file the
+ * line then runs, or to a shell's start-up file.
  */
 
 /**
@@ -156,6 +157,7 @@ export function wholeTreeCommand(text: string, home = homedir(), cwd: string | n
  */
 const REREAD_FLOOR = 100_000;
 const REREAD_PER_CHARACTER = 4;
+const REREAD_EACH = 16;
 
 /** What holds for all the shell text one command gives: home, the scripts it writes, what can still be read again. */
 interface Reading {
@@ -172,12 +174,18 @@ interface Pipes {
 }
 
 function treeCommandInText(text: string, reading: Reading, cwd: string | null, depth: number, positionals: Positionals | null = null): string | null {
+  return treeCommandInCommands(commandsOf(text), pipesOf(text), newShell(cwd, positionals), reading, depth);
+}
+
+/** The simple commands of `text`; a backslash at the end of a line continues the command on the next one. */
+function commandsOf(text: string): string[] {
+  return simpleCommands(text.replace(/\\\r?\n/g, ''));
+}
+
+function pipesOf(text: string): Pipes {
   // What echo or printf write is shell text when the text pipes into a shell (`echo 'rm -rf /' | bash`).
   const unquoted = blankQuoted(text);
-  const pipes: Pipes = { shell: PIPED_INTO_SHELL.exec(unquoted)?.[1], xargs: PIPED_INTO_XARGS.test(unquoted), tee: PIPED_INTO_TEE.test(unquoted) };
-  const shell = newShell(cwd, positionals);
-  // A backslash at the end of a line continues the command on the next one.
-  return treeCommandInCommands(simpleCommands(text.replace(/\\\r?\n/g, '')), pipes, shell, reading, depth);
+  return { shell: PIPED_INTO_SHELL.exec(unquoted)?.[1], xargs: PIPED_INTO_XARGS.test(unquoted), tee: PIPED_INTO_TEE.test(unquoted) };
 }
 
 function treeCommandInCommands(commands: readonly string[], pipes: Pipes, shell: Shell, reading: Reading, depth: number): string | null {
@@ -207,6 +215,7 @@ function treeCommandInCommands(commands: readonly string[], pipes: Pipes, shell:
           sshTreeCommand(all, reading, cwd, depth) ??
           (pipes.shell ? echoedTreeCommand(all, reading, isRemoteShell(pipes.shell) ? home : cwd, depth) : null) ??
           calledTreeCommand(all, pipes, shell, reading, depth) ??
+          aliasedTreeCommand(all, shell, reading, depth) ??
           ranTreeCommand(runs, shell, reading, depth))
         : null);
     if (found) return found;
@@ -220,8 +229,10 @@ function treeCommandInCommands(commands: readonly string[], pipes: Pipes, shell:
  * text is refused as `what` that cannot be read in time: it may hide anything.
  */
 function readAgain(length: number, what: string, reading: Reading, read: () => string | null): string | null {
-  if (length > reading.budget) return `${what} (called or run too often to be read)`;
-  reading.budget -= length;
+  // Each reading costs a little whatever its length: many tiny bodies cost more than their characters.
+  const cost = length + REREAD_EACH;
+  if (cost > reading.budget) return `${what} (called or run too often to be read)`;
+  reading.budget -= cost;
   return read();
 }
 
@@ -236,6 +247,17 @@ function calledTreeCommand(all: readonly string[], pipes: Pipes, shell: Shell, r
   const called: Shell = { ...shell, positionals: positionalsOf(all.slice(at + 1)), pushed: [], functions: shell.functions.forCall() };
   const length = body.reduce((sum, command) => sum + command.length + 1, 0);
   return readAgain(length, name, reading, () => treeCommandInCommands(body, pipes, called, reading, depth + 1));
+}
+
+/** A command that starts with an alias defined on the line: the alias's text, then the command's other words. */
+function aliasedTreeCommand(all: readonly string[], shell: Shell, reading: Reading, depth: number): string | null {
+  const at = all.findIndex((word) => !SHELL_KEYWORDS.has(word));
+  const text = shell.aliases.get(all[at] ?? '');
+  if (text === undefined) return null;
+  const line = [text, ...all.slice(at + 1).map((word) => `'${word.replace(/'/g, `'\\''`)}'`)].join(' ');
+  // Read in the same shell, whose aliases can use others.
+  const aliased: Shell = { ...shell, pushed: [], functions: shell.functions.forCall() };
+  return readAgain(line.length, all[at] as string, reading, () => treeCommandInCommands(commandsOf(line), pipesOf(line), aliased, reading, depth + 1));
 }
 
 /** The scripts written on the line that this command runs (or that a start-up file will): read as commands. */

@@ -27,13 +27,34 @@ const RUNNERS = new Set([
   'sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish', 'busybox', 'source', '.', 'exec', 'xargs', 'crontab', 'at', 'batch',
 ]);
 
-/** What an `echo …` or `printf …` writes: its words joined, \n as a line break, as echo -e and printf write it; null for another program. */
+/**
+ * What an `echo …` or `printf …` writes: its words joined, \n as a line break, as echo -e and printf
+ * write it; or the here-string `cat` or `tee` is given (`cat <<< '…'`); null for another program.
+ */
 export function writtenText(all: readonly string[]): string | null {
   const writer = all.findIndex((word) => ['echo', 'printf'].includes(programOf(word)));
-  if (writer === -1) return null;
+  if (writer === -1) return hereStringOf(all);
   const operands = all.slice(writer + 1);
   const first = operands.findIndex((word) => !/^-[neE]+$/.test(word));
   return (first === -1 ? [] : operands.slice(first)).join(' ').replace(/\\n/g, '\n');
+}
+
+/** The here-string (`<<< '…'`, `<<<'…'`) given to cat or tee among `all`, or null. */
+function hereStringOf(all: readonly string[]): string | null {
+  const copier = all.findIndex((word) => ['cat', 'tee'].includes(programOf(word)));
+  if (copier === -1) return null;
+  const at = all.findIndex((word, index) => index > copier && word.startsWith('<<<'));
+  const word = all[at];
+  if (word === undefined) return null;
+  return word === '<<<' ? (all[at + 1] ?? null) : word.slice(3);
+}
+
+/** The files a `tee` among `all` writes to: its words after it but options and a here-string. */
+function teeFiles(all: readonly string[]): string[] {
+  const tee = all.findIndex((word) => programOf(word) === 'tee');
+  if (tee === -1) return [];
+  const args = all.slice(tee + 1);
+  return args.filter((word, at) => !word.startsWith('-') && !word.startsWith('<<<') && args[at - 1] !== '<<<');
 }
 
 /**
@@ -62,17 +83,15 @@ export class WrittenScripts {
    */
   read(command: string, all: readonly string[], expand: (word: string) => string, piped: { shell: boolean; tee: boolean }): ScriptRun[] {
     const targets = outputFiles(command).map(expand);
-    const names = this.namedIn(command, expand);
+    const names = this.namedIn(command, all, expand);
     const runs = names.length > 0 && (piped.shell || !onlyReads(all, names)) ? names.map((name) => ({ text: this.texts.get(name) ?? null, atHome: false })) : [];
     // What a command that names a written file writes out may be that file (`cat x.sh > y.sh`); a lone
     // redirection writes what the command before wrote (`echo … &> f`, which the reading cuts at `&`).
     const copied = names.filter((name) => !targets.some((file) => keyOf(file) === name)).map((name) => this.texts.get(name) ?? null);
     const written = [withText(writtenText(all)) ?? '', all.length === 0 ? (this.lastWritten ?? '') : '', ...copied];
-    const tee = piped.tee && this.lastWritten !== null ? all.findIndex((word) => programOf(word) === 'tee') : -1;
-    const teeFiles = tee === -1 ? [] : all.slice(tee + 1).filter((word) => !word.startsWith('-'));
-    const teeText = this.lastWritten ?? '';
+    const teeText = hereStringOf(all) ?? (piped.tee ? this.lastWritten : null);
     this.lastWritten = withText(writtenText(all));
-    return [...runs, ...this.write(targets, joined(written)), ...this.write(teeFiles.map(expand), teeText)];
+    return [...runs, ...this.write(targets, joined(written)), ...this.write(teeFiles(all).map(expand), teeText ?? '')];
   }
 
   /** Records `text` as written to each of `files`; gives it back to read at once for a start-up file. */
@@ -88,10 +107,11 @@ export class WrittenScripts {
     return runs;
   }
 
-  /** The written files `command` names, as a word or a redirection's file (`bash < x.sh`), by key. */
-  private namedIn(command: string, expand: (word: string) => string): string[] {
+  /** The written files `command` (its words `all`) names, as a word or a redirection's file (`bash < x.sh`), by key. */
+  private namedIn(command: string, all: readonly string[], expand: (word: string) => string): string[] {
     if (this.texts.size === 0) return [];
-    const names = new Set(command.replace(/["']/g, '').split(/[\s<>;&|()]+/).map((word) => keyOf(expand(word))));
+    const tokens = command.replace(/["']/g, '').split(/[\s<>;&|()]+/).map(expand);
+    const names = new Set([...tokens, ...all].map(keyOf));
     return [...names].filter((name) => this.texts.has(name));
   }
 }

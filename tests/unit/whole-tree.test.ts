@@ -592,6 +592,7 @@ describe('wholeTreeCommand', () => {
     expect(wipes('f() {\n  d="$1"\n  sudo rm -rf "$d"\n}\nf /usr')).toBe('rm /usr');
     expect(wipes('g(){ rm -rf "$1"; }; f(){ g "$1"; }; f ~')).toBe('rm ~');
     expect(wipes('f(){ rm -rf "/$1"; }; f')).toBe('rm /'); // called with none, $1 is empty
+    expect(wipes('f(){ rm -rf "$@"; }; f "$HOME"')).toBe('rm $HOME');
     // Bodies that take no tree with the arguments given.
     expect(wipes('f(){ ls "$1"; }; f /')).toBeNull();
     expect(wipes('f(){ rm -rf "$1"; }; f build')).toBeNull();
@@ -602,6 +603,15 @@ describe('wholeTreeCommand', () => {
     expect(inFolder('rm -rf ""', '~')).not.toBe('deny');
   });
 
+  it('reads an alias defined on the line where a command starts with it, its other words after its text', () => {
+    expect(wipes("alias x='rm -rf /'; x")).toBe('rm /');
+    expect(wipes("alias x='sudo rm -rf'\nx ~")).toBe('rm ~');
+    expect(wipes("alias r='rm -rf'; alias w='r /usr'; w")).toBe('rm /usr'); // one alias using another
+    expect(wipes("alias ll='ls -la'; ll /")).toBeNull();
+    expect(wipes("alias ls='ls -F'; ls /")).toBeNull(); // itself, a few deep
+    expect(wipes("alias x='rm -rf /'")).toBeNull(); // defined, never used
+  });
+
   it('reads bodies called and scripts run over and over in bounded time, refusing what is too much to read', () => {
     const started = performance.now();
     expect(wipes(`f(){ ${'echo "$1"; '.repeat(1000)} }; ${'f a; '.repeat(50)}`)).toMatch(/^f .*too often/);
@@ -610,6 +620,10 @@ describe('wholeTreeCommand', () => {
     // Copies of copies would double the text at each; a file appended to over and over.
     expect(wipes(`echo 'ls /tmp' > x; ${'cat x >> y; cat y >> x; '.repeat(5_000)}bash x`)).toMatch(/too often/);
     expect(wipes(`echo 'rm -rf build' > x.sh; ${"echo 'ls /tmp' >> x.sh; ".repeat(2_000)}bash x.sh`)).toBeNull();
+    // Bodies that call others many times, aliases made of aliases: each reading counts, however short.
+    expect(wipes(`f(){ g;g;g;g;g;g;g;g; }; g(){ h;h;h;h;h;h;h;h; }; h(){ :; }; ${'f; '.repeat(5_000)}`)).toMatch(/too often/);
+    expect(wipes(`alias a='b;b;b;b;b;b;b;b' b='c;c;c;c;c;c;c;c' c=':'; ${'a; '.repeat(5_000)}`)).toMatch(/too often/);
+    expect(wipes(`mk(){ mkdir -p "$1"; }; ${Array.from({ length: 2_000 }, (_, i) => `mk d${i}; `).join('')}`)).toBeNull();
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 
@@ -627,6 +641,11 @@ describe('wholeTreeCommand', () => {
     expect(wipes("echo 'rm -rf /' | sudo tee -a /etc/profile.d/x.sh")).toBe('rm /');
     expect(wipes("echo '0 * * * * rm -rf ~' > job; crontab job")).toBe('rm ~');
     expect(wipes('echo rm -rf / >> ~/.bashrc')).toBe('rm /'); // unquoted, its words were read already
+    expect(wipes(`echo 'rm -rf /' > "my script.sh"; bash "my script.sh"`)).toBe('rm /');
+    // A here-string written out by cat or tee, as a here-document is.
+    expect(wipes("cat > x.sh <<< 'rm -rf /'; bash x.sh")).toBe('rm /');
+    expect(wipes("tee -a ~/.zshrc <<< 'rm -rf ~'")).toBe('rm ~');
+    expect(wipes("cat <<< 'rm -rf /' | bash")).toBe('rm /');
     // Text only printed, written to a file nothing runs, only read, or a script that takes no tree.
     expect(wipes('echo "never run rm -rf /"')).toBeNull();
     expect(wipes("echo 'never run rm -rf /' > notes.txt; cat notes.txt")).toBeNull();
@@ -634,6 +653,7 @@ describe('wholeTreeCommand', () => {
     expect(wipes("echo 'rm -rf build' > x.sh; bash x.sh")).toBeNull();
     expect(wipes("echo 'rm -rf /' > x.sh; bash y.sh")).toBeNull();
     expect(wipes("echo 'export PATH=$HOME/bin:$PATH' >> ~/.bashrc")).toBeNull();
+    expect(wipes("cat <<< 'rm -rf /'")).toBeNull();
     const inFolder = (command: string, cwd: string) =>
       policy.evaluate({ toolName: 'execute_command', args: { command, cwd }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
     expect(inFolder("echo 'rm -rf *' > x.sh; cd / && bash x.sh", '/tmp')).toBe('deny'); // run where the line has gone
