@@ -2,13 +2,15 @@ import { splitArgs } from '../device/split-args';
 import { programOf } from './shell-text';
 
 /**
- * env's split-string option for the never-run rule (whole-tree.ts): `env -S 'rm -rf /'` runs the words
- * of its string as the program and its arguments, as if they had been written in place of the option.
+ * env's options that change what runs, for the never-run rule (whole-tree.ts): `env -S 'rm -rf /'` runs
+ * the words of its string as the program and its arguments, as if they had been written in place of the
+ * option, and `env -C / rm -rf *` runs the program in the folder -C names.
  */
 
 /** env's options that take a value, GNU's and BSD's: the letters, and the long options (`--unset NAME`). */
 const VALUE_LETTERS = new Set(['u', 'C', 'S', 'P']);
 const VALUE_LONG = ['--unset', '--chdir', '--split-string'];
+const LONG_LETTERS: Record<string, string> = { '--unset': 'u', '--chdir': 'C', '--split-string': 'S' };
 /** An `env -S` inside the string of another is read, this many deep. */
 const MAX_SPLITS = 4;
 
@@ -23,8 +25,27 @@ export function withEnvSplit(all: readonly string[]): string[] {
   return out;
 }
 
-/** The first env's split-string option among `all`: the words it spans (`from` to before `to`) and its string. */
-function splitOption(all: readonly string[]): { from: number; to: number; value: string } | null {
+/** An env option with a value among `all`: the words it spans (`from` to before `to`), which one, and its value. */
+interface ValueOption {
+  from: number;
+  to: number;
+  letter: string;
+  value: string;
+}
+
+/** The first env's split-string option among `all`, or null. */
+function splitOption(all: readonly string[]): ValueOption | null {
+  return envOptions(all).find((option) => option.letter === 'S') ?? null;
+}
+
+/** The folder env's -C (--chdir) has the program run in, when `all` gives one. */
+export function envFolder(all: readonly string[]): string | undefined {
+  return envOptions(all).findLast((option) => option.letter === 'C')?.value;
+}
+
+/** The options with a value of each env among `all`, long ones given by their letter (`--chdir` is C). */
+function envOptions(all: readonly string[]): ValueOption[] {
+  const options: ValueOption[] = [];
   for (let env = all.findIndex(isEnv); env !== -1; env = all.findIndex((word, at) => at > env && isEnv(word))) {
     for (let i = env + 1; i < all.length; i++) {
       const word = all[i] as string;
@@ -35,7 +56,7 @@ function splitOption(all: readonly string[]): { from: number; to: number; value:
         const name = VALUE_LONG.find((option) => (long[1] as string).length > 3 && option.startsWith(long[1] as string));
         const value = long[2] ?? (name !== undefined ? all[i + 1] : undefined);
         const to = long[2] === undefined && name !== undefined ? i + 2 : i + 1;
-        if (name === '--split-string' && value !== undefined) return { from: i, to, value };
+        if (name !== undefined && value !== undefined) options.push({ from: i, to, letter: LONG_LETTERS[name] ?? '', value });
         i = to - 1;
         continue;
       }
@@ -43,11 +64,11 @@ function splitOption(all: readonly string[]): { from: number; to: number; value:
       if (letter === -1) continue;
       const rest = word.slice(letter + 2);
       const value = rest !== '' ? rest : all[i + 1];
-      if (word[letter + 1] === 'S' && value !== undefined) return { from: i, to: rest !== '' ? i + 1 : i + 2, value };
+      if (value !== undefined) options.push({ from: i, to: rest !== '' ? i + 1 : i + 2, letter: word[letter + 1] as string, value });
       if (rest === '') i++;
     }
   }
-  return null;
+  return options;
 }
 
 function isEnv(word: string): boolean {

@@ -28,15 +28,20 @@ export function newShell(cwd: string | null, positionals: Positionals | null = n
 }
 
 /**
- * Learns what a command sets: variables (assign), the positional parameters `set` gives and `shift`
- * moves, and aliases.
+ * Learns what a command sets: variables (assign, and `for d` walking $@), the positional parameters
+ * `set` gives and `shift` moves, and aliases.
  */
 export function learn(all: readonly string[], shell: Shell): void {
   assign(all, shell.variables);
   const program = all.findIndex((word) => !SHELL_KEYWORDS.has(word) && word !== 'builtin');
   if (all[program] === 'set') shell.positionals = setByCommand(all.slice(program + 1)) ?? shell.positionals;
   else if (all[program] === 'shift') shell.positionals = afterShift(shell.positionals, all.slice(program + 1));
-  else if (all[program] === 'alias') {
+  else if (all[program] === 'for' && all.length === 2 && /^[A-Za-z_]\w*$/.test(all[1] as string)) {
+    // `for d; do`, with no `in`: the loop walks $@.
+    const walked = positionalValue('@', shell.positionals);
+    if (walked === undefined) shell.variables.delete(all[1] as string);
+    else shell.variables.set(all[1] as string, walked);
+  } else if (all[program] === 'alias') {
     for (const word of all.slice(program + 1)) {
       const [, name, text] = /^([^=\s/$`'"]+)=([\s\S]*)$/.exec(word) ?? [];
       if (name !== undefined && text !== undefined) shell.aliases.set(name, text);

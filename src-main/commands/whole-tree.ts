@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { posix } from 'node:path';
-import { withEnvSplit } from './env-split';
+import { envFolder, withEnvSplit } from './env-split';
 import { type Positionals, positionalsOf } from './positionals';
 import { isRemoteShell, remoteCommands } from './remote-shells';
 import { learn, newShell, type Shell, SHELL_KEYWORDS, withVariables } from './shell-scope';
@@ -206,7 +206,9 @@ function treeCommandInCommands(commands: readonly string[], pipes: Pipes, shell:
     } else if (program === 'popd') shell.cwd = shell.pushed.length > 0 ? (shell.pushed.pop() ?? null) : null;
     shell.functions.read(command, all);
     const runs = reading.scripts.read(command, all, (word) => withVariables(word, shell, home), { shell: pipes.shell !== undefined, tee: pipes.tee });
-    const { cwd } = shell;
+    // `env -C dir` runs its program there, the shell staying where it is.
+    const chdir = envFolder(all);
+    const cwd = chdir === undefined ? shell.cwd : folderOf(chdir, shell.cwd, home);
     const found =
       treeCommand(all, home, cwd) ??
       (fed.length > 0 && all.some((word) => programOf(word) === 'xargs') ? treeCommand([...all, ...fed], home, cwd) : null) ??

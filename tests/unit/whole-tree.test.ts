@@ -565,6 +565,13 @@ describe('wholeTreeCommand', () => {
     expect(wipes('env -i PATH=/bin VAR=x rm -rf /')).toBe('rm /');
     expect(wipes(`env -S 'ls /'`)).toBeNull();
     expect(wipes(`env -S 'rm -rf build' /tmp/x`)).toBeNull();
+    // -C runs the program in another folder, where its relative operands are.
+    const inFolder = (command: string, cwd: string) =>
+      policy.evaluate({ toolName: 'execute_command', args: { command, cwd }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
+    expect(inFolder('env -C / rm -rf *', '/tmp/build')).toBe('deny');
+    expect(inFolder('env --chdir=/ sudo rm -rf *', '/tmp/build')).toBe('deny');
+    expect(inFolder(`env -C ~ -S 'rm -rf .'`, '/tmp/build')).toBe('deny');
+    expect(inFolder('env -C /tmp/build rm -rf *', '~')).not.toBe('deny');
   });
 
   it('reads the positional parameters set on the line ($1, ${2}, $@), moved by shift, and given to sh -c', () => {
@@ -573,6 +580,7 @@ describe('wholeTreeCommand', () => {
     expect(wipes('set / ; rm -rf $1')).toBe('rm /');
     expect(wipes('set -e -- build ~; rm -rf "${2}"')).toBe('rm ~');
     expect(wipes('set -- build /usr; shift; rm -rf "$1"')).toBe('rm /usr');
+    expect(wipes('set -- / ~; for d; do rm -rf "$d"; done')).toBe('rm {/,~}'); // a for with no `in` walks $@
     expect(wipes(`sh -c 'rm -rf "$1"' sh /`)).toBe('rm /');
     // Parameters that take no tree, are gone, or cannot be told.
     expect(wipes('set -- a b; echo $1')).toBeNull();
@@ -581,6 +589,7 @@ describe('wholeTreeCommand', () => {
     expect(wipes('set -- /; shift; rm -rf "$1"')).toBeNull();
     expect(wipes('set -o pipefail; rm -rf "$1"')).toBeNull();
     expect(wipes('set -- $(ls); rm -rf "$1"')).toBeNull();
+    expect(wipes('set -- /tmp/a /tmp/b; for d; do rm -rf "$d"; done')).toBeNull();
     expect(wipes(`bash -c 'ls "$1"' _ /`)).toBeNull();
     expect(wipes(`find . -name '*.tmp' | xargs -n1 sh -c 'rm -rf ~/"$1"' _`)).toBeNull(); // xargs adds $1
   });
