@@ -7,10 +7,9 @@ import { programOf } from './shell-text';
  * option, and `env -C / rm -rf *` runs the program in the folder -C names.
  */
 
-/** env's options that take a value, GNU's and BSD's: the letters, and the long options (`--unset NAME`). */
+/** env's options that take a value, GNU's and BSD's: the letters, and the long options (`--unset NAME`) with theirs. */
 const VALUE_LETTERS = new Set(['u', 'C', 'S', 'P']);
-const VALUE_LONG = ['--unset', '--chdir', '--split-string'];
-const LONG_LETTERS: Record<string, string> = { '--unset': 'u', '--chdir': 'C', '--split-string': 'S' };
+const VALUE_LONG: ReadonlyArray<readonly [string, string]> = [['--unset', 'u'], ['--chdir', 'C'], ['--split-string', 'S']];
 /** An `env -S` inside the string of another is read, this many deep. */
 const MAX_SPLITS = 4;
 
@@ -53,10 +52,10 @@ function envOptions(all: readonly string[]): ValueOption[] {
       const long = /^(--[a-z-]+)(?:=([\s\S]*))?$/.exec(word);
       if (long) {
         // GNU env takes a long option shortened (`--split`), as long as no other starts the same.
-        const name = VALUE_LONG.find((option) => (long[1] as string).length > 3 && option.startsWith(long[1] as string));
-        const value = long[2] ?? (name !== undefined ? all[i + 1] : undefined);
-        const to = long[2] === undefined && name !== undefined ? i + 2 : i + 1;
-        if (name !== undefined && value !== undefined) options.push({ from: i, to, letter: LONG_LETTERS[name] ?? '', value });
+        const known = VALUE_LONG.find(([option]) => (long[1] as string).length > 3 && option.startsWith(long[1] as string));
+        const value = long[2] ?? (known !== undefined ? all[i + 1] : undefined);
+        const to = long[2] === undefined && known !== undefined ? i + 2 : i + 1;
+        if (known !== undefined && value !== undefined) options.push({ from: i, to, letter: known[1], value });
         i = to - 1;
         continue;
       }

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import { LineFunctions } from './line-functions';
 import { afterShift, type Positionals, positionalValue, setByCommand } from './positionals';
+import { printfAssignment } from './written-text';
 
 /**
  * What a shell knows as the never-run rule (whole-tree.ts) reads its text: the folder it is in, the
@@ -28,11 +29,13 @@ export function newShell(cwd: string | null, positionals: Positionals | null = n
 }
 
 /**
- * Learns what a command sets: variables (assign, and `for d` walking $@), the positional parameters
- * `set` gives and `shift` moves, and aliases.
+ * Learns what a command sets: variables (assign, `printf -v`, and `for d` walking $@), the positional
+ * parameters `set` gives and `shift` moves, and aliases.
  */
 export function learn(all: readonly string[], shell: Shell): void {
   assign(all, shell.variables);
+  const printed = printfAssignment(all);
+  if (printed) setOrForget(shell.variables, printed.name, printed.value);
   const program = all.findIndex((word) => !SHELL_KEYWORDS.has(word) && word !== 'builtin');
   if (all[program] === 'set') shell.positionals = setByCommand(all.slice(program + 1)) ?? shell.positionals;
   else if (all[program] === 'shift') shell.positionals = afterShift(shell.positionals, all.slice(program + 1));
@@ -96,8 +99,13 @@ function assign(all: readonly string[], variables: Map<string, string>): void {
   if (all.length <= first || assignments.some((match) => match === null)) return;
   for (const match of assignments) {
     const [, name = '', value = ''] = match ?? [];
-    if (isComputed(value)) variables.delete(name);
-    else variables.set(name, value);
+    setOrForget(variables, name, value);
   }
+}
+
+/** Sets a variable to `value`, or forgets it when the value is computed as it runs. */
+function setOrForget(variables: Map<string, string>, name: string, value: string): void {
+  if (isComputed(value)) variables.delete(name);
+  else variables.set(name, value);
 }
 

@@ -6,7 +6,8 @@ import { isRemoteShell, remoteCommands } from './remote-shells';
 import { learn, newShell, type Shell, SHELL_KEYWORDS, withVariables } from './shell-scope';
 import { blankQuoted, programOf, simpleCommands, words } from './shell-text';
 import { findListed, findTarget, mvTarget, rsyncTarget, TREE_PROGRAMS } from './tree-operations';
-import { type ScriptRun, WrittenScripts, writtenText } from './written-scripts';
+import { type ScriptRun, WrittenScripts } from './written-scripts';
+import { writtenText } from './written-text';
 
 /**
  * A floor under the deny list that no setting removes: a command that removes a whole tree (the root,

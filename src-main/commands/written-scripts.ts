@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import { outputFiles, programOf } from './shell-text';
+import { hereStringOf, writtenText } from './written-text';
 
 /**
  * Scripts written and run on the same line, for the never-run rule (whole-tree.ts): what `echo` or
@@ -11,7 +12,7 @@ import { outputFiles, programOf } from './shell-text';
 
 /** Files a shell runs when it starts, or cron runs on schedule: anything written there runs later. */
 const STARTUP_FILE =
-  /(?:^|\/)(?:\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile|zshenv|zlogin|zlogout|kshrc|mkshrc|xprofile|xinitrc|xsessionrc)|bash\.bashrc|config\.fish|rc\.local|crontab|profile|environment|profile\.d\/[^/]+|cron\.\w+\/[^/]+|cron\/(?:crontabs\/)?[^/]+)$/i;
+  /(?:^|\/)(?:\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile|zshenv|zlogin|zlogout|kshrc|mkshrc|xprofile|xinitrc|xsessionrc)|bash\.bashrc|config\.fish|rc\.local|crontab|profile|profile\.d\/[^/]+|cron\.\w+\/[^/]+|cron\/(?:crontabs\/)?[^/]+)$/i;
 
 /**
  * Programs that only read, list or change a file's metadata, and so do not run it (`cat x.sh`,
@@ -26,28 +27,6 @@ const READERS = new Set([
 const RUNNERS = new Set([
   'sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish', 'busybox', 'source', '.', 'exec', 'xargs', 'crontab', 'at', 'batch',
 ]);
-
-/**
- * What an `echo …` or `printf …` writes: its words joined, \n as a line break, as echo -e and printf
- * write it; or the here-string `cat` or `tee` is given (`cat <<< '…'`); null for another program.
- */
-export function writtenText(all: readonly string[]): string | null {
-  const writer = all.findIndex((word) => ['echo', 'printf'].includes(programOf(word)));
-  if (writer === -1) return hereStringOf(all);
-  const operands = all.slice(writer + 1);
-  const first = operands.findIndex((word) => !/^-[neE]+$/.test(word));
-  return (first === -1 ? [] : operands.slice(first)).join(' ').replace(/\\n/g, '\n');
-}
-
-/** The here-string (`<<< '…'`, `<<<'…'`) given to cat or tee among `all`, or null. */
-function hereStringOf(all: readonly string[]): string | null {
-  const copier = all.findIndex((word) => ['cat', 'tee'].includes(programOf(word)));
-  if (copier === -1) return null;
-  const at = all.findIndex((word, index) => index > copier && word.startsWith('<<<'));
-  const word = all[at];
-  if (word === undefined) return null;
-  return word === '<<<' ? (all[at + 1] ?? null) : word.slice(3);
-}
 
 /** The files a `tee` among `all` writes to: its words after it but options and a here-string. */
 function teeFiles(all: readonly string[]): string[] {
@@ -122,14 +101,15 @@ function withText(text: string | null): string | null {
 }
 
 /**
- * Texts one after the other, a line apart; null when one is too long to keep, or all are together.
- * Joined with + (which does not copy them), since a file can be appended to many times.
+ * Texts one after the other, as a file appended to holds them (`echo -n 'rm -rf '`, then `echo /`
+ * appended, is one line); null when one is too long to keep, or all are together. Joined with +
+ * (which does not copy them), since a file can be appended to many times.
  */
 function joined(texts: ReadonlyArray<string | null>): string | null {
   if (texts.includes(null)) return null;
-  const parts = (texts as readonly string[]).filter((text) => text !== '');
-  if (parts.reduce((sum, text) => sum + text.length + 1, 0) > MAX_KEPT) return null;
-  return parts.reduce((all, text) => (all === '' ? text : `${all}\n${text}`), '');
+  const parts = texts as readonly string[];
+  if (parts.reduce((sum, text) => sum + text.length, 0) > MAX_KEPT) return null;
+  return parts.reduce((all, text) => all + text, '');
 }
 
 function keyOf(file: string): string {

@@ -417,6 +417,24 @@ describe('wholeTreeCommand', () => {
     expect(wipes("echo 'rm -rf /' || bash")).toBeNull();
   });
 
+  it("fills printf's format with its arguments, as it writes them into a shell or xargs", () => {
+    expect(wipes("printf 'rm -rf %s' / | sh")).toBe('rm /'); // read already, as printf's words
+    expect(wipes("printf '%s %s %s\\n' rm -rf / | bash")).toBe('rm /'); // read already, as printf's words
+    expect(wipes(`printf -v cmd 'rm -rf %s' /; eval "$cmd"`)).toBe('rm /'); // -v sets a variable
+    expect(wipes("printf 'rm -rf %s\\n' build dist / | bash")).toBe('rm /'); // the format again for each
+    // Past many rounds the arguments left fill one more, as braces: the text stays short.
+    const many = Array.from({ length: 100 }, (_, i) => `a${i}`).join(' ');
+    expect(wipes(`printf 'rm -rf %s\\n' ${many} / | bash`)).toMatch(/^rm \{a64,.*,\/\}$/);
+    const started = performance.now();
+    expect(wipes(`printf '${'x'.repeat(50_000)} %s\\n' ${'a '.repeat(50_000)}| bash`)).toBeNull();
+    expect(wipes(`printf 'rm -rf /tmp/${'%s'.repeat(100)}\\n' ${'a '.repeat(50_000)}| bash`)).toBeNull();
+    expect(performance.now() - started).toBeLessThan(5_000);
+    // What the text says, not what runs it.
+    expect(wipes("printf 'echo %s\\n' / | bash")).toBeNull();
+    expect(wipes("printf '%s\\n' build dist | xargs rm -rf")).toBeNull();
+    expect(wipes("printf -v cmd 'rm -rf %s' / | bash")).toBeNull(); // -v: into a variable, nothing written
+  });
+
   it('reads what echo, printf or a find listing all pipe into xargs as the words xargs adds to its program', () => {
     expect(wipes('echo / | xargs rm -rf')).toBe('rm /');
     expect(wipes("printf '%s\\n' ~ | sudo xargs rm -rf")).toBe('rm ~');
@@ -651,6 +669,11 @@ describe('wholeTreeCommand', () => {
     expect(wipes("echo '0 * * * * rm -rf ~' > job; crontab job")).toBe('rm ~');
     expect(wipes('echo rm -rf / >> ~/.bashrc')).toBe('rm /'); // unquoted, its words were read already
     expect(wipes(`echo 'rm -rf /' > "my script.sh"; bash "my script.sh"`)).toBe('rm /');
+    // printf's format filled with its arguments, and echo -n's text going on on the line appended after it.
+    expect(wipes("printf 'rm -rf %s\\n' / > x.sh; bash x.sh")).toBe('rm /');
+    expect(wipes("printf 'rm -rf ' > x; printf '/' >> x; sh x")).toBe('rm /');
+    expect(wipes("echo -n 'rm -rf ' > x; echo / >> x; bash x")).toBe('rm /');
+    expect(wipes("echo 'rm -rf' > x; echo / >> x; bash x")).toBeNull(); // two lines: rm, then /
     // A here-string written out by cat or tee, as a here-document is.
     expect(wipes("cat > x.sh <<< 'rm -rf /'; bash x.sh")).toBe('rm /');
     expect(wipes("tee -a ~/.zshrc <<< 'rm -rf ~'")).toBe('rm ~');
