@@ -21,11 +21,13 @@ export interface Shell {
   functions: LineFunctions;
   /** The aliases defined (`alias x='…'`): their text is read in place of their name. */
   aliases: Map<string, string>;
+  /** The functions and aliases being read, outermost first (`function:f`, `alias:ls`). */
+  calls: readonly string[];
 }
 
 /** A shell that has learnt nothing yet, in `cwd`, given `positionals` ($1…) if any. */
 export function newShell(cwd: string | null, positionals: Positionals | null = null): Shell {
-  return { cwd, variables: new Map(), positionals, pushed: [], functions: new LineFunctions(), aliases: new Map() };
+  return { cwd, variables: new Map(), positionals, pushed: [], functions: new LineFunctions(), aliases: new Map(), calls: [] };
 }
 
 /**
@@ -70,6 +72,21 @@ export function withVariables(word: string, shell: Shell, home: string): string 
     if (known !== undefined) return known;
     if (name === 'PWD' && shell.cwd !== null) return shell.cwd;
     return name === 'USER' || name === 'LOGNAME' ? posix.basename(home) : use;
+  });
+}
+
+/** A word that is all the positional parameters, one word each: `$@`, `${@}`, `$*` (quoted or not). */
+const ALL_POSITIONALS = /^\$(?:[@*]|\{[@*]\})$/;
+
+/**
+ * The words of a command with what the shell knows given (withVariables); `"$@"` standing alone makes
+ * the parameters' words, as the shell passes them (`set -- -rf /; rm "$@"` runs `rm -rf /`).
+ */
+export function expandedWords(written: readonly string[], shell: Shell, home: string): string[] {
+  return written.flatMap((word) => {
+    const { positionals } = shell;
+    if (ALL_POSITIONALS.test(word) && positionals !== null && positionals.every((value) => value !== null)) return [...(positionals as readonly string[])];
+    return [withVariables(word, shell, home)];
   });
 }
 

@@ -3,7 +3,7 @@ import { posix } from 'node:path';
 import { envFolder, withEnvSplit } from './env-split';
 import { type Positionals, positionalsOf } from './positionals';
 import { isRemoteShell, remoteCommands } from './remote-shells';
-import { learn, newShell, type Shell, SHELL_KEYWORDS, withVariables } from './shell-scope';
+import { expandedWords, learn, newShell, type Shell, SHELL_KEYWORDS, withVariables } from './shell-scope';
 import { blankQuoted, programOf, simpleCommands, words } from './shell-text';
 import { findListed, findTarget, mvTarget, rsyncTarget, TREE_PROGRAMS } from './tree-operations';
 import { type ScriptRun, WrittenScripts } from './written-scripts';
@@ -46,6 +46,8 @@ const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash']);
 const ADDS_ARGUMENTS = new Set(['xargs', 'find', 'parallel', 'fd', 'fdfind']);
 /** Shell text nested deeper than this (`bash -c "sh -c '…'"` is two levels) is not read. */
 const MAX_NESTING = 4;
+/** Functions and aliases read inside each other (a calls b, b calls c…) deeper than this refuse the text: it may hide anything. */
+const MAX_CALLS = 64;
 
 /**
  * Home as the shell expands it: `~`, `$HOME`, `${HOME}`, and `${HOME:?}`, `${HOME:-…}`, `${HOME=…}`,
@@ -195,7 +197,7 @@ function treeCommandInCommands(commands: readonly string[], pipes: Pipes, shell:
   let fed: string[] = [];
   for (const command of commands) {
     const { all: written, cut } = words(command);
-    const all = withEnvSplit(written.map((word) => withVariables(word, shell, home)));
+    const all = withEnvSplit(expandedWords(written, shell, home));
     if (!cut) learn(all, shell);
     const name = all.findIndex((word) => !SHELL_KEYWORDS.has(word) && word !== 'builtin' && word !== 'command');
     const program = name === -1 ? '' : programOf(all[name] as string);
@@ -217,10 +219,11 @@ function treeCommandInCommands(commands: readonly string[], pipes: Pipes, shell:
         ? (nestedTreeCommand(all, reading, cwd, depth) ??
           sshTreeCommand(all, reading, cwd, depth) ??
           (pipes.shell ? echoedTreeCommand(all, reading, isRemoteShell(pipes.shell) ? home : cwd, depth) : null) ??
-          calledTreeCommand(all, pipes, shell, reading, depth) ??
-          aliasedTreeCommand(all, shell, reading, depth) ??
           ranTreeCommand(runs, shell, reading, depth))
-        : null);
+        : null) ??
+      // Past the nesting limit too: a chain of functions (a calls b, b calls c…) ends, and the budget bounds it.
+      calledTreeCommand(all, pipes, shell, reading, depth) ??
+      aliasedTreeCommand(all, shell, reading, depth);
     if (found) return found;
     fed = pipes.xargs ? writtenWords(all) : [];
   }
@@ -246,8 +249,12 @@ function calledTreeCommand(all: readonly string[], pipes: Pipes, shell: Shell, r
   const name = all[at];
   const body = name === undefined ? undefined : shell.functions.body(name);
   if (body === undefined || name === undefined) return null;
+  // A function that calls itself is read a few calls deep, each call with its own arguments.
+  const call = `function:${name}`;
+  if (shell.calls.includes(call) && depth >= MAX_NESTING) return null;
+  if (shell.calls.length >= MAX_CALLS) return `${name} (called too deep to be read)`;
   // The body shares the caller's variables: a function sets them for the rest of the line.
-  const called: Shell = { ...shell, positionals: positionalsOf(all.slice(at + 1)), pushed: [], functions: shell.functions.forCall() };
+  const called: Shell = { ...shell, positionals: positionalsOf(all.slice(at + 1)), pushed: [], functions: shell.functions.forCall(), calls: [...shell.calls, call] };
   const length = body.reduce((sum, command) => sum + command.length + 1, 0);
   return readAgain(length, name, reading, () => treeCommandInCommands(body, pipes, called, reading, depth + 1));
 }
@@ -256,10 +263,13 @@ function calledTreeCommand(all: readonly string[], pipes: Pipes, shell: Shell, r
 function aliasedTreeCommand(all: readonly string[], shell: Shell, reading: Reading, depth: number): string | null {
   const at = all.findIndex((word) => !SHELL_KEYWORDS.has(word));
   const text = shell.aliases.get(all[at] ?? '');
-  if (text === undefined) return null;
+  // As the shell does, an alias is not expanded again inside its own text (`alias ls='ls -F'`).
+  const expanding = `alias:${all[at] ?? ''}`;
+  if (text === undefined || shell.calls.includes(expanding)) return null;
+  if (shell.calls.length >= MAX_CALLS) return `${all[at] ?? ''} (called too deep to be read)`;
   const line = [text, ...all.slice(at + 1).map((word) => `'${word.replace(/'/g, `'\\''`)}'`)].join(' ');
   // Read in the same shell, whose aliases can use others.
-  const aliased: Shell = { ...shell, pushed: [], functions: shell.functions.forCall() };
+  const aliased: Shell = { ...shell, pushed: [], functions: shell.functions.forCall(), calls: [...shell.calls, expanding] };
   return readAgain(line.length, all[at] as string, reading, () => treeCommandInCommands(commandsOf(line), pipesOf(line), aliased, reading, depth + 1));
 }
 

@@ -600,6 +600,9 @@ describe('wholeTreeCommand', () => {
     expect(wipes('set -- build /usr; shift; rm -rf "$1"')).toBe('rm /usr');
     expect(wipes('set -- / ~; for d; do rm -rf "$d"; done')).toBe('rm {/,~}'); // a for with no `in` walks $@
     expect(wipes(`sh -c 'rm -rf "$1"' sh /`)).toBe('rm /');
+    // "$@" alone is the parameters' words, options among them.
+    expect(wipes('set -- -rf /; rm "$@"')).toBe('rm /');
+    expect(wipes('f(){ rm $*; }; f -r -f ~')).toBe('rm ~');
     // Parameters that take no tree, are gone, or cannot be told.
     expect(wipes('set -- a b; echo $1')).toBeNull();
     expect(wipes('set -- /; echo "$1"; ls $1')).toBeNull();
@@ -615,7 +618,7 @@ describe('wholeTreeCommand', () => {
   it('reads a function defined on the line at each call, with its arguments as $1, $2… and $@', () => {
     expect(wipes('f(){ rm -rf "$1"; }; f /')).toBe('rm /');
     expect(wipes('function f { rm -rf /; }; f')).toBe('rm /'); // read already where it is defined
-    expect(wipes('function f() { rm -rf "$@"; }; f build ~')).toBe('rm {build,~}');
+    expect(wipes('function f() { rm -rf "$@"; }; f build ~')).toBe('rm ~');
     expect(wipes('f() {\n  d="$1"\n  sudo rm -rf "$d"\n}\nf /usr')).toBe('rm /usr');
     expect(wipes('g(){ rm -rf "$1"; }; f(){ g "$1"; }; f ~')).toBe('rm ~');
     expect(wipes('f(){ rm -rf "/$1"; }; f')).toBe('rm /'); // called with none, $1 is empty
@@ -624,6 +627,14 @@ describe('wholeTreeCommand', () => {
     expect(wipes('f(){ ls "$1"; }; f /')).toBeNull();
     expect(wipes('f(){ rm -rf "$1"; }; f build')).toBeNull();
     expect(wipes('f(){ f "$1"; }; f /')).toBeNull(); // calls itself: read a few calls deep
+    expect(wipes('f(){ rm -rf "$1"; f "$2"; }; f a /')).toBe('rm /'); // and each call with its own arguments
+    // A chain of functions, each calling the next, is read to its end, past the nesting of shell texts.
+    const chain = (links: number, last: string) =>
+      `${Array.from({ length: links }, (_, i) => `f${i}(){ f${i + 1} "$1"; }`).join('; ')}; f${links}(){ ${last} "$1"; }; f0 /`;
+    expect(wipes(chain(6, 'rm -rf'))).toBe('rm /');
+    expect(wipes(chain(30, 'rm -rf'))).toBe('rm /');
+    expect(wipes(chain(30, 'ls'))).toBeNull();
+    expect(wipes(chain(100, 'ls'))).toMatch(/too deep to be read/); // deeper than any real line: it may hide anything
     const inFolder = (command: string, cwd: string) =>
       policy.evaluate({ toolName: 'execute_command', args: { command, cwd }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
     expect(inFolder('f(){ rm -rf "$1"; }; f', '~')).not.toBe('deny'); // rm -rf "" removes nothing
@@ -635,7 +646,8 @@ describe('wholeTreeCommand', () => {
     expect(wipes("alias x='sudo rm -rf'\nx ~")).toBe('rm ~');
     expect(wipes("alias r='rm -rf'; alias w='r /usr'; w")).toBe('rm /usr'); // one alias using another
     expect(wipes("alias ll='ls -la'; ll /")).toBeNull();
-    expect(wipes("alias ls='ls -F'; ls /")).toBeNull(); // itself, a few deep
+    expect(wipes("alias ls='ls -F'; ls /")).toBeNull(); // not expanded again in its own text, as the shell does
+    expect(wipes("alias rm='rm -i'; rm -rf /")).toBe('rm /');
     expect(wipes("alias x='rm -rf /'")).toBeNull(); // defined, never used
   });
 
