@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -17,7 +17,8 @@ import { tokenVariables, type ExternalMcpServer } from '../host/config';
  * unless the server is marked trusted (isTrusted; the safety policy asks for approval otherwise).
  *
  * - Servers connect in parallel on start(); one that fails is reported in status() and retried on the
- *   next tools() (waited for RETRY_WAIT_MS at most) or callTool(), never blocking the others.
+ *   next tools() (waited for RETRY_WAIT_MS at most) or callTool(), never blocking the others. check()
+ *   connects those not connected and pings those that are (Settings' "Check connections").
  * - A connection that drops (the process died, the HTTP server went away) is reopened on the next call.
  *   A call that was in flight when it dropped fails and is not repeated: it may have had its effect.
  * - update() follows the settings: a server removed or changed (marked untrusted, say) is closed at once.
@@ -37,6 +38,8 @@ import { tokenVariables, type ExternalMcpServer } from '../host/config';
 export const TOOL_SEPARATOR = '.';
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
+/** How long check() waits for a connected server to answer a ping before it connects to it again. */
+export const PING_TIMEOUT_MS = 5_000;
 /** How long tools() waits for another attempt at a server whose last one failed (see tools()). */
 export const RETRY_WAIT_MS = 2_000;
 /** Tools of one server offered at most: each takes room in every prompt and in the tool list. */
@@ -224,7 +227,9 @@ export class ExternalToolError extends Error {
 export const MAX_ERROR_CHARS = 2_000;
 
 function message(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+  // The HTTP library keeps the status apart from its message: a 401 or 404 says what to fix.
+  const status = error instanceof StreamableHTTPError && typeof error.code === 'number' && error.code >= 100 ? `HTTP ${error.code}: ` : '';
+  const text = status + (error instanceof Error ? error.message : String(error));
   return text.length > MAX_ERROR_CHARS ? `${headOf(text, MAX_ERROR_CHARS)}… (cut)` : text;
 }
 
@@ -530,6 +535,33 @@ class ServerLink {
     }
   }
 
+  /**
+   * Whether the server answers now. One not connected is connected (within the connect timeout); a
+   * connected one is pinged, and one that does not answer (an HTTP server that went away keeps looking
+   * connected until it is asked something) is closed and connected again. Never throws.
+   */
+  async check(): Promise<void> {
+    const client = this.client;
+    if (client) {
+      const timeout = Math.min(PING_TIMEOUT_MS, this.connectTimeout());
+      const { signal, dispose } = deadline(timeout, this.closing.signal);
+      try {
+        await client.ping({ timeout, signal });
+        return;
+      } catch (error) {
+        if (this.client === client) {
+          // Dropped first, so that its closing does not put "the connection closed" over why.
+          this.client = null;
+          this.error = `the MCP server ${this.config.name} did not answer a ping: ${message(error)}`;
+          await client.close().catch(() => undefined);
+        }
+      } finally {
+        dispose();
+      }
+    }
+    await this.connected().catch(() => undefined);
+  }
+
   /** Offers these tools from now on, logging what was left out of them. */
   private keep(list: ToolList): void {
     this.tools = list.usable.tools;
@@ -584,6 +616,16 @@ export class ExternalServers {
   /** Connects every server (in parallel) and reports how each went; never throws for a failed server. */
   async start(): Promise<ExternalServerStatus[]> {
     await Promise.all([...this.links.values()].map((link) => link.connected().catch(() => undefined)));
+    return this.status();
+  }
+
+  /**
+   * Connects every server that is not connected and pings those that are (see ServerLink.check), in
+   * parallel, then reports how each went: what "Check connections" in Settings asks for. Never throws
+   * for a failed server.
+   */
+  async check(): Promise<ExternalServerStatus[]> {
+    await Promise.all([...this.links.values()].map((link) => link.check()));
     return this.status();
   }
 

@@ -34,6 +34,7 @@ import { appRoot, promptsDir, runningFromBuild } from './paths';
 import { ProtocolEndpoint } from './protocol-endpoint';
 import { recoverInterrupted } from './recover-interrupted';
 import { ServerProcessRecord } from './server-process-record';
+import { serverStatusHandler } from './server-status';
 
 /** A password typed into a form this short (a PIN) is still left out of what is stored. */
 const MIN_TYPED_SECRET_LENGTH = 4;
@@ -266,6 +267,8 @@ export function createHost(options: HostOptions): Host {
       return config;
     },
     settings: options.settings ?? null,
+    // An error of an HTTP library may repeat a token sent: a status leaves the host scrubbed as events do.
+    servers: serverStatusHandler(externals, (text) => scrub(text)),
     repair,
     scrub,
     rememberSecret: (value) => typedSecrets.add(value),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SessionMode } from './status';
-import { BlackboardView, DamagedSessionView, DatabaseRepairView, SessionDetail, SessionView, SettingsView, StepDetail } from './views';
+import { BlackboardView, DamagedSessionView, DatabaseRepairView, ServersStatusView, SessionDetail, SessionView, SettingsView, StepDetail } from './views';
 
 /** The longest request a user may type; longer text is refused, not cut. */
 export const MAX_REQUEST_CHARS = 20_000;
@@ -90,6 +90,13 @@ export const HostCommand = z.discriminatedUnion('type', [
     /** New API keys by model profile; an empty string removes the key. Write-only: never read back. */
     secrets: z.record(z.string(), z.string().max(500)).optional(),
   }),
+  /** How each of the user's own MCP servers stands now; connects nothing. */
+  command('servers.status', {}),
+  /**
+   * Connects every server not connected (and pings those that are) now, then answers their status:
+   * within the connect timeout, and a ping's, at most.
+   */
+  command('servers.check', {}),
 ]);
 export type HostCommand = z.infer<typeof HostCommand>;
 export type HostCommandInput = z.input<typeof HostCommand>;
@@ -124,5 +131,7 @@ export const CommandResults = {
   'form.event': Empty,
   'settings.get': SettingsView,
   'settings.set': SettingsView,
+  'servers.status': ServersStatusView,
+  'servers.check': ServersStatusView,
 } satisfies Record<HostCommandType, z.ZodType>;
 export type CommandResult<T extends HostCommandType> = z.infer<(typeof CommandResults)[T]>;

@@ -210,3 +210,30 @@ export const SettingsView = z.object({
   secrets: z.record(z.string(), z.object({ set: z.boolean(), protected: z.boolean() })),
 });
 export type SettingsView = z.infer<typeof SettingsView>;
+
+/** The most of a server's error a status carries: it comes from the server or its HTTP library, in any length. */
+export const MAX_SERVER_ERROR_CHARS = 1_000;
+/** The most lines saying what was left out of a server's tool list, and the most of each. */
+export const MAX_LEFT_OUT_LINES = 10;
+export const MAX_LEFT_OUT_CHARS = 500;
+
+/**
+ * One of the user's own MCP servers (settings `mcpServers`) as the host sees it now. Not connected
+ * with no error: not tried yet (servers connect at the first request, or when checked).
+ */
+export const ServerStatusView = z.object({
+  name: z.string().min(1).max(64),
+  transport: z.enum(['stdio', 'http']),
+  trusted: z.boolean(),
+  connected: z.boolean(),
+  toolCount: z.number().int().nonnegative(),
+  /** What of its tool list was left out and why, one line per reason. */
+  leftOut: z.array(z.string().max(MAX_LEFT_OUT_CHARS)).max(MAX_LEFT_OUT_LINES),
+  /** Why its last connection, call or tool-list read failed (secrets removed); null when none did. */
+  error: z.string().max(MAX_SERVER_ERROR_CHARS).nullable(),
+});
+export type ServerStatusView = z.infer<typeof ServerStatusView>;
+
+/** The servers the saved settings name, in their order. */
+export const ServersStatusView = z.object({ servers: z.array(ServerStatusView) });
+export type ServersStatusView = z.infer<typeof ServersStatusView>;

@@ -29,6 +29,12 @@ export interface SettingsHandler {
   set(values: Record<string, unknown>, secrets: Record<string, string> | undefined): Promise<CommandResult<'settings.set'>>;
 }
 
+/** The user's own MCP servers, as Settings shows them: answered by the host (it holds the servers and the secrets to scrub). */
+export interface ServerStatusHandler {
+  status(): CommandResult<'servers.status'>;
+  check(): Promise<CommandResult<'servers.check'>>;
+}
+
 export interface SessionServiceDeps extends Omit<SessionDeps, 'emit'> {
   store: SessionStore;
   blackboards: BlackboardStore;
@@ -36,6 +42,7 @@ export interface SessionServiceDeps extends Omit<SessionDeps, 'emit'> {
   screenshots: ScreenshotFiles;
   broker: InteractionBroker;
   settings: SettingsHandler | null;
+  servers: ServerStatusHandler;
   /** What start-up did with a damaged database, for the sessions list to say. */
   repair: DatabaseRepairView | null;
 }
@@ -198,6 +205,10 @@ export class SessionService {
         return this.settings().get();
       case 'settings.set':
         return this.settings().set(command.values, command.secrets);
+      case 'servers.status':
+        return this.deps.servers.status();
+      case 'servers.check':
+        return this.deps.servers.check();
     }
   }
 

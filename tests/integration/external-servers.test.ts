@@ -551,7 +551,7 @@ describe('external MCP servers over Streamable HTTP with a token', () => {
     const [status] = await servers.start();
     expect(status?.connected).toBe(false);
     expect(status?.error).toMatch(/cannot connect to the MCP server remote/);
-    expect(status?.error).toMatch(/401|unauthori[sz]ed/i);
+    expect(status?.error).toMatch(/: HTTP 401: /);
     expect(fixture.refused()).toBeGreaterThan(refusedBefore);
     await expect(servers.callTool('remote.echo', { text: 'x' })).rejects.toThrow(ExternalToolError);
   });
@@ -581,6 +581,32 @@ describe('external MCP servers over Streamable HTTP with a token', () => {
     expect(status?.error).toMatch(/the secret "mcp-token" holding the token for remote holds the model's API key, which is never sent to an MCP server/);
     await expect(servers.callTool('remote.echo', { text: 'x' })).rejects.toThrow(ExternalToolError);
     expect(fixture.received()).toBe(before);
+  });
+
+  it('is checked with a ping once connected, and connected again by a check after it went away and came back', async () => {
+    let second = await startHttpFixture('right-token');
+    const port = Number(new URL(second.url).port);
+    servers = new ExternalServers({
+      servers: [{ name: 'flaky', transport: 'http', url: second.url, tokenSecret: 'mcp-token', trusted: true }],
+      getSecret,
+      connectTimeoutMs: 3_000,
+    });
+    const [first] = await servers.check();
+    expect(first).toMatchObject({ connected: true, error: null });
+    const before = second.received();
+    expect(await servers.check()).toEqual([first]);
+    expect(second.received()).toBe(before + 1);
+    await second.close();
+    // Nothing was asked of it since: only a check finds it gone.
+    expect(servers.status()[0]?.connected).toBe(true);
+    const [away] = await servers.check();
+    expect(away).toMatchObject({ connected: false, toolCount: 0, error: expect.stringMatching(/^cannot connect to the MCP server flaky: /) });
+    second = await startHttpFixture('right-token', port);
+    try {
+      expect(await servers.check()).toEqual([first]);
+    } finally {
+      await second.close();
+    }
   });
 
   it('fails a call while the HTTP server is away, and reconnects when it is back', async () => {

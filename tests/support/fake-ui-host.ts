@@ -20,6 +20,7 @@ import {
   type ErrorCode,
   type HostMessage,
   type PauseCause,
+  type ServerStatusView,
   type SessionStatus,
   type SessionView,
   type SettingsView,
@@ -71,6 +72,8 @@ export interface FakeUiHost {
   readonly token: string;
   readonly sessions: Map<string, FakeSession>;
   readonly settings: FakeSettings;
+  /** The user's MCP servers as `servers.status` and `servers.check` answer them (none by default). */
+  readonly servers: ServerStatusView[];
   /** Every valid command received, in order. */
   readonly received: HostCommand[];
   /** Messages the host could not read (invalid commands), for failure messages. */
@@ -183,6 +186,8 @@ export async function startFakeUiHost(options: { rendererDir?: string } = {}): P
     secrets: { host: { set: true, protected: false }, app: { set: false, protected: false } },
     keys: { host: 'sk-stored-secret' },
   };
+
+  const servers: ServerStatusView[] = [];
 
   const broadcast = (message: HostMessage): void => {
     const text = JSON.stringify(message);
@@ -372,6 +377,8 @@ export async function startFakeUiHost(options: { rendererDir?: string } = {}): P
       }
       return viewOfSettings(settings);
     },
+    'servers.status': () => ({ servers }),
+    'servers.check': () => ({ servers }),
   };
 
   const dispatch = async (command: HostCommand): Promise<unknown> => {
@@ -469,6 +476,7 @@ export async function startFakeUiHost(options: { rendererDir?: string } = {}): P
     token,
     sessions,
     settings,
+    servers,
     received,
     refused,
     push,

@@ -28,6 +28,8 @@ const TYPES = [
   'form.event',
   'settings.get',
   'settings.set',
+  'servers.status',
+  'servers.check',
 ] as const;
 
 /** A well-formed id of a session (or step, interaction, form) that does not exist. */
@@ -73,7 +75,7 @@ function broken(random: Random, id: unknown): Record<string, unknown> {
     case 4: // answers that are not a list of 1..50 strings
       return { type: 'interaction.answer', id, sessionId: 'a', interactionId: 'b', answers: random.pick([[], 'yes', [1], Array.from({ length: 51 }, () => 'y')]) };
     case 5: // a required field missing
-      return { type: random.pick(TYPES.filter((name) => !['session.list', 'settings.get', 'session.start'].includes(name))), id };
+      return { type: random.pick(TYPES.filter((name) => !['session.list', 'settings.get', 'servers.status', 'servers.check', 'session.start'].includes(name))), id };
     default: // over-long ids and names
       return { type: random.pick(['session.open', 'session.stop', 'blackboard.get']), id, sessionId: 'x'.repeat(random.int(65, 500)) };
   }
