@@ -4,15 +4,18 @@ import CloseIcon from '@mui/icons-material/Close';
 import { Alert, Box, Button, Dialog, DialogActions, DialogContent, DialogContentText, DialogTitle, IconButton, Typography } from '@mui/material';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { SettingsView } from '../../../src-main/protocol';
+import type { UiElement } from '../../../src-main/protocol/form-spec';
 import { HostCommandError } from '../bridge';
-import { formCells, formRenderers } from '../forms/renderers';
+import { formCells } from '../forms/renderers';
 import { createFormsAjv } from '../forms/safe-ajv';
 import type { SchemaError } from '../forms/schema-validator';
 import { asFormError, describeErrors, fieldErrorFromMessage, refusalText } from '../forms/settings-errors';
-import { settingsUiSchema, withoutNullAlternatives } from '../forms/settings-schema';
+import { settingsUiSchema, withoutNullAlternatives, withServerStatus } from '../forms/settings-schema';
 import { useSettledInput } from '../forms/useSettledInput';
 import { useBridge, useDeskhand, useUi } from '../store';
 import { ApiKeyFields } from './ApiKeyFields';
+import { settingsRenderers, UnsavedSettingsContext } from './ServerStatusElement';
+import { ServerStatusList } from './ServerStatusList';
 import { ViewErrorBoundary } from './ViewErrorBoundary';
 
 /** The form for one settings snapshot; remounted (fresh state) whenever the host sends new settings. */
@@ -28,7 +31,11 @@ function SettingsForm({ view, onSaved, onClose, onDirty }: SettingsFormProps) {
   const bridge = useBridge();
   const notify = useDeskhand((state) => state.notify);
   const shownSchema = useMemo(() => withoutNullAlternatives(view.schema) as Record<string, unknown>, [view.schema]);
-  const uischema = useMemo(() => (view.uischema ?? settingsUiSchema(shownSchema)) as UISchemaElement | undefined, [view.uischema, shownSchema]);
+  const layout = useMemo(() => {
+    const base = (view.uischema ?? settingsUiSchema(shownSchema)) as UiElement | undefined;
+    const withStatus = base ? withServerStatus(base) : null;
+    return { uischema: (withStatus ?? base) as UISchemaElement | undefined, statusPlaced: withStatus !== null };
+  }, [view.uischema, shownSchema]);
   const ajv = useMemo(() => createFormsAjv(new Map([[shownSchema, view.schema]])), [shownSchema, view.schema]);
   const [data, setData] = useState<Record<string, unknown>>(view.values);
   const [showErrors, setShowErrors] = useState(false);
@@ -101,28 +108,31 @@ function SettingsForm({ view, onSaved, onClose, onDirty }: SettingsFormProps) {
         {/* A description may have a line per choice (the approval setting's): its line breaks are kept. */}
         <Box onInputCapture={onFormInput} sx={{ '& .MuiFormHelperText-root': { whiteSpace: 'pre-line' } }}>
           <ViewErrorBoundary area="the settings form">
-            <JsonForms
-              schema={shownSchema}
-              uischema={uischema}
-              data={data}
-              renderers={formRenderers}
-              cells={formCells}
-              ajv={ajv}
-              validationMode={showErrors ? 'ValidateAndShow' : 'ValidateAndHide'}
-              additionalErrors={hostErrors as never}
-              onChange={({ data: next, errors: found }) => {
-                changed();
-                latest.current = { data: (next ?? {}) as Record<string, unknown>, errors: (found ?? []) as unknown as SchemaError[] };
-                const values = JSON.stringify(latest.current.data);
-                firstValues.current ??= values;
-                setValuesChanged(values !== firstValues.current);
-                setData(latest.current.data);
-                // Editing a refused field takes the host's complaint away; a new Save will tell.
-                if (hostErrors.length > 0 && JSON.stringify(next) !== JSON.stringify(data)) setHostErrors([]);
-              }}
-            />
+            <UnsavedSettingsContext.Provider value={dirty}>
+              <JsonForms
+                schema={shownSchema}
+                uischema={layout.uischema}
+                data={data}
+                renderers={settingsRenderers}
+                cells={formCells}
+                ajv={ajv}
+                validationMode={showErrors ? 'ValidateAndShow' : 'ValidateAndHide'}
+                additionalErrors={hostErrors as never}
+                onChange={({ data: next, errors: found }) => {
+                  changed();
+                  latest.current = { data: (next ?? {}) as Record<string, unknown>, errors: (found ?? []) as unknown as SchemaError[] };
+                  const values = JSON.stringify(latest.current.data);
+                  firstValues.current ??= values;
+                  setValuesChanged(values !== firstValues.current);
+                  setData(latest.current.data);
+                  // Editing a refused field takes the host's complaint away; a new Save will tell.
+                  if (hostErrors.length > 0 && JSON.stringify(next) !== JSON.stringify(data)) setHostErrors([]);
+                }}
+              />
+            </UnsavedSettingsContext.Provider>
           </ViewErrorBoundary>
         </Box>
+        {!layout.statusPlaced && <ServerStatusList unsavedChanges={dirty} />}
         <ApiKeyFields
           secrets={view.secrets}
           typed={typed}

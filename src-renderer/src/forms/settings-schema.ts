@@ -48,3 +48,29 @@ export function settingsUiSchema(schema: JsonSchema): UiElement | undefined {
     })),
   };
 }
+
+/** The settings form's own element (no agent form may hold it): how the saved MCP servers stand. */
+export const SERVER_STATUS_ELEMENT = 'ServerStatus';
+const MCP_SERVERS_SCOPE = '#/properties/mcpServers';
+
+/**
+ * `uischema` with the MCP servers' status right after their field, in whichever layout or tab holds
+ * it; null when no element shows that field (the dialog then shows the status below the form).
+ */
+export function withServerStatus(uischema: UiElement): UiElement | null {
+  if (uischema.type === 'Control' && uischema.scope === MCP_SERVERS_SCOPE) {
+    return { type: 'VerticalLayout', elements: [uischema, { type: SERVER_STATUS_ELEMENT }] };
+  }
+  if (!Array.isArray(uischema.elements)) return null;
+  const elements: unknown[] = [...uischema.elements];
+  for (let i = 0; i < elements.length; i += 1) {
+    const element = elements[i];
+    if (!isObject(element) || typeof element.type !== 'string') continue;
+    const placed = withServerStatus(element as UiElement);
+    if (placed) {
+      elements[i] = placed;
+      return { ...uischema, elements };
+    }
+  }
+  return null;
+}
