@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { settledWithin } from '../common/settled-within';
 import { headOf } from '../common/text-head';
@@ -38,7 +38,7 @@ import { tokenVariables, type ExternalMcpServer } from '../host/config';
 export const TOOL_SEPARATOR = '.';
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
-/** How long check() waits for a connected server to answer a ping before it connects to it again. */
+/** How long check() waits for a connected server to answer a ping (at most the connect timeout). */
 export const PING_TIMEOUT_MS = 5_000;
 /** How long tools() waits for another attempt at a server whose last one failed (see tools()). */
 export const RETRY_WAIT_MS = 2_000;
@@ -380,6 +380,8 @@ class ServerLink {
   error: string | null = null;
   /** The error of the last failed read of a changed tool list, while it is the one in `error`. */
   private rereadError: string | null = null;
+  /** Why the last ping of the connected server went unanswered, while it is the one in `error`. */
+  private pingError: string | null = null;
   private connecting: Promise<Client> | null = null;
   private closed = false;
   /** An answer of the HTTP server was over MAX_ANSWER_BYTES (its connection was closed for it). */
@@ -492,6 +494,7 @@ class ServerLink {
       this.client = client;
       this.error = null;
       this.rereadError = null;
+      this.pingError = null;
       this.options.onToolsChanged?.(name);
       if (changedWhileConnecting) rereads.notice();
       return client;
@@ -536,30 +539,45 @@ class ServerLink {
   }
 
   /**
-   * Whether the server answers now. One not connected is connected (within the connect timeout); a
-   * connected one is pinged, and one that does not answer (an HTTP server that went away keeps looking
-   * connected until it is asked something) is closed and connected again. Never throws.
+   * Whether the server answers now: one not connected is connected (within the connect timeout), and
+   * a connected one is pinged (see answersPing) and connected again when its connection failed. Never
+   * throws.
    */
   async check(): Promise<void> {
     const client = this.client;
-    if (client) {
-      const timeout = Math.min(PING_TIMEOUT_MS, this.connectTimeout());
-      const { signal, dispose } = deadline(timeout, this.closing.signal);
-      try {
-        await client.ping({ timeout, signal });
-        return;
-      } catch (error) {
-        if (this.client === client) {
-          // Dropped first, so that its closing does not put "the connection closed" over why.
-          this.client = null;
-          this.error = `the MCP server ${this.config.name} did not answer a ping: ${message(error)}`;
-          await client.close().catch(() => undefined);
-        }
-      } finally {
-        dispose();
-      }
-    }
+    if (client && (await this.answersPing(client))) return;
     await this.connected().catch(() => undefined);
+  }
+
+  /**
+   * Pings a connected server; false when its connection failed (an HTTP server that went away looks
+   * connected until it is asked something), which is then dropped. One that does not answer in time
+   * stays connected, with why in `error`: it may be busy with a call, which closing it would fail.
+   */
+  private async answersPing(client: Client): Promise<boolean> {
+    const timeout = Math.min(PING_TIMEOUT_MS, this.connectTimeout());
+    const { signal, dispose } = deadline(timeout, this.closing.signal);
+    try {
+      await client.ping({ timeout, signal });
+      if (this.error === this.pingError) this.error = null;
+      this.pingError = null;
+      return true;
+    } catch (error) {
+      if (this.client !== client) return false;
+      const why = `the MCP server ${this.config.name} did not answer a ping: ${message(error)}`;
+      const timedOut = signal.aborted || (error instanceof McpError && error.code === ErrorCode.RequestTimeout);
+      if (timedOut) {
+        this.error = this.pingError = why;
+        return true;
+      }
+      // Dropped first, so that its closing does not put "the connection closed" over why.
+      this.client = null;
+      this.error = why;
+      await client.close().catch(() => undefined);
+      return false;
+    } finally {
+      dispose();
+    }
   }
 
   /** Offers these tools from now on, logging what was left out of them. */

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ExternalServers, ExternalToolError, MAX_ANSWER_BYTES, MAX_ERROR_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES_PER_MINUTE, MAX_TOOLS_PER_SERVER, RETRY_WAIT_MS, splitToolName } from '../../src-main/commands/external-servers';
+import { ExternalServers, ExternalToolError, MAX_ANSWER_BYTES, MAX_ERROR_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES_PER_MINUTE, MAX_TOOLS_PER_SERVER, PING_TIMEOUT_MS, RETRY_WAIT_MS, splitToolName } from '../../src-main/commands/external-servers';
 import type { ExternalMcpServer } from '../../src-main/host/config';
 import { startHttpFixture, type HttpFixture } from '../support/external-mcp-fixture';
 
@@ -125,6 +125,27 @@ describe('external MCP servers over stdio', () => {
     expect(servers.status().find((s) => s.name === 'other')).toMatchObject({ connected: true, error: null });
     // The other server was not disturbed.
     expect(textOf(await servers.callTool('local.echo', { text: 'ok' }))).toBe('stdio: ok');
+  });
+
+  it('is checked with a ping: one that does not answer in time stays connected, saying so, until it answers again', { timeout: 30_000 }, async () => {
+    const checked = new ExternalServers({ servers: [stdioServer('busy')] });
+    let pid = 0;
+    try {
+      expect((await checked.check())[0]).toMatchObject({ connected: true, error: null });
+      pid = Number(textOf(await checked.callTool('busy.pid', {})));
+      // Stopped, it answers nothing, as a server busy with something else would not.
+      process.kill(pid, 'SIGSTOP');
+      const started = Date.now();
+      const [silent] = await checked.check();
+      expect(Date.now() - started).toBeLessThan(PING_TIMEOUT_MS + 2_000);
+      expect(silent).toMatchObject({ connected: true, toolCount: 9, error: expect.stringMatching(/^the MCP server busy did not answer a ping: /) });
+      process.kill(pid, 'SIGCONT');
+      expect((await checked.check())[0]).toMatchObject({ connected: true, error: null });
+      expect(textOf(await checked.callTool('busy.pid', {}))).toBe(String(pid));
+    } finally {
+      if (pid) process.kill(pid, 'SIGCONT');
+      await checked.close();
+    }
   });
 
   it('reports a server that cannot start, without blocking the others', async () => {
