@@ -1,14 +1,18 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import { settledWithin } from '../common/settled-within';
 import { headOf } from '../common/text-head';
 import { unlessAborted } from '../common/unless-aborted';
 import { deviceEnv } from '../device/launch';
 import { tokenVariables, type ExternalMcpServer } from '../host/config';
+import { ExternalToolError } from './external-tool-error';
+import { StderrLines, StderrLog } from './mcp-stderr-log';
+import { readToolList, ToolListRereads, type ToolList } from './mcp-tool-list';
+import { ServerProcessTransport } from './server-process-transport';
+
+export { ExternalToolError } from './external-tool-error';
 
 /**
  * The user's own MCP servers (settings `mcpServers`): each is a stdio command or a
@@ -23,14 +27,14 @@ import { tokenVariables, type ExternalMcpServer } from '../host/config';
  *   A call that was in flight when it dropped fails and is not repeated: it may have had its effect.
  * - update() follows the settings: a server removed or changed (marked untrusted, say) is closed at once.
  * - Connecting and listing the tools take at most the connect timeout (default 15 s) together. Tools
- *   with names the specification does not allow, repeated names or beyond MAX_TOOLS_PER_SERVER are left out
+ *   (mcp-tool-list.ts) with names the specification does not allow, repeated names or beyond MAX_TOOLS_PER_SERVER are left out
  *   (status().leftOut and the log say so); no page is read once MAX_TOOLS_PER_SERVER tools are kept.
  * - A server that says its tool list changed (notifications/tools/list_changed) has it read again in the
  *   same way and within the same timeout (readToolList), one read at a time (ToolListRereads). A read
  *   that fails keeps the tools read before and puts why in status().error.
  * - Each call has a timeout (default 60 s; the server gets a cancellation when it passes).
  * - stdio servers get the host's environment without secrets (deviceEnv), nor the variables holding the
- *   HTTP servers' tokens: a server that needs a key should read it from its own configuration. Their stderr goes to onLog: at most
+ *   HTTP servers' tokens: a server that needs a key should read it from its own configuration. Their stderr goes to onLog (mcp-stderr-log.ts): at most
  *   MAX_LOG_LINES_PER_MINUTE lines a minute, each cut to MAX_LOG_LINE_CHARS.
  * - The bearer token comes from getSecret(tokenSecret) when connecting, so it never sits in settings.
  */
@@ -42,133 +46,6 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
 export const PING_TIMEOUT_MS = 5_000;
 /** How long tools() waits for another attempt at a server whose last one failed (see tools()). */
 export const RETRY_WAIT_MS = 2_000;
-/** Tools of one server offered at most: each takes room in every prompt and in the tool list. */
-export const MAX_TOOLS_PER_SERVER = 100;
-/**
- * Pages of a server's tool list read at most: as many as it takes to fill MAX_TOOLS_PER_SERVER with a
- * tool a page. A list that runs longer without filling it (empty pages, a cursor that never runs out)
- * comes from a broken server.
- */
-export const MAX_TOOL_PAGES = MAX_TOOLS_PER_SERVER;
-/** A tool name the model can write back and the prompt can show: the MCP specification's tool names. */
-const ToolNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/);
-
-/**
- * The tools of a server that are offered, gathered page by page: named as the MCP specification says
- * (no spaces, line breaks or markup for the prompt and the "available tools" list, at most 128
- * characters), each name once, and no more than MAX_TOOLS_PER_SERVER. Only those are kept, so a
- * server with a huge list costs the memory of one page; once full, no further page is needed.
- */
-class UsableTools {
-  readonly tools: Tool[] = [];
-  private readonly seen = new Set<string>();
-  private badNames = 0;
-  private repeated = 0;
-  private overCap = 0;
-
-  get full(): boolean {
-    return this.tools.length >= MAX_TOOLS_PER_SERVER;
-  }
-
-  add(page: readonly Tool[]): void {
-    for (const tool of page) {
-      if (!ToolNameSchema.safeParse(tool.name).success) this.badNames++;
-      else if (this.seen.has(tool.name)) this.repeated++;
-      else {
-        this.seen.add(tool.name);
-        if (this.full) this.overCap++;
-        else this.tools.push(tool);
-      }
-    }
-  }
-
-  /** What was left out, one line per reason; `unread`: the list went on past the last page read. */
-  leftOut(unread: boolean): string[] {
-    const toolsCount = (count: number): string => `${count} tool${count === 1 ? '' : 's'}`;
-    const lines: string[] = [];
-    if (this.badNames) lines.push(`${toolsCount(this.badNames)} left out: their names are not 1 to 128 letters, digits, '_', '-' or '.'`);
-    if (this.repeated) lines.push(`${toolsCount(this.repeated)} left out: named like another of its tools`);
-    const cap = `a server offers at most ${MAX_TOOLS_PER_SERVER}`;
-    if (unread) lines.push(`tools past the first ${MAX_TOOLS_PER_SERVER} left out${this.overCap ? ` (${this.overCap} more on the pages read)` : ''}: ${cap}, so the rest of its tool list was not read`);
-    else if (this.overCap) lines.push(`${toolsCount(this.overCap)} left out: ${cap}`);
-    return lines;
-  }
-}
-
-/** A server's tool list as read: the tools kept, and whether the list went on past the last page read. */
-interface ToolList {
-  usable: UsableTools;
-  unread: boolean;
-}
-
-/**
- * Reads a server's tool list page by page until it ends or MAX_TOOLS_PER_SERVER tools are kept, both
- * when connecting and after the server says the list changed. `signal` bounds all the pages together.
- */
-async function readToolList(client: Client, timeout: number, signal: AbortSignal): Promise<ToolList> {
-  const usable = new UsableTools();
-  let cursor: string | undefined;
-  let pages = 0;
-  do {
-    if (++pages > MAX_TOOL_PAGES) throw new ExternalToolError(`its tool list did not end after ${MAX_TOOL_PAGES} pages`);
-    const page = await client.listTools(cursor ? { cursor } : {}, { timeout, signal });
-    usable.add(page.tools);
-    cursor = page.nextCursor;
-  } while (cursor && !usable.full);
-  return { usable, unread: Boolean(cursor) };
-}
-
-/**
- * Aborts after `timeout` ms or when `also` aborts, whichever comes first; `dispose` once done with it.
- * (A timer, not AbortSignal.any over AbortSignal.timeout: Node may collect that timeout signal, which
- * then never fires.)
- */
-function deadline(timeout: number, also: AbortSignal): { signal: AbortSignal; dispose: () => void } {
-  const stop = new AbortController();
-  const timer = setTimeout(() => stop.abort(new ExternalToolError(`no answer within ${timeout} ms`)), timeout);
-  const onAbort = (): void => stop.abort(also.reason);
-  if (also.aborted) onAbort();
-  else also.addEventListener('abort', onAbort, { once: true });
-  return {
-    signal: stop.signal,
-    dispose: () => {
-      clearTimeout(timer);
-      also.removeEventListener('abort', onAbort);
-    },
-  };
-}
-
-/**
- * The reads of one connection's changed tool list, one at a time. A change notice that comes during a
- * read brings one more read after it (however many came), and the read it overtook is not kept: it may
- * hold the list from before that change. Two reads never race to be the last one kept.
- */
-class ToolListRereads {
-  private notices = 0;
-  private reading = false;
-
-  /** `read` must not throw; `isLatest()` tells it whether a notice came since it began. */
-  constructor(private readonly read: (isLatest: () => boolean) => Promise<void>) {}
-
-  notice(): void {
-    this.notices++;
-    if (!this.reading) void this.readUntilLatest();
-  }
-
-  private async readUntilLatest(): Promise<void> {
-    this.reading = true;
-    try {
-      let seen: number;
-      do {
-        seen = this.notices;
-        await this.read(() => this.notices === seen);
-      } while (this.notices !== seen);
-    } finally {
-      this.reading = false;
-    }
-  }
-}
-
 export interface ExternalTool {
   /** `<server>.<tool>`: the name the model uses and the dispatcher routes. */
   name: string;
@@ -216,9 +93,6 @@ export interface ServerProcessLog {
   ended(pid: number): void;
 }
 
-export class ExternalToolError extends Error {
-  override name = 'ExternalToolError';
-}
 
 /**
  * The most of a server's own words kept in an error: its message goes into the step's result, its
@@ -263,114 +137,23 @@ function cappedFetch(max: number, onTooLarge: () => void): typeof fetch {
 const PROCESS_END_WAIT_MS = 5_000;
 
 /**
- * A stdio server's transport that knows when its process is gone. The MCP library ends the process of
- * a connection that failed in the background, so closing the client does not wait for it: without
- * this, Deskhand could quit first and leave a server that ignores its closed input running. It reports
- * its pid when started and when gone (ExternalServersOptions.processes), for a host killed before it
- * could end it. (Not a process group of its own: the MCP library spawns without `detached`; what a
- * server started is found through /proc when a left-over one is ended, see endOrphanServers.)
+ * Aborts after `timeout` ms or when `also` aborts, whichever comes first; `dispose` once done with it.
+ * (A timer, not AbortSignal.any over AbortSignal.timeout: Node may collect that timeout signal, which
+ * then never fires.)
  */
-class ServerProcessTransport extends StdioClientTransport {
-  private markGone: () => void = () => undefined;
-  readonly gone = new Promise<void>((resolve) => (this.markGone = resolve));
-
-  constructor(
-    params: StdioServerParameters,
-    private readonly onStarted: (pid: number) => void,
-    private readonly onEnded: (pid: number) => void,
-  ) {
-    super(params);
-  }
-
-  override async start(): Promise<void> {
-    try {
-      await super.start();
-    } catch (error) {
-      this.markGone();
-      throw error;
-    }
-    const pid = this.pid;
-    if (pid !== null) {
-      this.onStarted(pid);
-      void this.gone.then(() => this.onEnded(pid));
-    }
-    // The client set its own onclose before starting the transport; it is called on the process's close.
-    const clientOnClose = this.onclose;
-    this.onclose = () => {
-      this.markGone();
-      clientOnClose?.();
-    };
-  }
-}
-
-/** A stderr line longer than this is logged cut. */
-export const MAX_LOG_LINE_CHARS = 1_000;
-/** Lines of one server's stderr logged per minute at most; the rest are counted, not logged. */
-export const MAX_LOG_LINES_PER_MINUTE = 100;
-
-/** Splits a stream into lines (a line written in pieces is one), keeping at most MAX_LOG_LINE_CHARS of each. */
-class StderrLines {
-  private pending = '';
-  private cut = false;
-  private readonly decoder = new TextDecoder();
-
-  constructor(private readonly emit: (line: string) => void) {}
-
-  write(chunk: Buffer): void {
-    const parts = this.decoder.decode(chunk, { stream: true }).split('\n');
-    const last = parts.pop() ?? '';
-    for (const part of parts) {
-      this.add(part);
-      this.flush();
-    }
-    this.add(last);
-  }
-
-  end(): void {
-    this.add(this.decoder.decode());
-    this.flush();
-  }
-
-  private add(text: string): void {
-    if (this.cut) return;
-    this.pending += text;
-    if (this.pending.length > MAX_LOG_LINE_CHARS) {
-      this.pending = `${headOf(this.pending, MAX_LOG_LINE_CHARS)}… (cut)`;
-      this.cut = true;
-    }
-  }
-
-  private flush(): void {
-    const line = this.pending.replace(/\r$/, '');
-    this.pending = '';
-    this.cut = false;
-    if (line.trim()) this.emit(line);
-  }
-}
-
-/** Passes on at most MAX_LOG_LINES_PER_MINUTE lines a minute, saying once when it starts dropping them. */
-class StderrLog {
-  private windowStart = 0;
-  private logged = 0;
-  private dropped = 0;
-
-  constructor(private readonly emit: (line: string) => void) {}
-
-  line(line: string): void {
-    const now = Date.now();
-    if (now - this.windowStart >= 60_000) {
-      if (this.dropped > 0) this.emit(`(${this.dropped} lines of its stderr were not logged)`);
-      this.windowStart = now;
-      this.logged = 0;
-      this.dropped = 0;
-    }
-    if (this.logged < MAX_LOG_LINES_PER_MINUTE) {
-      this.logged++;
-      this.emit(line);
-    } else if (this.dropped++ === 0) {
-      this.emit(`(more lines of its stderr are not logged this minute: at most ${MAX_LOG_LINES_PER_MINUTE} a minute are)`);
-    }
-  }
+function deadline(timeout: number, also: AbortSignal): { signal: AbortSignal; dispose: () => void } {
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(new ExternalToolError(`no answer within ${timeout} ms`)), timeout);
+  const onAbort = (): void => stop.abort(also.reason);
+  if (also.aborted) onAbort();
+  else also.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: stop.signal,
+    dispose: () => {
+      clearTimeout(timer);
+      also.removeEventListener('abort', onAbort);
+    },
+  };
 }
 
 class ServerLink {

@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ExternalServers, ExternalToolError, MAX_ANSWER_BYTES, MAX_ERROR_CHARS, MAX_LOG_LINE_CHARS, MAX_LOG_LINES_PER_MINUTE, MAX_TOOLS_PER_SERVER, PING_TIMEOUT_MS, RETRY_WAIT_MS, splitToolName } from '../../src-main/commands/external-servers';
+import { ExternalServers, ExternalToolError, MAX_ANSWER_BYTES, MAX_ERROR_CHARS, PING_TIMEOUT_MS, RETRY_WAIT_MS, splitToolName } from '../../src-main/commands/external-servers';
+import { MAX_LOG_LINE_CHARS, MAX_LOG_LINES_PER_MINUTE } from '../../src-main/commands/mcp-stderr-log';
+import { MAX_TOOLS_PER_SERVER } from '../../src-main/commands/mcp-tool-list';
 import type { ExternalMcpServer } from '../../src-main/host/config';
 import { startHttpFixture, type HttpFixture } from '../support/external-mcp-fixture';
 
