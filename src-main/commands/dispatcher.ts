@@ -94,6 +94,8 @@ interface PointerSeen {
   screenSize: ScreenSize | null;
 }
 
+const STOPPED_WHILE_RUNNING = 'stopped while it ran: the run was stopped';
+
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -160,6 +162,8 @@ export class Dispatcher {
       }
       return { status: 'success', result: text, error: null, durationMs: elapsed(), ...(result.structuredContent ? { structured: result.structuredContent } : {}) };
     } catch (error) {
+      // Stop aborts the call: the MCP client's own abort error would only say that in its words.
+      if (signal?.aborted) return { status: 'failure', result: '', error: STOPPED_WHILE_RUNNING, durationMs: elapsed() };
       // An external server's errors name the tool already ("notes.echo failed: …", "cannot connect to …").
       const why = error instanceof ExternalToolError ? error.message : `${command.toolName} failed: ${errorMessage(error)}`;
       return { status: 'failure', result: '', error: why, durationMs: elapsed() };
