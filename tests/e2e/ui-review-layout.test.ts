@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { makeSession, makeStep, screenshotRef } from '../support/ui-fixtures';
+import { heldSendApproval, makeSession, makeStep, screenshotRef } from '../support/ui-fixtures';
 import { framesAtOnce, saveScreenshot, uiPerTest } from '../support/ui-page';
 
 // Each test opens the UI itself, at the window size it checks.
@@ -217,6 +217,29 @@ describe('layout at a small window and with long text (review)', () => {
     })`)) as boolean[];
     expect(overlaps).toEqual([false, false]);
     await card.getByRole('textbox', { name: questions[0] }).fill('today.txt');
+    expect(ui.problems).toEqual([]);
+  });
+  it('stacks the agent\'s requests above the trajectory in a 420 px wide window, leaving the trajectory and the request box their width', async () => {
+    const { host } = fresh;
+    const ui = await fresh.open({ width: 420, height: 800 });
+    const { page } = ui;
+    await page.getByRole('textbox', { name: 'Request' }).fill('send the report');
+    await page.getByRole('textbox', { name: 'Request' }).press('Enter');
+    await host.waitForCommand('session.start');
+    const sessionId = [...host.sessions.keys()].at(-1) ?? '';
+    host.addStep(makeStep(sessionId, 0));
+    host.requestInteraction(heldSendApproval(sessionId));
+    await page.getByRole('region', { name: 'Approve this action?' }).waitFor();
+    await page.waitForTimeout(300);
+    await saveScreenshot(page, 'review-420-approval');
+    const box = (locator: ReturnType<Page['getByRole']>) => locator.evaluate((element) => element.getBoundingClientRect().toJSON() as { x: number; width: number; height: number });
+    // Beside the 320 px panel, the trajectory and the request box were left about 100 px.
+    expect((await box(page.getByRole('list', { name: 'Trajectory' }))).width).toBeGreaterThanOrEqual(380);
+    expect((await box(page.getByRole('textbox', { name: 'Request' }))).width).toBeGreaterThanOrEqual(250);
+    const panel = await box(page.getByRole('complementary', { name: 'Agent requests' }));
+    expect(panel.width).toBeGreaterThanOrEqual(400);
+    expect(await page.getByRole('button', { name: 'Approve' }).isVisible()).toBe(true);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(420);
     expect(ui.problems).toEqual([]);
   });
 });

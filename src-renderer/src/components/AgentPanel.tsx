@@ -20,7 +20,22 @@ export function AgentPanel() {
     <Box
       component="aside"
       aria-label="Agent requests"
-      sx={{ width: { xs: 320, lg: 420 }, flexShrink: 0, borderLeft: 1, borderColor: 'divider', overflowY: 'auto', p: 2, display: 'flex', flexDirection: 'column', gap: 2, '& > *': { flexShrink: 0 } }}
+      sx={{
+        // Below 600 px a panel beside the trajectory would leave it (and the request box) a sliver: it goes above them.
+        width: { xs: 'auto', sm: 320, lg: 420 },
+        maxHeight: { xs: '50%', sm: 'none' },
+        order: { xs: -1, sm: 0 },
+        flexShrink: 0,
+        borderLeft: { xs: 0, sm: 1 },
+        borderBottom: { xs: 1, sm: 0 },
+        borderColor: 'divider',
+        overflowY: 'auto',
+        p: 2,
+        display: 'flex',
+        flexDirection: 'column',
+        gap: 2,
+        '& > *': { flexShrink: 0 },
+      }}
     >
       {interactions.length > 0 && (
         <Typography variant="overline" component="h2" sx={{ lineHeight: 1.2, color: (theme) => readableColor(theme, theme.palette.warning.main, theme.palette.background.default) }}>

@@ -53,7 +53,7 @@ export function App() {
           <WaitingElsewhere />
           <StatusBar />
           <PausedNotice />
-          <Box sx={{ flex: 1, minHeight: 0, display: 'flex' }}>
+          <Box sx={{ flex: 1, minHeight: 0, display: 'flex', flexDirection: { xs: 'column', sm: 'row' } }}>
             <Box sx={{ flex: 1, minWidth: 0, display: 'flex', flexDirection: 'column' }}>
               <ViewErrorBoundary area="the trajectory">
                 <TrajectoryList />
