@@ -242,4 +242,40 @@ describe('layout at a small window and with long text (review)', () => {
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(420);
     expect(ui.problems).toEqual([]);
   });
+  it('keeps the status, the step count and the cost readable beside Pause and Stop in a 420 px wide window', async () => {
+    const { host } = fresh;
+    const ui = await fresh.open({ width: 420, height: 800 });
+    const { page } = ui;
+    await page.getByRole('textbox', { name: 'Request' }).fill('send the report');
+    await page.getByRole('textbox', { name: 'Request' }).press('Enter');
+    await host.waitForCommand('session.start');
+    const sessionId = [...host.sessions.keys()].at(-1) ?? '';
+    host.addStep(makeStep(sessionId, 0));
+    host.requestInteraction(heldSendApproval(sessionId));
+    await page.getByRole('region', { name: 'Approve this action?' }).waitFor();
+    await page.waitForTimeout(300);
+    await saveScreenshot(page, 'review-420-status');
+    const bar = page.getByRole('region', { name: 'Session status' });
+    const rect = (locator: ReturnType<Page['getByRole']>) =>
+      locator.evaluate((element) => element.getBoundingClientRect().toJSON() as { left: number; right: number; top: number; bottom: number; width: number });
+    // The status had 0 px, and the cost ran under Pause.
+    expect((await rect(bar.getByRole('status'))).width).toBeGreaterThanOrEqual(150);
+    const pause = await rect(bar.getByRole('button', { name: 'Pause' }));
+    for (const testId of ['step-progress', 'session-usage']) {
+      const text = await bar.getByTestId(testId).evaluate((element) => element.getBoundingClientRect().toJSON() as { right: number; bottom: number; top: number });
+      const beside = text.bottom <= pause.top || text.top >= pause.bottom;
+      expect(beside || text.right <= pause.left, testId).toBe(true);
+    }
+    // At work, the spinner stays on the status's line.
+    host.setStatus(sessionId, 'running', 'Step 2: Asking the model');
+    const spinner = bar.locator('.MuiCircularProgress-root');
+    await spinner.waitFor();
+    const status = await rect(bar.getByRole('status'));
+    const spun = await spinner.evaluate((element) => element.getBoundingClientRect().toJSON() as { left: number; top: number; bottom: number });
+    await saveScreenshot(page, 'review-420-status-running');
+    // Beside it, not on a line of its own above (the spinner turns: its box is not exact).
+    expect(status.left).toBeGreaterThan(spun.left);
+    expect(spun.bottom > status.top + 4 && spun.top < status.bottom).toBe(true);
+    expect(ui.problems).toEqual([]);
+  });
 });

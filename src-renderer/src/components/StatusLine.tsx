@@ -93,14 +93,15 @@ export function StatusLine() {
   const progress = useDeskhand(describeProgress);
   const usage = useDeskhand(describeUsage);
   return (
-    <Box sx={{ display: 'flex', alignItems: 'center', gap: 1.5, minWidth: 0, flex: 1 }}>
+    // Below 600 px the step count and the cost wrap under the status instead of squeezing it to nothing.
+    <Box sx={{ display: 'flex', flexWrap: { xs: 'wrap', sm: 'nowrap' }, alignItems: 'center', columnGap: 1.5, minWidth: 0, flex: 1 }}>
       <ConnectionNotice />
       {busy && <CircularProgress size={16} aria-hidden />}
-      <Typography role="status" aria-live="polite" noWrap title={text} sx={{ minWidth: 0, flexShrink: 1, fontWeight: 500 }}>
+      <Typography role="status" aria-live="polite" noWrap title={text} sx={{ minWidth: 0, flex: { xs: '1 1 calc(100% - 48px)', sm: '0 1 auto' }, fontWeight: 500 }}>
         {text}
       </Typography>
       {progress && (
-        <Typography variant="body2" color="text.secondary" noWrap sx={{ flexShrink: 0, ml: 'auto' }} data-testid="step-progress">
+        <Typography variant="body2" color="text.secondary" noWrap sx={{ flexShrink: 0, ml: { xs: 0, sm: 'auto' } }} data-testid="step-progress">
           {progress}
         </Typography>
       )}
