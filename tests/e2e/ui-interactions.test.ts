@@ -412,4 +412,28 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
     expect(answer.answers).toEqual(['~/Pictures', 'By date']);
     expect(ui.problems).toEqual([]);
   });
+  it('Enter in the request box while the agent waits for an answer, or is paused, says so rather than "wait for it to end"', async () => {
+    const { host, ui } = fresh;
+    const { page } = ui;
+    const sessionId = await runningSession('make a file and ask me its name');
+    host.requestInteraction({ kind: 'questions', id: 'q1', sessionId, agent: 'HostAgent', questions: ['Which file name?'] });
+    await page.getByRole('button', { name: 'Submit answers' }).waitFor();
+    const box = page.getByRole('textbox', { name: 'Request' });
+    await box.fill('notes.txt');
+    await box.press('Enter');
+    const waiting = page.getByRole('alert').filter({ hasText: 'busy' }).or(page.getByRole('alert').filter({ hasText: 'waiting for you' }));
+    await waiting.waitFor();
+    expect(await waiting.textContent()).toBe('The agent is waiting for you: reply to it, or Stop it, before sending more.');
+    await waiting.getByRole('button', { name: 'Close' }).click();
+    await waiting.waitFor({ state: 'detached' });
+
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByRole('button', { name: 'Resume' }).waitFor();
+    await box.press('Enter');
+    const paused = page.getByRole('alert').filter({ hasText: /busy|paused/ });
+    await paused.waitFor();
+    expect(await paused.textContent()).toBe('This session is paused: Resume or Stop it before sending more.');
+    expect(host.commands('session.continue')).toHaveLength(0);
+    expect(host.commands('session.start')).toHaveLength(1);
+  });
 });

@@ -1,5 +1,5 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { SessionTitle, type CommandResult, type FormView, type HostEvent, type StepDetail } from '../../../src-main/protocol';
+import { SessionTitle, type CommandResult, type FormView, type HostEvent, type SessionView, type StepDetail } from '../../../src-main/protocol';
 import { HostCommandError } from '../bridge/errors';
 import type { Bridge } from '../bridge/types';
 import { applyDamagedSessions, applyDatabaseRepair } from './damaged';
@@ -73,6 +73,24 @@ function sentence(message: string): string {
   const text = message.trim();
   if (!text) return text;
   return `${text[0]?.toUpperCase() ?? ''}${text.slice(1)}${/[.!?…]$/.test(text) ? '' : '.'}`;
+}
+
+/**
+ * Why a request cannot be sent now. "Wait for it to end" would be wrong while the agent waits on the
+ * user or is paused: waiting ends nothing.
+ */
+function busyMessage(running: SessionView | null, onScreen: SessionView | null): string {
+  const here = !running || running.id === onScreen?.id;
+  const name = running ? `“${running.title || running.request}”` : '';
+  if (running?.status === 'waiting') {
+    return here
+      ? 'The agent is waiting for you: reply to it, or Stop it, before sending more.'
+      : `${name} is waiting for you: reply to it, or Stop it, before sending a request.`;
+  }
+  if (running?.status === 'paused') {
+    return here ? 'This session is paused: Resume or Stop it before sending more.' : `${name} is paused: Resume or Stop it before sending a request.`;
+  }
+  return `Deskhand is busy ${here ? 'with this session' : `with ${name}`}. Stop it, or wait for it to end.`;
 }
 
 /**
@@ -198,8 +216,7 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
         const running = activeSession(state);
         const mode = requestMode(session, state.awaitingStart, running);
         if (mode === 'busy') {
-          const what = running && running.id !== session?.id ? `with “${running.title || running.request}”` : 'with this session';
-          set((current) => showError(current, `Deskhand is busy ${what}. Stop it, or wait for it to end.`, 'warning'));
+          set((current) => showError(current, busyMessage(running, session), 'warning'));
           return false;
         }
         // What is sent is what the user wants on screen, not a session still loading.
