@@ -436,4 +436,24 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
     expect(host.commands('session.continue')).toHaveLength(0);
     expect(host.commands('session.start')).toHaveLength(1);
   });
+  it('says how long the agent has been at the same thing once it takes a while (a slow model, a long command)', async () => {
+    const { host, ui } = fresh;
+    const { page } = ui;
+    const sessionId = await runningSession('sort the photos by year');
+    host.setStatus(sessionId, 'running', 'Step 2: Asking the model');
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Running: Step 2: Asking the model');
+    const elapsed = page.getByRole('region', { name: 'Session status' }).getByTestId('status-elapsed');
+    await page.waitForTimeout(1000);
+    expect(await elapsed.count()).toBe(0);
+    await expect.poll(() => elapsed.textContent(), { timeout: 10_000 }).toMatch(/^for [5-9] s$/);
+    await saveScreenshot(page, 'status-elapsed');
+    // Counted from the host's latest news: the next one starts again at nothing.
+    host.setStatus(sessionId, 'running', 'Step 2: Acting');
+    await expect.poll(() => elapsed.count()).toBe(0);
+    // Not while the agent waits on the user: that wait is theirs.
+    host.requestInteraction({ kind: 'questions', id: 'q1', sessionId, agent: 'HostAgent', questions: ['Which year first?'] });
+    await page.waitForTimeout(6000);
+    expect(await elapsed.count()).toBe(0);
+    expect(ui.problems).toEqual([]);
+  });
 });

@@ -1,5 +1,5 @@
 import { Box, Chip, CircularProgress, Typography } from '@mui/material';
-import { useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { SessionStatus } from '../../../src-main/protocol';
 import { currentSession, isSessionActive, useDeskhand, type ConnectionState, type DeskhandState } from '../store';
 import { formatCost, formatCount, SESSION_STATUS_LABELS, totalTokens } from './labels';
@@ -86,6 +86,33 @@ function ConnectionNotice() {
   );
 }
 
+/** From how long the same status on, while the agent works, its time is shown ("for 12 s"). */
+const ELAPSED_AFTER_MS = 5_000;
+
+/**
+ * How long the status in `text` has stood, once that is ELAPSED_AFTER_MS or more: a model answering
+ * slowly, or a long command, otherwise looks the same as one that hangs. Outside the live region, so
+ * that a screen reader is not told every second.
+ */
+function Elapsed({ text }: { text: string }) {
+  const [since, setSince] = useState({ text, at: Date.now() });
+  const [now, setNow] = useState(() => Date.now());
+  if (since.text !== text) setSince({ text, at: Date.now() });
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1_000);
+    return () => clearInterval(timer);
+  }, []);
+  const ms = since.text === text ? now - since.at : 0;
+  if (ms < ELAPSED_AFTER_MS) return null;
+  const seconds = Math.floor(ms / 1_000);
+  const shown = seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+  return (
+    <Typography variant="body2" color="text.secondary" noWrap sx={{ flexShrink: 0 }} data-testid="status-elapsed">
+      for {shown}
+    </Typography>
+  );
+}
+
 /** What the session on screen is doing, how far it is, and what it cost so far. */
 export function StatusLine() {
   const text = useDeskhand((state) => describeStatus(state).text);
@@ -100,6 +127,7 @@ export function StatusLine() {
       <Typography role="status" aria-live="polite" noWrap title={text} sx={{ minWidth: 0, flex: { xs: '1 1 calc(100% - 48px)', sm: '0 1 auto' }, fontWeight: 500 }}>
         {text}
       </Typography>
+      {busy && <Elapsed text={text} />}
       {progress && (
         <Typography variant="body2" color="text.secondary" noWrap sx={{ flexShrink: 0, ml: { xs: 0, sm: 'auto' } }} data-testid="step-progress">
           {progress}
