@@ -61,7 +61,8 @@ describe('going elsewhere while a request is starting (fake host)', () => {
 
     // The answer has come once the hint names the new session: it holds Send back, from "New".
     await expect.poll(() => requestHint(page)).toBe(BUSY_WITH_NEW);
-    expect(await status(page)).toBe('Ready');
+    // Not "Ready": Send waits for the session that runs, and Pause and Stop act on it.
+    expect(await status(page)).toBe('“count the files” is running');
     await page.getByText('Type a request below to start.').waitFor();
     const listed = page.getByRole('list', { name: 'Sessions' }).getByRole('link', { name: /count the files/ });
     expect(await listed.textContent()).toMatch(/Running/);
@@ -89,5 +90,17 @@ describe('going elsewhere while a request is starting (fake host)', () => {
     expect(await page.getByRole('list', { name: 'Trajectory' }).getByRole('listitem').count()).toBe(1);
     expect(await page.getByRole('list', { name: 'Sessions' }).getByRole('link', { name: /count the files/ }).textContent()).toMatch(/Running/);
     expect(ui.problems).toEqual([]);
+  });
+  it('a page opened (or reloaded) while a session runs, waits or is paused says so on "New", not "Ready"', async () => {
+    const { host } = fresh;
+    const counting = makeSession('counting', { title: 'Count the files', request: 'count the files', status: 'running' });
+    host.addSession(counting, [makeStep(counting.id, 0)]);
+    const { page } = await fresh.open();
+    await expect.poll(() => status(page)).toBe('“Count the files” is running');
+    expect(await page.getByRole('button', { name: 'Stop' }).isEnabled()).toBe(true);
+    host.setStatus(counting.id, 'paused', 'Paused by you', 'user');
+    await expect.poll(() => status(page)).toBe('“Count the files” is paused');
+    host.setStatus(counting.id, 'finished', 'Counted 12 files');
+    await expect.poll(() => status(page)).toBe('Ready');
   });
 });

@@ -1,7 +1,7 @@
 import { Box, Chip, CircularProgress, Typography } from '@mui/material';
 import { useEffect, useRef, useState } from 'react';
 import type { SessionStatus } from '../../../src-main/protocol';
-import { currentSession, isSessionActive, useDeskhand, type ConnectionState, type DeskhandState } from '../store';
+import { activeSession, currentSession, isSessionActive, useDeskhand, type ConnectionState, type DeskhandState } from '../store';
 import { formatCost, formatCount, SESSION_STATUS_LABELS, totalTokens } from './labels';
 import { plainText } from './plainText';
 import { visuallyHidden } from './visuallyHidden';
@@ -15,7 +15,13 @@ const CONNECTION_LABELS: Record<Exclude<ConnectionState, 'connected'>, string> =
 
 function describeStatus(state: DeskhandState): { text: string; busy: boolean } {
   const session = currentSession(state);
-  if (!session) return state.startTakesScreen ? { text: 'Starting…', busy: true } : { text: 'Ready', busy: false };
+  if (!session) {
+    if (state.startTakesScreen) return { text: 'Starting…', busy: true };
+    // "Ready" would be wrong while Send waits for a session elsewhere (after a reload, say), which Pause and Stop act on.
+    const elsewhere = activeSession(state);
+    if (elsewhere) return { text: `“${elsewhere.title || elsewhere.request}” is ${SESSION_STATUS_LABELS[elsewhere.status].toLowerCase()}`, busy: false };
+    return { text: 'Ready', busy: false };
+  }
   const label = SESSION_STATUS_LABELS[session.status];
   const busy = isSessionActive(session.status) && session.status !== 'paused' && session.status !== 'waiting';
   const detail = plainText(state.statusDetail);
