@@ -135,7 +135,8 @@ describe('the trajectory in the browser UI (fake host)', () => {
     await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/^Running/);
     await page.getByRole('button', { name: 'Stop' }).click();
     await host.waitForCommand('session.stop');
-    await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/^Stopped/);
+    // Said once: not "Stopped: Stopped by you".
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Stopped by you');
     expect(await page.getByRole('button', { name: 'Stop' }).isDisabled()).toBe(true);
   });
 

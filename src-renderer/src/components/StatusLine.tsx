@@ -32,12 +32,14 @@ function describeStatus(state: DeskhandState): { text: string; busy: boolean } {
 /**
  * Whether the host's note on a live session already names its status ("Waiting for your approval: …",
  * "Paused by you", "Resumed: waiting for you"), so the label in front would only say it twice. An ended
- * session's note is its result, which keeps the label ("Failed: …").
+ * session's note is its result, which keeps the label ("Failed: …") unless it starts with it as a word
+ * ("Stopped by you", not "Stopped: Stopped by you").
  */
 function saysStatusAlready(status: SessionStatus, label: string, detail: string): boolean {
-  if (!isSessionActive(status)) return false;
   const lower = detail.toLowerCase();
-  return lower.startsWith(label.toLowerCase()) || lower.endsWith(label.toLowerCase());
+  const name = label.toLowerCase();
+  if (!isSessionActive(status)) return lower === name || lower.startsWith(`${name} `);
+  return lower.startsWith(name) || lower.endsWith(name);
 }
 
 function upperFirst(text: string): string {
