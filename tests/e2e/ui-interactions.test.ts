@@ -456,4 +456,21 @@ describe('questions and confirmations in the browser UI (fake host)', () => {
     expect(await elapsed.count()).toBe(0);
     expect(ui.problems).toEqual([]);
   });
+  it('starts a new session in shell mode when Shell is chosen (no screen needed); a follow-up offers no choice', async () => {
+    const { host, ui } = fresh;
+    const { page } = ui;
+    const shell = page.getByRole('button', { name: 'Shell', exact: true });
+    expect(await page.getByRole('button', { name: 'Desktop', exact: true }).getAttribute('aria-pressed')).toBe('true');
+    await shell.click();
+    expect(await shell.getAttribute('aria-pressed')).toBe('true');
+    await saveScreenshot(page, 'request-mode');
+    await page.getByRole('textbox', { name: 'Request' }).fill('list my home folder');
+    await page.getByRole('textbox', { name: 'Request' }).press('Enter');
+    const start = await host.waitForCommand('session.start');
+    expect(start).toMatchObject({ request: 'list my home folder', mode: 'shell' });
+    // A follow-up goes on in the session's own mode.
+    await expect.poll(() => shell.count()).toBe(0);
+    await page.getByText('The agent is at work: its first step shows here once it has chosen a command.').waitFor();
+    expect(ui.problems).toEqual([]);
+  });
 });

@@ -1,6 +1,6 @@
-import { Box, Button, TextField } from '@mui/material';
+import { Box, Button, TextField, ToggleButton, ToggleButtonGroup } from '@mui/material';
 import { useState, type ClipboardEvent, type FormEvent, type KeyboardEvent } from 'react';
-import { MAX_REQUEST_CHARS } from '../../../src-main/protocol';
+import { MAX_REQUEST_CHARS, type SessionMode } from '../../../src-main/protocol';
 import { activeSession, currentSession, FOCUS_TARGETS, requestMode, useDeskhand, type DeskhandState, type RequestMode } from '../store';
 
 function modeOf(state: DeskhandState): RequestMode {
@@ -36,6 +36,7 @@ export function RequestBox() {
   const mode = useDeskhand(modeOf);
   const hint = useDeskhand(hintFor);
   const [text, setText] = useState('');
+  const [agentMode, setAgentMode] = useState<SessionMode>('desktop');
   const [sending, setSending] = useState(false);
   /** A paste went past the limit and the browser kept only its start: said, not done silently. */
   const [cut, setCut] = useState(false);
@@ -45,7 +46,7 @@ export function RequestBox() {
     if (isEmpty || sending) return;
     setSending(true);
     try {
-      if (await sendRequest(text)) {
+      if (await sendRequest(text, agentMode)) {
         setText('');
         setCut(false);
       }
@@ -73,29 +74,52 @@ export function RequestBox() {
   };
 
   return (
-    <Box component="form" onSubmit={onSubmit} sx={{ display: 'flex', gap: 1, alignItems: 'flex-start', p: 2 }}>
-      <TextField
-        id={FOCUS_TARGETS.request}
-        label="Request"
-        placeholder={mode === 'continue' ? 'What next? (a follow-up in this session)' : 'What should Deskhand do?'}
-        value={text}
-        onChange={(event) => {
-          setText(event.target.value);
-          if (event.target.value.length < MAX_REQUEST_CHARS) setCut(false);
-        }}
-        onPaste={onPaste}
-        onKeyDown={onKeyDown}
-        multiline
-        minRows={1}
-        maxRows={8}
-        fullWidth
-        helperText={cut ? `A request holds ${MAX_REQUEST_CHARS.toLocaleString('en')} characters at most: the end of what you pasted was left out.` : hint}
-        error={cut}
-        slotProps={{ htmlInput: { maxLength: MAX_REQUEST_CHARS } }}
-      />
-      <Button type="submit" variant="contained" disabled={isEmpty || sending || mode === 'busy'} sx={{ height: 56, flexShrink: 0 }}>
-        Send
-      </Button>
+    <Box component="form" onSubmit={onSubmit} sx={{ p: 2 }}>
+      <Box sx={{ display: 'flex', gap: 1, alignItems: 'flex-start' }}>
+        <TextField
+          id={FOCUS_TARGETS.request}
+          label="Request"
+          placeholder={mode === 'continue' ? 'What next? (a follow-up in this session)' : 'What should Deskhand do?'}
+          value={text}
+          onChange={(event) => {
+            setText(event.target.value);
+            if (event.target.value.length < MAX_REQUEST_CHARS) setCut(false);
+          }}
+          onPaste={onPaste}
+          onKeyDown={onKeyDown}
+          multiline
+          minRows={1}
+          maxRows={8}
+          fullWidth
+          helperText={cut ? `A request holds ${MAX_REQUEST_CHARS.toLocaleString('en')} characters at most: the end of what you pasted was left out.` : hint}
+          error={cut}
+          slotProps={{ htmlInput: { maxLength: MAX_REQUEST_CHARS } }}
+        />
+        <Button type="submit" variant="contained" disabled={isEmpty || sending || mode === 'busy'} sx={{ height: 56, flexShrink: 0 }}>
+          Send
+        </Button>
+      </Box>
+      {mode === 'start' && (
+        // Shell mode needs no screen: without one (browser mode on a server, say) it is the mode that works.
+        <ToggleButtonGroup
+          size="small"
+          exclusive
+          value={agentMode}
+          onChange={(_event, value: SessionMode | null) => {
+            if (value) setAgentMode(value);
+          }}
+          aria-label="Where the agent works"
+          color="primary"
+          sx={{ mt: 1 }}
+        >
+          <ToggleButton value="desktop" title="The agents look at the screen and work in its windows">
+            Desktop
+          </ToggleButton>
+          <ToggleButton value="shell" title="The ShellAgent alone runs shell commands: no window, no screen needed">
+            Shell
+          </ToggleButton>
+        </ToggleButtonGroup>
+      )}
     </Box>
   );
 }

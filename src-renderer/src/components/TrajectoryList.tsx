@@ -26,7 +26,11 @@ function measuredByResizeObserver(row: Element, entry: ResizeObserverEntry | und
 function emptyText(state: DeskhandState): string {
   const session = currentSession(state);
   if (state.currentSessionId === null || !session) return state.startTakesScreen ? 'Starting…' : 'Type a request below to start.';
-  if (isSessionActive(session.status)) return 'The agent is at work: its first step shows here once it has looked at the screen.';
+  if (isSessionActive(session.status)) {
+    // A shell session never looks at the screen.
+    const first = session.mode === 'shell' ? 'once it has chosen a command' : 'once it has looked at the screen';
+    return `The agent is at work: its first step shows here ${first}.`;
+  }
   return 'This session ended without any step.';
 }
 

@@ -1,5 +1,5 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { SessionTitle, type CommandResult, type FormView, type HostEvent, type SessionView, type StepDetail } from '../../../src-main/protocol';
+import { SessionTitle, type CommandResult, type FormView, type HostEvent, type SessionMode, type SessionView, type StepDetail } from '../../../src-main/protocol';
 import { HostCommandError } from '../bridge/errors';
 import type { Bridge } from '../bridge/types';
 import { applyDamagedSessions, applyDatabaseRepair } from './damaged';
@@ -32,7 +32,8 @@ export interface DeskhandActions {
    * Sends `text`: a new session, or a follow-up round when the session on screen has ended.
    * Resolves false when it was not sent (busy, empty, or refused).
    */
-  sendRequest(text: string): Promise<boolean>;
+  /** `agentMode` applies to a new session only: a follow-up goes on in its session's mode. */
+  sendRequest(text: string, agentMode?: SessionMode): Promise<boolean>;
   stop(): Promise<void>;
   pause(): Promise<void>;
   resume(): Promise<void>;
@@ -208,7 +209,7 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
     return {
       ...initialState,
 
-      async sendRequest(text) {
+      async sendRequest(text, agentMode = 'desktop') {
         const request = text.trim();
         if (!request) return false;
         const state = get();
@@ -228,7 +229,7 @@ export function createDeskhandStore(bridge: Bridge): DeskhandStore {
             setFromSnapshot(since, updatesSnapshotOf(session.id), (current) => applyContinuedSession(current, result.session, request));
             return true;
           }
-          const { result, since } = await withEventsSince(bridge.send({ type: 'session.start', request }));
+          const { result, since } = await withEventsSince(bridge.send({ type: 'session.start', request, mode: agentMode }));
           // Every event of the new session came after this request: replayed, they are all its steps so far.
           setFromSnapshot(since, updatesSnapshotOf(result.session.id), (current) => applyStartedSession(current, result.session));
           return true;
