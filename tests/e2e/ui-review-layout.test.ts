@@ -219,7 +219,8 @@ describe('layout at a small window and with long text (review)', () => {
     await card.getByRole('textbox', { name: questions[0] }).fill('today.txt');
     expect(ui.problems).toEqual([]);
   });
-  it('stacks the agent\'s requests above the trajectory in a 420 px wide window, leaving the trajectory and the request box their width', async () => {
+  /** A 420 px wide window whose new session waits for the approval of a click on Send. */
+  const narrowWithHeldApproval = async () => {
     const { host } = fresh;
     const ui = await fresh.open({ width: 420, height: 800 });
     const { page } = ui;
@@ -231,6 +232,12 @@ describe('layout at a small window and with long text (review)', () => {
     host.requestInteraction(heldSendApproval(sessionId));
     await page.getByRole('region', { name: 'Approve this action?' }).waitFor();
     await page.waitForTimeout(300);
+    return { ui, sessionId };
+  };
+
+  it('stacks the agent\'s requests above the trajectory in a 420 px wide window, leaving the trajectory and the request box their width', async () => {
+    const { ui } = await narrowWithHeldApproval();
+    const { page } = ui;
     await saveScreenshot(page, 'review-420-approval');
     const box = (locator: ReturnType<Page['getByRole']>) => locator.evaluate((element) => element.getBoundingClientRect().toJSON() as { x: number; width: number; height: number });
     // Beside the 320 px panel, the trajectory and the request box were left about 100 px.
@@ -243,17 +250,8 @@ describe('layout at a small window and with long text (review)', () => {
     expect(ui.problems).toEqual([]);
   });
   it('keeps the status, the step count and the cost readable beside Pause and Stop in a 420 px wide window', async () => {
-    const { host } = fresh;
-    const ui = await fresh.open({ width: 420, height: 800 });
+    const { ui, sessionId } = await narrowWithHeldApproval();
     const { page } = ui;
-    await page.getByRole('textbox', { name: 'Request' }).fill('send the report');
-    await page.getByRole('textbox', { name: 'Request' }).press('Enter');
-    await host.waitForCommand('session.start');
-    const sessionId = [...host.sessions.keys()].at(-1) ?? '';
-    host.addStep(makeStep(sessionId, 0));
-    host.requestInteraction(heldSendApproval(sessionId));
-    await page.getByRole('region', { name: 'Approve this action?' }).waitFor();
-    await page.waitForTimeout(300);
     await saveScreenshot(page, 'review-420-status');
     const bar = page.getByRole('region', { name: 'Session status' });
     const rect = (locator: ReturnType<Page['getByRole']>) =>
@@ -267,7 +265,7 @@ describe('layout at a small window and with long text (review)', () => {
       expect(beside || text.right <= pause.left, testId).toBe(true);
     }
     // At work, the spinner stays on the status's line.
-    host.setStatus(sessionId, 'running', 'Step 2: Asking the model');
+    fresh.host.setStatus(sessionId, 'running', 'Step 2: Asking the model');
     const spinner = bar.locator('.MuiCircularProgress-root');
     await spinner.waitFor();
     const status = await rect(bar.getByRole('status'));
