@@ -92,4 +92,6 @@ export interface AgentRuntime {
   setStatus(status: Extract<SessionStatus, 'running' | 'waiting'>, detail: string): void;
   /** Resolves at once unless the run is paused; then when it is resumed or stopped. */
   untilResumed(): Promise<void>;
+  /** Whether the run is paused now (by the user, a takeover or a full disk). */
+  isPaused(): boolean;
 }

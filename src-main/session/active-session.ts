@@ -389,6 +389,7 @@ export class ActiveSession {
         if (!this.pause.paused && !signal.aborted) this.setStatus(status, detail);
       },
       untilResumed: () => this.pause.wait(signal),
+      isPaused: () => this.pause.paused,
     };
   }
 

@@ -3,6 +3,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { PAUSED_BEFORE_ACTING } from '../../src-main/agents/strategies/act';
 import { DeskhandConfig } from '../../src-main/host/config';
 import type { SessionServiceDeps } from '../../src-main/session/session-service';
 import { followUp, replies, runRequest, until } from '../support/host-harness';
@@ -37,12 +38,13 @@ describe('rounds: a follow-up starts clean', () => {
     expect(second.outcome).toEqual({ status: 'finished', result: 'second' });
   });
 
-  it('a step that goes on after Pause keeps saying why the run is paused (its progress is no reason for the pause)', async () => {
+  it('an action the model names while the run is paused is not run: after Resume the agent looks again', async () => {
     const harness = await startHarness(
       {
         name: 'pause while the model thinks',
         steps: [
           { ...app({ Function: 'execute_command', Args: { command: 'true' }, Status: 'CONTINUE' }), delayMs: 400 },
+          { ...app({ Function: 'execute_command', Args: { command: 'true' }, Status: 'CONTINUE' }), expect: { contains: [PAUSED_BEFORE_ACTING] } },
           app({ Function: '', Status: 'FINISH', Comment: 'ran' }),
         ],
       },
@@ -54,13 +56,18 @@ describe('rounds: a follow-up starts clean', () => {
     const current = harness;
     await until(() => current.model.requests.length === 1, 'the model request');
     expect(await host.endpoint.handle({ type: 'session.pause', id: 'p', sessionId })).toMatchObject({ ok: true, result: { paused: true } });
+    // The reply's step is saved without running its command, and the run stays paused.
     await until(() => current.events.some((event) => event.kind === 'step.added'), 'the step');
+    expect(host.store.steps(sessionId)[0]).toMatchObject({ status: 'CONTINUE', actionText: "Run 'true'", result: PAUSED_BEFORE_ACTING });
+    expect(host.audit.list(sessionId)).toEqual([]);
+    expect(current.model.requests).toHaveLength(1);
     const paused = harness.events.filter((event) => event.kind === 'status.changed' && event.status === 'paused');
-    // The pause itself, then the step's action reported while paused.
-    expect(paused.map((event) => event.kind === 'status.changed' && event.detail)).toEqual(['Paused by you', "Step 1: Run 'true'"]);
-    for (const event of paused) expect(event).toMatchObject({ pause: 'user' });
+    expect(paused.map((event) => event.kind === 'status.changed' && event.detail)).toEqual(['Paused by you']);
+    expect(paused[0]).toMatchObject({ pause: 'user' });
+    // Resumed, the agent is asked again, and what it names then runs.
     expect(await host.endpoint.handle({ type: 'session.resume', id: 'r', sessionId })).toMatchObject({ ok: true });
     expect(await host.sessions.running).toEqual({ status: 'finished', result: 'ran' });
+    expect(host.audit.list(sessionId)).toHaveLength(1);
   });
 
   it('Resume while the agent waits on its form says it is waiting for you, not running', async () => {

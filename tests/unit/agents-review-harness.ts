@@ -129,6 +129,7 @@ export function agentHarness(options: HarnessOptions): AgentHarness {
     progress: () => undefined,
     setStatus: () => undefined,
     untilResumed: () => Promise.resolve(),
+    isPaused: () => false,
   };
   return { runtime, actions, audit, steps, asked, abort };
 }

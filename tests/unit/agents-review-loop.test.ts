@@ -53,6 +53,7 @@ function fakeRuntime(parts: Partial<AgentRuntime> & { commits?: NewStep[] }): Ag
     subtasks: [],
     progress: () => undefined,
     setStatus: () => undefined,
+    isPaused: () => false,
     nextStepIndex: () => commits.length,
     saveAnswers: async (write: () => void) => write(),
     commitStep: async (step: NewStep) => {

@@ -129,6 +129,9 @@ export const safetyGateStrategy: Strategy = {
   },
 };
 
+/** What a step whose reply came while the run was paused says: its action did not run. */
+export const PAUSED_BEFORE_ACTING = 'Not run: the run was paused before this action; after Resume the agent looks at the screen again';
+
 /**
  * ACTION_EXECUTION, last: runs allowed commands; holds those that need approval (status CONFIRM, run
  * later only if approved); refuses denied ones. Non-acting statuses pass through.
@@ -161,6 +164,11 @@ export const executeStrategy: Strategy = {
     }
     // The step's record comes first: a screenshot that cannot be written fails the step before it acts.
     await ctx.get<Observation | null>(K.screenshot)?.written;
+    // Paused while the model answered: the action is not run. After Resume the agent looks again, at a
+    // screen the user may have changed meanwhile, instead of acting on what it saw before.
+    if (runtime.isPaused()) {
+      return set({ status: 'CONTINUE', result: PAUSED_BEFORE_ACTING, error: null, approvedBy: null, results: [] });
+    }
     runtime.progress(plan.actionText.split('\n')[0] ?? 'Acting');
     let results;
     try {

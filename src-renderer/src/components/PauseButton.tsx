@@ -6,7 +6,7 @@ export function PauseButton() {
   const target = useDeskhand(stopTarget);
   const onScreen = useDeskhand((state) => target !== null && target.id === state.currentSessionId);
   const pause = useDeskhand((state) => state.pause);
-  const title = target && !onScreen && canPause(target) ? `Pause “${target.title}”, which is running` : 'Pause the run between steps';
+  const title = target && !onScreen && canPause(target) ? `Pause “${target.title}”, which is running` : 'Pause the run before its next action';
   return (
     <Tooltip title={title}>
       <span>
