@@ -10,7 +10,7 @@ import { tokenVariables, type ExternalMcpServer } from '../host/config';
 import { ExternalToolError } from './external-tool-error';
 import { StderrLines, StderrLog } from './mcp-stderr-log';
 import { readToolList, ToolListRereads, type ToolList } from './mcp-tool-list';
-import { ServerProcessTransport } from './server-process-transport';
+import { SERVER_EXIT_GRACE_MS, serverProcessTransport, type ServerProcessTransport } from './server-process-transport';
 
 export { ExternalToolError } from './external-tool-error';
 
@@ -36,6 +36,8 @@ export { ExternalToolError } from './external-tool-error';
  * - stdio servers get the host's environment without secrets (deviceEnv), nor the variables holding the
  *   HTTP servers' tokens: a server that needs a key should read it from its own configuration. Their stderr goes to onLog (mcp-stderr-log.ts): at most
  *   MAX_LOG_LINES_PER_MINUTE lines a minute, each cut to MAX_LOG_LINE_CHARS.
+ * - On Linux and macOS a stdio server runs in a process group of its own, which closing it ends: what it
+ *   started goes with it (server-process-transport.ts).
  * - The bearer token comes from getSecret(tokenSecret) when connecting, so it never sits in settings.
  */
 
@@ -133,8 +135,8 @@ function cappedFetch(max: number, onTooLarge: () => void): typeof fetch {
   };
 }
 
-/** Longer than the MCP library takes to end a server process (its input closed, 2 s, SIGTERM, 2 s, SIGKILL). */
-const PROCESS_END_WAIT_MS = 5_000;
+/** Longer than a server's transport takes to end its processes (input closed, grace, SIGTERM, grace, SIGKILL). */
+const PROCESS_END_WAIT_MS = 2 * SERVER_EXIT_GRACE_MS + 1_000;
 
 /**
  * Aborts after `timeout` ms or when `also` aborts, whichever comes first; `dispose` once done with it.
@@ -196,16 +198,13 @@ class ServerLink {
   private async transport(): Promise<Transport> {
     const config = this.config;
     if (config.transport === 'stdio') {
-      const transport = new ServerProcessTransport(
+      const transport = serverProcessTransport(
+        // Another server's token variable may have any name ("GH_MCP"): it is left out by name.
+        { command: config.command, args: config.args, env: deviceEnv(this.options.env ?? process.env, this.tokenNames()) },
         {
-          command: config.command,
-          args: config.args,
-          // Another server's token variable may have any name ("GH_MCP"): it is left out by name.
-          env: deviceEnv(this.options.env ?? process.env, this.tokenNames()),
-          stderr: 'pipe',
+          started: (pid) => this.options.processes?.started(pid, config.name),
+          ended: (pid) => this.options.processes?.ended(pid),
         },
-        (pid) => this.options.processes?.started(pid, config.name),
-        (pid) => this.options.processes?.ended(pid),
       );
       this.processes.add(transport);
       void transport.gone.then(() => this.processes.delete(transport));
@@ -370,7 +369,7 @@ class ServerLink {
     for (const line of this.leftOut) this.log(line);
   }
 
-  /** Resolves once the server's processes are gone (the library kills one that ignores its closed input). */
+  /** Resolves once the server's processes are gone (its transport ends one that ignores its closed input, and its group). */
   async close(): Promise<void> {
     this.closed = true;
     this.closing.abort(new ExternalToolError('closed while connecting'));

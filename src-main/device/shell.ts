@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { procPids, procStatField, procStatFields } from '../common/proc-stat';
 import { isAbsolute, resolve } from 'node:path';
+import { signalGroup } from '../common/process-group';
 import { unlessAborted } from '../common/unless-aborted';
 import type { CommandOutput } from './contract';
 import { hasCommand } from './exec';
@@ -170,20 +170,9 @@ export function stopLiveCommands(): void {
   for (const [child, { platform, atExit }] of live) killTree(child, atExit, platform);
 }
 
-const SESSION = procStatField(6);
-
 /**
- * The processes of session `sid` (Linux: read from /proc); [] where there is no /proc. A child started
- * detached leads a session of its own, which its descendants keep unless they call setsid().
- */
-export function sessionMembers(sid: number): number[] {
-  return procPids().filter((pid) => Number(procStatFields(pid)?.[SESSION]) === sid);
-}
-
-/**
- * Signals the child's whole process group (POSIX) or tree (Windows). Never throws. On Linux also every
- * other process of the child's session: coreutils `timeout` and shells with job control (`set -m`) put
- * what they run in process groups of their own, which a signal to the child's group does not reach.
+ * Signals the child's whole process group (POSIX: see signalGroup, which on Linux reaches the rest of
+ * its session too) or tree (Windows). Never throws.
  */
 export function killTree(child: ChildProcess, signal: NodeJS.Signals, platform: NodeJS.Platform = process.platform): void {
   const pid = child.pid;
@@ -196,13 +185,7 @@ export function killTree(child: ChildProcess, signal: NodeJS.Signals, platform: 
     }
     return;
   }
-  for (const target of [-pid, ...(platform === 'linux' ? sessionMembers(pid) : [])]) {
-    try {
-      process.kill(target, signal);
-    } catch {
-      // Already gone.
-    }
-  }
+  signalGroup(pid, signal, platform);
 }
 
 let bashAvailable: boolean | null = null;

@@ -9,6 +9,7 @@ import { MAX_LOG_LINE_CHARS, MAX_LOG_LINES_PER_MINUTE } from '../../src-main/com
 import { MAX_TOOLS_PER_SERVER } from '../../src-main/commands/mcp-tool-list';
 import type { ExternalMcpServer } from '../../src-main/host/config';
 import { startHttpFixture, type HttpFixture } from '../support/external-mcp-fixture';
+import { processRunning } from '../support/reliability-processes';
 
 /**
  * External MCP servers from settings, against real servers: the fixture as a stdio program and over
@@ -160,7 +161,7 @@ describe('external MCP servers over stdio', () => {
       expect(status.find((s) => s.name === 'fine')?.connected).toBe(true);
       const broken = status.find((s) => s.name === 'broken');
       expect(broken?.connected).toBe(false);
-      expect(broken?.error).toMatch(/cannot connect to the MCP server broken/);
+      expect(broken?.error).toBe('cannot connect to the MCP server broken: the program "/nonexistent/mcp-server" was not found (ENOENT)');
       expect((await mixed.tools()).every((t) => t.server === 'fine')).toBe(true);
       await expect(mixed.callTool('broken.echo', {})).rejects.toThrow(/cannot connect to the MCP server broken/);
     } finally {
@@ -313,6 +314,88 @@ describe('external MCP servers over stdio', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  /** The pid the fixture's `--grandchild` mode wrote to `file`, once it is there. */
+  async function grandchildPid(file: string): Promise<number> {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const pid = existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : 0;
+      if (pid > 0) return pid;
+      if (Date.now() > deadline) throw new Error('the server never started its grandchild');
+      await new Promise((done) => setTimeout(done, 50));
+    }
+  }
+
+  async function ends(pid: number, ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    while (processRunning(pid) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
+    return !processRunning(pid);
+  }
+
+  describe.runIf(existsSync('/proc/self/stat'))('a server that started processes of its own', () => {
+    const dirs: string[] = [];
+    const left: number[] = [];
+    afterEach(() => {
+      for (const pid of left.splice(0)) if (processRunning(pid)) process.kill(pid, 'SIGKILL');
+      for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+    });
+
+    function grandchildFile(): string {
+      const dir = mkdtempSync(join(tmpdir(), 'deskhand-grandchild-'));
+      dirs.push(dir);
+      return join(dir, 'pid');
+    }
+
+    it('ends them when it is closed, as `npx` leaves npm, sh and node running', { timeout: 30_000 }, async () => {
+      const file = grandchildFile();
+      const servers = new ExternalServers({ servers: [stdioServer('parent', false, [`--grandchild=${file}`])], connectTimeoutMs: 20_000 });
+      try {
+        expect(textOf(await servers.callTool('parent.echo', { text: 'hi' }))).toBe('stdio: hi');
+        const pid = await grandchildPid(file);
+        left.push(pid);
+        expect(processRunning(pid)).toBe(true);
+      } finally {
+        await servers.close();
+      }
+      // close() resolves once the server's group is ended: nothing is left to wait for.
+      expect(processRunning(left[0]!)).toBe(false);
+    });
+
+    it('ends them, and those that ignore SIGTERM, when the settings no longer name the server', { timeout: 30_000 }, async () => {
+      const file = grandchildFile();
+      const servers = new ExternalServers({
+        servers: [stdioServer('stubborn', false, [`--grandchild=${file},ignore-term`]), stdioServer('kept')],
+        connectTimeoutMs: 20_000,
+      });
+      try {
+        await servers.start();
+        const pid = await grandchildPid(file);
+        left.push(pid);
+        servers.update([stdioServer('kept')]);
+        expect(await ends(pid, 10_000)).toBe(true);
+        expect(textOf(await servers.callTool('kept.echo', { text: 'still here' }))).toBe('stdio: still here');
+      } finally {
+        await servers.close();
+      }
+    });
+
+    it('ends them when the server exits by itself, and connects it again', { timeout: 30_000 }, async () => {
+      const file = grandchildFile();
+      const servers = new ExternalServers({ servers: [stdioServer('crashing', false, [`--grandchild=${file}`])], connectTimeoutMs: 20_000 });
+      try {
+        await servers.start();
+        const pid = await grandchildPid(file);
+        left.push(pid);
+        await expect(servers.callTool('crashing.crash', {})).rejects.toThrow(ExternalToolError);
+        expect(await ends(pid, 10_000)).toBe(true);
+        rmSync(file);
+        expect(textOf(await servers.callTool('crashing.echo', { text: 'back' }))).toBe('stdio: back');
+        left.push(await grandchildPid(file));
+      } finally {
+        await servers.close();
+      }
+    });
   });
 
   /**

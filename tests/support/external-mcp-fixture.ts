@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -204,8 +205,16 @@ export function createChangingToolsServer(perPage: number, count: number, first:
 
 // Run as a program: serve on stdio (`--endless-tools=<ms>[,<tools a page>]`: createEndlessToolsServer;
 // `--changing-tools=<tools a page>,<tools>[,<page wait ms>,<change after page>]`: createChangingToolsServer; `--linger-on-close=<file>`:
-// when its input is closed, write its pid to the file and stay until it is killed, as a slow server would).
+// when its input is closed, write its pid to the file and stay until it is killed, as a slow server would;
+// `--grandchild=<file>[,ignore-term]`: start `sleep 60` through sh, which writes the sleep's pid to the
+// file, as `npx` starts a server through npm and sh; with ignore-term, sh and the sleep ignore SIGTERM).
 if (process.argv.includes('--stdio') && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const grandchild = process.argv.find((arg) => arg.startsWith('--grandchild='));
+  if (grandchild) {
+    const [file, ignoreTerm] = grandchild.slice('--grandchild='.length).split(',');
+    const script = `${ignoreTerm === 'ignore-term' ? 'trap "" TERM; ' : ''}sleep 60 & echo $! > "$0"; wait`;
+    spawn('sh', ['-c', script, file ?? ''], { stdio: 'ignore' });
+  }
   const linger = process.argv.find((arg) => arg.startsWith('--linger-on-close='));
   if (linger) {
     process.stdin.once('end', () => {

@@ -24,6 +24,11 @@ function info(pid: number): ProcessInfo | null {
   }
 }
 
+/** Whether `pid` runs: a zombie, dead and not yet reaped by its parent, does not. */
+export function processRunning(pid: number): boolean {
+  return info(pid) !== null;
+}
+
 /** Live children of `parent` whose command line contains `match`. */
 export function childProcesses(parent: number, match: string): ProcessInfo[] {
   const out: ProcessInfo[] = [];
