@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { logError } from '../common/log';
-import { descendantsOf, identitiesReadable, stillRunning, type ProcessIdentity } from './process-identity';
+import { descendantsOf, identitiesReadable, sessionOf, stillRunning, type ProcessIdentity } from './process-identity';
 import { SERVER_PROCESSES_DIR, ServerProcessesFile } from './server-process-record';
 
 function kill(identity: ProcessIdentity): void {
@@ -15,12 +15,35 @@ function kill(identity: ProcessIdentity): void {
 }
 
 /**
+ * What `server` started: its session (a server leads one: see server-process-transport.ts) holds what
+ * it started even once their parent died, and its descendants those that left the session, and all of
+ * them for a server recorded by a Deskhand that did not start servers in a session of their own.
+ */
+function startedBy(server: ProcessIdentity): ProcessIdentity[] {
+  const found = new Map<number, ProcessIdentity>();
+  for (const identity of [...sessionOf(server), ...descendantsOf(server)]) found.set(identity.pid, identity);
+  return [...found.values()];
+}
+
+/** Kills the process group `leader` leads at once, so that none of it starts another process meanwhile. */
+function killGroup(leader: ProcessIdentity): void {
+  // Its pid is still its own: no other process has the group's id (Linux does not reuse it while the group lives).
+  if (!stillRunning(leader)) return;
+  try {
+    process.kill(-leader.pid, 'SIGKILL');
+  } catch {
+    // Not a group leader (recorded before servers had groups of their own), or ended meanwhile.
+  }
+}
+
+/**
  * Ends the stdio MCP servers that a host killed with SIGKILL left running (see ServerProcessRecord),
- * with the processes they started, then clears their record. Called by a host once it holds the data
- * folder's lock, so no other host's servers are in the records: those of a host still running (one in
- * this process) are left alone. A recorded pid is signalled only while it is still the very process
- * recorded (start time and boot), never another one given that pid since. SIGKILL at once: the host
- * they served is gone and their input closed long ago, and start-up does not wait on them.
+ * with the processes they started (startedBy), then clears their record. Called by a host once it
+ * holds the data folder's lock, so no other host's servers are in the records: those of a host still
+ * running (one in this process) are left alone. A recorded pid is signalled only while it is still the
+ * very process recorded (start time and boot), never another one given that pid since. SIGKILL at
+ * once: the host they served is gone and their input closed long ago, and start-up does not wait on
+ * them.
  * Where identities cannot be read (no /proc: macOS, Windows) nothing was recorded and nothing is done.
  */
 export function endOrphanServers(dataDir: string): void {
@@ -50,7 +73,8 @@ export function endOrphanServers(dataDir: string): void {
     if (stillRunning(record.host)) continue;
     for (const server of record.servers) {
       if (!stillRunning(server)) continue;
-      const tree = descendantsOf(server);
+      const tree = startedBy(server);
+      killGroup(server);
       kill(server);
       tree.forEach(kill);
       logError(

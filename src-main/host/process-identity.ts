@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { sessionMembers } from '../common/process-group';
 import { procPids, procStatField, procStatFields } from '../common/proc-stat';
 
 /**
@@ -66,4 +67,15 @@ export function descendantsOf(root: ProcessIdentity): ProcessIdentity[] {
     }
   }
   return found;
+}
+
+/**
+ * The processes of the session `leader` leads, but itself, as they run now: a child whose parent died
+ * stays in it. Call it only while `leader` is still running (stillRunning): the session's id is its pid.
+ */
+export function sessionOf(leader: ProcessIdentity): ProcessIdentity[] {
+  return sessionMembers(leader.pid)
+    .filter((pid) => pid !== leader.pid)
+    .map(processIdentity)
+    .filter((identity): identity is ProcessIdentity => identity !== null);
 }
