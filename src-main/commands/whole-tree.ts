@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { posix } from 'node:path';
+import { braceWords } from './brace-words';
 import { envFolder, withEnvSplit } from './env-split';
 import { type Positionals, positionalsOf } from './positionals';
 import { isRemoteShell, remoteCommands } from './remote-shells';
@@ -77,26 +78,17 @@ function normalisePath(operand: string, home: string): string {
 /**
  * Whether removing `operand` (recursively) takes the root, a top-level system folder or home with it:
  * itself, any word its braces make (`/{usr,etc}`), or a tree its glob matches (`/u?r`, `/h*`). A class
- * no shell can match (`[z-a]`) matches nothing.
+ * no shell can match (`[z-a]`) matches nothing. Braces that make too much to read (braceWords) count
+ * as taking one: any of their words may.
  */
 export function isWholeTree(operand: string, home = homedir()): boolean {
-  return braceWords(operand, 64).some((word) => {
+  const all = braceWords(operand);
+  return all === null || all.some((word) => {
     const path = normalisePath(word, home);
     if (path === '' || path === '~' || SYSTEM_FOLDERS.some((folder) => path.toLowerCase() === `/${folder}`)) return true;
     const glob = /[*?[]/.test(path) ? globParts(path) : null;
     return glob !== null && [home, ...SYSTEM_FOLDERS.map((folder) => `/${folder}`)].some((tree) => globMatches(glob, tree));
   });
-}
-
-/** The words bash's brace expansion makes of `word` (`a{b,c}` is ab and ac), at most about `limit` of them. */
-function braceWords(word: string, limit: number): string[] {
-  // Each `{…}` is found in one pass (a comma inside the pattern would make it backtrack on long words).
-  const brace = [...word.matchAll(/(?<!\$)\{([^{}]*)\}/g)].find((pair) => pair[1]?.includes(','));
-  if (!brace || limit <= 1) return [word];
-  const before = word.slice(0, brace.index);
-  const after = word.slice(brace.index + brace[0].length);
-  const options = (brace[1] ?? '').split(',');
-  return options.flatMap((option) => braceWords(`${before}${option}${after}`, Math.floor(limit / options.length)));
 }
 
 /** A glob's parts: `*` (any run within one segment), `?` (one character but /), or a test of one character (a class, or itself). */
@@ -110,7 +102,10 @@ function globParts(glob: string): GlobPart[] {
   for (let i = 0; i < glob.length; i++) {
     const char = (glob[i] as string).toLowerCase();
     const close = char === '[' && i + 2 <= lastClose ? glob.indexOf(']', i + 2) : -1;
-    if (char === '*') parts.push('*');
+    // A run of `*` matches what one does: kept as one, however long the run.
+    if (char === '*') {
+      if (parts.at(-1) !== '*') parts.push('*');
+    }
     else if (char === '?') parts.push((next) => next !== '/');
     else if (close !== -1) {
       const body = glob.slice(i + 1, close).toLowerCase();
@@ -396,7 +391,7 @@ function treeCommand(all: readonly string[], home: string, localCwd: string | nu
   for (const [name, target] of OTHER_PROGRAMS) {
     const at = all.findIndex((word) => programOf(word) === name);
     const found = at === -1 ? undefined : target(all.slice(at + 1), takesWhole(folderFor(all, at, localCwd)));
-    if (found !== undefined) return `${name} ${found}`;
+    if (found !== undefined) return named(name, found);
   }
   // Wrappers (sudo, env, xargs, busybox...) come first: the program is wherever its name appears.
   const start = all.findIndex((word) => Object.hasOwn(TREE_PROGRAMS, programOf(word)));
@@ -414,7 +409,12 @@ function treeCommand(all: readonly string[], home: string, localCwd: string | nu
   // chown's and chgrp's first operand is the owner (`root`, `bin`), a folder only with --reference.
   const namesOwner = (program === 'chown' || program === 'chgrp') && !options.some((word) => word.startsWith('--ref'));
   const target = (namesOwner ? operands.slice(1) : operands).find(takesWhole(folderFor(all, start, localCwd)));
-  return target === undefined ? null : `${program} ${target}`;
+  return target === undefined ? null : named(program, target);
+}
+
+/** `program operand` for the reason shown, saying so when the operand's braces make too much to read. */
+function named(program: string, operand: string): string {
+  return braceWords(operand) === null ? `${program} (braces too large to read) ${operand}` : `${program} ${operand}`;
 }
 
 /**

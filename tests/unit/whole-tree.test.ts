@@ -335,6 +335,25 @@ describe('wholeTreeCommand', () => {
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 
+  it('reads every option of every brace list, refusing lists too large to read together', () => {
+    const list = (prefix: string, length: number) => Array.from({ length }, (_, i) => `${prefix}${i}`).join(',');
+    // A whole tree made by two lists together, past the first list's many options.
+    expect(wipes(`rm -rf {,${list('a', 100)}}/{usr,b}`)).toMatch(/^rm \{,a0,/);
+    expect(wipes('rm -rf {,x}{/,c}')).toBe('rm {,x}{/,c}');
+    expect(wipes(`rm -rf {${list('x', 9_999)},/}`)).toMatch(/^rm \{x0,/);
+    expect(wipes('rm -rf {a,b}{/,c}')).toBeNull(); // a/, ac, b/, bc: all below home
+    expect(wipes(`rm -rf ~/{${list('x', 9_999)}}`)).toBeNull();
+    // The same option many times is read once.
+    expect(wipes(`rm -rf /tmp/{${'a,'.repeat(40_000)}a}`)).toBeNull();
+    // Two long lists make millions of words: refused at once, instead of each option copying the other list.
+    const started = performance.now();
+    expect(wipes(`rm -rf {${list('a', 6_000)}}{${list('b', 6_000)}}`)).toMatch(/^rm \(braces too large to read\) \{a0,/);
+    expect(wipes(`rm -rf ${'{a,b}'.repeat(20)}`)).toMatch(/^rm \(braces too large to read\)/);
+    // A long run of wildcards is read as one.
+    expect(wipes(`rm -rf /{${list('x', 100)}}${'*'.repeat(2_000)}`)).toBeNull();
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
   it('takes each line and each command of a script on its own', () => {
     expect(wipes('rm -rf build; ls /')).toBeNull();
     expect(wipes('rm -rf build\nrm -rf /')).toBe('rm /');
