@@ -1,4 +1,7 @@
 import { homedir } from 'node:os';
+import { closingParen, type HereString, hereStringAt } from './powershell-text';
+import { type BlockReader, blockRuns } from './windows-blocks';
+import { startedCommands } from './windows-start';
 
 /**
  * The never-run rule (whole-tree.ts) for commands the Windows device runs: PowerShell text, as
@@ -10,12 +13,17 @@ import { homedir } from 'node:os';
  * Read: Remove-Item and its aliases with -Recurse (or any start of it, `-r`), `/s` of cmd's rd, rmdir,
  * del and erase, `takeown /r`, `icacls … /t` that resets, grants, denies, removes or sets the owner,
  * `Get-ChildItem <tree> | Remove-Item` (or Get-Item), PowerShell's quotes (backtick is the escape, backslash a path
- * separator), `;`, `&&`, `||`, `&`, `|`, lines and script blocks between commands, a literal
- * `$name = 'value'` set earlier in the text, `Set-Location`/`cd` to a literal folder (relative targets are
- * read from the folder the command runs in), and the text of `powershell`/`pwsh -Command`,
- * `-EncodedCommand` (base64 UTF-16LE), `cmd /c`, `Invoke-Expression '…'` and `$(…)`.
+ * separator) and here-strings, `;`, `&&`, `||`, `&`, `|`, lines and script blocks between commands, a literal
+ * `$name = 'value'` (or here-string) set earlier in the text, `Set-Location`/`cd` to a literal folder (relative
+ * targets are read from the folder the command runs in), and the text of `powershell`/`pwsh -Command`,
+ * `-EncodedCommand` (base64 UTF-16LE), `cmd /c`, `Invoke-Expression '…'` and `$(…)`, and the command
+ * Start-Process or cmd's start runs (windows-start.ts). A script block is read again with what it is
+ * given (windows-blocks.ts): `$_` as each item a listing pipes into ForEach-Object, a foreach
+ * statement's variable as each value, a block's parameters and `$args` as the arguments of `& { … }` or
+ * Invoke-Command.
  * Not read: values computed when it runs (`Remove-Item (Get-Location) -Recurse`, `$d = Resolve-Path ~`),
- * scripts in files (`-File x.ps1`), `ForEach-Object { Remove-Item $_ }` on piped items, and other
+ * scripts in files (`-File x.ps1`), functions (`function f { … }; f C:\`), items filtered on their way
+ * (`| Where-Object … | ForEach-Object`), methods (`$_.Delete($true)`, `.ForEach({ … })`) and other
  * providers (`HKLM:\`). It is a last guard against mistakes, not a full PowerShell parser.
  */
 
@@ -27,6 +35,8 @@ const MAX_NESTING = 4;
 const REMOVERS = new Set(['remove-item', 'rm', 'ri', 'del', 'erase', 'rd', 'rmdir']);
 /** Programs whose output, piped into Remove-Item, names what it removes: a folder's items, or the folder itself. */
 const LISTERS = new Set(['get-childitem', 'gci', 'ls', 'dir', 'get-item', 'gi']);
+/** The listers among them that write the items they are given, not those in them. */
+const ITEM_LISTERS = new Set(['get-item', 'gi']);
 const LOCATION_SETTERS = new Set(['cd', 'chdir', 'sl', 'set-location', 'pushd', 'push-location']);
 const LOCATION_RESTORERS = new Set(['popd', 'pop-location']);
 /** Programs that run the command in their arguments as it is (Windows's sudo, gsudo). */
@@ -42,7 +52,18 @@ interface Context {
   cwd: string | null;
   /** Variables by lower-case name (`home`, `env:userprofile`), with the values they hold. */
   variables: Map<string, string>;
+  /** Characters the script blocks read again for each run (a loop's items, a block's arguments) may still take, shared by all the text. */
+  budget: { left: number };
 }
+
+/**
+ * A block's body is read again for each item, value or set of arguments it runs with: together they may
+ * read this many characters, and this many more for each of the text's, before the text is refused as
+ * one that cannot be read in time. Each reading costs REREAD_EACH more, whatever its length.
+ */
+const REREAD_FLOOR = 100_000;
+const REREAD_PER_CHARACTER = 4;
+const REREAD_EACH = 16;
 
 /**
  * The first command in PowerShell `text` that removes, recursively takes over or re-permissions a
@@ -50,7 +71,9 @@ interface Context {
  * in (absolute, or from home), or null when that is not known.
  */
 export function windowsTreeCommand(text: string, home = homedir(), cwd: string | null = null): string | null {
-  return treeCommandInText(text, 'powershell', contextFor(home, cwd, knownVariables(home)), 0);
+  const context = contextFor(home, cwd, knownVariables(home));
+  context.budget.left = REREAD_FLOOR + REREAD_PER_CHARACTER * text.length;
+  return treeCommandInText(text, 'powershell', context, 0);
 }
 
 /** Whether removing `path` recursively takes a drive root, a top-level system folder or a home with it; `cwd` as for windowsTreeCommand. */
@@ -60,7 +83,7 @@ export function isWindowsWholeTree(path: string, home = homedir(), cwd: string |
 
 /** A context whose folder is `cwd`, read from home when relative. */
 function contextFor(home: string, cwd: string | null, variables: Map<string, string>): Context {
-  const context: Context = { home, cwd: null, variables };
+  const context: Context = { home, cwd: null, variables, budget: { left: 0 } };
   context.cwd = cwd === null ? null : resolvePath(cwd, context, '~');
   return context;
 }
@@ -91,7 +114,7 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
   const { pipelines, nested } = splitText(text, mode);
   for (const pipeline of pipelines) {
     const commands: string[][] = [];
-    for (const raw of pipeline) {
+    for (const raw of pipeline.commands) {
       if (mode === 'powershell' && assign(raw, context)) {
         commands.push([]);
         continue;
@@ -103,6 +126,8 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
     }
     const piped = mode === 'powershell' ? pipedTree(commands, context) : null;
     if (piped) return piped;
+    const block = pipeline.block === null ? null : blockTree(commands, pipeline.block, pipeline.after, context, depth);
+    if (block) return block;
   }
   if (depth >= MAX_NESTING) return null;
   for (const inner of nested) {
@@ -113,27 +138,92 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
 }
 
 /**
- * `text` cut into pipelines of raw commands, at separators outside quotes; what `$(…)`, `@(…)` or a
- * `(…)` operand holds is text of its own (`nested`). PowerShell: quotes ' and ", backtick escapes,
- * `#` and `<#…#>` comments, `{ }` around script blocks. cmd: quote ", caret escapes, `( )` blocks.
+ * A script block's body read again with what each of its runs is given (windows-blocks.ts): its body is
+ * read as it is among the text's other commands, where `$_` or a parameter is not known. Each reading,
+ * and the look for what the body uses, takes from the budget; past it the text is refused.
  */
-function splitText(text: string, mode: Mode): { pipelines: string[][]; nested: string[] } {
-  const pipelines: string[][] = [];
+function blockTree(header: readonly string[][], body: string, after: string, context: Context, depth: number): string | null {
+  if (depth >= MAX_NESTING) return null;
+  const runs = blockRuns(header, body, words(after, 'powershell', context), blockReader(context));
+  if (runs.length === 0) return null;
+  const tooOften = `${header.at(-1)?.join(' ') || '&'} { … } (run too often to be read)`;
+  if (!spend(body.length + REREAD_EACH, context)) return tooOften;
+  const lower = body.toLowerCase();
+  for (const variables of runs) {
+    // A body that uses none of what it is given reads as it did among the text's commands.
+    if (![...variables.keys()].some((key) => uses(lower, key))) continue;
+    if (!spend(body.length + REREAD_EACH, context)) return tooOften;
+    const found = treeCommandInText(body, 'powershell', { ...context, variables: new Map([...context.variables, ...variables]) }, depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** How windows-blocks.ts reads a block's header in this context. */
+function blockReader(context: Context): BlockReader {
+  return {
+    program: (command) => {
+      const at = programAt(command);
+      return at >= command.length ? (command.at(-1) ?? '') : programOf(command[at] as string);
+    },
+    args: (command) => command.slice(programAt(command) + 1),
+    listed: (command) => listedItems(command),
+    words: (text) => words(text, 'powershell', context),
+  };
+}
+
+/** Whether lower-case PowerShell text uses the variable a binding's key names (`_.fullname` is `$_`). */
+function uses(lower: string, key: string): boolean {
+  const name = key.split(/[.[]/)[0] ?? key;
+  return lower.includes(`$${name}`) || lower.includes(`\${${name}}`);
+}
+
+/** Takes `cost` from the budget; false, taking nothing, when too little is left. */
+function spend(cost: number, context: Context): boolean {
+  if (cost > context.budget.left) return false;
+  context.budget.left -= cost;
+  return true;
+}
+
+/** A pipeline's raw commands; when a `{` ended it, the text of that block and the raw command after its `}` (its arguments). */
+interface Pipeline {
+  commands: string[];
+  block: string | null;
+  after: string;
+}
+
+/**
+ * `text` cut into pipelines of raw commands, at separators outside quotes; what `$(…)`, `@(…)` or a
+ * `(…)` operand holds is text of its own (`nested`). PowerShell: quotes ' and ", here-strings, backtick
+ * escapes, `#` and `<#…#>` comments, `{ }` around script blocks. cmd: quote ", caret escapes, `( )` blocks.
+ */
+function splitText(text: string, mode: Mode): { pipelines: Pipeline[]; nested: string[] } {
+  const pipelines: Pipeline[] = [];
   const nested: string[] = [];
+  /** The pipelines each open `{` ended, with where it is. */
+  const blocks: Array<{ owner: Pipeline; at: number }> = [];
+  let afterBlock: Pipeline | null = null;
   let pipeline: string[] = [];
   let start = 0;
   let quote: string | null = null;
   const escape = mode === 'powershell' ? '`' : '^';
-  const cut = (at: number, endsPipeline: boolean) => {
+  const cut = (at: number, endsPipeline: boolean): Pipeline | null => {
     pipeline.push(text.slice(start, at));
-    if (endsPipeline) {
-      pipelines.push(pipeline.filter((command) => command.trim() !== ''));
-      pipeline = [];
-    }
+    if (afterBlock !== null) afterBlock.after = text.slice(start, at);
+    afterBlock = null;
+    if (!endsPipeline) return null;
+    const ended: Pipeline = { commands: pipeline.filter((command) => command.trim() !== ''), block: null, after: '' };
+    pipelines.push(ended);
+    pipeline = [];
+    return ended;
   };
   for (let i = 0; i < text.length; i++) {
     const char = text[i] as string;
-    if (char === escape && (mode === 'powershell' ? quote !== "'" : quote === null)) i++;
+    const here = mode === 'powershell' && char === '@' && quote === null ? hereStringAt(text, i) : null;
+    if (here) {
+      if (here.quote === '"') nested.push(...subexpressions(text.slice(here.bodyStart, here.bodyEnd)));
+      i = here.end - 1;
+    } else if (char === escape && (mode === 'powershell' ? quote !== "'" : quote === null)) i++;
     // `2>&1` redirects; and cmd's `%ProgramFiles(x86)%` is one variable, not a block.
     else if (char === '&' && text[i - 1] === '>') continue;
     else if (mode === 'cmd' && char === '%' && cmdVariableAt(text, i) !== null) i += (cmdVariableAt(text, i)?.[0].length ?? 1) - 1;
@@ -163,32 +253,41 @@ function splitText(text: string, mode: Mode): { pipelines: string[][]; nested: s
       cut(i, true);
       start = i + 2;
       i++;
-    } else if ('\n\r&'.includes(char) || (mode === 'powershell' ? ';{}' : '()').includes(char)) {
+    } else if (mode === 'powershell' && char === '{') {
+      blocks.push({ owner: cut(i, true) as Pipeline, at: i });
+      start = i + 1;
+    } else if (mode === 'powershell' && char === '}') {
+      cut(i, true);
+      const opened = blocks.pop();
+      if (opened) opened.owner.block = text.slice(opened.at + 1, i);
+      afterBlock = opened?.owner ?? null;
+      start = i + 1;
+    } else if ('\n\r&'.includes(char) || (mode === 'powershell' ? char === ';' : '()'.includes(char))) {
       cut(i, true);
       start = i + 1;
     }
   }
   cut(text.length, true);
-  return { pipelines: pipelines.filter((commands) => commands.length > 0), nested };
+  return { pipelines: pipelines.filter((entry) => entry.commands.length > 0 || entry.block !== null), nested };
 }
 
-/** The index of the `)` that closes a group opened just before `from`, quotes respected; text.length if none. */
-function closingParen(text: string, from: number): number {
-  let depth = 1;
-  let quote: string | null = null;
-  for (let i = from; i < text.length; i++) {
-    const char = text[i] as string;
-    if (char === '`' && quote !== "'") i++;
-    else if (quote !== null) quote = char === quote ? null : quote;
-    else if (char === '"' || char === "'") quote = char;
-    else if (char === '(') depth++;
-    else if (char === ')' && --depth === 0) return i;
+/** The `$(…)` a double-quoted here-string holds, each as text of its own. */
+function subexpressions(body: string): string[] {
+  const found: string[] = [];
+  for (let at = body.indexOf('$('); at !== -1; at = body.indexOf('$(', at + 1)) {
+    const close = closingParen(body, at + 2);
+    found.push(body.slice(at + 2, close));
+    at = close;
   }
-  return text.length;
+  return found;
 }
 
 /** A PowerShell variable's use at a position: `${name}` (1) or `$name`, `$env:NAME` (2). Bounded, so many `${` stay linear. */
 const PS_VARIABLE = /\$(?:\{([^{}]{1,200})\}|((?:env:)?[a-z_]\w{0,200}))/iy;
+/** A property or an index read from a variable: `.FullName`, `[0]`. */
+const MEMBER = /\.[a-z_]\w{0,200}|\[\d{1,9}\]/iy;
+/** A `$( )` that only holds a variable, maybe with a property or index: `$($_.FullName)`; 1 or 2 as PS_VARIABLE's, 3 the member. */
+const SUBEXPRESSION_VARIABLE = /\$\(\s*\$(?:\{([^{}]{1,200})\}|((?:env:)?[a-z_]\w{0,200}))(\.[a-z_]\w{0,200}|\[\d{1,9}\])?\s*\)/iy;
 /** A cmd variable's use at a position: `%NAME%` (1). */
 const CMD_VARIABLE = /%([^%\s]{1,200})%/y;
 
@@ -223,6 +322,11 @@ function words(raw: string, mode: Mode, context: Context): string[] {
         started = true;
       }
       i++;
+    } else if (mode === 'powershell' && quote === null && char === '@' && hereStringAt(raw, i) !== null) {
+      const here = hereStringAt(raw, i) as HereString;
+      word += here.quote === "'" ? raw.slice(here.bodyStart, here.bodyEnd) : words(`"${raw.slice(here.bodyStart, here.bodyEnd).replace(/"/g, '`"')}"`, mode, context).join(' ');
+      started = true;
+      i = here.end - 1;
     } else if (quote === "'" && char === "'") quote = null;
     else if (quote === '"' && char === '"') quote = null;
     else if (quote === null && (char === '"' || (mode === 'powershell' && char === "'"))) {
@@ -230,13 +334,10 @@ function words(raw: string, mode: Mode, context: Context): string[] {
       started = true;
     } else if (quote === null && (/\s/.test(char) || (mode === 'powershell' && char === ','))) end();
     else if (mode === 'powershell' && quote !== "'" && char === '$') {
-      PS_VARIABLE.lastIndex = i;
-      const variable = PS_VARIABLE.exec(raw);
-      const name = (variable?.[1] ?? variable?.[2] ?? '').toLowerCase();
-      const value = name === 'pwd' ? (context.cwd ?? undefined) : context.variables.get(name);
-      word += value ?? variable?.[0] ?? char;
+      const { text, length } = variableAt(raw, i, quote === null, context);
+      word += text;
       started = true;
-      i += (variable?.[0].length ?? 1) - 1;
+      i += length - 1;
     } else if (mode === 'powershell' && quote === null && char === '(') {
       const close = closingParen(raw, i + 1);
       word += raw.slice(i, close + 1);
@@ -259,6 +360,31 @@ function words(raw: string, mode: Mode, context: Context): string[] {
 }
 
 /**
+ * A PowerShell variable's use at `at`: its value when the context knows it, else as written. Outside
+ * quotes a property or an index read from it (`$_.FullName`, `$args[0]`) is part of the use, and so is a
+ * `$( )` that only holds one: known by that name (`_.fullname`), or not known.
+ */
+function variableAt(raw: string, at: number, unquoted: boolean, context: Context): { text: string; length: number } {
+  SUBEXPRESSION_VARIABLE.lastIndex = at;
+  const subexpression = SUBEXPRESSION_VARIABLE.exec(raw);
+  PS_VARIABLE.lastIndex = at;
+  const variable = subexpression === null ? PS_VARIABLE.exec(raw) : null;
+  if (subexpression === null && variable === null) return { text: '$', length: 1 };
+  const written = (subexpression ?? variable) as RegExpExecArray;
+  let name = (written[1] ?? written[2] ?? '').toLowerCase();
+  let length = written[0].length;
+  MEMBER.lastIndex = at + length;
+  const member = subexpression === null && unquoted ? MEMBER.exec(raw) : null;
+  if (member !== null) {
+    name += member[0].toLowerCase();
+    length += member[0].length;
+  }
+  name += (subexpression?.[3] ?? '').toLowerCase();
+  const value = name === 'pwd' ? (context.cwd ?? undefined) : context.variables.get(name);
+  return { text: value ?? raw.slice(at, at + length), length };
+}
+
+/**
  * Records `$name = value` (or `$env:NAME = value`) when the value is one literal word; one computed
  * when it runs (`$d = Get-Location`, `$d = "$(pwd)"`) is forgotten. Whether `raw` is an assignment.
  */
@@ -268,11 +394,17 @@ function assign(raw: string, context: Context): boolean {
   const name = (match[1] ?? match[2] ?? '').toLowerCase();
   const value = match[3] ?? '';
   // A bare word there is a command call, not a string: only quotes and variables are values as written.
-  const literal = /^\s*(?:'[^']*'|"(?:[^"`$]|\$(?:env:)?\w+|\$\{[^{}]*\})*"|\$(?:env:)?\w+|\$\{[^{}]*\})\s*$/i.test(value);
+  const literal = /^\s*(?:'[^']*'|"(?:[^"`$]|\$(?:env:)?\w+|\$\{[^{}]*\})*"|\$(?:env:)?\w+|\$\{[^{}]*\})\s*$/i.test(value) || isHereString(value);
   const all = literal ? words(value, 'powershell', context) : [];
   if (all.length === 1) context.variables.set(name, all[0] as string);
   else context.variables.delete(name);
   return true;
+}
+
+/** Whether `value` is one here-string and nothing else. */
+function isHereString(value: string): boolean {
+  const at = value.search(/\S/);
+  return at !== -1 && hereStringAt(value, at)?.end === value.trimEnd().length;
 }
 
 /** A program's name as it is called: `C:\Windows\System32\cmd.exe` is cmd, `Microsoft.PowerShell.Management\Remove-Item` remove-item. */
@@ -280,12 +412,16 @@ function programOf(word: string): string {
   return (word.split(/[\\/]/).pop() ?? '').toLowerCase().replace(/\.(?:exe|com|bat|cmd)$/, '');
 }
 
-/** Where the command's program is: past `&`, `.` and the wrappers (with their options). */
+/**
+ * Where the command's program is: past `&`, `.`, the wrappers (with their options) and a script block's
+ * `param(…)`, which the first statement may follow on the same line.
+ */
 function programAt(all: readonly string[]): number {
   let at = 0;
   while (at < all.length) {
     const word = all[at] as string;
-    if (word === '&' || word === '.') at++;
+    if (word === '&' || word === '.' || /^param\(/i.test(word)) at++;
+    else if (word.toLowerCase() === 'param' && all[at + 1]?.startsWith('(')) at += 2;
     else if (WRAPPERS.has(programOf(word))) {
       at++;
       while (at < all.length && /^[-/]/.test(all[at] as string)) at++;
@@ -327,6 +463,10 @@ function commandTree(all: readonly string[], mode: Mode, context: Context, depth
     return walks && target !== undefined && takesWhole(target, context) ? `${all[at]} ${target}` : null;
   }
   if (depth >= MAX_NESTING) return null;
+  for (const started of startedCommands(program, args, mode === 'cmd')) {
+    const found = commandTree(started, 'cmd', { ...context, variables: new Map(context.variables) }, depth + 1);
+    if (found) return found;
+  }
   const inner = runsText(program, args);
   return inner === null ? null : treeCommandInText(inner.text, inner.mode, { ...context, variables: new Map(context.variables) }, depth + 1);
 }
@@ -428,6 +568,21 @@ function pipedTree(commands: readonly string[][], context: Context): string | nu
     if (target !== undefined) return `${lister[listAt]} ${target} | ${remover[removeAt]}`;
   }
   return null;
+}
+
+/**
+ * The path of each item a listing command writes, as a glob: `<folder>\*` for Get-ChildItem (gci, ls,
+ * dir) of one folder, the path it is given for Get-Item; null for another command or one that selects.
+ */
+function listedItems(command: readonly string[]): string | null {
+  const at = programAt(command);
+  const program = programOf(command[at] ?? '');
+  if (!LISTERS.has(program)) return null;
+  const listed = readRemove(command.slice(at + 1));
+  // Get-ChildItem's second positional operand is its -Filter.
+  if (listed.keeps || listed.operands.length > 1) return null;
+  const operand = listed.operands[0] ?? '.';
+  return ITEM_LISTERS.has(program) ? operand : `${operand.replace(/[\\/]+$/, "")}\\*`;
 }
 
 /**

@@ -485,6 +485,11 @@ describe('the never-run rule on Windows', () => {
     'icacls C:\\ /reset /t',
     'Remove-Item -Recurse $env:HOMEDRIVE$env:HOMEPATH',
     'powershell -NoProfile -Command "Remove-Item -Recurse \'C:\\Program Files\'"',
+    "Start-Process cmd -ArgumentList '/c rd /s /q C:\\'",
+    'Get-ChildItem C:\\ | ForEach-Object { Remove-Item $_ -Recurse }',
+    "foreach ($d in 'C:\\','D:\\') { Remove-Item -Recurse $d }",
+    "iex @'\nRemove-Item -Recurse 'C:\\Windows'\n'@",
+    "& { param($p) Remove-Item -Recurse $p } 'C:\\'",
   ])('denies %j on Windows, whatever the mode', (command) => {
     const verdict = windows.evaluate(shell(command));
     expect(verdict.decision).toBe('deny');
@@ -516,6 +521,9 @@ describe('the never-run rule on Windows', () => {
       'icacls C:\\Users\\ana\\project /grant ana:F',
       "Write-Output 'C:\\'",
       'Get-ChildItem C:\\ | Select-Object Name',
+      'Get-ChildItem C:\\ | ForEach-Object { $_.Name }',
+      "Start-Process notepad -ArgumentList 'C:\\Windows\\win.ini'",
+      'Remove-Item -Recurse C:\\Users\\me\\build',
       'rm -rf ./node_modules',
       'git status; npm test',
     ]) {

@@ -103,6 +103,93 @@ describe('windowsTreeCommand: what is refused', () => {
   });
 });
 
+describe('windowsTreeCommand: what other commands start or run', () => {
+  it('reads the command Start-Process (saps, start) and cmd\'s start run, -ArgumentList named or not', () => {
+    expect(wipes("Start-Process powershell -ArgumentList '-Command','Remove-Item -Recurse C:\\Windows'")).toBe('Remove-Item C:\\Windows');
+    expect(wipes("Start-Process cmd -ArgumentList '/c rd /s /q C:\\'")).toBe('rd C:\\');
+    expect(wipes("saps cmd '/c rd /s /q C:\\'")).toBe('rd C:\\');
+    expect(wipes("start cmd -ArgumentList '/c','rd','/s','/q','C:\\'")).toBe('rd C:\\');
+    expect(wipes('Start-Process powershell "-Command Remove-Item -Recurse C:\\Users"')).toBe('Remove-Item C:\\Users');
+    expect(wipes("Start-Process -FilePath pwsh.exe -Verb RunAs -ArgumentList '-NoProfile','-c','ri -r -fo ~' -Wait")).toBe('ri ~');
+    expect(wipes("Start-Process -Args:'/r /f C:\\Windows' -FilePath takeown")).toBe('takeown C:\\Windows');
+    expect(wipes(`Start-Process powershell -ArgumentList "-EncodedCommand ${encoded('Remove-Item -Recurse C:\\')}"`)).toBe('Remove-Item C:\\');
+    expect(wipes('cmd /c start "" cmd /c rd /s /q C:\\')).toBe('rd C:\\');
+    expect(wipes('cmd /c start /min /wait cmd /c rd /s /q %USERPROFILE%')).toBe('rd C:\\Users\\ana');
+  });
+
+  it('reads a loop over a listing or over values with each item in its variable', () => {
+    expect(wipes('Get-ChildItem C:\\ | ForEach-Object { Remove-Item $_ -Recurse }')).toBe('Remove-Item C:\\*');
+    expect(wipes('gci C:\\ | % { ri -r $_.FullName }')).toBe('ri C:\\*');
+    expect(wipes('ls C:\\Users -Force | ForEach-Object -Process { Remove-Item -Recurse -Force $PSItem }')).toBe('Remove-Item C:\\Users\\*');
+    expect(wipes('gci C:\\Users | % { ri -r "$($_.FullName)" }')).toBe('ri C:\\Users\\*');
+    expect(wipes('Get-Item ~ | % { ri -r $_ }')).toBe('ri ~');
+    expect(wipes('gci | % { rm -r -fo $_ }')).toBe('rm .\\*'); // in home
+    expect(wipes("foreach ($d in 'C:\\','D:\\') { Remove-Item -Recurse $d }")).toBe('Remove-Item C:\\');
+    expect(wipes("foreach ($d in @('build', $env:ProgramData)) { Remove-Item -Recurse $d }")).toBe('Remove-Item C:\\ProgramData');
+    expect(wipes('foreach ($d in Get-ChildItem C:\\Windows) { Remove-Item -Recurse -Force $d.FullName }')).toBe('Remove-Item C:\\Windows\\*');
+    expect(wipes('foreach ($d in (gci ~)) {\n  if ($d) { Remove-Item -Recurse $d }\n}')).toBe('Remove-Item ~\\*');
+  });
+
+  it('reads here-strings as the text they hold, given to Invoke-Expression, powershell -Command or a variable', () => {
+    expect(wipes("Invoke-Expression @'\nWrite-Output 'x'; Remove-Item -Recurse 'C:\\Windows'\n'@")).toBe('Remove-Item C:\\Windows');
+    expect(wipes('iex @"\nRemove-Item -Recurse "$env:USERPROFILE"\n"@')).toBe('Remove-Item C:\\Users\\ana');
+    expect(wipes("powershell -Command @'\r\nrd /s /q \"C:\\\"\r\n'@")).toBe('rd C:\\');
+    expect(wipes("$s = @'\nRemove-Item -Recurse C:\\\n'@\niex $s")).toBe('Remove-Item C:\\');
+    // A quote inside a here-string does not end it, nor start a string that hides what follows it.
+    expect(wipes("$x = @'\n'\n'@\nRemove-Item -Recurse C:\\")).toBe('Remove-Item C:\\');
+    expect(wipes("Set-Content notes.txt @'\nit's Remove-Item -Recurse C:\\ in a note\n'@")).toBeNull();
+    expect(wipes('Write-Output @"\n$(Remove-Item -Recurse ~)\n"@')).toBe('Remove-Item ~');
+  });
+
+  it('reads a script block run with arguments: its param() and $args', () => {
+    expect(wipes("& { param($p) Remove-Item -Recurse $p } 'C:\\'")).toBe('Remove-Item C:\\');
+    expect(wipes('& { Remove-Item -Recurse $args[0] } C:\\Windows')).toBe('Remove-Item C:\\Windows');
+    expect(wipes('. { param([string]$a, $b) ri -r $b } x $HOME')).toBe('ri C:\\Users\\ana');
+    expect(wipes('Invoke-Command -ScriptBlock { param($p) ri -r $p } -ArgumentList $env:USERPROFILE')).toBe('ri C:\\Users\\ana');
+    expect(wipes("icm -ArgumentList 'C:\\' { ri -r $args[0] }")).toBe('ri C:\\');
+    expect(wipes('& { param($p)\n  Remove-Item -Recurse C:\\ProgramData }')).toBe('Remove-Item C:\\ProgramData');
+  });
+
+  it('lets what starts, loops or runs below the trees through', () => {
+    for (const command of [
+      "Start-Process notepad -ArgumentList 'C:\\Windows\\win.ini'",
+      'Start-Process explorer C:\\',
+      "Start-Process cmd -ArgumentList '/c rd /s /q C:\\Users\\ana\\build'",
+      'start https://example.com',
+      "Start-Process powershell -ArgumentList '-File','C:\\Users\\ana\\x.ps1','C:\\'",
+      'cmd /c start "" notepad C:\\Windows\\win.ini',
+      'Get-ChildItem C:\\ | ForEach-Object { $_.Name }',
+      'Get-ChildItem C:\\ | ForEach-Object { Write-Output $_.FullName }',
+      'gci C:\\Users\\ana\\project | % { ri -r $_ }',
+      'gci C:\\Users | % { ri -r "$_\\AppData\\Local\\Temp\\*" }',
+      'gci C:\\ -Filter *.log | % { ri -r $_ }',
+      "gci C:\\ | Where-Object Name -like 'x*' | % { ri -r $_ }",
+      'gci C:\\ | % { ri -r $_.Name }', // names read in the folder it runs in, not C:\\
+      "foreach ($d in 'build','dist') { Remove-Item -Recurse $d }",
+      'foreach ($f in Get-ChildItem C:\\ -Filter *.tmp) { ri -r $f }',
+      "& { param($p) Remove-Item -Recurse $p } 'C:\\Users\\ana\\build'",
+      'Invoke-Command -ComputerName srv -ScriptBlock { Get-ChildItem C:\\ }',
+      "if ($x) { Remove-Item -Recurse $args[0] } else { Write-Output 'C:\\' }",
+      'Remove-Item -Recurse C:\\Users\\me\\build',
+      "$t = @'\nRemove-Item -Recurse C:\\\n'@\nWrite-Output $t",
+    ]) {
+      expect(wipes(command), command).toBeNull();
+    }
+  });
+
+  it('reads blocks run again and again in bounded time, refusing what is too much to read', () => {
+    const values = (prefix: string) => Array.from({ length: 1_000 }, (_, i) => `'${prefix}${i}'`).join(',');
+    const started = performance.now();
+    expect(wipes(`foreach ($a in ${values('a')}) { foreach ($b in ${values('b')}) { ri -r "$a\\$b" } }`)).toMatch(/run too often to be read/);
+    expect(wipes('gci C:\\x | % { '.repeat(2_000) + '}'.repeat(2_000))).toMatch(/run too often to be read/);
+    wipes('{'.repeat(20_000) + '}'.repeat(20_000));
+    wipes("@'\n".repeat(10_000));
+    wipes("iex @'\nx\n'@\n".repeat(3_000));
+    wipes(`Start-Process ${'-ArgumentList '.repeat(5_000)}`);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
+
 describe('windowsTreeCommand: what is allowed', () => {
   it('lets ordinary removals below the trees through', () => {
     for (const command of [

@@ -1,0 +1,101 @@
+import { closingParen } from './powershell-text';
+
+/**
+ * What a PowerShell script block's body is given when it runs, for the never-run rule's Windows reader
+ * (windows-tree.ts) to read the body with it: each item a listing pipes into ForEach-Object (`$_`), each
+ * value of a foreach statement's collection, and the arguments of `& { param($p) … } C:\` or
+ * `Invoke-Command { … } -ArgumentList C:\` (its parameters, `$args[0]`…).
+ */
+
+/** Variables by lower-case name, with a property or an index where one was read (`_.fullname`, `args[0]`). */
+export type Bindings = Map<string, string>;
+
+/** How the reader reads a command's words, which this module does not know. */
+export interface BlockReader {
+  /** The command's program, lower case, as it is called (`%`, `foreach-object`, `&` when it only runs a block). */
+  program(command: readonly string[]): string;
+  /** The command's words after its program. */
+  args(command: readonly string[]): string[];
+  /** The path of each item a listing command writes (`C:\*` for Get-ChildItem C:\), or null when it is not one that lists all of a folder. */
+  listed(command: readonly string[]): string | null;
+  /** Text cut into words, variables read. */
+  words(text: string): string[];
+}
+
+const FOR_EACH = new Set(['foreach-object', '%', 'foreach']);
+const INVOKERS = new Set(['invoke-command', 'icm']);
+/** An item's properties that hold its path: the item, as a path. */
+const PATH_PROPERTIES = ['', '.fullname', '.pspath'];
+/** A foreach statement's parenthesis: its variable (1 or 2) and collection (3). */
+const FOREACH_HEADER = /^\(\s*\$(?:\{([^{}]{1,200})\}|([a-z_]\w{0,200}))\s+in\s+([\s\S]*)\)$/i;
+
+/**
+ * Each way a block's body runs, as the variables it is given: one set for each item or value of a
+ * loop, or for a block run with arguments; none when it is given nothing this module reads. `header`:
+ * the words of the pipeline's commands before the `{`; `after`: the words after its `}`.
+ */
+export function blockRuns(header: readonly string[][], body: string, after: readonly string[], reader: BlockReader): Bindings[] {
+  return runsOf(header, body, after, reader).filter((bindings) => bindings.size > 0);
+}
+
+function runsOf(header: readonly string[][], body: string, after: readonly string[], reader: BlockReader): Bindings[] {
+  const last = header.at(-1);
+  // `& { … } args` (the reader cuts the text at `&`) or `. { … } args`: a block run at once.
+  const program = last === undefined ? '&' : reader.program(last);
+  if (FOR_EACH.has(program) && header.length > 1) {
+    const item = reader.listed(header.at(-2) as string[]);
+    return item === null ? [] : [pathBindings(['_', 'psitem'], item)];
+  }
+  if (program === 'foreach' && last !== undefined && header.length === 1) return foreachRuns(reader.args(last), reader);
+  if (program === '&' || program === '.') return [parameterBindings(body, after.filter((word) => !/^-[a-z]/i.test(word)))];
+  if (INVOKERS.has(program) && last !== undefined) return [parameterBindings(body, argumentList([...reader.args(last), ...after]))];
+  return [];
+}
+
+/** `names` (and their path properties) given `path`. */
+function pathBindings(names: readonly string[], path: string): Bindings {
+  return new Map(names.flatMap((name) => PATH_PROPERTIES.map((property) => [`${name}${property}`, path] as const)));
+}
+
+/**
+ * `foreach ($d in <collection>)`: a set for each value of an expression (`'C:\','D:\'`), or for each item
+ * when the collection is a command that lists a folder (`Get-ChildItem C:\`).
+ */
+function foreachRuns(args: readonly string[], reader: BlockReader): Bindings[] {
+  const match = FOREACH_HEADER.exec(args.join(' '));
+  if (!match) return [];
+  const name = (match[1] ?? match[2] ?? '').toLowerCase();
+  const collection = (match[3] ?? '').trim().replace(/^[$@]?\(([\s\S]*)\)$/, '$1').trim();
+  const values = reader.words(collection);
+  // A bare word first is a command's name; a quote, a variable, a number or a group starts an expression.
+  const expression = /^['"$@(\d]/.test(collection);
+  const listed = expression || values.length === 0 ? null : reader.listed(values);
+  return (expression ? values : listed === null ? [] : [listed]).map((value) => pathBindings([name], value));
+}
+
+/** Invoke-Command's -ArgumentList (-Args, or a start of it): the values after it, up to the next parameter. */
+function argumentList(args: readonly string[]): string[] {
+  const at = args.findIndex((word) => /^-arg/i.test(word) && ['-argumentlist', '-args'].some((name) => name.startsWith(word.toLowerCase())));
+  if (at === -1) return [];
+  const rest = args.slice(at + 1);
+  const end = rest.findIndex((word) => /^-[a-z]/i.test(word));
+  return end === -1 ? rest : rest.slice(0, end);
+}
+
+/** A block's `param(…)` names given the positional values in order, and `$args[i]` those left after them. */
+function parameterBindings(body: string, values: readonly string[]): Bindings {
+  const names = [...parameterList(body).matchAll(/\$([a-z_]\w*)\s*(?=[=,)]|$)/gi)].map((name) => (name[1] ?? '').toLowerCase());
+  const bindings: Bindings = new Map();
+  values.forEach((value, at) => {
+    const name = names[at];
+    bindings.set(name === undefined ? `args[${at - names.length}]` : name, value);
+  });
+  return bindings;
+}
+
+/** What the `param(…)` a block starts with declares (`[string]$p = 'x', $q`), '' when it has none. */
+function parameterList(body: string): string {
+  const opening = /^\s*(?:#[^\n]*\n\s*)*param\s*\(/i.exec(body);
+  if (!opening) return '';
+  return `${body.slice(opening[0].length, closingParen(body, opening[0].length))})`;
+}
