@@ -1,7 +1,16 @@
 /**
- * PowerShell's lexical pieces that the never-run rule's Windows reader (windows-tree.ts) skips or
- * takes whole: here-strings and the group a parenthesis opens.
+ * PowerShell text (and cmd text inside it) as the never-run rule's Windows reader (windows-tree.ts)
+ * reads it: cut into pipelines of commands and script blocks, each command into words with the
+ * variables known so far given their values, and `$name = 'value'` recorded.
  */
+
+export type Mode = 'powershell' | 'cmd';
+
+/** What the words of a command depend on: the folder it runs in (`$PWD`, `%CD%`), null when not known, and the variables' values by lower-case name. */
+export interface Scope {
+  cwd: string | null;
+  variables: Map<string, string>;
+}
 
 /** A here-string: its quote (`'` takes the text as it is, `"` expands it), the text's bounds and the index past its closing `'@`. */
 export interface HereString {
@@ -22,6 +31,8 @@ const HERE_CLOSING = { "'": /\r?\n[ \t]*'@/g, '"': /\r?\n[ \t]*"@/g } as const;
  * An unclosed one runs to the end of the text.
  */
 export function hereStringAt(text: string, at: number): HereString | null {
+  // Only where a token starts: `a@'` is a word, then a quote.
+  if (/[\w`$@]/.test(text[at - 1] ?? '')) return null;
   HERE_OPENING.lastIndex = at;
   const opening = HERE_OPENING.exec(text);
   if (!opening) return null;
@@ -51,4 +62,234 @@ export function closingParen(text: string, from: number): number {
     else if (char === ')' && --depth === 0) return i;
   }
   return text.length;
+}
+
+/** A pipeline's raw commands; when a `{` ended it, the text of that block and the raw command after its `}` (its arguments). */
+export interface Pipeline {
+  commands: string[];
+  block: string | null;
+  after: string;
+}
+
+/**
+ * `text` cut into pipelines of raw commands, at separators outside quotes; what `$(…)`, `@(…)` or a
+ * `(…)` operand holds is text of its own (`nested`). PowerShell: quotes ' and ", here-strings, backtick
+ * escapes, `#` and `<#…#>` comments, `{ }` around script blocks. cmd: quote ", caret escapes, `( )` blocks.
+ */
+export function splitText(text: string, mode: Mode): { pipelines: Pipeline[]; nested: string[] } {
+  const pipelines: Pipeline[] = [];
+  const nested: string[] = [];
+  /** The pipelines each open `{` ended, with where it is. */
+  const blocks: Array<{ owner: Pipeline; at: number }> = [];
+  let afterBlock: Pipeline | null = null;
+  let pipeline: string[] = [];
+  let start = 0;
+  let quote: string | null = null;
+  const escape = mode === 'powershell' ? '`' : '^';
+  const cut = (at: number, endsPipeline: boolean): Pipeline | null => {
+    pipeline.push(text.slice(start, at));
+    if (afterBlock !== null) afterBlock.after = text.slice(start, at);
+    afterBlock = null;
+    if (!endsPipeline) return null;
+    const ended: Pipeline = { commands: pipeline.filter((command) => command.trim() !== ''), block: null, after: '' };
+    pipelines.push(ended);
+    pipeline = [];
+    return ended;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i] as string;
+    const here = mode === 'powershell' && char === '@' && quote === null ? hereStringAt(text, i) : null;
+    if (here) {
+      if (here.quote === '"') nested.push(...subexpressions(text.slice(here.bodyStart, here.bodyEnd)));
+      i = here.end - 1;
+    } else if (char === escape && (mode === 'powershell' ? quote !== "'" : quote === null)) i++;
+    // `2>&1` redirects; and cmd's `%ProgramFiles(x86)%` is one variable, not a block.
+    else if (char === '&' && text[i - 1] === '>') continue;
+    else if (mode === 'cmd' && char === '%' && cmdVariableAt(text, i) !== null) i += (cmdVariableAt(text, i)?.[0].length ?? 1) - 1;
+    else if (mode === 'powershell' && char === '$' && text[i + 1] === '{' && quote !== "'") {
+      const close = text.indexOf('}', i);
+      i = close === -1 ? text.length : close;
+    } else if (mode === 'powershell' && char === '(' && quote !== "'" && (quote === null || text[i - 1] === '$')) {
+      const close = closingParen(text, i + 1);
+      nested.push(text.slice(i + 1, close));
+      i = close;
+    } else if (quote !== null) quote = char === quote ? null : quote;
+    else if (char === '"' || (mode === 'powershell' && char === "'")) quote = char;
+    else if (mode === 'powershell' && text.startsWith('<#', i)) {
+      cut(i, false);
+      const close = text.indexOf('#>', i);
+      i = close === -1 ? text.length : close + 1;
+      start = i + 1;
+    } else if (mode === 'powershell' && char === '#' && (i === start || /\s/.test(text[i - 1] as string))) {
+      cut(i, true);
+      const end = text.indexOf('\n', i);
+      i = end === -1 ? text.length : end;
+      start = i + 1;
+    } else if (char === '|' && text[i + 1] !== '|') {
+      cut(i, false);
+      start = i + 1;
+    } else if ((char === '|' || char === '&') && text[i + 1] === char) {
+      cut(i, true);
+      start = i + 2;
+      i++;
+    } else if (mode === 'powershell' && char === '{') {
+      blocks.push({ owner: cut(i, true) as Pipeline, at: i });
+      start = i + 1;
+    } else if (mode === 'powershell' && char === '}') {
+      cut(i, true);
+      const opened = blocks.pop();
+      if (opened) opened.owner.block = text.slice(opened.at + 1, i);
+      afterBlock = opened?.owner ?? null;
+      start = i + 1;
+    } else if ('\n\r&'.includes(char) || (mode === 'powershell' ? char === ';' : '()'.includes(char))) {
+      cut(i, true);
+      start = i + 1;
+    }
+  }
+  cut(text.length, true);
+  return { pipelines: pipelines.filter((entry) => entry.commands.length > 0 || entry.block !== null), nested };
+}
+
+/** The `$(…)` a double-quoted here-string holds, each as text of its own. */
+function subexpressions(body: string): string[] {
+  const found: string[] = [];
+  for (let at = body.indexOf('$('); at !== -1; at = body.indexOf('$(', at + 1)) {
+    const close = closingParen(body, at + 2);
+    found.push(body.slice(at + 2, close));
+    at = close;
+  }
+  return found;
+}
+
+/** A PowerShell variable's use at a position: `${name}` (1) or `$name`, `$env:NAME` (2). Bounded, so many `${` stay linear. */
+const PS_VARIABLE = /\$(?:\{([^{}]{1,200})\}|((?:env:)?[a-z_]\w{0,200}))/iy;
+/** A property or an index read from a variable: `.FullName`, `[0]`. */
+const MEMBER = /\.[a-z_]\w{0,200}|\[\d{1,9}\]/iy;
+/** A `$( )` that only holds a variable, maybe with a property or index: `$($_.FullName)`; 1 or 2 as PS_VARIABLE's, 3 the member. */
+const SUBEXPRESSION_VARIABLE = /\$\(\s*\$(?:\{([^{}]{1,200})\}|((?:env:)?[a-z_]\w{0,200}))(\.[a-z_]\w{0,200}|\[\d{1,9}\])?\s*\)/iy;
+/** A cmd variable's use at a position: `%NAME%` (1). */
+const CMD_VARIABLE = /%([^%\s]{1,200})%/y;
+
+function cmdVariableAt(text: string, at: number): RegExpExecArray | null {
+  CMD_VARIABLE.lastIndex = at;
+  return CMD_VARIABLE.exec(text);
+}
+
+/**
+ * A raw command cut into words as PowerShell (or cmd) passes them: quotes gone, escapes applied,
+ * variables the scope knows given their values (not in single quotes), commas between array items
+ * taken as spaces. A parenthesised operand is kept as one opaque word.
+ */
+export function words(raw: string, mode: Mode, scope: Scope): string[] {
+  const all: string[] = [];
+  let word = '';
+  let started = false;
+  let quote: string | null = null;
+  const escape = mode === 'powershell' ? '`' : '^';
+  const end = () => {
+    if (started) all.push(word);
+    word = '';
+    started = false;
+  };
+  for (let i = 0; i < raw.length; i++) {
+    const char = raw[i] as string;
+    if (char === escape && (mode === 'powershell' ? quote !== "'" : quote === null)) {
+      // An escaped line break continues the command: the words go on after it.
+      if (/[\r\n]/.test(raw[i + 1] ?? '')) end();
+      else {
+        word += raw[i + 1] ?? '';
+        started = true;
+      }
+      i++;
+    } else if (mode === 'powershell' && quote === null && char === '@' && hereStringAt(raw, i) !== null) {
+      const here = hereStringAt(raw, i) as HereString;
+      word += hereStringText(raw.slice(here.bodyStart, here.bodyEnd), here.quote, scope);
+      started = true;
+      i = here.end - 1;
+    } else if (quote === "'" && char === "'") quote = null;
+    else if (quote === '"' && char === '"') quote = null;
+    else if (quote === null && (char === '"' || (mode === 'powershell' && char === "'"))) {
+      quote = char;
+      started = true;
+    } else if (quote === null && (/\s/.test(char) || (mode === 'powershell' && char === ','))) end();
+    else if (mode === 'powershell' && quote !== "'" && char === '$') {
+      const { text, length } = variableAt(raw, i, quote === null, scope);
+      word += text;
+      started = true;
+      i += length - 1;
+    } else if (mode === 'powershell' && quote === null && char === '(') {
+      const close = closingParen(raw, i + 1);
+      word += raw.slice(i, close + 1);
+      started = true;
+      i = close;
+    } else if (mode === 'cmd' && char === '%') {
+      const variable = cmdVariableAt(raw, i);
+      const name = (variable?.[1] ?? '').toLowerCase();
+      const value = name === 'cd' ? (scope.cwd ?? undefined) : scope.variables.get(`env:${name}`);
+      word += value ?? variable?.[0] ?? char;
+      started = true;
+      i += (variable?.[0].length ?? 1) - 1;
+    } else {
+      word += char;
+      started = true;
+    }
+  }
+  end();
+  return all;
+}
+
+/** A here-string's text as PowerShell gives it: as it is in `@'…'@`; in `@"…"@` read as in double quotes, where a `"` is itself. */
+function hereStringText(body: string, quote: "'" | '"', scope: Scope): string {
+  if (quote === "'") return body;
+  // A backtick escapes the character after it; a `"` on its own is escaped, so it does not end the quotes.
+  const escaped = body.replace(/`[\s\S]|"/g, (piece) => (piece === '"' ? '`"' : piece));
+  return words(`"${escaped}"`, 'powershell', scope).join(' ');
+}
+
+/**
+ * A PowerShell variable's use at `at`: its value when the scope knows it, else as written. Outside
+ * quotes a property or an index read from it (`$_.FullName`, `$args[0]`) is part of the use, and so is a
+ * `$( )` that only holds one: known by that name (`_.fullname`), or not known.
+ */
+function variableAt(raw: string, at: number, unquoted: boolean, scope: Scope): { text: string; length: number } {
+  SUBEXPRESSION_VARIABLE.lastIndex = at;
+  const subexpression = SUBEXPRESSION_VARIABLE.exec(raw);
+  PS_VARIABLE.lastIndex = at;
+  const variable = subexpression === null ? PS_VARIABLE.exec(raw) : null;
+  if (subexpression === null && variable === null) return { text: '$', length: 1 };
+  const written = (subexpression ?? variable) as RegExpExecArray;
+  let name = (written[1] ?? written[2] ?? '').toLowerCase();
+  let length = written[0].length;
+  MEMBER.lastIndex = at + length;
+  const member = subexpression === null && unquoted ? MEMBER.exec(raw) : null;
+  if (member !== null) {
+    name += member[0].toLowerCase();
+    length += member[0].length;
+  }
+  name += (subexpression?.[3] ?? '').toLowerCase();
+  const value = name === 'pwd' ? (scope.cwd ?? undefined) : scope.variables.get(name);
+  return { text: value ?? raw.slice(at, at + length), length };
+}
+
+/**
+ * Records `$name = value` (or `$env:NAME = value`) when the value is one literal word; one computed
+ * when it runs (`$d = Get-Location`, `$d = "$(pwd)"`) is forgotten. Whether `raw` is an assignment.
+ */
+export function assign(raw: string, scope: Scope): boolean {
+  const match = /^\s*\$(?:\{([^}]*)\}|((?:env:)?[a-z_]\w*))\s*=(?!=)([\s\S]*)$/i.exec(raw);
+  if (!match) return false;
+  const name = (match[1] ?? match[2] ?? '').toLowerCase();
+  const value = match[3] ?? '';
+  // A bare word there is a command call, not a string: only quotes and variables are values as written.
+  const literal = /^\s*(?:'[^']*'|"(?:[^"`$]|\$(?:env:)?\w+|\$\{[^{}]*\})*"|\$(?:env:)?\w+|\$\{[^{}]*\})\s*$/i.test(value) || isHereString(value);
+  const all = literal ? words(value, 'powershell', scope) : [];
+  if (all.length === 1) scope.variables.set(name, all[0] as string);
+  else scope.variables.delete(name);
+  return true;
+}
+
+/** Whether `value` is one here-string and nothing else. */
+function isHereString(value: string): boolean {
+  const at = value.search(/\S/);
+  return at !== -1 && hereStringAt(value, at)?.end === value.trimEnd().length;
 }

@@ -70,7 +70,8 @@ function foreachRuns(args: readonly string[], reader: BlockReader): Bindings[] {
   // A bare word first is a command's name; a quote, a variable, a number or a group starts an expression.
   const expression = /^['"$@(\d]/.test(collection);
   const listed = expression || values.length === 0 ? null : reader.listed(values);
-  return (expression ? values : listed === null ? [] : [listed]).map((value) => pathBindings([name], value));
+  // The same value twice is read once.
+  return [...new Set(expression ? values : listed === null ? [] : [listed])].map((value) => pathBindings([name], value));
 }
 
 /** Invoke-Command's -ArgumentList (-Args, or a start of it): the values after it, up to the next parameter. */

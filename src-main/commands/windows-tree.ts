@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { closingParen, type HereString, hereStringAt } from './powershell-text';
+import { assign, type Mode, splitText, words } from './powershell-text';
 import { type BlockReader, blockRuns } from './windows-blocks';
 import { startedCommands } from './windows-start';
 
@@ -26,8 +26,6 @@ import { startedCommands } from './windows-start';
  * (`| Where-Object … | ForEach-Object`), methods (`$_.Delete($true)`, `.ForEach({ … })`) and other
  * providers (`HKLM:\`). It is a last guard against mistakes, not a full PowerShell parser.
  */
-
-type Mode = 'powershell' | 'cmd';
 
 /** Text nested deeper than this (`powershell -c "cmd /c '…'"` is two levels) is not read. */
 const MAX_NESTING = 4;
@@ -148,10 +146,10 @@ function blockTree(header: readonly string[][], body: string, after: string, con
   if (runs.length === 0) return null;
   const tooOften = `${header.at(-1)?.join(' ') || '&'} { … } (run too often to be read)`;
   if (!spend(body.length + REREAD_EACH, context)) return tooOften;
-  const lower = body.toLowerCase();
+  const used = usedNames(body, runs);
   for (const variables of runs) {
     // A body that uses none of what it is given reads as it did among the text's commands.
-    if (![...variables.keys()].some((key) => uses(lower, key))) continue;
+    if (![...variables.keys()].some((key) => used.has(nameOf(key)))) continue;
     if (!spend(body.length + REREAD_EACH, context)) return tooOften;
     const found = treeCommandInText(body, 'powershell', { ...context, variables: new Map([...context.variables, ...variables]) }, depth + 1);
     if (found) return found;
@@ -172,10 +170,16 @@ function blockReader(context: Context): BlockReader {
   };
 }
 
-/** Whether lower-case PowerShell text uses the variable a binding's key names (`_.fullname` is `$_`). */
-function uses(lower: string, key: string): boolean {
-  const name = key.split(/[.[]/)[0] ?? key;
-  return lower.includes(`$${name}`) || lower.includes(`\${${name}}`);
+/** The names of the variables given to the runs that `body` uses (as `$name` or `${name}`), each looked for once. */
+function usedNames(body: string, runs: readonly Map<string, string>[]): Set<string> {
+  const lower = body.toLowerCase();
+  const names = new Set(runs.flatMap((variables) => [...variables.keys()].map(nameOf)));
+  return new Set([...names].filter((name) => lower.includes(`$${name}`) || lower.includes(`\${${name}}`)));
+}
+
+/** The variable a binding's key names: `_.fullname` is `_`, `args[0]` is `args`. */
+function nameOf(key: string): string {
+  return key.split(/[.[]/)[0] ?? key;
 }
 
 /** Takes `cost` from the budget; false, taking nothing, when too little is left. */
@@ -183,228 +187,6 @@ function spend(cost: number, context: Context): boolean {
   if (cost > context.budget.left) return false;
   context.budget.left -= cost;
   return true;
-}
-
-/** A pipeline's raw commands; when a `{` ended it, the text of that block and the raw command after its `}` (its arguments). */
-interface Pipeline {
-  commands: string[];
-  block: string | null;
-  after: string;
-}
-
-/**
- * `text` cut into pipelines of raw commands, at separators outside quotes; what `$(…)`, `@(…)` or a
- * `(…)` operand holds is text of its own (`nested`). PowerShell: quotes ' and ", here-strings, backtick
- * escapes, `#` and `<#…#>` comments, `{ }` around script blocks. cmd: quote ", caret escapes, `( )` blocks.
- */
-function splitText(text: string, mode: Mode): { pipelines: Pipeline[]; nested: string[] } {
-  const pipelines: Pipeline[] = [];
-  const nested: string[] = [];
-  /** The pipelines each open `{` ended, with where it is. */
-  const blocks: Array<{ owner: Pipeline; at: number }> = [];
-  let afterBlock: Pipeline | null = null;
-  let pipeline: string[] = [];
-  let start = 0;
-  let quote: string | null = null;
-  const escape = mode === 'powershell' ? '`' : '^';
-  const cut = (at: number, endsPipeline: boolean): Pipeline | null => {
-    pipeline.push(text.slice(start, at));
-    if (afterBlock !== null) afterBlock.after = text.slice(start, at);
-    afterBlock = null;
-    if (!endsPipeline) return null;
-    const ended: Pipeline = { commands: pipeline.filter((command) => command.trim() !== ''), block: null, after: '' };
-    pipelines.push(ended);
-    pipeline = [];
-    return ended;
-  };
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i] as string;
-    const here = mode === 'powershell' && char === '@' && quote === null ? hereStringAt(text, i) : null;
-    if (here) {
-      if (here.quote === '"') nested.push(...subexpressions(text.slice(here.bodyStart, here.bodyEnd)));
-      i = here.end - 1;
-    } else if (char === escape && (mode === 'powershell' ? quote !== "'" : quote === null)) i++;
-    // `2>&1` redirects; and cmd's `%ProgramFiles(x86)%` is one variable, not a block.
-    else if (char === '&' && text[i - 1] === '>') continue;
-    else if (mode === 'cmd' && char === '%' && cmdVariableAt(text, i) !== null) i += (cmdVariableAt(text, i)?.[0].length ?? 1) - 1;
-    else if (mode === 'powershell' && char === '$' && text[i + 1] === '{' && quote !== "'") {
-      const close = text.indexOf('}', i);
-      i = close === -1 ? text.length : close;
-    } else if (mode === 'powershell' && char === '(' && quote !== "'" && (quote === null || text[i - 1] === '$')) {
-      const close = closingParen(text, i + 1);
-      nested.push(text.slice(i + 1, close));
-      i = close;
-    } else if (quote !== null) quote = char === quote ? null : quote;
-    else if (char === '"' || (mode === 'powershell' && char === "'")) quote = char;
-    else if (mode === 'powershell' && text.startsWith('<#', i)) {
-      cut(i, false);
-      const close = text.indexOf('#>', i);
-      i = close === -1 ? text.length : close + 1;
-      start = i + 1;
-    } else if (mode === 'powershell' && char === '#' && (i === start || /\s/.test(text[i - 1] as string))) {
-      cut(i, true);
-      const end = text.indexOf('\n', i);
-      i = end === -1 ? text.length : end;
-      start = i + 1;
-    } else if (char === '|' && text[i + 1] !== '|') {
-      cut(i, false);
-      start = i + 1;
-    } else if ((char === '|' || char === '&') && text[i + 1] === char) {
-      cut(i, true);
-      start = i + 2;
-      i++;
-    } else if (mode === 'powershell' && char === '{') {
-      blocks.push({ owner: cut(i, true) as Pipeline, at: i });
-      start = i + 1;
-    } else if (mode === 'powershell' && char === '}') {
-      cut(i, true);
-      const opened = blocks.pop();
-      if (opened) opened.owner.block = text.slice(opened.at + 1, i);
-      afterBlock = opened?.owner ?? null;
-      start = i + 1;
-    } else if ('\n\r&'.includes(char) || (mode === 'powershell' ? char === ';' : '()'.includes(char))) {
-      cut(i, true);
-      start = i + 1;
-    }
-  }
-  cut(text.length, true);
-  return { pipelines: pipelines.filter((entry) => entry.commands.length > 0 || entry.block !== null), nested };
-}
-
-/** The `$(…)` a double-quoted here-string holds, each as text of its own. */
-function subexpressions(body: string): string[] {
-  const found: string[] = [];
-  for (let at = body.indexOf('$('); at !== -1; at = body.indexOf('$(', at + 1)) {
-    const close = closingParen(body, at + 2);
-    found.push(body.slice(at + 2, close));
-    at = close;
-  }
-  return found;
-}
-
-/** A PowerShell variable's use at a position: `${name}` (1) or `$name`, `$env:NAME` (2). Bounded, so many `${` stay linear. */
-const PS_VARIABLE = /\$(?:\{([^{}]{1,200})\}|((?:env:)?[a-z_]\w{0,200}))/iy;
-/** A property or an index read from a variable: `.FullName`, `[0]`. */
-const MEMBER = /\.[a-z_]\w{0,200}|\[\d{1,9}\]/iy;
-/** A `$( )` that only holds a variable, maybe with a property or index: `$($_.FullName)`; 1 or 2 as PS_VARIABLE's, 3 the member. */
-const SUBEXPRESSION_VARIABLE = /\$\(\s*\$(?:\{([^{}]{1,200})\}|((?:env:)?[a-z_]\w{0,200}))(\.[a-z_]\w{0,200}|\[\d{1,9}\])?\s*\)/iy;
-/** A cmd variable's use at a position: `%NAME%` (1). */
-const CMD_VARIABLE = /%([^%\s]{1,200})%/y;
-
-function cmdVariableAt(text: string, at: number): RegExpExecArray | null {
-  CMD_VARIABLE.lastIndex = at;
-  return CMD_VARIABLE.exec(text);
-}
-
-/**
- * A raw command cut into words as PowerShell (or cmd) passes them: quotes gone, escapes applied,
- * variables the context knows given their values (not in single quotes), commas between array items
- * taken as spaces. A parenthesised operand is kept as one opaque word.
- */
-function words(raw: string, mode: Mode, context: Context): string[] {
-  const all: string[] = [];
-  let word = '';
-  let started = false;
-  let quote: string | null = null;
-  const escape = mode === 'powershell' ? '`' : '^';
-  const end = () => {
-    if (started) all.push(word);
-    word = '';
-    started = false;
-  };
-  for (let i = 0; i < raw.length; i++) {
-    const char = raw[i] as string;
-    if (char === escape && (mode === 'powershell' ? quote !== "'" : quote === null)) {
-      // An escaped line break continues the command: the words go on after it.
-      if (/[\r\n]/.test(raw[i + 1] ?? '')) end();
-      else {
-        word += raw[i + 1] ?? '';
-        started = true;
-      }
-      i++;
-    } else if (mode === 'powershell' && quote === null && char === '@' && hereStringAt(raw, i) !== null) {
-      const here = hereStringAt(raw, i) as HereString;
-      word += here.quote === "'" ? raw.slice(here.bodyStart, here.bodyEnd) : words(`"${raw.slice(here.bodyStart, here.bodyEnd).replace(/"/g, '`"')}"`, mode, context).join(' ');
-      started = true;
-      i = here.end - 1;
-    } else if (quote === "'" && char === "'") quote = null;
-    else if (quote === '"' && char === '"') quote = null;
-    else if (quote === null && (char === '"' || (mode === 'powershell' && char === "'"))) {
-      quote = char;
-      started = true;
-    } else if (quote === null && (/\s/.test(char) || (mode === 'powershell' && char === ','))) end();
-    else if (mode === 'powershell' && quote !== "'" && char === '$') {
-      const { text, length } = variableAt(raw, i, quote === null, context);
-      word += text;
-      started = true;
-      i += length - 1;
-    } else if (mode === 'powershell' && quote === null && char === '(') {
-      const close = closingParen(raw, i + 1);
-      word += raw.slice(i, close + 1);
-      started = true;
-      i = close;
-    } else if (mode === 'cmd' && char === '%') {
-      const variable = cmdVariableAt(raw, i);
-      const name = (variable?.[1] ?? '').toLowerCase();
-      const value = name === 'cd' ? (context.cwd ?? undefined) : context.variables.get(`env:${name}`);
-      word += value ?? variable?.[0] ?? char;
-      started = true;
-      i += (variable?.[0].length ?? 1) - 1;
-    } else {
-      word += char;
-      started = true;
-    }
-  }
-  end();
-  return all;
-}
-
-/**
- * A PowerShell variable's use at `at`: its value when the context knows it, else as written. Outside
- * quotes a property or an index read from it (`$_.FullName`, `$args[0]`) is part of the use, and so is a
- * `$( )` that only holds one: known by that name (`_.fullname`), or not known.
- */
-function variableAt(raw: string, at: number, unquoted: boolean, context: Context): { text: string; length: number } {
-  SUBEXPRESSION_VARIABLE.lastIndex = at;
-  const subexpression = SUBEXPRESSION_VARIABLE.exec(raw);
-  PS_VARIABLE.lastIndex = at;
-  const variable = subexpression === null ? PS_VARIABLE.exec(raw) : null;
-  if (subexpression === null && variable === null) return { text: '$', length: 1 };
-  const written = (subexpression ?? variable) as RegExpExecArray;
-  let name = (written[1] ?? written[2] ?? '').toLowerCase();
-  let length = written[0].length;
-  MEMBER.lastIndex = at + length;
-  const member = subexpression === null && unquoted ? MEMBER.exec(raw) : null;
-  if (member !== null) {
-    name += member[0].toLowerCase();
-    length += member[0].length;
-  }
-  name += (subexpression?.[3] ?? '').toLowerCase();
-  const value = name === 'pwd' ? (context.cwd ?? undefined) : context.variables.get(name);
-  return { text: value ?? raw.slice(at, at + length), length };
-}
-
-/**
- * Records `$name = value` (or `$env:NAME = value`) when the value is one literal word; one computed
- * when it runs (`$d = Get-Location`, `$d = "$(pwd)"`) is forgotten. Whether `raw` is an assignment.
- */
-function assign(raw: string, context: Context): boolean {
-  const match = /^\s*\$(?:\{([^}]*)\}|((?:env:)?[a-z_]\w*))\s*=(?!=)([\s\S]*)$/i.exec(raw);
-  if (!match) return false;
-  const name = (match[1] ?? match[2] ?? '').toLowerCase();
-  const value = match[3] ?? '';
-  // A bare word there is a command call, not a string: only quotes and variables are values as written.
-  const literal = /^\s*(?:'[^']*'|"(?:[^"`$]|\$(?:env:)?\w+|\$\{[^{}]*\})*"|\$(?:env:)?\w+|\$\{[^{}]*\})\s*$/i.test(value) || isHereString(value);
-  const all = literal ? words(value, 'powershell', context) : [];
-  if (all.length === 1) context.variables.set(name, all[0] as string);
-  else context.variables.delete(name);
-  return true;
-}
-
-/** Whether `value` is one here-string and nothing else. */
-function isHereString(value: string): boolean {
-  const at = value.search(/\S/);
-  return at !== -1 && hereStringAt(value, at)?.end === value.trimEnd().length;
 }
 
 /** A program's name as it is called: `C:\Windows\System32\cmd.exe` is cmd, `Microsoft.PowerShell.Management\Remove-Item` remove-item. */
