@@ -12,7 +12,7 @@ import { startedCommands } from './windows-start';
  *
  * Read: Remove-Item and its aliases with -Recurse (or any start of it, `-r`), `/s` of cmd's rd, rmdir,
  * del and erase, `takeown /r`, `icacls … /t` that resets, grants, denies, removes or sets the owner,
- * `Get-ChildItem <tree> | Remove-Item` (or Get-Item), PowerShell's quotes (backtick is the escape, backslash a path
+ * `Get-ChildItem <tree> | Remove-Item` (or Get-Item), a path piped alone into Remove-Item, PowerShell's quotes (backtick is the escape, backslash a path
  * separator) and here-strings, `;`, `&&`, `||`, `&`, `|`, lines and script blocks between commands, a literal
  * `$name = 'value'` (or here-string) set earlier in the text, `Set-Location`/`cd` to a literal folder (relative
  * targets are read from the folder the command runs in), and the text of `powershell`/`pwsh -Command`,
@@ -333,7 +333,8 @@ function readRemove(args: readonly string[]): { recursive: boolean; keeps: boole
 
 /**
  * `Get-ChildItem <tree> | Remove-Item` (or `Get-Item <tree> |`): the listing of a whole tree piped straight into a Remove-Item
- * of no path of its own, when either recurses and neither selects (-Filter, -Include, -Exclude).
+ * of no path of its own, when either recurses and neither selects (-Filter, -Include, -Exclude); or a
+ * value alone piped into one that recurses (`'C:\' | Remove-Item -Recurse`, `$_ | ri -r`), which removes the path it holds.
  */
 function pipedTree(commands: readonly string[][], context: Context): string | null {
   for (let i = 0; i + 1 < commands.length; i++) {
@@ -341,11 +342,15 @@ function pipedTree(commands: readonly string[][], context: Context): string | nu
     const remover = commands[i + 1] as string[];
     const listAt = programAt(lister);
     const removeAt = programAt(remover);
-    if (!LISTERS.has(programOf(lister[listAt] ?? '')) || !REMOVERS.has(programOf(remover[removeAt] ?? ''))) continue;
-    const listed = readRemove(lister.slice(listAt + 1));
+    if (!REMOVERS.has(programOf(remover[removeAt] ?? ''))) continue;
     const removed = readRemove(remover.slice(removeAt + 1));
+    if (removed.keeps || removed.operands.length > 0) continue;
+    const value = lister.length === 1 && !LISTERS.has(programOf(lister[0] as string)) ? (lister[0] as string) : null;
+    if (value !== null && removed.recursive && takesWhole(value, context)) return `${value} | ${remover[removeAt]}`;
+    if (!LISTERS.has(programOf(lister[listAt] ?? ''))) continue;
+    const listed = readRemove(lister.slice(listAt + 1));
     // Get-ChildItem's second positional operand is its -Filter.
-    if (listed.keeps || listed.operands.length > 1 || removed.keeps || removed.operands.length > 0 || !(listed.recursive || removed.recursive)) continue;
+    if (listed.keeps || listed.operands.length > 1 || !(listed.recursive || removed.recursive)) continue;
     const target = (listed.operands.length > 0 ? listed.operands : ['.']).find((operand) => takesWhole(operand, context));
     if (target !== undefined) return `${lister[listAt]} ${target} | ${remover[removeAt]}`;
   }

@@ -128,6 +128,15 @@ describe('windowsTreeCommand: what other commands start or run', () => {
     expect(wipes("foreach ($d in @('build', $env:ProgramData)) { Remove-Item -Recurse $d }")).toBe('Remove-Item C:\\ProgramData');
     expect(wipes('foreach ($d in Get-ChildItem C:\\Windows) { Remove-Item -Recurse -Force $d.FullName }')).toBe('Remove-Item C:\\Windows\\*');
     expect(wipes('foreach ($d in (gci ~)) {\n  if ($d) { Remove-Item -Recurse $d }\n}')).toBe('Remove-Item ~\\*');
+    expect(wipes('gci C:\\ | % { $_ | Remove-Item -Recurse }')).toBe('C:\\* | Remove-Item');
+  });
+
+  it('reads a path piped alone into a Remove-Item that recurses', () => {
+    expect(wipes("'C:\\' | Remove-Item -Recurse")).toBe('C:\\ | Remove-Item');
+    expect(wipes('$env:USERPROFILE | ri -r -fo')).toBe('C:\\Users\\ana | ri');
+    for (const command of ["'build' | Remove-Item -Recurse", "'C:\\' | Remove-Item", "'C:\\' | Remove-Item -Recurse -WhatIf", 'Get-Date | Remove-Item -Recurse']) {
+      expect(wipes(command), command).toBeNull();
+    }
   });
 
   it('reads here-strings as the text they hold, given to Invoke-Expression, powershell -Command or a variable', () => {
