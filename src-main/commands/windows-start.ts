@@ -19,12 +19,18 @@ const SWITCHES: readonly string[][] = [
 /** cmd's start options that take the next word as their value (`/d C:\x`, `/node 1`, `/affinity 3`). */
 const CMD_START_VALUES = /^\/(?:d|node|affinity)$/i;
 
+/** A command another starts: its words, and the folder it starts in when one is named (null: the same folder). */
+export interface Started {
+  words: string[];
+  folder: string | null;
+}
+
 /**
- * The commands `program args…` starts, as words: for Start-Process, its -FilePath and the command line
- * its -ArgumentList makes; for cmd's start, what follows its options, with and without a first word
- * that may be the window's title. None for other programs.
+ * The commands `program args…` starts: for Start-Process, its -FilePath and the command line its
+ * -ArgumentList makes, in its -WorkingDirectory; for cmd's start, what follows its options, with and
+ * without a first word that may be the window's title, in its /d folder. None for other programs.
  */
-export function startedCommands(program: string, args: readonly string[], cmd: boolean): string[][] {
+export function startedCommands(program: string, args: readonly string[], cmd: boolean): Started[] {
   if (cmd) return program === 'start' ? cmdStarted(args) : [];
   if (program !== 'start-process' && program !== 'saps' && program !== 'start') return [];
   const started = startProcessCommand(args);
@@ -45,8 +51,9 @@ function parameterNamed(word: string): string | null {
  * program) makes, as the program's C runtime splits it; null when no program is named. A word that is
  * no parameter of Start-Process (`-Command`, `/c`) is one of the list's: an array's items come as words.
  */
-function startProcessCommand(args: readonly string[]): string[] | null {
+function startProcessCommand(args: readonly string[]): Started | null {
   let file: string | undefined;
+  let folder: string | null = null;
   const list: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const word = args[i] as string;
@@ -62,8 +69,9 @@ function startProcessCommand(args: readonly string[]): string[] | null {
     if (value === undefined) continue;
     if (parameter === '-filepath') file = value;
     else if (parameter === '-argumentlist') list.push(value);
+    else if (parameter === '-workingdirectory') folder = value;
   }
-  return file === undefined ? null : [file, ...commandLineWords(list.join(' '))];
+  return file === undefined ? null : { words: [file, ...commandLineWords(list.join(' '))], folder };
 }
 
 /** A command line cut into words as a program's C runtime does, roughly: at spaces outside double quotes, the quotes gone. */
@@ -74,12 +82,18 @@ function commandLineWords(line: string): string[] {
 }
 
 /** cmd's `start ["title"] [/options] program args`: the words after the options, read with and without a first word that may be the title. */
-function cmdStarted(args: readonly string[]): string[][] {
-  return [args, args.slice(1)].map(pastStartOptions).filter((rest) => rest.length > 0);
+function cmdStarted(args: readonly string[]): Started[] {
+  return [args, args.slice(1)].map(pastStartOptions).filter((started) => started.words.length > 0);
 }
 
-function pastStartOptions(args: readonly string[]): string[] {
+function pastStartOptions(args: readonly string[]): Started {
   let at = 0;
-  while (at < args.length && (args[at] as string).startsWith('/')) at += CMD_START_VALUES.test(args[at] as string) ? 2 : 1;
-  return args.slice(at);
+  let folder: string | null = null;
+  while (at < args.length && (args[at] as string).startsWith('/')) {
+    const option = args[at] as string;
+    if (/^\/d$/i.test(option)) folder = args[at + 1] ?? null;
+    else if (/^\/d./i.test(option)) folder = option.slice(2);
+    at += CMD_START_VALUES.test(option) ? 2 : 1;
+  }
+  return { words: args.slice(at), folder };
 }

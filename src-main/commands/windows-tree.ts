@@ -245,8 +245,9 @@ function commandTree(all: readonly string[], mode: Mode, context: Context, depth
     return walks && target !== undefined && takesWhole(target, context) ? `${all[at]} ${target}` : null;
   }
   if (depth >= MAX_NESTING) return null;
-  for (const started of startedCommands(program, args, mode === 'cmd')) {
-    const found = commandTree(started, 'cmd', { ...context, variables: new Map(context.variables) }, depth + 1);
+  for (const { words: started, folder } of startedCommands(program, args, mode === 'cmd')) {
+    const cwd = folder === null ? context.cwd : resolvePath(folder, context, null);
+    const found = commandTree(started, 'cmd', { ...context, cwd, variables: new Map(context.variables) }, depth + 1);
     if (found) return found;
   }
   const inner = runsText(program, args);

@@ -115,6 +115,10 @@ describe('windowsTreeCommand: what other commands start or run', () => {
     expect(wipes(`Start-Process powershell -ArgumentList "-EncodedCommand ${encoded('Remove-Item -Recurse C:\\')}"`)).toBe('Remove-Item C:\\');
     expect(wipes('cmd /c start "" cmd /c rd /s /q C:\\')).toBe('rd C:\\');
     expect(wipes('cmd /c start /min /wait cmd /c rd /s /q %USERPROFILE%')).toBe('rd C:\\Users\\ana');
+    // In the folder it is started in.
+    expect(wipes("Start-Process cmd -WorkingDirectory C:\\ -ArgumentList '/c rd /s /q Windows'")).toBe('rd Windows');
+    expect(wipes('cmd /c start /d C:\\ cmd /c rd /s /q Windows')).toBe('rd Windows');
+    expect(wipes("Start-Process cmd -WorkingDirectory C:\\Users\\ana\\project -ArgumentList '/c rd /s /q *'")).toBeNull();
   });
 
   it('reads a loop over a listing or over values with each item in its variable', () => {
