@@ -218,8 +218,10 @@ export function words(raw: string, mode: Mode, scope: Scope): string[] {
       started = true;
       i += length - 1;
     } else if (mode === 'powershell' && quote === null && char === '(') {
+      // A command's name ends where a group starts: `iex('…')` is iex given ('…'), `foreach($d in …)` foreach.
+      if (all.length === 0 && started && !word.startsWith('$')) end();
       const close = closingParen(raw, i + 1);
-      word += raw.slice(i, close + 1);
+      word += groupValue(raw.slice(i + 1, close), scope) ?? raw.slice(i, close + 1);
       started = true;
       i = close;
     } else if (mode === 'cmd' && char === '%') {
@@ -236,6 +238,13 @@ export function words(raw: string, mode: Mode, scope: Scope): string[] {
   }
   end();
   return all;
+}
+
+/** What a group holding one string and nothing else is (`('C:\\')`, `(@'…'@)`): that string's value; null for any other group. */
+function groupValue(inner: string, scope: Scope): string | null {
+  const value = inner.trim();
+  const literal = /^(?:'[^']*'|"(?:[^"`]|`[\s\S])*")$/.test(value) || (value.startsWith('@') && hereStringAt(value, 0)?.end === value.length);
+  return literal ? (words(value, 'powershell', scope)[0] ?? '') : null;
 }
 
 /** A here-string's text as PowerShell gives it: as it is in `@'…'@`; in `@"…"@` read as in double quotes, where a `"` is itself. */

@@ -13,7 +13,7 @@ import { startedCommands } from './windows-start';
  * Read: Remove-Item and its aliases with -Recurse (or any start of it, `-r`), `/s` of cmd's rd, rmdir,
  * del and erase, `takeown /r`, `icacls … /t` that resets, grants, denies, removes or sets the owner,
  * `Get-ChildItem <tree> | Remove-Item` (or Get-Item), a path piped alone into Remove-Item, PowerShell's quotes (backtick is the escape, backslash a path
- * separator) and here-strings, `;`, `&&`, `||`, `&`, `|`, lines and script blocks between commands, a literal
+ * separator), here-strings and a string alone in parentheses (`iex('…')`), `;`, `&&`, `||`, `&`, `|`, lines and script blocks between commands, a literal
  * `$name = 'value'` (or here-string) set earlier in the text, `Set-Location`/`cd` to a literal folder (relative
  * targets are read from the folder the command runs in), and the text of `powershell`/`pwsh -Command`,
  * `-EncodedCommand` (base64 UTF-16LE), `cmd /c`, `Invoke-Expression '…'` and `$(…)`, and the command

@@ -154,6 +154,17 @@ describe('windowsTreeCommand: what other commands start or run', () => {
     expect(wipes('Write-Output @"\n$(Remove-Item -Recurse ~)\n"@')).toBe('Remove-Item ~');
   });
 
+  it('reads a group that only holds a string as that string, and a command name that a group follows at once', () => {
+    expect(wipes("iex(@'\nRemove-Item -Recurse C:\\\n'@)")).toBe('Remove-Item C:\\');
+    expect(wipes("iex ('Remove-Item -Recurse C:\\')")).toBe('Remove-Item C:\\');
+    expect(wipes('iex("Remove-Item -Recurse $env:USERPROFILE")')).toBe('Remove-Item C:\\Users\\ana');
+    expect(wipes("Remove-Item -Recurse ('C:\\Windows')")).toBe('Remove-Item C:\\Windows');
+    expect(wipes(".('Remove-Item') -Recurse C:\\")).toBe('Remove-Item C:\\');
+    expect(wipes("foreach($d in 'C:\\'){ ri -r $d }")).toBe('ri C:\\');
+    expect(wipes("Write-Output ('Remove-Item -Recurse C:\\')")).toBeNull();
+    expect(wipes('Remove-Item -Recurse (Join-Path $env:USERPROFILE cache)')).toBeNull();
+  });
+
   it('reads a script block run with arguments: its param() and $args', () => {
     expect(wipes("& { param($p) Remove-Item -Recurse $p } 'C:\\'")).toBe('Remove-Item C:\\');
     expect(wipes('& { Remove-Item -Recurse $args[0] } C:\\Windows')).toBe('Remove-Item C:\\Windows');
