@@ -69,6 +69,8 @@ export interface Pipeline {
   commands: string[];
   block: string | null;
   after: string;
+  /** The pipeline whose block's `}` this one's first command goes on after (`… -Begin { } -Process {`, `} else {`). */
+  continues: Pipeline | null;
 }
 
 /**
@@ -82,6 +84,7 @@ export function splitText(text: string, mode: Mode): { pipelines: Pipeline[]; ne
   /** The pipelines each open `{` ended, with where it is. */
   const blocks: Array<{ owner: Pipeline; at: number }> = [];
   let afterBlock: Pipeline | null = null;
+  let continuing: Pipeline | null = null;
   let pipeline: string[] = [];
   let start = 0;
   let quote: string | null = null;
@@ -89,11 +92,13 @@ export function splitText(text: string, mode: Mode): { pipelines: Pipeline[]; ne
   const cut = (at: number, endsPipeline: boolean): Pipeline | null => {
     pipeline.push(text.slice(start, at));
     if (afterBlock !== null) afterBlock.after = text.slice(start, at);
+    continuing ??= afterBlock;
     afterBlock = null;
     if (!endsPipeline) return null;
-    const ended: Pipeline = { commands: pipeline.filter((command) => command.trim() !== ''), block: null, after: '' };
+    const ended: Pipeline = { commands: pipeline.filter((command) => command.trim() !== ''), block: null, after: '', continues: continuing };
     pipelines.push(ended);
     pipeline = [];
+    continuing = null;
     return ended;
   };
   for (let i = 0; i < text.length; i++) {

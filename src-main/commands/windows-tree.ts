@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { assign, type Mode, splitText, words } from './powershell-text';
+import { assign, type Mode, type Pipeline, splitText, words } from './powershell-text';
 import { type BlockReader, blockRuns } from './windows-blocks';
 import { startedCommands } from './windows-start';
 
@@ -110,6 +110,7 @@ function knownVariables(home: string): Map<string, string> {
 
 function treeCommandInText(text: string, mode: Mode, context: Context, depth: number): string | null {
   const { pipelines, nested } = splitText(text, mode);
+  const headers = new Map<Pipeline, { header: string[][]; blocks: number }>();
   for (const pipeline of pipelines) {
     const commands: string[][] = [];
     for (const raw of pipeline.commands) {
@@ -124,7 +125,11 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
     }
     const piped = mode === 'powershell' ? pipedTree(commands, context) : null;
     if (piped) return piped;
-    const block = pipeline.block === null ? null : blockTree(commands, pipeline.block, pipeline.after, context, depth);
+    const before = headers.get(pipeline.continues as Pipeline);
+    const continues = before !== undefined && before.blocks < MAX_CONTINUED;
+    const header = continues ? continuedHeader(before.header, commands) : [...commands];
+    headers.set(pipeline, { header, blocks: continues ? before.blocks + 1 : 0 });
+    const block = pipeline.block === null ? null : blockTree(header, pipeline.block, pipeline.after, context, depth);
     if (block) return block;
   }
   if (depth >= MAX_NESTING) return null;
@@ -133,6 +138,22 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
     if (found) return found;
   }
   return null;
+}
+
+/**
+ * A command goes on past this many blocks of its own (ForEach-Object's -Begin, -Process and -End): one
+ * that goes on further (`if { } elseif { } …`) is read from its last block on, so that its header stays short.
+ */
+const MAX_CONTINUED = 3;
+
+/**
+ * A block's header: the pipeline's commands, the first going on with the command a block before it ended
+ * (`% -Begin { } -Process { … }` is one ForEach-Object), when it continues one.
+ */
+function continuedHeader(before: readonly string[][] | undefined, commands: readonly string[][]): string[][] {
+  if (before === undefined || before.length === 0) return [...commands];
+  const [first = [], ...rest] = commands;
+  return [...before.slice(0, -1), [...(before.at(-1) ?? []), ...first], ...rest];
 }
 
 /**

@@ -133,6 +133,9 @@ describe('windowsTreeCommand: what other commands start or run', () => {
     expect(wipes('foreach ($d in Get-ChildItem C:\\Windows) { Remove-Item -Recurse -Force $d.FullName }')).toBe('Remove-Item C:\\Windows\\*');
     expect(wipes('foreach ($d in (gci ~)) {\n  if ($d) { Remove-Item -Recurse $d }\n}')).toBe('Remove-Item ~\\*');
     expect(wipes('gci C:\\ | % { $_ | Remove-Item -Recurse }')).toBe('C:\\* | Remove-Item');
+    // ForEach-Object's -Process block after its -Begin block, named or not.
+    expect(wipes('gci C:\\ | % -Begin { $n = 0 } -Process { ri -r $_ }')).toBe('ri C:\\*');
+    expect(wipes('gci C:\\ | ForEach-Object { } { ri -r $_ } { }')).toBe('ri C:\\*');
   });
 
   it('reads a path piped alone into a Remove-Item that recurses', () => {
@@ -183,6 +186,8 @@ describe('windowsTreeCommand: what other commands start or run', () => {
       "Start-Process powershell -ArgumentList '-File','C:\\Users\\ana\\x.ps1','C:\\'",
       'cmd /c start "" notepad C:\\Windows\\win.ini',
       'Get-ChildItem C:\\ | ForEach-Object { $_.Name }',
+      'gci C:\\ | % -Begin { } -Process { $_.Name } -End { }',
+      "if ($x) { 1 } else { ri -r $_ }",
       'Get-ChildItem C:\\ | ForEach-Object { Write-Output $_.FullName }',
       'gci C:\\Users\\ana\\project | % { ri -r $_ }',
       'gci C:\\Users | % { ri -r "$_\\AppData\\Local\\Temp\\*" }',
@@ -210,6 +215,8 @@ describe('windowsTreeCommand: what other commands start or run', () => {
     wipes("@'\n".repeat(10_000));
     wipes("iex @'\nx\n'@\n".repeat(3_000));
     wipes(`Start-Process ${'-ArgumentList '.repeat(5_000)}`);
+    wipes(`gci C:\\x | % ${'{ } x '.repeat(6_000)}`);
+    wipes(`icm ${'{ } -x '.repeat(6_000)}`);
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 });
