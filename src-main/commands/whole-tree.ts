@@ -248,10 +248,15 @@ function calledTreeCommand(all: readonly string[], pipes: Pipes, shell: Shell, r
   const call = `function:${name}`;
   if (shell.calls.includes(call) && depth >= MAX_NESTING) return null;
   if (shell.calls.length >= MAX_CALLS) return `${name} (called too deep to be read)`;
-  // The body shares the caller's variables: a function sets them for the rest of the line.
-  const called: Shell = { ...shell, positionals: positionalsOf(all.slice(at + 1)), pushed: [], functions: shell.functions.forCall(), calls: [...shell.calls, call] };
+  // The body runs in the caller's shell: it shares its variables and folder stack, and where its cd
+  // goes the caller is after the call (`up(){ cd ..; }; up; rm -rf *`).
+  const called: Shell = { ...shell, positionals: positionalsOf(all.slice(at + 1)), functions: shell.functions.forCall(), calls: [...shell.calls, call] };
   const length = body.reduce((sum, command) => sum + command.length + 1, 0);
-  return readAgain(length, name, reading, () => treeCommandInCommands(body, pipes, called, reading, depth + 1));
+  return readAgain(length, name, reading, () => {
+    const found = treeCommandInCommands(body, pipes, called, reading, depth + 1);
+    shell.cwd = called.cwd;
+    return found;
+  });
 }
 
 /** A command that starts with an alias defined on the line: the alias's text, then the command's other words. */

@@ -660,6 +660,14 @@ describe('wholeTreeCommand', () => {
     expect(inFolder('rm -rf ""', '~')).not.toBe('deny');
   });
 
+  it('follows a cd in a function to the commands after its call, which run where it went', () => {
+    const inFolder = (command: string, cwd: string) =>
+      policy.evaluate({ toolName: 'execute_command', args: { command, cwd }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
+    expect(inFolder('go(){ cd "$1"; }; go /; rm -rf *', '/tmp/build')).toBe('deny');
+    expect(inFolder('up(){ cd ..; }; cd /tmp; up; rm -rf *', '/tmp/build')).toBe('deny');
+    expect(inFolder('go(){ cd "$1"; }; go /tmp/x; rm -rf *', '/tmp/build')).not.toBe('deny');
+  });
+
   it('reads an alias defined on the line where a command starts with it, its other words after its text', () => {
     expect(wipes("alias x='rm -rf /'; x")).toBe('rm /');
     expect(wipes("alias x='sudo rm -rf'\nx ~")).toBe('rm ~');
