@@ -29,6 +29,11 @@ export class LineFunctions {
     return new LineFunctions(this.bodies);
   }
 
+  /** A copy whose definitions stay its own: for text that may not run (an alias's). */
+  apart(): LineFunctions {
+    return new LineFunctions(new Map(this.bodies));
+  }
+
   /** Whether the command just read belongs to a body being defined, which runs only when called. */
   get defining(): boolean {
     return this.open !== null;

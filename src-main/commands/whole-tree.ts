@@ -268,8 +268,16 @@ function aliasedTreeCommand(all: readonly string[], shell: Shell, reading: Readi
   if (text === undefined || shell.calls.includes(expanding)) return null;
   if (shell.calls.length >= MAX_CALLS) return `${all[at] ?? ''} (called too deep to be read)`;
   const line = [text, ...all.slice(at + 1).map((word) => `'${word.replace(/'/g, `'\\''`)}'`)].join(' ');
-  // Read in the same shell, whose aliases can use others.
-  const aliased: Shell = { ...shell, pushed: [], functions: shell.functions.forCall(), calls: [...shell.calls, expanding] };
+  // Read with what the shell knows, whose aliases can use others, but in a copy: `bash -c`, which runs the
+  // commands, does not expand aliases, so what the text sets (`alias x='d=/tmp/x'; x`) may never be set.
+  const aliased: Shell = {
+    ...shell,
+    variables: new Map(shell.variables),
+    aliases: new Map(shell.aliases),
+    pushed: [],
+    functions: shell.functions.apart(),
+    calls: [...shell.calls, expanding],
+  };
   return readAgain(line.length, all[at] as string, reading, () => treeCommandInCommands(commandsOf(line), pipesOf(line), aliased, reading, depth + 1));
 }
 

@@ -676,6 +676,10 @@ describe('wholeTreeCommand', () => {
     expect(wipes("alias ls='ls -F'; ls /")).toBeNull(); // not expanded again in its own text, as the shell does
     expect(wipes("alias rm='rm -i'; rm -rf /")).toBe('rm /');
     expect(wipes("alias x='rm -rf /'")).toBeNull(); // defined, never used
+    // bash -c expands no alias: what an alias's text would set may never be set, and the rest is read as it was.
+    expect(wipes(`d=/; alias x='d=/tmp/x'; x; rm -rf "$d"`)).toBe('rm /');
+    expect(wipes(`d=/; alias x='d=$(pwd)'; x; rm -rf "$d"`)).toBe('rm /');
+    expect(wipes(`f(){ rm -rf "$1"; }; alias x='f(){ :; }'; x; f /`)).toBe('rm /');
   });
 
   it('reads bodies called and scripts run over and over in bounded time, refusing what is too much to read', () => {
