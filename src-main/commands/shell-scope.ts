@@ -32,13 +32,15 @@ export function newShell(cwd: string | null, positionals: Positionals | null = n
 
 /**
  * Learns what a command sets: variables (assign, `printf -v`, and `for d` walking $@), the positional
- * parameters `set` gives and `shift` moves, and aliases.
+ * parameters `set` gives and `shift` moves, and aliases. `mayNotRun`: the command may never run (it is
+ * in a function's body being defined); so may one after a reserved word (`then d=/tmp`, `do d=…`).
  */
-export function learn(all: readonly string[], shell: Shell): void {
-  assign(all, shell.variables);
-  const printed = printfAssignment(all);
-  if (printed) setOrForget(shell.variables, printed.name, printed.value);
+export function learn(all: readonly string[], shell: Shell, mayNotRun = false): void {
   const program = all.findIndex((word) => !SHELL_KEYWORDS.has(word) && word !== 'builtin');
+  const perhaps = mayNotRun || program > 0;
+  assign(all, shell.variables, perhaps);
+  const printed = printfAssignment(all);
+  if (printed) (perhaps ? setOrKeep : setOrForget)(shell.variables, printed.name, printed.value);
   if (all[program] === 'set') shell.positionals = setByCommand(all.slice(program + 1)) ?? shell.positionals;
   else if (all[program] === 'shift') shell.positionals = afterShift(shell.positionals, all.slice(program + 1));
   else if (all[program] === 'for' && all.length === 2 && /^[A-Za-z_]\w*$/.test(all[1] as string)) {
@@ -101,7 +103,7 @@ function isComputed(value: string): boolean {
  * set before is not taken for it. An assignment before a program (`d=/ rm -rf $d`) sets it for that
  * program only, after its words are expanded.
  */
-function assign(all: readonly string[], variables: Map<string, string>): void {
+function assign(all: readonly string[], variables: Map<string, string>, perhaps: boolean): void {
   // `for d in / ~`: the loop's variable takes each word, given as braces (`{/,~}`) that make each of them.
   if (all[0] === 'for' && all[2] === 'in' && /^[A-Za-z_]\w*$/.test(all[1] ?? '')) {
     const known = all.slice(3).filter((word) => !/[,{}`]/.test(word) && !isComputed(word));
@@ -114,10 +116,25 @@ function assign(all: readonly string[], variables: Map<string, string>): void {
   const first = start + (['export', 'local', 'readonly', 'declare', 'typeset'].includes(all[start] ?? '') ? 1 : 0);
   const assignments = all.slice(first).map((word) => /^([A-Za-z_]\w*)=([\s\S]*)$/.exec(word));
   if (all.length <= first || assignments.some((match) => match === null)) return;
+  // `local` holds only until its function returns: after it the variable has its value from before again.
+  const set = perhaps || all[start] === 'local' ? setOrKeep : setOrForget;
   for (const match of assignments) {
     const [, name = '', value = ''] = match ?? [];
-    setOrForget(variables, name, value);
+    set(variables, name, value);
   }
+}
+
+/**
+ * An assignment that may not run, or not for the rest of the line (`if …; then d=/tmp; fi`, `local`):
+ * a variable known before holds either value, given as the braces that make each (`{/,/tmp}`); a
+ * value computed as it runs leaves it as it was, which it may still be.
+ */
+function setOrKeep(variables: Map<string, string>, name: string, value: string): void {
+  const before = variables.get(name);
+  if (before === undefined) return setOrForget(variables, name, value);
+  if (isComputed(value) || before === value) return;
+  const known = /^\{[^{}]*\}$/.test(before) ? before.slice(1, -1).split(',') : [before];
+  variables.set(name, `{${[...new Set([...known, value])].join(',')}}`);
 }
 
 /** Sets a variable to `value`, or forgets it when the value is computed as it runs. */

@@ -193,7 +193,9 @@ function treeCommandInCommands(commands: readonly string[], pipes: Pipes, shell:
   for (const command of commands) {
     const { all: written, cut } = words(command);
     const all = withEnvSplit(expandedWords(written, shell, home));
-    if (!cut) learn(all, shell);
+    shell.functions.read(command, all);
+    // A command of a body being defined runs only if called: what it sets may never be set.
+    if (!cut) learn(all, shell, shell.functions.defining);
     const name = all.findIndex((word) => !SHELL_KEYWORDS.has(word) && word !== 'builtin' && word !== 'command');
     const program = name === -1 ? '' : programOf(all[name] as string);
     // Words only guessed (a quote that never closes): where a cd among them went cannot be told.
@@ -202,7 +204,6 @@ function treeCommandInCommands(commands: readonly string[], pipes: Pipes, shell:
       if (program === 'pushd') shell.pushed.push(shell.cwd);
       shell.cwd = afterCd(all.slice(name + 1), shell.cwd, home);
     } else if (program === 'popd') shell.cwd = shell.pushed.length > 0 ? (shell.pushed.pop() ?? null) : null;
-    shell.functions.read(command, all);
     const runs = reading.scripts.read(command, all, (word) => withVariables(word, shell, home), { shell: pipes.shell !== undefined, tee: pipes.tee });
     // `env -C dir` runs its program there, the shell staying where it is.
     const chdir = envFolder(all);

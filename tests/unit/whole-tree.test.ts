@@ -660,6 +660,20 @@ describe('wholeTreeCommand', () => {
     expect(inFolder('rm -rf ""', '~')).not.toBe('deny');
   });
 
+  it('reads a variable an assignment that may not run sets as either value: its own or the one before', () => {
+    expect(wipes('d=/; if false; then d=/tmp/x; fi; rm -rf "$d"')).toBe('rm {/,/tmp/x}');
+    expect(wipes('d=/; while false; do d=/tmp/x; done; rm -rf "$d"')).toBe('rm {/,/tmp/x}');
+    expect(wipes('d=/; if false; then printf -v d %s /tmp/x; fi; rm -rf "$d"')).toBe('rm {/,/tmp/x}');
+    expect(wipes('d=/; f(){ d=/tmp/x; }; rm -rf "$d"')).toBe('rm {/,/tmp/x}'); // f is never called
+    expect(wipes('d=/; f(){ echo; d="$1"; }; rm -rf "$d"')).toBe('rm /');
+    expect(wipes('d=/; f(){ local d=/tmp/x; }; f; rm -rf "$d"')).toBe('rm {/,/tmp/x}'); // local ends with f
+    expect(wipes('d=/; f(){ d=/tmp/x; }; f; rm -rf "$d"')).toBe('rm {/,/tmp/x}'); // read where defined, then called
+    // Either value taking no tree, or a variable unknown before: as any assignment.
+    expect(wipes('d=build; if [ -n "$X" ]; then d=dist; fi; rm -rf "$d"')).toBeNull();
+    expect(wipes('if true; then d=/; fi; rm -rf "$d"')).toBe('rm /');
+    expect(wipes('f(){ d="$1"; rm -rf "$d"; }; f /usr')).toBe('rm /usr');
+  });
+
   it('follows a cd in a function to the commands after its call, which run where it went', () => {
     const inFolder = (command: string, cwd: string) =>
       policy.evaluate({ toolName: 'execute_command', args: { command, cwd }, trustedTool: true, modelStatus: 'CONTINUE' }).decision;
