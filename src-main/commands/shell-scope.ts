@@ -60,7 +60,7 @@ export function learn(all: readonly string[], shell: Shell, mayNotRun = false): 
  * A variable's use: `$NAME` or `${NAME}`, and a positional parameter's: `$1`, `${10}`, `$@`, `$*`.
  * 1 or 2: the name.
  */
-const VARIABLE = /\$(?:\{([A-Za-z_]\w*|[1-9]\d*|[@*])\}|([A-Za-z_]\w*|[1-9@*]))/g;
+const VARIABLE = /\$(?:\{([A-Za-z_]\w*|\d+|[@*])\}|([A-Za-z_]\w*|[0-9@*]))/g;
 
 /**
  * `word` with the variables and positional parameters set earlier in the text given their values, $PWD
@@ -70,7 +70,8 @@ export function withVariables(word: string, shell: Shell, home: string): string 
   if (!word.includes('$')) return word;
   return word.replace(VARIABLE, (use, braced: string | undefined, bare: string | undefined) => {
     const name = braced ?? bare ?? '';
-    const known = /^[\d@*]/.test(name) ? positionalValue(name, shell.positionals) : shell.variables.get(name);
+    // $0, the shell's name (`sh -c '…' NAME`), is kept with the variables: a call does not change it.
+    const known = /^[1-9@*]/.test(name) ? positionalValue(name, shell.positionals) : shell.variables.get(name);
     if (known !== undefined) return known;
     if (name === 'PWD' && shell.cwd !== null) return shell.cwd;
     return name === 'USER' || name === 'LOGNAME' ? posix.basename(home) : use;

@@ -171,8 +171,11 @@ interface Pipes {
   tee: boolean;
 }
 
-function treeCommandInText(text: string, reading: Reading, cwd: string | null, depth: number, positionals: Positionals | null = null): string | null {
-  return treeCommandInCommands(commandsOf(text), pipesOf(text), newShell(cwd, positionals), reading, depth);
+/** `positionals`, `zero`: the $1… and $0 the text is given, when known. */
+function treeCommandInText(text: string, reading: Reading, cwd: string | null, depth: number, positionals: Positionals | null = null, zero: string | null = null): string | null {
+  const shell = newShell(cwd, positionals);
+  if (zero !== null) shell.variables.set('0', zero);
+  return treeCommandInCommands(commandsOf(text), pipesOf(text), shell, reading, depth);
 }
 
 /** The simple commands of `text`; a backslash at the end of a line continues the command on the next one. */
@@ -321,7 +324,8 @@ function nestedTreeCommand(all: readonly string[], reading: Reading, cwd: string
   for (let at = runner + 1; at < all.length; at++) {
     const word = all[at] as string;
     const positionals = takesArguments ? positionalsOf(all.slice(at + 2)) : null;
-    const found = /\s/.test(word) ? treeCommandInText(word, reading, cwd, depth + 1, positionals) : null;
+    const zero = takesArguments ? (positionalsOf(all.slice(at + 1, at + 2))[0] ?? null) : null;
+    const found = /\s/.test(word) ? treeCommandInText(word, reading, cwd, depth + 1, positionals, zero) : null;
     if (found) return found;
   }
   return null;

@@ -619,6 +619,10 @@ describe('wholeTreeCommand', () => {
     expect(wipes('set -- build /usr; shift; rm -rf "$1"')).toBe('rm /usr');
     expect(wipes('set -- / ~; for d; do rm -rf "$d"; done')).toBe('rm {/,~}'); // a for with no `in` walks $@
     expect(wipes(`sh -c 'rm -rf "$1"' sh /`)).toBe('rm /');
+    expect(wipes(`sh -c 'rm -rf "$0"' /`)).toBe('rm /'); // the word after the text is $0
+    expect(wipes(`bash -c 'f(){ rm -rf "\${0}"; }; f x' ~`)).toBe('rm ~');
+    expect(wipes(`sh -c 'rm -rf "$0"' build`)).toBeNull();
+    expect(wipes(`sh -c 'rm -rf "$1"' "$name" /`)).toBe('rm /'); // a $0 that cannot be told leaves $1 known
     // "$@" alone is the parameters' words, options among them.
     expect(wipes('set -- -rf /; rm "$@"')).toBe('rm /');
     expect(wipes('f(){ rm $*; }; f -r -f ~')).toBe('rm ~');
