@@ -83,14 +83,20 @@ const ALL_POSITIONALS = /^\$(?:[@*]|\{[@*]\})$/;
 
 /**
  * The words of a command with what the shell knows given (withVariables); `"$@"` standing alone makes
- * the parameters' words, as the shell passes them (`set -- -rf /; rm "$@"` runs `rm -rf /`).
+ * the parameters' words, as the shell passes them (`set -- -rf /; rm "$@"` runs `rm -rf /`). `afford`
+ * is asked for the characters of each such expansion first: null when it refuses one.
  */
-export function expandedWords(written: readonly string[], shell: Shell, home: string): string[] {
-  return written.flatMap((word) => {
-    const { positionals } = shell;
-    if (ALL_POSITIONALS.test(word) && positionals !== null && positionals.every((value) => value !== null)) return [...(positionals as readonly string[])];
-    return [withVariables(word, shell, home)];
-  });
+export function expandedWords(written: readonly string[], shell: Shell, home: string, afford: (characters: number) => boolean): string[] | null {
+  const { positionals } = shell;
+  const known = positionals !== null && positionals.every((value) => value !== null) ? (positionals as readonly string[]) : null;
+  const size = known === null ? 0 : known.reduce((sum, word) => sum + word.length + 1, 0);
+  const out: string[] = [];
+  for (const word of written) {
+    if (known === null || !ALL_POSITIONALS.test(word)) out.push(withVariables(word, shell, home));
+    else if (!afford(size)) return null;
+    else for (const value of known) out.push(value);
+  }
+  return out;
 }
 
 /** Whether a value is computed when it runs: a substitution, or a variable other than HOME. */

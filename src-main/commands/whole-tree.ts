@@ -195,7 +195,10 @@ function treeCommandInCommands(commands: readonly string[], pipes: Pipes, shell:
   let fed: string[] = [];
   for (const command of commands) {
     const { all: written, cut } = words(command);
-    const all = withEnvSplit(expandedWords(written, shell, home));
+    // "$@" makes a word of each parameter: a text that uses it over and over is read within the budget too.
+    const expanded = expandedWords(written, shell, home, (characters) => spend(characters, reading));
+    if (expanded === null) return '"$@" (expanded too often to be read)';
+    const all = withEnvSplit(expanded);
     shell.functions.read(command, all);
     // A command of a body being defined runs only if called: what it sets may never be set.
     if (!cut) learn(all, shell, shell.functions.defining);
@@ -235,10 +238,14 @@ function treeCommandInCommands(commands: readonly string[], pipes: Pipes, shell:
  */
 function readAgain(length: number, what: string, reading: Reading, read: () => string | null): string | null {
   // Each reading costs a little whatever its length: many tiny bodies cost more than their characters.
-  const cost = length + REREAD_EACH;
-  if (cost > reading.budget) return `${what} (called or run too often to be read)`;
+  return spend(length + REREAD_EACH, reading) ? read() : `${what} (called or run too often to be read)`;
+}
+
+/** Takes `cost` characters from what can still be read; false, taking nothing, when that is more than is left. */
+function spend(cost: number, reading: Reading): boolean {
+  if (cost > reading.budget) return false;
   reading.budget -= cost;
-  return read();
+  return true;
 }
 
 /** A call of a function defined on the line (`f /`): its body read with the call's arguments as $1, $2… */

@@ -712,6 +712,10 @@ describe('wholeTreeCommand', () => {
     expect(wipes(`f(){ g;g;g;g;g;g;g;g; }; g(){ h;h;h;h;h;h;h;h; }; h(){ :; }; ${'f; '.repeat(5_000)}`)).toMatch(/too often/);
     expect(wipes(`alias a='b;b;b;b;b;b;b;b' b='c;c;c;c;c;c;c;c' c=':'; ${'a; '.repeat(5_000)}`)).toMatch(/too often/);
     expect(wipes(`mk(){ mkdir -p "$1"; }; ${Array.from({ length: 2_000 }, (_, i) => `mk d${i}; `).join('')}`)).toBeNull();
+    // "$@" of thousands of parameters, used thousands of times: millions of words (it took over 10 s).
+    expect(wipes(`set -- ${'x '.repeat(3_000)}; echo ${'"$@" '.repeat(3_000)}`)).toMatch(/too often/);
+    expect(wipes(`set -- ${'x '.repeat(3_000)}; echo ${'$* '.repeat(3_000)}`)).toMatch(/too often/);
+    expect(wipes(`set -- ${'x '.repeat(300)}; ${'echo "$@"; '.repeat(30)}`)).toBeNull();
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 
