@@ -45,8 +45,10 @@ export function envFolder(all: readonly string[]): string | undefined {
 /** The options with a value of each env among `all`, long ones given by their letter (`--chdir` is C). */
 function envOptions(all: readonly string[]): ValueOption[] {
   const options: ValueOption[] = [];
-  for (let env = all.findIndex(isEnv); env !== -1; env = all.findIndex((word, at) => at > env && isEnv(word))) {
-    for (let i = env + 1; i < all.length; i++) {
+  // The next env is looked for after the options of the last (their values are not programs): each word once.
+  let i = 0;
+  for (let env = all.findIndex(isEnv); env !== -1; env = nextEnv(all, Math.max(env + 1, i))) {
+    for (i = env + 1; i < all.length; i++) {
       const word = all[i] as string;
       if (word === '--' || !word.startsWith('-') || word === '-') break;
       const long = /^(--[a-z-]+)(?:=([\s\S]*))?$/.exec(word);
@@ -68,6 +70,11 @@ function envOptions(all: readonly string[]): ValueOption[] {
     }
   }
   return options;
+}
+
+function nextEnv(all: readonly string[], from: number): number {
+  for (let at = from; at < all.length; at++) if (isEnv(all[at] as string)) return at;
+  return -1;
 }
 
 function isEnv(word: string): boolean {

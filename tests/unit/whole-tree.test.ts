@@ -700,6 +700,13 @@ describe('wholeTreeCommand', () => {
     expect(wipes(`f(){ rm -rf "$1"; }; alias x='f(){ :; }'; x; f /`)).toBe('rm /');
   });
 
+  it("reads env's options in time linear in the words: each env was looked for from the start, its options to the end", () => {
+    const started = performance.now();
+    expect(wipes('env -S '.repeat(3_000))).toBeNull();
+    expect(wipes(`env -S '${'env -S '.repeat(2_000)}rm -rf /'`)).toBe('rm /');
+    expect(performance.now() - started).toBeLessThan(1_000); // 3.8 s and 1.6 s when quadratic
+  });
+
   it('reads bodies called and scripts run over and over in bounded time, refusing what is too much to read', () => {
     const started = performance.now();
     expect(wipes(`f(){ ${'echo "$1"; '.repeat(1000)} }; ${'f a; '.repeat(50)}`)).toMatch(/^f .*too often/);
