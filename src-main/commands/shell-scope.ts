@@ -44,10 +44,10 @@ export function learn(all: readonly string[], shell: Shell, mayNotRun = false): 
   if (all[program] === 'set') shell.positionals = setByCommand(all.slice(program + 1)) ?? shell.positionals;
   else if (all[program] === 'shift') shell.positionals = afterShift(shell.positionals, all.slice(program + 1));
   else if (all[program] === 'for' && all.length === 2 && /^[A-Za-z_]\w*$/.test(all[1] as string)) {
-    // `for d; do`, with no `in`: the loop walks $@.
+    // `for d; do`, with no `in`: the loop walks $@. Given none, or none known, it may not run at all, and
+    // the variable keeps its value (`d=/; for d; do …; done; rm -rf "$d"` removes /).
     const walked = positionalValue('@', shell.positionals);
-    if (walked === undefined) shell.variables.delete(all[1] as string);
-    else shell.variables.set(all[1] as string, walked);
+    if (walked !== undefined && walked !== '') (perhaps ? setOrKeep : setOrForget)(shell.variables, all[1] as string, walked);
   } else if (all[program] === 'alias') {
     for (const word of all.slice(program + 1)) {
       const [, name, text] = /^([^=\s/$`'"]+)=([\s\S]*)$/.exec(word) ?? [];
