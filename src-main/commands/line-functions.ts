@@ -29,7 +29,7 @@ export class LineFunctions {
     return new LineFunctions(this.bodies);
   }
 
-  /** A copy whose definitions stay its own: for text that may not run (an alias's). */
+  /** A copy whose definitions stay its own: for text that may not run (an alias's, an eval's). */
   apart(): LineFunctions {
     return new LineFunctions(new Map(this.bodies));
   }

@@ -221,7 +221,8 @@ function treeCommandInCommands(commands: readonly string[], pipes: Pipes, shell:
         ? (nestedTreeCommand(all, reading, cwd, depth) ??
           sshTreeCommand(all, reading, cwd, depth) ??
           (pipes.shell ? echoedTreeCommand(all, reading, isRemoteShell(pipes.shell) ? home : cwd, depth) : null) ??
-          ranTreeCommand(runs, shell, reading, depth))
+          ranTreeCommand(runs, shell, reading, depth) ??
+          evaluatedTreeCommand(all, shell, reading, depth))
         : null) ??
       // Past the nesting limit too: a chain of functions (a calls b, b calls c…) ends, and the budget bounds it.
       calledTreeCommand(all, pipes, shell, reading, depth) ??
@@ -290,6 +291,26 @@ function aliasedTreeCommand(all: readonly string[], shell: Shell, reading: Readi
     calls: [...shell.calls, expanding],
   };
   return readAgain(line.length, all[at] as string, reading, () => treeCommandInCommands(commandsOf(line), pipesOf(line), aliased, reading, depth + 1));
+}
+
+/**
+ * eval's words, joined, read as commands run with what this shell knows: its functions, aliases,
+ * variables and parameters (`f(){ rm -rf "$1"; }; eval "f /"`), which a shell given text
+ * (nestedTreeCommand) starts without. Read in a copy: an eval after `then` may not run, and what it
+ * sets must not hide a value the line goes on with.
+ */
+function evaluatedTreeCommand(all: readonly string[], shell: Shell, reading: Reading, depth: number): string | null {
+  const at = all.findIndex((word) => programOf(word) === 'eval');
+  const text = all.slice(at + 1).join(' ');
+  if (at === -1 || text.trim() === '') return null;
+  const evaluated: Shell = {
+    ...shell,
+    variables: new Map(shell.variables),
+    aliases: new Map(shell.aliases),
+    pushed: [...shell.pushed],
+    functions: shell.functions.apart(),
+  };
+  return readAgain(text.length, 'eval', reading, () => treeCommandInCommands(commandsOf(text), pipesOf(text), evaluated, reading, depth + 1));
 }
 
 /** The scripts written on the line that this command runs (or that a start-up file will): read as commands. */

@@ -649,6 +649,11 @@ describe('wholeTreeCommand', () => {
     expect(wipes('g(){ rm -rf "$1"; }; f(){ g "$1"; }; f ~')).toBe('rm ~');
     expect(wipes('f(){ rm -rf "/$1"; }; f')).toBe('rm /'); // called with none, $1 is empty
     expect(wipes('f(){ rm -rf "$@"; }; f "$HOME"')).toBe('rm $HOME');
+    // eval runs its words in the same shell, where the function is defined.
+    expect(wipes('f(){ rm -rf "$1"; }; eval "f /"')).toBe('rm /');
+    expect(wipes('f(){ rm -rf "$1"; }; eval f ~')).toBe('rm ~');
+    expect(wipes('f(){ rm -rf "$1"; }; eval "f build"')).toBeNull();
+    expect(wipes(`d=/; if false; then eval 'd=/tmp/x'; fi; rm -rf "$d"`)).toBe('rm /'); // what it sets does not hide the value
     // Bodies that take no tree with the arguments given.
     expect(wipes('f(){ ls "$1"; }; f /')).toBeNull();
     expect(wipes('f(){ rm -rf "$1"; }; f build')).toBeNull();
