@@ -41,8 +41,9 @@ export function learn(all: readonly string[], shell: Shell, mayNotRun = false): 
   assign(all, shell.variables, perhaps);
   const printed = printfAssignment(all);
   if (printed) (perhaps ? setOrKeep : setOrForget)(shell.variables, printed.name, printed.value);
-  if (all[program] === 'set') shell.positionals = setByCommand(all.slice(program + 1)) ?? shell.positionals;
-  else if (all[program] === 'shift') shell.positionals = afterShift(shell.positionals, all.slice(program + 1));
+  // In a body being defined, set and shift would change the parameters of the function when called, not the line's.
+  if (all[program] === 'set') shell.positionals = (mayNotRun ? undefined : setByCommand(all.slice(program + 1))) ?? shell.positionals;
+  else if (all[program] === 'shift') shell.positionals = mayNotRun ? shell.positionals : afterShift(shell.positionals, all.slice(program + 1));
   else if (all[program] === 'for' && all.length === 2 && /^[A-Za-z_]\w*$/.test(all[1] as string)) {
     // `for d; do`, with no `in`: the loop walks $@. Given none, or none known, it may not run at all, and
     // the variable keeps its value (`d=/; for d; do …; done; rm -rf "$d"` removes /).

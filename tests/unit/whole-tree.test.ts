@@ -618,6 +618,9 @@ describe('wholeTreeCommand', () => {
     expect(wipes('set -e -- build ~; rm -rf "${2}"')).toBe('rm ~');
     expect(wipes('set -- build /usr; shift; rm -rf "$1"')).toBe('rm /usr');
     expect(wipes('set -- / ~; for d; do rm -rf "$d"; done')).toBe('rm {/,~}'); // a for with no `in` walks $@
+    // A function's body, read where it is defined, does not change the line's own parameters.
+    expect(wipes('set -- /; f(){ shift; }; rm -rf "$1"')).toBe('rm /');
+    expect(wipes('set -- /; f(){ set -- build; }; f; rm -rf "$1"')).toBe('rm /');
     // With no parameters, or none known, the loop may not run: its variable keeps what it held.
     expect(wipes('d=/; for d; do :; done; rm -rf "$d"')).toBe('rm /');
     expect(wipes('d=/; set --; for d; do :; done; rm -rf "$d"')).toBe('rm /');
