@@ -7,7 +7,7 @@
 export type Positionals = ReadonlyArray<string | null>;
 
 /** Whether a word is computed when it runs: a substitution, or a variable other than HOME, which is home. */
-function isComputed(word: string): boolean {
+export function isComputed(word: string): boolean {
   return /[$`]/.test(word.replace(/\$HOME\b|\$\{HOME\}/g, ''));
 }
 

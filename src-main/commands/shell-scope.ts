@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { LineFunctions } from './line-functions';
-import { afterShift, type Positionals, positionalValue, setByCommand } from './positionals';
+import { afterShift, isComputed, type Positionals, positionalValue, setByCommand } from './positionals';
 import { printfAssignment } from './written-text';
 
 /**
@@ -98,11 +98,6 @@ export function expandedWords(written: readonly string[], shell: Shell, home: st
     else for (const value of known) out.push(value);
   }
   return out;
-}
-
-/** Whether a value is computed when it runs: a substitution, or a variable other than HOME. */
-function isComputed(value: string): boolean {
-  return /[$`]/.test(value.replace(/\$HOME\b|\$\{HOME\}/g, ''));
 }
 
 /**
