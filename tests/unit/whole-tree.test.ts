@@ -703,7 +703,7 @@ describe('wholeTreeCommand', () => {
     expect(wipes("alias r='rm -rf'; alias w='r /usr'; w")).toBe('rm /usr'); // one alias using another
     expect(wipes("alias ll='ls -la'; ll /")).toBeNull();
     expect(wipes("alias ls='ls -F'; ls /")).toBeNull(); // not expanded again in its own text, as the shell does
-    expect(wipes("alias rm='rm -i'; rm -rf /")).toBe('rm /');
+    expect(wipes("alias ls='rm -rf'; ls /")).toBe('rm /'); // an alias named as its own text's program is still expanded once
     expect(wipes("alias x='rm -rf /'")).toBeNull(); // defined, never used
     // bash -c expands no alias: what an alias's text would set may never be set, and the rest is read as it was.
     expect(wipes(`d=/; alias x='d=/tmp/x'; x; rm -rf "$d"`)).toBe('rm /');
