@@ -1,35 +1,15 @@
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { ServerStatusView } from '../../src-main/protocol';
-import { startFakeUiHost, type FakeUiHost } from '../support/fake-ui-host';
-import { openUi, saveScreenshot, type UiPage } from '../support/ui-page';
-import { launchChromium } from '../support/web-app';
+import type { FakeUiHost } from '../support/fake-ui-host';
+import { saveScreenshot, uiPerTest } from '../support/ui-page';
 
 /** The MCP servers' status in the Settings dialog, and its "Check connections" button (fake host). */
 
-let browser: Browser;
-let host: FakeUiHost;
-let ui: UiPage;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-  host = await startFakeUiHost();
-  ui = await openUi(browser, host);
-});
-
-afterAll(async () => {
-  await ui?.close();
-  await host?.close();
-  await browser?.close();
-});
-
-beforeEach(() => {
-  host.servers.splice(0);
-  host.settings.values = { ...host.settings.values, mcpServers: [] };
-});
+const fresh = uiPerTest();
 
 /** The fake host's saved settings name these servers, and it answers their status with `statuses`. */
-function saved(...statuses: ServerStatusView[]): void {
+function saved(host: FakeUiHost, ...statuses: ServerStatusView[]): void {
   host.servers.push(...statuses);
   host.settings.values = {
     ...host.settings.values,
@@ -66,6 +46,7 @@ const added: ServerStatusView = { name: 'added', transport: 'stdio', trusted: fa
 
 describe("the MCP servers' status in Settings (browser UI, fake host)", () => {
   it('shows nothing of it while no server is saved', async () => {
+    const { host, ui } = fresh;
     const { page } = ui;
     const asked = host.commands('servers.status').length;
     const dialog = await openSettings(page);
@@ -78,7 +59,8 @@ describe("the MCP servers' status in Settings (browser UI, fake host)", () => {
   });
 
   it("lists each server's state, what was left out of its tools and why it failed, as plain text", async () => {
-    saved(notes, remote, added);
+    const { host, ui } = fresh;
+    saved(host, notes, remote, added);
     const { page } = ui;
     const dialog = await openSettings(page);
     const section = dialog.getByRole('region', { name: 'MCP server connections' });
@@ -99,7 +81,8 @@ describe("the MCP servers' status in Settings (browser UI, fake host)", () => {
   });
 
   it('checks the connections from the keyboard, busy meanwhile, and announces the result', async () => {
-    saved(remote, added);
+    const { host, ui } = fresh;
+    saved(host, remote, added);
     let answer: (servers: ServerStatusView[]) => void = () => undefined;
     host.handle('servers.check', () => new Promise<{ servers: ServerStatusView[] }>((done) => (answer = (servers) => done({ servers }))));
     const { page } = ui;
