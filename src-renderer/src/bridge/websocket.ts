@@ -181,7 +181,9 @@ export class WebSocketBridge implements Bridge {
     socket.addEventListener('close', () => {
       if (this.socket !== socket) return;
       this.socket = null;
-      this.failPending(new Error('The connection to Deskhand was lost before it replied.'));
+      // The host may have acted on the command before the drop: said so, so that it is not sent twice
+      // blindly; the view is read again from the host once reconnected.
+      this.failPending(new Error('The connection to Deskhand was lost before it replied: it may have been done. The view reloads once reconnected.'));
       if (opened) {
         this.setConnection('disconnected');
         this.scheduleReconnect();
