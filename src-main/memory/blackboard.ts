@@ -59,6 +59,19 @@ function oneLine(value: unknown, max: number): string {
   return safe.length > max ? `${headOf(safe, max - 1)}…` : safe;
 }
 
+/** The trajectory key of the sub-task a step worked on: null for the HostAgent's own steps. */
+const SUBTASK = 'Subtask';
+
+/**
+ * A trajectory record as a prompt shows it: the kept keys, without a sub-task the step did not have
+ * (a `"Subtask":null` would only be noise; records stored so by earlier versions read the same).
+ */
+function promptRecord(item: MemoryItem, keys: readonly string[]): Record<string, unknown> {
+  const picked = item.pick(keys);
+  if (picked[SUBTASK] === null) delete picked[SUBTASK];
+  return picked;
+}
+
 /**
  * The memory all agents of a session share (the seeds' Blackboard): questions and answers, requests,
  * step trajectories and screenshots an agent chose to keep.
@@ -192,7 +205,7 @@ export class Blackboard {
     const notes = newestThatFit(room, NOTES_HEADER, noteItems.length, noteLine);
     const records = options.skipTrajectory ? this.trajectories.all().filter((item) => !options.skipTrajectory?.(item)) : this.trajectories.all();
     const trajectory = newestThatFit(room, 'Trajectory (NNNNN older records left out)', records.length, (i) =>
-      `- ${oneLine((records[i] as MemoryItem).pick(options.historyKeys), 500)}`,
+      `- ${oneLine(promptRecord(records[i] as MemoryItem, options.historyKeys), 500)}`,
     );
     const savedItems = this.screenshots.lastK(5);
     const saved = newestThatFit(room, 'Saved screenshots', savedItems.length, (i) => {

@@ -2,6 +2,7 @@ import CloseIcon from '@mui/icons-material/Close';
 import { Alert, Box, Button, Drawer, IconButton, List, ListItem, ListItemText, Typography } from '@mui/material';
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { useDeskhand, useUi } from '../store';
+import { recordText } from './blackboardText';
 import { ScreenshotImage } from './ScreenshotImage';
 
 /** Refreshing on every step of a fast run would flood the host; this often is plenty for people. */
@@ -22,12 +23,6 @@ function Section({ title, count, children }: { title: string; count: number; chi
       )}
     </Box>
   );
-}
-
-function recordText(record: Record<string, unknown>): string {
-  return Object.entries(record)
-    .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
-    .join('\n');
 }
 
 /**
