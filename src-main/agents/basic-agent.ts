@@ -178,6 +178,7 @@ export abstract class BasicAgent {
       tokens: { prompt: 0, completion: 0 },
       costUsd: null,
       approvedBy: null,
+      notRun: null,
     };
     this.history.push(await runtime.commitStep(step, { trajectory: this.trajectoryRecord(step), savedScreenshot: null }));
   }
@@ -256,6 +257,7 @@ export abstract class BasicAgent {
       tokens: usage,
       costUsd: costOf(this.model(runtime), usage),
       approvedBy: outcome.approvedBy,
+      notRun: outcome.notRun ?? null,
     };
   }
 
@@ -401,6 +403,7 @@ export abstract class BasicAgent {
         error: null,
         approvedBy: null,
         results: [],
+        notRun: 'rejected',
       };
     } else {
       outcome = await this.afterApproved(runtime, held.plan, await this.runApproved(runtime, held.authorization, actor));
@@ -429,6 +432,7 @@ export abstract class BasicAgent {
       tokens: { prompt: 0, completion: 0 },
       costUsd: null,
       approvedBy: outcome.approvedBy,
+      notRun: outcome.notRun ?? null,
     };
     // Committed even when Stop came meanwhile: the action may have run, and the record must say so.
     // The note is what the user said: on the blackboard as such, for this agent too (its history shows results only).
@@ -460,7 +464,9 @@ export abstract class BasicAgent {
     } catch (error) {
       if (!(error instanceof TakeoverError || error instanceof ApprovalRequiredError)) throw error;
       const takenOver = error instanceof TakeoverError ? { takenOver: true as const } : {};
-      return { status: 'ERROR', result: null, error: `not run: ${error.message}`, approvedBy: 'user', results: [], ...takenOver };
+      // A rule added while the action waited for its approval refuses it now.
+      const refused = error instanceof ApprovalRequiredError && error.refused ? { notRun: 'refused' as const } : {};
+      return { status: 'ERROR', result: null, error: `not run: ${error.message}`, approvedBy: 'user', results: [], ...takenOver, ...refused };
     }
     return outcomeOfResults(results, 'user');
   }

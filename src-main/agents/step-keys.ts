@@ -4,7 +4,7 @@ import type { WindowInfo } from '../device/contract';
 import type { ModelExchange } from '../llm/ask-model';
 import type { ChatMessage } from '../llm/model-client';
 import type { StoredScreenshot } from '../memory/session-store';
-import type { ActionView, AgentStatus } from '../protocol';
+import type { ActionView, AgentStatus, NotRun } from '../protocol';
 
 /** The names strategies use in the step context, in one place so needs/provides cannot drift. */
 export const K = {
@@ -58,6 +58,8 @@ export interface StepOutcome {
   results: CommandResult[];
   /** Not run because the user had taken the mouse: an ERROR step, but not the agent's error. */
   takenOver?: true;
+  /** Why its action did not run, when it was held back rather than tried: rejected, paused, refused. */
+  notRun?: NotRun;
   /** A failure no later step can mend (an unknown model): the round ends with this step. */
   endsRound?: true;
 }

@@ -73,7 +73,15 @@ const RANK: Record<SafetyDecision, number> = { allow: 0, confirm: 1, deny: 2 };
 
 const issued = new WeakSet<Authorization>();
 
-export class ApprovalRequiredError extends Error {}
+export class ApprovalRequiredError extends Error {
+  constructor(
+    message: string,
+    /** Refused by the safety policy's never-run rule (not merely waiting for an approval). */
+    readonly refused = false,
+  ) {
+    super(message);
+  }
+}
 
 /** The user has the mouse: nothing runs until they resume. */
 export class TakeoverError extends Error {}
@@ -193,7 +201,7 @@ export class CommandGate {
     if (!issued.has(authorization)) throw new Error('commands must be authorised by the command gate before they run');
     if (authorization.decision === 'deny') {
       this.recordRefusal(authorization, actor, 'denied');
-      throw new ApprovalRequiredError(`refused by the safety policy: ${authorization.reasons.join('; ')}`);
+      throw new ApprovalRequiredError(`refused by the safety policy: ${authorization.reasons.join('; ')}`, true);
     }
     if (authorization.decision === 'confirm' && !approvedByUser) {
       this.recordRefusal(authorization, actor, 'rejected', 'not run: it needs the user\'s approval');
@@ -204,7 +212,7 @@ export class CommandGate {
     if (now.decision === 'deny') {
       // The rule that denies it now is not among the reasons it was judged for: the row says it.
       this.recordRefusal(authorization, actor, 'denied', `denied by the safety policy: ${now.reasons.join('; ')}`);
-      throw new ApprovalRequiredError(`refused by the safety policy: ${now.reasons.join('; ')}`);
+      throw new ApprovalRequiredError(`refused by the safety policy: ${now.reasons.join('; ')}`, true);
     }
     if (now.decision === 'confirm' && !approvedByUser) {
       this.recordRefusal(authorization, actor, 'rejected', 'not run: the safety settings changed, and it now needs the user\'s approval');

@@ -5,6 +5,7 @@ import {
   AgentStatus,
   DAMAGED_TEXT_CHARS,
   DamagedSessionView,
+  type NotRun,
   SessionMode,
   SessionStatus,
   SessionView,
@@ -48,6 +49,8 @@ export interface NewStep {
   tokens: { prompt: number; completion: number };
   costUsd: number | null;
   approvedBy: 'user' | 'policy' | null;
+  /** Why its action did not run, when it was held back rather than tried (see NotRun); null otherwise. */
+  notRun: NotRun | null;
 }
 
 interface SessionRow {
@@ -94,6 +97,7 @@ interface StepRow {
   completion_tokens: number;
   cost_usd: number | null;
   approved_by: string | null;
+  not_run: string | null;
 }
 
 /**
@@ -102,7 +106,7 @@ interface StepRow {
  */
 const STEP_VIEW_COLUMNS = `id, session_id, idx, round, agent, target, subtask, status, observation, thought, plan_json, comment,
   action_json, action_text, result, error, screenshot_file, screenshot_width, screenshot_height, annotated_file, started_at,
-  duration_ms, phase_ms_json, prompt_tokens, completion_tokens, cost_usd, approved_by`;
+  duration_ms, phase_ms_json, prompt_tokens, completion_tokens, cost_usd, approved_by, not_run`;
 
 /** A round as stored; checked when read back like a session or a step. */
 const RoundRow = z.object({ idx: z.number().int().nonnegative(), request: z.string(), status: SessionStatus, result: z.string().nullable() });
@@ -227,6 +231,7 @@ function toStepView(row: StepRow): StepView {
     tokens: { prompt: row.prompt_tokens, completion: row.completion_tokens },
     costUsd: row.cost_usd,
     approvedBy: row.approved_by,
+    notRun: row.not_run,
   });
   if (!parsed.success) throw new Error(`step ${row.idx + 1} of session ${row.session_id} is damaged: ${parsed.error.message}`);
   return parsed.data;
@@ -236,11 +241,11 @@ function toStepView(row: StepRow): StepView {
 export const INSERT_STEP_SQL = `INSERT INTO steps (id, session_id, idx, round, agent, target, subtask, status, observation,
   thought, plan_json, comment, action_json, action_text, result, error, model_reply, prompt_text, screenshot_file,
   screenshot_width, screenshot_height, screenshot_bytes, screenshot_sha256, annotated_file, started_at, duration_ms,
-  phase_ms_json, prompt_tokens, completion_tokens, cost_usd, approved_by)
+  phase_ms_json, prompt_tokens, completion_tokens, cost_usd, approved_by, not_run)
 VALUES (@id, @sessionId, @idx, @round, @agent, @target, @subtask, @status, @observation, @thought, @planJson, @comment,
   @actionJson, @actionText, @result, @error, @modelReply, @promptText, @screenshotFile, @screenshotWidth,
   @screenshotHeight, @screenshotBytes, @screenshotSha256, @annotatedFile, @startedAt, @durationMs, @phaseMsJson,
-  @promptTokens, @completionTokens, @costUsd, @approvedBy)`;
+  @promptTokens, @completionTokens, @costUsd, @approvedBy, @notRun)`;
 
 /** A step as INSERT_STEP_SQL's parameters: JSON columns serialised, absent screenshots as nulls. */
 export function stepRow(id: string, sessionId: string, idx: number, step: NewStep): Record<string, unknown> {
@@ -276,6 +281,7 @@ export function stepRow(id: string, sessionId: string, idx: number, step: NewSte
     completionTokens: step.tokens.completion,
     costUsd: step.costUsd,
     approvedBy: step.approvedBy,
+    notRun: step.notRun,
   };
 }
 
@@ -308,6 +314,7 @@ function stepViewOf(id: string, sessionId: string, index: number, step: NewStep)
     tokens: step.tokens,
     costUsd: step.costUsd,
     approvedBy: step.approvedBy,
+    notRun: step.notRun,
   });
 }
 

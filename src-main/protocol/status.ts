@@ -4,6 +4,14 @@ import { z } from 'zod';
 export const AgentStatus = z.enum(['CONTINUE', 'PENDING', 'CONFIRM', 'SCREENSHOT', 'FINISH', 'FAIL', 'ERROR']);
 export type AgentStatus = z.infer<typeof AgentStatus>;
 
+/**
+ * Why a step's action did not run, when it was held back rather than tried: `rejected`, the user said
+ * Reject on its approval card; `paused`, the run was paused before it acted; `refused`, the safety
+ * policy's never-run rule stopped it. Null (on the step) for every other step, one that ran or failed.
+ */
+export const NotRun = z.enum(['rejected', 'paused', 'refused']);
+export type NotRun = z.infer<typeof NotRun>;
+
 /** Where a session stands, as the UI and the CLI show it. */
 /**
  * `waiting`: the agent waits for the user (questions, an approval). `paused`: the user took the mouse,

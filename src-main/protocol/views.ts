@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AgentStatus, PauseCause, SessionMode, SessionStatus } from './status';
+import { AgentStatus, NotRun, PauseCause, SessionMode, SessionStatus } from './status';
 
 /** A file name inside one session's screenshot folder: no separators, no parent references. */
 export const ScreenshotFileName = z
@@ -63,6 +63,8 @@ export const StepView = z.object({
   costUsd: z.number().nonnegative().nullable().default(null),
   /** Who approved the action: 'user', 'policy' (no confirmation needed), or null when nothing ran. */
   approvedBy: z.enum(['user', 'policy']).nullable().default(null),
+  /** Why its action did not run (rejected by the user, paused, refused by the safety rule), or null. */
+  notRun: NotRun.nullable().default(null),
 });
 export type StepView = z.infer<typeof StepView>;
 export type StepViewInput = z.input<typeof StepView>;

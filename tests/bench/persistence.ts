@@ -46,6 +46,7 @@ function newStep(i: number): NewStep {
     tokens: { prompt: 1_200, completion: 80 },
     costUsd: 0.0021,
     approvedBy: 'policy',
+    notRun: null,
   };
 }
 

@@ -223,8 +223,10 @@ describe('questions and approvals', () => {
     const confirm = await waitForInteraction(harness, 'confirm');
     expect(confirm).toMatchObject({ kind: 'confirm', reasons: ['rule: shell command'], actions: [{ function: 'execute_command' }] });
     await harness.host.endpoint.handle({ type: 'interaction.decide', id: 'd', sessionId: confirm.sessionId, interactionId: confirm.id, approved: false, note: 'not that file' });
-    const { outcome, sessionId } = await run;
+    const { outcome, sessionId, steps } = await run;
     expect(outcome.status).toBe('failed');
+    // The decision's step is stored as rejected: the trajectory tags it "Rejected by you".
+    expect(steps.map((step) => `${step.status}:${step.notRun}`)).toEqual(['CONFIRM:null', 'CONTINUE:rejected', 'FAIL:null']);
     expect(existsSync(join(dir, 'effect.txt'))).toBe(false);
     expect(harness.deviceActions()).toEqual([]);
     expect(harness.host.audit.list(sessionId)).toMatchObject([{ tool: 'execute_command', decision: 'rejected', status: 'skipped' }]);
@@ -266,7 +268,7 @@ describe('questions and approvals', () => {
       { config: { safety: { confirmation: 'never' } } },
     );
     const { steps } = await runRequest(harness.host, 'clean up', 'shell');
-    expect(steps[0]).toMatchObject({ status: 'ERROR' });
+    expect(steps[0]).toMatchObject({ status: 'ERROR', notRun: 'refused' });
     expect(steps[0]?.error).toMatch(/refused by the safety policy: denied/);
     expect(harness.deviceActions()).toEqual([]);
   });

@@ -58,7 +58,7 @@ describe('rounds: a follow-up starts clean', () => {
     expect(await host.endpoint.handle({ type: 'session.pause', id: 'p', sessionId })).toMatchObject({ ok: true, result: { paused: true } });
     // The reply's step is saved without running its command, and the run stays paused.
     await until(() => current.events.some((event) => event.kind === 'step.added'), 'the step');
-    expect(host.store.steps(sessionId)[0]).toMatchObject({ status: 'CONTINUE', actionText: "Run 'true'", result: PAUSED_BEFORE_ACTING });
+    expect(host.store.steps(sessionId)[0]).toMatchObject({ status: 'CONTINUE', actionText: "Run 'true'", result: PAUSED_BEFORE_ACTING, notRun: 'paused' });
     expect(host.audit.list(sessionId)).toEqual([]);
     expect(current.model.requests).toHaveLength(1);
     const paused = harness.events.filter((event) => event.kind === 'status.changed' && event.status === 'paused');

@@ -26,6 +26,7 @@ export function newStep(overrides: Partial<NewStep> = {}): NewStep {
     tokens: { prompt: 0, completion: 0 },
     costUsd: null,
     approvedBy: null,
+    notRun: null,
     ...overrides,
   };
 }

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { AppAgent, HostAgent, ShellAgent } from '../../src-main/agents/agents';
 import type { BasicAgent } from '../../src-main/agents/basic-agent';
 import type { AgentRuntime } from '../../src-main/agents/runtime';
-import { agentHarness, appReply, hostReply, WINDOWS } from './agents-review-harness';
+import { PAUSED_BEFORE_ACTING } from '../../src-main/agents/strategies/act';
+import { SafetyPolicy } from '../../src-main/commands/safety-policy';
+import { SafetyConfig } from '../../src-main/host/config';
+import { agentHarness, appReply, hostReply, WINDOWS, type AgentHarness } from './agents-review-harness';
 
 const editor = WINDOWS[1] as (typeof WINDOWS)[number];
 
@@ -29,7 +32,7 @@ describe('AppAgent: an action sequence with one sensitive action', () => {
     await tick(agent, h.runtime);
     expect(h.asked[0]).toMatchObject({ kind: 'confirm', reasons: ["rule: control text 'Send'"] });
     expect(h.actions.map((action) => action.tool)).toEqual(['focus_window']);
-    expect(h.steps.at(-1)).toMatchObject({ status: 'CONTINUE', result: expect.stringMatching(/^Rejected by the user/) });
+    expect(h.steps.at(-1)).toMatchObject({ status: 'CONTINUE', result: expect.stringMatching(/^Rejected by the user/), notRun: 'rejected' });
     expect(h.audit.filter((row) => row.tool !== 'focus_window').map((row) => [row.tool, row.decision, row.status])).toEqual([
       ['click', 'rejected', 'skipped'],
       ['type_text', 'rejected', 'skipped'],
@@ -43,7 +46,7 @@ describe('AppAgent: an action sequence with one sensitive action', () => {
     await tick(agent, h.runtime);
     await tick(agent, h.runtime);
     expect(h.actions.map((action) => action.tool)).toEqual(['focus_window', 'focus_window', 'click', 'type_text', 'click']);
-    expect(h.steps.at(-1)).toMatchObject({ status: 'CONTINUE', approvedBy: 'user' });
+    expect(h.steps.at(-1)).toMatchObject({ status: 'CONTINUE', approvedBy: 'user', notRun: null });
     expect(h.audit.filter((row) => row.tool !== 'focus_window').every((row) => row.decision === 'approved' && row.status === 'success')).toBe(true);
   });
 
@@ -189,5 +192,56 @@ describe('AppAgent: a step that asks questions and shows a form', () => {
     expect(whileOnForm).toMatch(/^waiting: /);
     expect(whileOnForm).not.toContain('answers');
     expect(agent.status).toBe('CONTINUE');
+  });
+});
+
+describe('a step whose action did not run says why, for the trajectory to tag it', () => {
+  it('refused by the never-run rule: an ERROR step marked refused, nothing run', async () => {
+    const h = agentHarness({ replies: [appReply({ Function: 'execute_command', Args: { command: 'rm -rf /' } })] });
+    const agent = new ShellAgent(null);
+    agent.assign('clean up');
+    await tick(agent, h.runtime);
+    expect(h.actions).toEqual([]);
+    expect(h.steps).toMatchObject([{ status: 'ERROR', error: expect.stringMatching(/^refused by the safety policy/), notRun: 'refused', approvedBy: null }]);
+  });
+
+  it('approved, then refused by a never-run rule added while it waited: marked refused', async () => {
+    let h: AgentHarness | null = null;
+    h = agentHarness({
+      replies: [appReply({ Function: 'execute_command', Args: { command: 'ls' } })],
+      answer: () => {
+        h?.runtime.gate.setPolicy(new SafetyPolicy(SafetyConfig.parse({ denyCommandPatterns: ['^ls'] })));
+        return { kind: 'decision', approved: true, note: null };
+      },
+    });
+    const agent = new ShellAgent(null);
+    agent.assign('list');
+    await tick(agent, h.runtime);
+    expect(agent.status).toBe('CONFIRM');
+    await tick(agent, h.runtime);
+    expect(h.actions).toEqual([]);
+    expect(h.steps.at(-1)).toMatchObject({ status: 'ERROR', approvedBy: 'user', notRun: 'refused', error: expect.stringMatching(/^not run: refused by the safety policy/) });
+  });
+
+  it('paused before it acted: marked paused, nothing run', async () => {
+    const h = agentHarness({ replies: [appReply({ Function: 'click', Args: { x: 10, y: 10 }, ControlText: 'OK' })] });
+    const agent = new AppAgent(editor, null);
+    await tick(agent, { ...h.runtime, isPaused: () => true });
+    expect(h.actions.map((action) => action.tool)).not.toContain('click');
+    expect(h.steps).toMatchObject([{ status: 'CONTINUE', result: PAUSED_BEFORE_ACTING, notRun: 'paused' }]);
+  });
+
+  it('a step that ran, or failed trying, is not marked', async () => {
+    const h = agentHarness({
+      replies: [appReply({ Function: 'click', Args: { x: 10, y: 10 }, ControlText: 'OK' }), appReply({ Function: 'click', Args: { x: 20, y: 20 }, ControlText: 'OK' })],
+      device: (tool, args) => (tool === 'click' && args.x === 20 ? { content: [{ type: 'text', text: 'no such point' }], isError: true } : null),
+    });
+    const agent = new AppAgent(editor, null);
+    await tick(agent, h.runtime);
+    await tick(agent, h.runtime);
+    expect(h.steps.map((step) => [step.status, step.notRun])).toEqual([
+      ['CONTINUE', null],
+      ['ERROR', null],
+    ]);
   });
 });

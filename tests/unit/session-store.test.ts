@@ -30,6 +30,7 @@ const step = (overrides: Partial<NewStep> = {}): NewStep => ({
   phaseMs: { DATA_COLLECTION: 1 },
   costUsd: null,
   approvedBy: 'policy',
+  notRun: null,
   status: 'CONTINUE',
   observation: 'o',
   thought: 't',
@@ -109,6 +110,50 @@ describe('SessionStore', () => {
     expect([first.index, second.index]).toEqual([0, 1]);
     expect(store.steps(session.id)).toEqual([first, second]);
     expect(store.getSession(session.id)?.stepCount).toBe(2);
+  });
+
+  it('keeps why a step did not run (rejected, paused, refused) across a reopen, and null for a step that ran', () => {
+    const file = tempDb();
+    const before = new SessionStore(openDatabase(file));
+    const session = before.createSession('tidy up', 'desktop');
+    const written = [
+      before.appendStep(session.id, step({ notRun: 'rejected', result: 'Rejected by the user; the action did not run' })),
+      before.appendStep(session.id, step({ notRun: 'paused' })),
+      before.appendStep(session.id, step({ notRun: 'refused', status: 'ERROR', result: null, error: 'refused by the safety policy: denied' })),
+      before.appendStep(session.id, step()),
+    ];
+    expect(written.map((view) => view.notRun)).toEqual(['rejected', 'paused', 'refused', null]);
+    const after = new SessionStore(openDatabase(file));
+    expect(after.steps(session.id)).toEqual(written);
+    expect(after.step(session.id, written[0]?.id ?? '')?.step.notRun).toBe('rejected');
+    expect(after.stepsWithReplies(session.id).map((view) => view.notRun)).toEqual(['rejected', 'paused', 'refused', null]);
+  });
+
+  it('reads the steps of a schema 5 database back after its migration, none marked as not run', () => {
+    const file = tempDb();
+    const raw = new Database(file);
+    for (const migration of MIGRATIONS.slice(0, 5)) raw.exec(migration);
+    raw.pragma('user_version = 5');
+    raw.prepare(`INSERT INTO sessions (id, title, request, mode, status, created_at, updated_at, step_count) VALUES ('old', 'Old', 'old request', 'desktop', 'finished', 1, 2, 1)`).run();
+    raw
+      .prepare(
+        `INSERT INTO steps (id, session_id, idx, agent, status, observation, thought, action_text, result, started_at, duration_ms)
+         VALUES ('s1', 'old', 0, 'ShellAgent', 'CONTINUE', '', 'You rejected the held action.', 'Run ''ls''', 'Rejected by the user; the action did not run', 1, 0)`,
+      )
+      .run();
+    raw.close();
+    const db = openDatabase(file);
+    expect(schemaVersion(db)).toBe(6);
+    expect(new SessionStore(db).steps('old')).toMatchObject([{ id: 's1', result: 'Rejected by the user; the action did not run', notRun: null }]);
+  });
+
+  it('reads a step whose not-run column holds an unknown value as damaged, naming the step', () => {
+    const db = openDatabase(tempDb());
+    const store = new SessionStore(db);
+    const session = store.createSession('x', 'desktop');
+    store.appendStep(session.id, step());
+    db.prepare(`UPDATE steps SET not_run = 'maybe' WHERE session_id = ?`).run(session.id);
+    expect(() => store.steps(session.id)).toThrow(`step 1 of session ${session.id} is damaged`);
   });
 
   it('adds the usage no step records to the session, with the steps\' usage and no step', () => {

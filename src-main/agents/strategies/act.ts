@@ -157,7 +157,14 @@ export const executeStrategy: Strategy = {
     const actor = { sessionId: runtime.sessionId, agent: agent.name, stepIdx: runtime.nextStepIndex() };
     if (authorization.decision === 'deny') {
       runtime.gate.recordRefusal(authorization, actor, 'denied');
-      return set({ status: 'ERROR', result: null, error: `refused by the safety policy: ${authorization.reasons.join('; ')}`, approvedBy: null, results: [] });
+      return set({
+        status: 'ERROR',
+        result: null,
+        error: `refused by the safety policy: ${authorization.reasons.join('; ')}`,
+        approvedBy: null,
+        results: [],
+        notRun: 'refused',
+      });
     }
     if (authorization.decision === 'confirm') {
       return set({ status: 'CONFIRM', result: `Held for your approval: ${authorization.reasons.join('; ')}`, error: null, approvedBy: null, results: [] });
@@ -167,7 +174,7 @@ export const executeStrategy: Strategy = {
     // Paused while the model answered: the action is not run. After Resume the agent looks again, at a
     // screen the user may have changed meanwhile, instead of acting on what it saw before.
     if (runtime.isPaused()) {
-      return set({ status: 'CONTINUE', result: PAUSED_BEFORE_ACTING, error: null, approvedBy: null, results: [] });
+      return set({ status: 'CONTINUE', result: PAUSED_BEFORE_ACTING, error: null, approvedBy: null, results: [], notRun: 'paused' });
     }
     runtime.progress(plan.actionText.split('\n')[0] ?? 'Acting');
     let results;

@@ -7,7 +7,7 @@ import { DetailSection } from './DetailSection';
 import { formatCost, formatCount } from './labels';
 import { PhaseTimings } from './PhaseTimings';
 import { ScreenshotViewer } from './ScreenshotViewer';
-import { StepStatusChip } from './StepStatusChip';
+import { StepNotRunTag, StepStatusChip } from './StepStatusChip';
 import { ToolResultSection } from './ToolResultSection';
 import { useNarrowWindow } from './useNarrowWindow';
 import { ViewErrorBoundary } from './ViewErrorBoundary';
@@ -176,6 +176,7 @@ export function StepDetailDialog() {
               {step.target ? ` · ${step.target}` : ''}
             </Typography>
             <StepStatusChip status={step.status} />
+            <StepNotRunTag notRun={step.notRun} />
             <Box sx={{ ml: 'auto', display: 'flex', gap: 1, flexShrink: 0 }}>
               <Button size="small" onClick={() => go(-1)} disabled={position <= 0} title="Alt+←">
                 Previous step

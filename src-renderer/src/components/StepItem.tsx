@@ -4,7 +4,7 @@ import { SafeMarkdown } from '../forms/SafeMarkdown';
 import { sameHeaders, type StepGroupHeaders } from '../store';
 import { GroupHeaders } from './GroupHeaders';
 import { formatCost, formatCount, formatDuration, totalTokens } from './labels';
-import { StepStatusChip } from './StepStatusChip';
+import { StepNotRunTag, StepStatusChip } from './StepStatusChip';
 import { resultSummary } from './stepResult';
 import { StepThumbnail } from './StepThumbnail';
 import { TRAJECTORY_CLASSES } from './trajectoryStyles';
@@ -62,6 +62,7 @@ export const StepItem = memo(
                 {step.target ? ` · ${step.target}` : ''}
               </p>
               <StepStatusChip status={step.status} />
+              <StepNotRunTag notRun={step.notRun} />
               {step.approvedBy === 'user' && <span className={TRAJECTORY_CLASSES.approved}>approved by you</span>}
               <span className={TRAJECTORY_CLASSES.usage}>{stepUsage(step)}</span>
             </div>

@@ -1,4 +1,4 @@
-import type { AgentStatus, SessionStatus, TokenUsage } from '../../../src-main/protocol';
+import type { AgentStatus, NotRun, SessionStatus, TokenUsage } from '../../../src-main/protocol';
 
 export const SESSION_STATUS_LABELS: Record<SessionStatus, string> = {
   running: 'Running',
@@ -34,6 +34,26 @@ export const AGENT_STATUS_COLORS: Record<AgentStatus, ChipColor> = {
   FINISH: 'success',
   FAIL: 'error',
   ERROR: 'error',
+};
+
+/** The tag of a step whose action did not run, held back rather than tried: in words, not by colour alone. */
+export const NOT_RUN_LABELS: Record<NotRun, string> = {
+  rejected: 'Rejected by you',
+  paused: 'Not run: paused',
+  refused: 'Refused by the safety rule',
+};
+
+/** What the tag says on hover, at more length. */
+export const NOT_RUN_DETAILS: Record<NotRun, string> = {
+  rejected: 'You rejected this action when it waited for your approval: it did not run.',
+  paused: 'The run was paused before this action: it did not run, and after Resume the agent looked again.',
+  refused: "The safety policy's never-run rule refused this action: it did not run.",
+};
+
+export const NOT_RUN_COLORS: Record<NotRun, ChipColor> = {
+  rejected: 'warning',
+  paused: 'default',
+  refused: 'error',
 };
 
 export function formatDuration(ms: number): string {

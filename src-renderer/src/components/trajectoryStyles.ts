@@ -26,6 +26,7 @@ export const TRAJECTORY_CLASSES = {
   title: 'step-title',
   agent: 'step-agent',
   approved: 'step-approved',
+  notRun: 'step-not-run',
   usage: 'step-usage',
   field: 'step-field',
   fieldError: 'step-field-error',
