@@ -1,14 +1,16 @@
 import { spawn } from 'node:child_process';
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
 import { throwIfAborted } from './abort';
 import type { LaunchResult, WindowInfo } from './contract';
 import { hasCommand } from './exec';
+import { chooseWindow, isLauncher, launchNote, localPids, programNames, tieOf, type LaunchCandidate, type WindowFacts } from './launch-window';
+import { inProcessTree, readProcStat } from './proc-tree';
 import { childEnv, loginChildEnv } from './shell';
 import { splitArgs } from './split-args';
 import { LAUNCH_WINDOW_WAIT_MS } from './timeouts';
-import { getWindow, windowIds, type DesktopWindow } from './windows';
+import { getWindow, windowIds, windowOwner, type DesktopWindow } from './windows';
 
 /**
  * launch_app: starts a program by name and reports its first new window.
@@ -22,10 +24,15 @@ import { getWindow, windowIds, type DesktopWindow } from './windows';
  * device's without secrets, plus the login shell's PATH and variables), so a program in ~/.local/bin
  * that a command can run can be launched too.
  *
- * The new window is the first top-level window that was not there before the launch (single-instance
- * programs such as Mousepad open it from the already running process, so any new window counts, those
- * of the started process first). No window after LAUNCH_WINDOW_WAIT_MS, or 3 s after the program exited
- * cleanly (a command-line program), gives window: null. Windows and macOS start programs
+ * The new window is a top-level window that was not there before the launch and belongs to the
+ * program (launch-window.ts): owned by the started process or one it started (the X server's record of
+ * the client's pid, else _NET_WM_PID on this host, checked against the process tree in /proc); else by
+ * an already running process of the same program it handed over to once it exited (single-instance
+ * programs such as Mousepad); else, for a window whose owner is unknown, one whose WM_CLASS names the
+ * program. A window of another program that appears meanwhile (a notification, something else
+ * opening) is never reported as the program's: it is listed in other_windows, and when nothing of the
+ * program's came the result says so. No window after LAUNCH_WINDOW_WAIT_MS, or 3 s after the program
+ * exited cleanly (a command-line program), gives window: null. Windows and macOS start programs
  * (`Start-Process`, `open -a`) but do not report the window yet (window: null).
  */
 
@@ -307,16 +314,45 @@ function startDetached(
   });
 }
 
+/** Reads, once per window, what ties it to the launch: its owner's pids, their names, its class. */
+function ownerFactsReader(launchedPid: number | null): (id: string) => Promise<WindowFacts | null> {
+  const cache = new Map<string, Promise<WindowFacts | null>>();
+  const host = hostname();
+  const read = async (id: string): Promise<WindowFacts | null> => {
+    const owner = await windowOwner(id);
+    if (!owner) return null;
+    const pids = localPids(owner, host);
+    const [trees, stats] = await Promise.all([
+      Promise.all(pids.map((pid) => (launchedPid === null ? false : inProcessTree(pid, launchedPid)))),
+      Promise.all(pids.map(readProcStat)),
+    ]);
+    return { pids, inLaunch: trees.some(Boolean), wmClass: owner.wmClass, commands: stats.map((stat) => stat?.comm ?? '') };
+  };
+  return (id) => {
+    let facts = cache.get(id);
+    if (!facts) {
+      facts = read(id);
+      cache.set(id, facts);
+    }
+    return facts;
+  };
+}
+
 async function launchX11(name: string, args: readonly string[], options: LaunchOptions): Promise<LaunchResult> {
   // Counted from the call: the first launch may wait seconds for the login probe, and launch_app's
   // tool timeout leaves no room for that on top of the whole window wait.
-  const deadline = Date.now() + (options.windowWaitMs ?? LAUNCH_WINDOW_WAIT_MS);
+  const calledAt = Date.now();
+  const deadline = calledAt + (options.windowWaitMs ?? LAUNCH_WINDOW_WAIT_MS);
   const env = await loginChildEnv(process.env, options.signal);
   const argv = await resolveLaunch(name, args, env);
   const before = new Set((await windowIds()).ids);
   // Looking up a menu name reads every desktop entry: a Stop meanwhile must not start the program after all.
   throwIfAborted(options.signal);
   const started = await startDetached(argv, env);
+  const names = programNames(name, argv);
+  const launcher = isLauncher(argv);
+  const factsOf = ownerFactsReader(started.pid);
+  const program = argv[0] ?? name;
   let exitedAt: number | undefined;
   for (;;) {
     if (options.signal?.aborted) {
@@ -324,23 +360,34 @@ async function launchX11(name: string, args: readonly string[], options: LaunchO
       throw new Error(`cancelled while waiting for its window; ${argv[0]} was started (pid ${started.pid ?? 'unknown'}) and keeps running`);
     }
     const fresh = (await windowIds()).ids.filter((id) => !before.has(id));
-    const windows: DesktopWindow[] = [];
+    const candidates: LaunchCandidate[] = [];
     for (const id of fresh) {
       const window = await getWindow(id).catch(() => null);
-      if (window && !window.minimized) windows.push(window);
+      if (!window || window.minimized) continue;
+      const facts = await factsOf(id).catch(() => null);
+      if (!facts) continue;
+      candidates.push({ window: publicWindow(window), tie: tieOf(facts, names), pid: facts.pids[0] ?? null });
     }
-    const own = windows.find((w) => w.pid !== null && w.pid === started.pid);
-    const window = own ?? windows[0];
-    if (window) return { pid: started.pid, command: argv, window: publicWindow(window) };
     const code = started.exited();
-    if (code !== undefined && code !== 0 && fresh.length === 0) {
-      throw new Error(`${argv[0]} exited with code ${code} before it showed a window`);
-    }
     // A program that exited cleanly either handed over to a running instance (whose window shows up
     // within a moment) or has no window at all: do not wait the full time for it.
     if (code === 0) exitedAt ??= Date.now();
-    if (Date.now() > deadline || (exitedAt !== undefined && Date.now() - exitedAt > HANDOVER_WAIT_MS)) {
-      return { pid: started.pid, command: argv, window: null };
+    const waitOver = Date.now() > deadline || (exitedAt !== undefined && Date.now() - exitedAt > HANDOVER_WAIT_MS);
+    const decision = chooseWindow(candidates, { exitCode: code, waitOver }, launcher);
+    if (decision.kind === 'wait' && code !== undefined && code !== 0) {
+      const others = candidates.length > 0 ? `; meanwhile a window of another program appeared: ${candidates.map((c) => `"${c.window.title}"`).join(', ')}` : '';
+      throw new Error(`${argv[0]} exited with code ${code} before it showed a window${others}`);
+    }
+    if (decision.kind !== 'wait') {
+      const note = launchNote(program, started.pid, decision, Date.now() - calledAt);
+      return {
+        pid: started.pid,
+        command: argv,
+        window: decision.kind === 'window' ? decision.chosen.window : null,
+        window_match: decision.kind === 'window' ? decision.match : null,
+        other_windows: decision.others.map((c) => c.window),
+        ...(note ? { note } : {}),
+      };
     }
     await sleep(100);
   }

@@ -384,10 +384,26 @@ export const DisplayInfo = z.object({
 });
 export type DisplayInfo = z.infer<typeof DisplayInfo>;
 
-/** What launch_app reports: the process it started and the first new top-level window, if one appeared. */
+/**
+ * How launch_app told its window to be the launched program's (see launch-window.ts): its owner is the
+ * started process or one it started; an already running process of the same program; what a launcher
+ * such as xdg-open handed over to; no owner known but its class names the program; or none of these
+ * (the only new window, taken at the end of the wait).
+ */
+export const LaunchMatch = z.enum(['launched_process', 'same_program', 'handed_over', 'window_class', 'unverified']);
+export type LaunchMatch = z.infer<typeof LaunchMatch>;
+
+/**
+ * What launch_app reports: the process it started and its new top-level window, if one appeared. The
+ * optional fields come from X11: how the window was matched, the new windows of other programs that
+ * appeared meanwhile (never reported as the program's), and a sentence on anything doubtful.
+ */
 export const LaunchResult = z.object({
   pid: z.number().int().nullable(),
   command: z.array(z.string()),
   window: WindowInfo.nullable(),
+  window_match: LaunchMatch.nullable().optional(),
+  other_windows: z.array(WindowInfo).optional(),
+  note: z.string().optional(),
 });
 export type LaunchResult = z.infer<typeof LaunchResult>;

@@ -119,7 +119,8 @@ const DESCRIPTIONS: Record<ToolName, string> = {
   pointer: 'Report where the mouse pointer is: screen coordinates, and pixels of the last screenshot (null if outside).',
   launch_app:
     'Start an application by program name ("mousepad", "xterm", "chromium"), path, or its menu name ' +
-    '("Text Editor"), with optional args (list, or one string split like a shell); returns its new window.',
+    '("Text Editor"), with optional args (list, or one string split like a shell); returns its new window ' +
+    '(only a window of that program: new windows of other programs are listed apart in other_windows).',
   focus_window: 'Bring a window (id from list_windows) to the front and give it the keyboard focus.',
   execute_command:
     'Run a shell command (bash; PowerShell on Windows) in cwd (default: home) and return exit_code, stdout, ' +
@@ -522,8 +523,8 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
       const list = typeof args === 'string' ? splitArgs(args) : (args ?? []);
       const launched = await launchApp(name, list, { signal });
       const what = launched.window
-        ? `started ${name}; its window: ${JSON.stringify(launched.window)}`
-        : `started ${name} (pid ${launched.pid ?? 'unknown'}); no new window appeared yet`;
+        ? `started ${name}; its window: ${JSON.stringify(launched.window)}${launched.note ? `; ${launched.note}` : ''}`
+        : (launched.note ?? `started ${name} (pid ${launched.pid ?? 'unknown'}); no new window appeared yet`);
       return text(what, { ...launched });
     },
     LaunchResult,

@@ -5,6 +5,7 @@ import { CommandMissingError, runFile } from './exec';
 import type { Rect } from './coords';
 import { MAP_STATE, WINDOW_GONE, X11Connection, X11Error, type PropertyValue } from './x11/connection';
 import { activeMonitors } from './x11/randr';
+import { windowClientPid } from './x11/xres';
 
 /**
  * Top-level windows through EWMH, asked of the X server over our own connection (./x11). nut.js
@@ -237,6 +238,45 @@ export async function getWindow(id: string): Promise<DesktopWindow> {
   const window = await describe(x, numeric, active);
   if (!window) throw new WindowNotFoundError(`no window with id ${id}; call list_windows for current ids`);
   return window;
+}
+
+/** What tells which program a window belongs to (launch_app's check that the new window is the launched program's). */
+export interface WindowOwnerInfo {
+  /** _NET_WM_PID, which the program writes itself; null when it did not. */
+  netWmPid: number | null;
+  /** WM_CLIENT_MACHINE: the host the program runs on, '' when unset (a pid is only meaningful on this one). */
+  clientMachine: string;
+  /** The pid of the X client that made the window, as the X server knows it (X-Resource); null when unknown. */
+  clientPid: number | null;
+  /** WM_CLASS: instance and class name, e.g. ["xterm", "XTerm"]. */
+  wmClass: string[];
+}
+
+/** The owner hints of one window, or null when it is gone. */
+export async function windowOwner(id: string): Promise<WindowOwnerInfo | null> {
+  assertX11();
+  const numeric = parseWindowId(id);
+  if (numeric === null) throw new WindowNotFoundError(`"${id}" is not a window id; use an id from list_windows`);
+  const x = await connection();
+  try {
+    const utf8 = await x.atom('UTF8_STRING');
+    const property = async (name: string, maxLongs = 256): Promise<PropertyValue> => x.property(numeric, await x.atom(name), maxLongs);
+    const [pidValue, machine, wmClass, clientPid] = await Promise.all([
+      property('_NET_WM_PID', 1),
+      property('WM_CLIENT_MACHINE'),
+      property('WM_CLASS'),
+      windowClientPid(x, numeric),
+    ]);
+    return {
+      netWmPid: cardinals(pidValue)[0] ?? null,
+      clientMachine: decodeTextProperty(machine, utf8)[0] ?? '',
+      clientPid,
+      wmClass: decodeTextProperty(wmClass, utf8).filter(Boolean),
+    };
+  } catch (error) {
+    if (error instanceof X11Error && error.code !== null && WINDOW_GONE.has(error.code)) return null;
+    throw error;
+  }
 }
 
 /** Where a window is on screen, frame included (what a screenshot of it covers): fewer requests than getWindow. */
