@@ -4,11 +4,11 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getWindow, listWindows, windowBounds, windowIds, WindowNotFoundError } from '../../src-main/device/windows';
+import { getWindow, listWindows, windowBounds, windowIds, WindowNotFoundError, windowOwner } from '../../src-main/device/windows';
 import { X11Connection } from '../../src-main/device/x11/connection';
 import { eventually, startXProgram, startXvfb, type XDisplay, type XProgram } from '../support/xvfb';
 
@@ -91,6 +91,13 @@ describe('X11 window listing (own protocol client)', () => {
     expect(await windowBounds(first.windowId)).toEqual(one.bounds);
     await expect(windowBounds('0x7ffffff0')).rejects.toThrow(WindowNotFoundError);
     await expect(windowBounds('notepad')).rejects.toThrow(/not a window id/);
+  });
+
+  it('reads who owns a window: the X server\'s record of the client pid, the window\'s own _NET_WM_PID, its host and class', async () => {
+    const first = programs[0] as XProgram;
+    const owner = await windowOwner(first.windowId);
+    expect(owner).toEqual({ netWmPid: first.pid, clientMachine: hostname(), clientPid: first.pid, wmClass: ['xterm', 'XTerm'] });
+    expect(await windowOwner('0x7ffffff0')).toBeNull();
   });
 
   it('reports a minimised window as minimised', async () => {
