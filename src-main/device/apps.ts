@@ -375,7 +375,7 @@ async function launchX11(name: string, args: readonly string[], options: LaunchO
     const waitOver = Date.now() > deadline || (exitedAt !== undefined && Date.now() - exitedAt > HANDOVER_WAIT_MS);
     const decision = chooseWindow(candidates, { exitCode: code, waitOver }, launcher);
     if (decision.kind === 'wait' && code !== undefined && code !== 0) {
-      const others = candidates.length > 0 ? `; meanwhile a window of another program appeared: ${candidates.map((c) => `"${c.window.title}"`).join(', ')}` : '';
+      const others = candidates.length > 0 ? `; the new windows meanwhile are not its own: ${candidates.map((c) => `"${c.window.title}"`).join(', ')}` : '';
       throw new Error(`${argv[0]} exited with code ${code} before it showed a window${others}`);
     }
     if (decision.kind !== 'wait') {
