@@ -108,11 +108,21 @@ export function localPids(owner: WindowOwnerInfo, hostname: string): number[] {
   return pids;
 }
 
-/** Whether a window's class or owner process is named like the program (process names are cut to 15 characters). */
+/** `word` is `name`, or `name` and a part after a separator ("libreoffice-writer" for "libreoffice"). */
+function namedBy(word: string, name: string): boolean {
+  return word === name || (word.startsWith(name) && /^[-._ ]/.test(word.slice(name.length)));
+}
+
+/**
+ * Whether a window's class or owner process is named like the program: the same name, or the name and
+ * a part ("libreoffice-writer", "gnome-terminal-server"); process names are cut to 15 characters.
+ */
 export function namesProgram(facts: Pick<WindowFacts, 'wmClass' | 'commands'>, names: readonly string[]): boolean {
   const classes = facts.wmClass.map((c) => c.toLowerCase());
   const commands = facts.commands.map((c) => c.toLowerCase()).filter(Boolean);
-  return names.some((name) => classes.includes(name) || commands.includes(name.slice(0, 15)));
+  return names.some(
+    (name) => classes.some((c) => namedBy(c, name)) || commands.some((c) => namedBy(c, name.slice(0, 15)) || (c.length === 15 && name.startsWith(c))),
+  );
 }
 
 /** How a new window is tied to the launch. */

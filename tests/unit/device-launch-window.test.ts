@@ -94,6 +94,17 @@ describe('tieOf and the owner facts', () => {
     expect(tieOf(facts({ wmClass: ['xmessage', 'Xmessage'] }), names)).toBe('unverified');
   });
 
+  it('counts a class or process named the program and a part as the program\'s, and nothing merely starting alike', () => {
+    const office = programNames('libreoffice', ['libreoffice', '--writer']);
+    expect(tieOf(facts({ pids: [999], wmClass: ['libreoffice', 'libreoffice-writer'], commands: ['soffice.bin'] }), office)).toBe('same_program');
+    const terminal = programNames('gnome-terminal', ['gnome-terminal']);
+    // /proc cuts gnome-terminal-server to 15 characters.
+    expect(tieOf(facts({ pids: [999], commands: ['gnome-terminal-'] }), terminal)).toBe('same_program');
+    const long = programNames('thunderbird-beta', ['thunderbird-beta']);
+    expect(tieOf(facts({ pids: [999], commands: ['thunderbird-bet'] }), long)).toBe('same_program');
+    expect(tieOf(facts({ pids: [999], wmClass: ['xtermfoo', 'Xtermfoo'], commands: ['xtermfoo'] }), names)).toBe('other_program');
+  });
+
   it('does not trust a _NET_WM_PID written on another host', () => {
     // A remote program (ssh -X) whose pid there happens to be the launched one's here.
     const remote = { netWmPid: LAUNCHED, clientMachine: 'far-away', clientPid: null, wmClass: ['xeyes', 'XEyes'] };
