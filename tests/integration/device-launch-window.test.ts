@@ -1,4 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +19,7 @@ interface ListedWindow extends WindowInfo {
   pid: number | null;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const execFileP = promisify(execFile);
 
 describe('launch_app among windows of other programs (Xvfb + openbox)', () => {
   let x: XDisplay;
@@ -31,19 +33,39 @@ describe('launch_app among windows of other programs (Xvfb + openbox)', () => {
     return ((await device.callOk('list_windows')).structuredContent as { windows: ListedWindow[] }).windows;
   }
 
-  /** A window of another program, started by the test (xmessage: no shell, no relation to the launch). */
-  function startXmessage(title: string): ChildProcess {
+  /**
+   * A window of another program, started by the test (xmessage: no shell, no relation to the launch);
+   * resolves once the window manager lists it (wmctrl, as the device client is busy with the launch).
+   */
+  async function showXmessage(title: string): Promise<void> {
     const child = spawn('xmessage', ['-title', title, '-geometry', '+400+300', 'an unrelated window'], { env: x.env, stdio: 'ignore' });
     others.push(child);
-    return child;
+    await eventually(`the window "${title}"`, 10_000, async () => ((await execFileP('wmctrl', ['-l'], { env: x.env })).stdout.includes(title) ? true : undefined));
   }
 
-  /** A script that shows an xterm only after a while, from a child process (not the started one itself). */
-  async function slowXterm(name: string, title: string, delay: number): Promise<string> {
+  /**
+   * Shell lines that say the script runs, then wait until the test says go: the other program's window
+   * comes after the launch started (windows there before it are not new) and before the program's own.
+   */
+  function waitForGo(name: string): { lines: string; started: () => Promise<void>; go: () => Promise<void> } {
+    const running = join(home, `${name}.running`);
+    const file = join(home, `${name}.go`);
+    return {
+      lines: `: > '${running}'\nwhile [ ! -e '${file}' ]; do sleep 0.05; done\n`,
+      started: async () => {
+        await eventually(`${name} to start`, 20_000, async () => (existsSync(running) ? true : undefined));
+      },
+      go: () => writeFile(file, ''),
+    };
+  }
+
+  /** A script that shows an xterm once told to, from a child process (not the started one itself). */
+  async function slowXterm(name: string, title: string): Promise<{ path: string } & ReturnType<typeof waitForGo>> {
     const path = join(home, name);
-    await writeFile(path, `#!/bin/sh\nsleep ${delay}\nxterm -geometry 40x10+0+0 -title '${title}'\n`);
+    const gate = waitForGo(name);
+    await writeFile(path, `#!/bin/sh\n${gate.lines}xterm -geometry 40x10+0+0 -title '${title}'\n`);
     await chmod(path, 0o755);
-    return path;
+    return { path, ...gate };
   }
 
   beforeAll(async () => {
@@ -72,15 +94,15 @@ describe('launch_app among windows of other programs (Xvfb + openbox)', () => {
   });
 
   it('reports the launched program\'s window, not another program\'s that appeared first', async () => {
-    const script = await slowXterm('slow-xterm', 'launched-late', 1.5);
-    const call = device.callOk('launch_app', { name: script });
-    await sleep(300);
-    startXmessage('unrelated-note');
+    const script = await slowXterm('slow-xterm', 'launched-late');
+    const call = device.callOk('launch_app', { name: script.path });
+    await script.started();
+    await showXmessage('unrelated-note');
+    await script.go();
     const result = LaunchResult.parse((await call).structuredContent);
     if (result.pid) launched.push(result.pid);
     const listed = await windows();
     const note = listed.find((w) => w.title === 'unrelated-note');
-    expect(note, 'the unrelated window was up before the launched one').toBeDefined();
     expect(result.window?.title).toBe('launched-late');
     expect(result.window_match).toBe('launched_process');
     expect(result.other_windows?.map((w) => w.id)).toContain(note?.id);
@@ -92,11 +114,12 @@ describe('launch_app among windows of other programs (Xvfb + openbox)', () => {
   });
 
   it('waits past a window of another instance of the same program that someone else opened', async () => {
-    const script = await slowXterm('slow-xterm-2', 'launched-second', 1.5);
-    const call = device.callOk('launch_app', { name: script });
-    await sleep(200);
+    const script = await slowXterm('slow-xterm-2', 'launched-second');
+    const call = device.callOk('launch_app', { name: script.path });
+    await script.started();
     const other = await startXterm(x, { title: 'someone-elses-xterm', geometry: '40x10+500+0' });
     programs.push(other);
+    await script.go();
     const result = LaunchResult.parse((await call).structuredContent);
     if (result.pid) launched.push(result.pid);
     expect(result.window?.title).toBe('launched-second');
@@ -104,13 +127,50 @@ describe('launch_app among windows of other programs (Xvfb + openbox)', () => {
     expect(result.other_windows?.map((w) => w.title)).toContain('someone-elses-xterm');
   });
 
+  it('reports the window of a running instance the program handed over to, not another program\'s that came first', async () => {
+    // A single-instance program, as Mousepad with D-Bus: a running "deskpad" opens a window for each
+    // request on its FIFO, and the launched deskpad only passes the request on and exits.
+    const fifo = join(home, 'deskpad.fifo');
+    await execFileP('mkfifo', [fifo]);
+    const server = join(home, 'deskpad-server');
+    await writeFile(
+      server,
+      `#!/bin/sh\nwhile true; do\n  if read line < '${fifo}'; then xterm -name deskpad -geometry 40x10+0+300 -title 'deskpad document' & fi\ndone\n`,
+    );
+    await chmod(server, 0o755);
+    const instance = spawn(server, [], { env: x.env, stdio: 'ignore', detached: true });
+    const client = join(home, 'deskpad');
+    const gate = waitForGo('deskpad');
+    await writeFile(client, `#!/bin/sh\n${gate.lines}echo open > '${fifo}'\n`);
+    await chmod(client, 0o755);
+    try {
+      const call = device.callOk('launch_app', { name: client });
+      await gate.started();
+      await showXmessage('meanwhile-note');
+      await gate.go();
+      const reply = await call;
+      const result = LaunchResult.parse(reply.structuredContent);
+      expect(result.window?.title).toBe('deskpad document');
+      expect(result.window_match).toBe('same_program');
+      expect(result.other_windows?.map((w) => w.title)).toContain('meanwhile-note');
+      expect(textOf(reply)).toMatch(/the window belongs to an already running .*deskpad \(pid \d+\), which .*deskpad \(pid \d+\) handed over to/);
+      const real = (await windows()).find((w) => w.id === result.window?.id);
+      expect(real).toMatchObject({ title: 'deskpad document', app: 'deskpad' });
+      expect(real?.pid).not.toBe(result.pid);
+    } finally {
+      if (instance.pid) process.kill(-instance.pid, 'SIGTERM');
+    }
+  });
+
   it('says no window of the program appeared when only another program\'s did', async () => {
     const script = join(home, 'windowless');
-    await writeFile(script, '#!/bin/sh\nsleep 1\n');
+    const gate = waitForGo('windowless');
+    await writeFile(script, `#!/bin/sh\n${gate.lines}`);
     await chmod(script, 0o755);
     const call = device.call('launch_app', { name: script });
-    await sleep(300);
-    startXmessage('while-windowless');
+    await gate.started();
+    await showXmessage('while-windowless');
+    await gate.go();
     const reply = await call;
     expect(reply.isError).toBeFalsy();
     const result = LaunchResult.parse(reply.structuredContent);
