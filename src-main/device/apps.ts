@@ -354,11 +354,15 @@ async function launchX11(name: string, args: readonly string[], options: LaunchO
   const factsOf = ownerFactsReader(started.pid);
   const program = argv[0] ?? name;
   let exitedAt: number | undefined;
+  const seenAt = new Map<string, number>();
   for (;;) {
     if (options.signal?.aborted) {
       // The program runs on: saying only "cancelled" would invite a second launch.
       throw new Error(`cancelled while waiting for its window; ${argv[0]} was started (pid ${started.pid ?? 'unknown'}) and keeps running`);
     }
+    // Read first, so that a window first seen in this look counts as seen after an exit seen in it.
+    const code = started.exited();
+    if (code !== undefined) exitedAt ??= Date.now();
     const fresh = (await windowIds()).ids.filter((id) => !before.has(id));
     const candidates: LaunchCandidate[] = [];
     for (const id of fresh) {
@@ -366,14 +370,13 @@ async function launchX11(name: string, args: readonly string[], options: LaunchO
       if (!window || window.minimized) continue;
       const facts = await factsOf(id).catch(() => null);
       if (!facts) continue;
-      candidates.push({ window: publicWindow(window), tie: tieOf(facts, names), pid: facts.pids[0] ?? null });
+      if (!seenAt.has(id)) seenAt.set(id, Date.now());
+      candidates.push({ window: publicWindow(window), tie: tieOf(facts, names), pid: facts.pids[0] ?? null, seenAt: seenAt.get(id) ?? Date.now() });
     }
-    const code = started.exited();
     // A program that exited cleanly either handed over to a running instance (whose window shows up
     // within a moment) or has no window at all: do not wait the full time for it.
-    if (code === 0) exitedAt ??= Date.now();
-    const waitOver = Date.now() > deadline || (exitedAt !== undefined && Date.now() - exitedAt > HANDOVER_WAIT_MS);
-    const decision = chooseWindow(candidates, { exitCode: code, waitOver }, launcher);
+    const waitOver = Date.now() > deadline || (code === 0 && exitedAt !== undefined && Date.now() - exitedAt > HANDOVER_WAIT_MS);
+    const decision = chooseWindow(candidates, { exitCode: code, waitOver, exitedAt }, launcher);
     if (decision.kind === 'wait' && code !== undefined && code !== 0) {
       const others = candidates.length > 0 ? `; the new windows meanwhile are not its own: ${candidates.map((c) => `"${c.window.title}"`).join(', ')}` : '';
       throw new Error(`${argv[0]} exited with code ${code} before it showed a window${others}`);

@@ -12,12 +12,13 @@ import type { WindowOwnerInfo } from './windows';
  * - same_program: its owner is another process of the same program (a single-instance program, such
  *   as Mousepad or Firefox, that the started process handed the request to before it exited);
  * - handed_over: the started program is a launcher (xdg-open, gio, ...) that exited cleanly, and the
- *   window appeared after: what it opened, as far as timing can tell;
+ *   window appeared after that (or just before): what it opened, as far as timing can tell;
  * - window_class: no owner process is known (no _NET_WM_PID, no X-Resource pid), and its WM_CLASS
  *   names the program;
  * - unverified: no owner process is known and the class does not name the program: taken only when
  *   the wait is over and nothing better came, and the result says so;
- * - other_program: its owner is a process of some other program, never taken.
+ * - other_program: its owner is a process of some other program: never taken, but for a launcher's
+ *   hand-over.
  */
 
 export type WindowTie = LaunchMatch | 'other_program';
@@ -41,6 +42,8 @@ export interface LaunchCandidate {
   tie: WindowTie;
   /** The owner process on this machine, when known. */
   pid: number | null;
+  /** When the window was first seen (ms, Date.now()). */
+  seenAt: number;
 }
 
 export type LaunchDecision =
@@ -53,7 +56,16 @@ export interface LaunchState {
   exitCode: number | null | undefined;
   /** The wait is over (its deadline, or the hand-over time after a clean exit). */
   waitOver: boolean;
+  /** When the started process was seen to have exited (ms, Date.now()); undefined while it runs. */
+  exitedAt?: number;
 }
+
+/**
+ * How long before a launcher's exit was seen a window may have been seen and still be what it handed
+ * over to: a look (100 ms apart) may see the window just before the exit, as a launcher may wait for
+ * the program's answer. A window seen earlier than that came before the hand-over.
+ */
+export const HANDED_OVER_LEAD_MS = 250;
 
 /** The program word of argv: `env A=b prog` runs prog. */
 function programWord(argv: readonly string[]): string {
@@ -145,10 +157,16 @@ export function chooseWindow(candidates: readonly LaunchCandidate[], state: Laun
     take(first('launched_process')) ??
     take(first('window_class')) ??
     (exited ? take(first('same_program')) : null) ??
-    (launcher && state.exitCode === 0 ? take(first('other_program'), 'handed_over') : null) ??
+    (launcher && state.exitCode === 0 ? take(handedOver(candidates, state.exitedAt), 'handed_over') : null) ??
     (state.waitOver ? (take(first('same_program')) ?? take(first('unverified'))) : null);
   if (decided) return decided;
   return state.waitOver ? { kind: 'none', others: [...candidates] } : { kind: 'wait' };
+}
+
+/** A launcher's hand-over: the first other program's window that appeared once it was (about to be) gone. */
+function handedOver(candidates: readonly LaunchCandidate[], exitedAt: number | undefined): LaunchCandidate | undefined {
+  if (exitedAt === undefined) return undefined;
+  return candidates.find((c) => c.tie === 'other_program' && c.seenAt >= exitedAt - HANDED_OVER_LEAD_MS);
 }
 
 function describeWindow(candidate: LaunchCandidate): string {

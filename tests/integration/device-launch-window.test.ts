@@ -1,7 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -160,6 +160,31 @@ describe('launch_app among windows of other programs (Xvfb + openbox)', () => {
     } finally {
       if (instance.pid) process.kill(-instance.pid, 'SIGTERM');
     }
+  });
+
+  it('takes what a launcher such as xdg-open handed over to, not the window of another program that was up before it exited', async () => {
+    // A stand-in xdg-open: the program it "opens" runs apart from it (its own session, reparented once
+    // the launcher exits), as a D-Bus activated or already running program would.
+    const bin = join(home, 'bin');
+    await mkdir(bin, { recursive: true });
+    const launcher = join(bin, 'xdg-open');
+    const gate = waitForGo('xdg-open');
+    await writeFile(launcher, `#!/bin/sh\n${gate.lines}setsid xterm -geometry 40x10+0+400 -title 'opened-by-launcher' &\n`);
+    await chmod(launcher, 0o755);
+    const call = device.callOk('launch_app', { name: launcher, args: ['report.txt'] });
+    await gate.started();
+    await showXmessage('before-the-hand-over');
+    // Long enough for the device client to have seen it (it looks every 100 ms).
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    await gate.go();
+    const reply = await call;
+    const result = LaunchResult.parse(reply.structuredContent);
+    expect(result.window?.title).toBe('opened-by-launcher');
+    expect(result.window_match).toBe('handed_over');
+    expect(result.other_windows?.map((w) => w.title)).toContain('before-the-hand-over');
+    const real = (await windows()).find((w) => w.id === result.window?.id);
+    expect(real?.title).toBe('opened-by-launcher');
+    if (real?.pid) launched.push(real.pid);
   });
 
   it('says no window of the program appeared when only another program\'s did', async () => {

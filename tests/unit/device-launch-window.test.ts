@@ -21,10 +21,11 @@ import { LaunchResult } from '../../src-main/device/contract';
 
 const LAUNCHED = 4000;
 const bounds = { x: 0, y: 0, width: 100, height: 100 };
-const candidate = (id: string, title: string, app: string, tie: LaunchCandidate['tie'], pid: number | null): LaunchCandidate => ({
+const candidate = (id: string, title: string, app: string, tie: LaunchCandidate['tie'], pid: number | null, seenAt = 0): LaunchCandidate => ({
   window: { id, title, app, bounds },
   tie,
   pid,
+  seenAt,
 });
 const running = { exitCode: undefined, waitOver: false } as const;
 const notification = candidate('0x00a00001', 'New mail', 'xmessage', 'other_program', 777);
@@ -74,11 +75,16 @@ describe('chooseWindow', () => {
     expect(launchNote('java', LAUNCHED, decision, 15_000)).toMatch(/does not say which process owns it, so it may belong to another program/);
   });
 
-  it('takes what a launcher such as xdg-open handed over to only after it exited cleanly', () => {
-    const viewer = candidate('0x00f00001', 'report.pdf', 'evince', 'other_program', 5555);
+  it('takes what a launcher such as xdg-open handed over to only once it exited cleanly, and not a window from before', () => {
+    const viewer = candidate('0x00f00001', 'report.pdf', 'evince', 'other_program', 5555, 10_000);
     expect(chooseWindow([viewer], running, true)).toEqual({ kind: 'wait' });
-    expect(chooseWindow([viewer], { exitCode: 0, waitOver: false }, true)).toMatchObject({ kind: 'window', match: 'handed_over', chosen: viewer });
-    expect(chooseWindow([viewer], { exitCode: 4, waitOver: false }, true)).toEqual({ kind: 'wait' });
+    const exited = { exitCode: 0, waitOver: false, exitedAt: 9_800 };
+    expect(chooseWindow([viewer], exited, true)).toMatchObject({ kind: 'window', match: 'handed_over', chosen: viewer });
+    expect(chooseWindow([viewer], { ...exited, exitCode: 4 }, true)).toEqual({ kind: 'wait' });
+    // A window that was up well before the launcher exited is another program opening meanwhile.
+    const early = candidate('0x00a00002', 'New mail', 'xmessage', 'other_program', 777, 5_000);
+    expect(chooseWindow([early], exited, true)).toEqual({ kind: 'wait' });
+    expect(chooseWindow([early, viewer], exited, true)).toMatchObject({ kind: 'window', chosen: viewer, others: [early] });
   });
 });
 
