@@ -13,7 +13,7 @@ import { LAUNCH_WINDOW_WAIT_MS } from './timeouts';
 import { getWindow, windowIds, windowOwner, type DesktopWindow } from './windows';
 
 /**
- * launch_app: starts a program by name and reports its first new window.
+ * launch_app: starts a program by name and reports its new window.
  *
  * `name` is tried, in order, as (1) a path (a program, or a .desktop file), (2) a program on PATH
  * ("mousepad", "xterm", "chromium"), (3) an installed application's desktop entry: its id
@@ -25,14 +25,16 @@ import { getWindow, windowIds, windowOwner, type DesktopWindow } from './windows
  * that a command can run can be launched too.
  *
  * The new window is a top-level window that was not there before the launch and belongs to the
- * program (launch-window.ts): owned by the started process or one it started (the X server's record of
- * the client's pid, else _NET_WM_PID on this host, checked against the process tree in /proc); else by
- * an already running process of the same program it handed over to once it exited (single-instance
- * programs such as Mousepad); else, for a window whose owner is unknown, one whose WM_CLASS names the
- * program. A window of another program that appears meanwhile (a notification, something else
- * opening) is never reported as the program's: it is listed in other_windows, and when nothing of the
- * program's came the result says so. No window after LAUNCH_WINDOW_WAIT_MS, or 3 s after the program
- * exited cleanly (a command-line program), gives window: null. Windows and macOS start programs
+ * program (launch-window.ts): owned by the started process or one it started (the X server's record
+ * of the client's pid, else _NET_WM_PID on this host, checked against the process tree in /proc);
+ * else by an already running process of the same program that it handed over to before it exited
+ * (single-instance programs such as Mousepad); for a launcher such as xdg-open, what appeared once it
+ * exited; for a window whose owner is unknown, one whose WM_CLASS names the program, and at the end of
+ * the wait any (marked unverified). A window of another program that appears meanwhile (a
+ * notification, something else opening) is never reported as the program's: it is listed in
+ * other_windows, and when nothing of the program's came the result says so. No window after
+ * LAUNCH_WINDOW_WAIT_MS, or 3 s after the program exited cleanly (a command-line program), gives
+ * window: null. Windows and macOS start programs
  * (`Start-Process`, `open -a`) but do not report the window yet (window: null).
  */
 
