@@ -1,8 +1,11 @@
+import { ScopedMap } from './scoped-map';
+import type { Step } from './shell-steps';
+
 /**
  * Shell functions defined on the line, for the never-run rule (whole-tree.ts): `f() { …; }`,
- * `function f { …; }`, `function f() { …; }`. Their bodies' simple commands are kept, so a call of
- * one (`f /`) can be read as its body run with the call's arguments as $1, $2… A body in parentheses
- * (`f() ( … )`) is not kept: its commands are still read where it is defined, without the arguments.
+ * `function f { …; }`, `function f() { …; }`, and `f() ( … )`, whose body runs in a subshell. Their
+ * bodies' steps are kept, so a call of one (`f /`) can be read as its body run with the call's
+ * arguments as $1, $2…
  */
 
 /** A name a function can be given. */
@@ -10,19 +13,30 @@ const FUNCTION_NAME = /^[A-Za-z_][\w.:-]*$/;
 
 interface OpenBody {
   name: string;
-  commands: string[];
-  /** `{` groups open in it, its own included. */
+  steps: Step[];
+  /** `{` groups open in it, its own included; for a body in parentheses, the subshells open in it. */
   depth: number;
+  parens: boolean;
 }
 
-/** The functions a text defines, learnt a simple command at a time, in the order they run. */
+/**
+ * A name whose body is still to come: after `f` its `()` is (`name`), inside them (`inParens`),
+ * after them (`body`); after `function f`, either (`function`).
+ */
+interface Header {
+  name: string;
+  stage: 'name' | 'inParens' | 'body' | 'function';
+  /** Written with `function`. */
+  function: boolean;
+}
+
+/** The functions a text defines, learnt a step at a time, in the order they run. */
 export class LineFunctions {
-  /** A function's name whose `{` is still to come (after `f()`, or `function f`); `parens`: its `()` is still to come. */
-  private header: { name: string; parens: boolean } | null = null;
+  private header: Header | null = null;
   private open: OpenBody | null = null;
 
   /** `bodies`: the functions known so far, shared with the reading of a body, which can define more. */
-  constructor(private readonly bodies = new Map<string, readonly string[]>()) {}
+  constructor(private readonly bodies = new ScopedMap<readonly Step[]>()) {}
 
   /** The same functions, for reading a body run by a call (its own definitions are learnt anew). */
   forCall(): LineFunctions {
@@ -31,48 +45,67 @@ export class LineFunctions {
 
   /** A copy whose definitions stay its own: for text that may not run (an alias's, an eval's). */
   apart(): LineFunctions {
-    return new LineFunctions(new Map(this.bodies));
+    return new LineFunctions(this.bodies.copy());
   }
 
-  /** Whether the command just read belongs to a body being defined, which runs only when called. */
+  /** Whether the step just read belongs to a body being defined, which runs only when called. */
   get defining(): boolean {
     return this.open !== null;
   }
 
-  /** The body's simple commands of the function `name`, if defined on the line. */
-  body(name: string): readonly string[] | undefined {
+  /** The body's steps of the function `name`, if defined on the line. */
+  body(name: string): readonly Step[] | undefined {
     return this.bodies.get(name);
   }
 
-  /** Learns from the next simple command (`command`, its words `all`): a header, a body's start, its commands. */
-  read(command: string, all: readonly string[]): void {
-    if (this.open) this.extend(this.open, command, all);
-    else if (this.header) this.afterHeader(this.header, command, all);
-    else if (all.length === 1 && FUNCTION_NAME.test(all[0] as string)) this.header = { name: all[0] as string, parens: true };
+  /** A mark to take the definitions back to, at the end of a subshell. */
+  mark(): number {
+    return this.bodies.mark();
+  }
+
+  rollback(mark: number): void {
+    this.bodies.rollback(mark);
+  }
+
+  /** Learns from the next step (a command's words `all`): a header, a body's start, its steps. */
+  read(step: Step, all: readonly string[]): void {
+    if (this.open) this.extend(this.open, step, all);
+    else if (this.header) this.afterHeader(this.header, step, all);
+    else if (typeof step === 'string') return;
+    else if (all.length === 1 && FUNCTION_NAME.test(all[0] as string)) this.header = { name: all[0] as string, stage: 'name', function: false };
     else if (all[0] === 'function' && FUNCTION_NAME.test(all[1] ?? '')) {
       const name = all[1] as string;
-      if (all.length === 2) this.header = { name, parens: false };
-      else if (all[2] === '{') this.open = { name, commands: [command], depth: 1 };
+      if (all.length === 2) this.header = { name, stage: 'function', function: true };
+      else if (all[2] === '{') this.open = { name, steps: [step], depth: 1, parens: false };
     }
   }
 
-  /** After `f` comes `()`, which the shell's reading cuts into an empty command, then the body's `{`. */
-  private afterHeader(header: { name: string; parens: boolean }, command: string, all: readonly string[]): void {
-    if (all.length === 0 && command.trim() === '') {
-      this.header = { name: header.name, parens: false };
-      return;
+  /** After `f` come `()`, which the reading cuts as a subshell around an empty command, then the body. */
+  private afterHeader(header: Header, step: Step, all: readonly string[]): void {
+    const blank = typeof step !== 'string' && all.length === 0 && step.command.trim() === '';
+    if (step === 'open' && (header.stage === 'name' || header.stage === 'function')) header.stage = 'inParens';
+    else if (step === 'close' && header.stage === 'inParens') header.stage = 'body';
+    else if (step === 'open' && header.stage === 'body') {
+      this.header = null;
+      this.open = { name: header.name, steps: [step], depth: 1, parens: true };
+    } else if (blank && header.stage !== 'name') return;
+    // `function f ( … )`: what follows its `(` is a body in parentheses, not `()`.
+    else if (header.stage === 'inParens' && header.function) {
+      this.header = null;
+      this.open = { name: header.name, steps: ['open', step], depth: 1, parens: true };
+    } else {
+      this.header = null;
+      if (all[0] === '{' && header.stage !== 'name' && header.stage !== 'inParens') this.open = { name: header.name, steps: [step], depth: 1, parens: false };
+      else this.read(step, all);
     }
-    this.header = null;
-    if (all[0] === '{' && !header.parens) this.open = { name: header.name, commands: [command], depth: 1 };
-    else this.read(command, all);
   }
 
-  private extend(open: OpenBody, command: string, all: readonly string[]): void {
-    open.commands.push(command);
-    if (all[0] === '{') open.depth++;
-    else if (all[0] === '}') open.depth--;
+  private extend(open: OpenBody, step: Step, all: readonly string[]): void {
+    open.steps.push(step);
+    if (open.parens ? step === 'open' : all[0] === '{') open.depth++;
+    else if (open.parens ? step === 'close' : all[0] === '}') open.depth--;
     if (open.depth > 0) return;
-    this.bodies.set(open.name, open.commands);
+    this.bodies.set(open.name, open.steps);
     this.open = null;
   }
 }

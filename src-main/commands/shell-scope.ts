@@ -1,6 +1,8 @@
 import { posix } from 'node:path';
 import { LineFunctions } from './line-functions';
+import { expandParameters } from './parameter-expansion';
 import { afterShift, isComputed, type Positionals, positionalValue, setByCommand } from './positionals';
+import { ScopedMap } from './scoped-map';
 import { printfAssignment } from './written-text';
 
 /**
@@ -14,20 +16,48 @@ export const SHELL_KEYWORDS = new Set(['if', 'then', 'elif', 'else', 'while', 'u
 /** What one shell knows as it reads its text: where it is, its variables and parameters, its functions. */
 export interface Shell {
   cwd: string | null;
-  variables: Map<string, string>;
+  variables: ScopedMap<string>;
   positionals: Positionals | null;
-  /** The folders pushd left, for popd to go back to. */
-  pushed: Array<string | null>;
+  /** The folders pushd left, for popd to go back to, the last first. */
+  pushed: Pushed;
   functions: LineFunctions;
   /** The aliases defined (`alias x='…'`): their text is read in place of their name. */
-  aliases: Map<string, string>;
+  aliases: ScopedMap<string>;
   /** The functions and aliases being read, outermost first (`function:f`, `alias:ls`). */
   calls: readonly string[];
 }
 
 /** A shell that has learnt nothing yet, in `cwd`, given `positionals` ($1…) if any. */
 export function newShell(cwd: string | null, positionals: Positionals | null = null): Shell {
-  return { cwd, variables: new Map(), positionals, pushed: [], functions: new LineFunctions(), aliases: new Map(), calls: [] };
+  return { cwd, variables: new ScopedMap(), positionals, pushed: null, functions: new LineFunctions(), aliases: new ScopedMap(), calls: [] };
+}
+
+/** A stack of folders that is never changed, only added to: a subshell keeps the one it started with at no cost. */
+export type Pushed = { readonly folder: string | null; readonly below: Pushed } | null;
+
+/** What a shell knows when a subshell starts, to go back to at its end. */
+export interface Snapshot {
+  cwd: string | null;
+  positionals: Positionals | null;
+  pushed: Pushed;
+  variables: number;
+  aliases: number;
+  functions: number;
+}
+
+export function snapshotOf(shell: Shell): Snapshot {
+  const { cwd, positionals, pushed } = shell;
+  return { cwd, positionals, pushed, variables: shell.variables.mark(), aliases: shell.aliases.mark(), functions: shell.functions.mark() };
+}
+
+/** Takes the shell back to `snapshot`: a subshell's folder, variables, parameters, aliases and functions end with it. */
+export function restore(shell: Shell, snapshot: Snapshot): void {
+  shell.cwd = snapshot.cwd;
+  shell.positionals = snapshot.positionals;
+  shell.pushed = snapshot.pushed;
+  shell.variables.rollback(snapshot.variables);
+  shell.aliases.rollback(snapshot.aliases);
+  shell.functions.rollback(snapshot.functions);
 }
 
 /**
@@ -58,25 +88,22 @@ export function learn(all: readonly string[], shell: Shell, mayNotRun = false): 
 }
 
 /**
- * A variable's use: `$NAME` or `${NAME}`, and a positional parameter's: `$1`, `${10}`, `$@`, `$*`.
- * 1 or 2: the name.
- */
-const VARIABLE = /\$(?:\{([A-Za-z_]\w*|\d+|[@*])\}|([A-Za-z_]\w*|[0-9@*]))/g;
-
-/**
  * `word` with the variables and positional parameters set earlier in the text given their values, $PWD
- * the folder it runs in when known, and $USER or $LOGNAME the name home is under (`/home/$USER` is home).
+ * the folder it runs in when known, and $USER or $LOGNAME the name home is under (`/home/$USER` is home);
+ * with a default or an alternate (`${X:-/}`), each value it may have. `assign` learns what `${X:=…}` sets.
  */
-export function withVariables(word: string, shell: Shell, home: string): string {
-  if (!word.includes('$')) return word;
-  return word.replace(VARIABLE, (use, braced: string | undefined, bare: string | undefined) => {
-    const name = braced ?? bare ?? '';
-    // $0, the shell's name (`sh -c '…' NAME`), is kept with the variables: a call does not change it.
-    const known = /^[1-9@*]/.test(name) ? positionalValue(name, shell.positionals) : shell.variables.get(name);
-    if (known !== undefined) return known;
-    if (name === 'PWD' && shell.cwd !== null) return shell.cwd;
-    return name === 'USER' || name === 'LOGNAME' ? posix.basename(home) : use;
-  });
+export function withVariables(word: string, shell: Shell, home: string, assign?: (name: string, value: string) => void): string {
+  return expandParameters(
+    word,
+    (name) => {
+      // $0, the shell's name (`sh -c '…' NAME`), is kept with the variables: a call does not change it.
+      const known = /^[1-9@*]/.test(name) ? positionalValue(name, shell.positionals) : shell.variables.get(name);
+      if (known !== undefined) return known;
+      if (name === 'PWD' && shell.cwd !== null) return shell.cwd;
+      return name === 'USER' || name === 'LOGNAME' ? posix.basename(home) : undefined;
+    },
+    assign,
+  );
 }
 
 /** A word that is all the positional parameters, one word each: `$@`, `${@}`, `$*` (quoted or not). */
@@ -93,7 +120,7 @@ export function expandedWords(written: readonly string[], shell: Shell, home: st
   const size = known === null ? 0 : known.reduce((sum, word) => sum + word.length + 1, 0);
   const out: string[] = [];
   for (const word of written) {
-    if (known === null || !ALL_POSITIONALS.test(word)) out.push(withVariables(word, shell, home));
+    if (known === null || !ALL_POSITIONALS.test(word)) out.push(withVariables(word, shell, home, (name, value) => shell.variables.set(name, value)));
     else if (!afford(size)) return null;
     else for (const value of known) out.push(value);
   }
@@ -106,10 +133,11 @@ export function expandedWords(written: readonly string[], shell: Shell, home: st
  * set before is not taken for it. An assignment before a program (`d=/ rm -rf $d`) sets it for that
  * program only, after its words are expanded.
  */
-function assign(all: readonly string[], variables: Map<string, string>, perhaps: boolean): void {
+function assign(all: readonly string[], variables: ScopedMap<string>, perhaps: boolean): void {
   // `for d in / ~`: the loop's variable takes each word, given as braces (`{/,~}`) that make each of them.
   if (all[0] === 'for' && all[2] === 'in' && /^[A-Za-z_]\w*$/.test(all[1] ?? '')) {
-    const known = all.slice(3).filter((word) => !/[,{}`]/.test(word) && !isComputed(word));
+    // A word of braces (`{a,b}`, `${X:-/}` not known) makes each of its words: all are kept, nested.
+    const known = all.slice(3).filter((word) => !isComputed(word));
     if (known.length === 0) variables.delete(all[1] as string);
     else variables.set(all[1] as string, known.length === 1 ? (known[0] as string) : `{${known.join(',')}}`);
     return;
@@ -132,7 +160,7 @@ function assign(all: readonly string[], variables: Map<string, string>, perhaps:
  * a variable known before holds either value, given as the braces that make each (`{/,/tmp}`); a
  * value computed as it runs leaves it as it was, which it may still be.
  */
-function setOrKeep(variables: Map<string, string>, name: string, value: string): void {
+function setOrKeep(variables: ScopedMap<string>, name: string, value: string): void {
   const before = variables.get(name);
   if (before === undefined) return setOrForget(variables, name, value);
   if (isComputed(value) || before === value) return;
@@ -141,7 +169,7 @@ function setOrKeep(variables: Map<string, string>, name: string, value: string):
 }
 
 /** Sets a variable to `value`, or forgets it when the value is computed as it runs. */
-function setOrForget(variables: Map<string, string>, name: string, value: string): void {
+function setOrForget(variables: ScopedMap<string>, name: string, value: string): void {
   if (isComputed(value)) variables.delete(name);
   else variables.set(name, value);
 }

@@ -1,4 +1,5 @@
 import { splitArgs } from '../device/split-args';
+import { type Op, type Piece, type Step, stepsOf } from './shell-steps';
 
 /**
  * Shell text read as a shell reads it, for the never-run rule (whole-tree.ts): cut into simple
@@ -9,15 +10,20 @@ import { splitArgs } from '../device/split-args';
 const SEPARATORS = new Set(['\n', '\r', ';', '&', '|', '(', ')', '`']);
 
 /**
- * Shell text cut into the simple commands it runs, at separators outside quotes: a quoted argument
- * (`grep "rm -rf /|mkfs"`) is one word, which only a shell given it as a script reads as commands. What
- * runs inside double quotes, `$(…)` and backquotes, comes after as commands of its own.
+ * Shell text cut into the simple commands it runs, at separators outside quotes, in the order it runs
+ * them with where each subshell starts and ends (shell-steps.ts): a quoted argument (`grep "rm -rf
+ * /|mkfs"`) is one word, which only a shell given it as a script reads as commands. What runs inside
+ * double quotes, `$(…)` and backquotes, comes just before the command it is in, in a subshell.
  */
-export function simpleCommands(text: string): string[] {
-  const commands: string[] = [];
-  const substituted: string[] = [];
+export function shellSteps(text: string): Step[] {
+  const pieces: Piece[] = [];
+  let substituted: Step[] = [];
   let quote: string | null = null;
   let start = 0;
+  const cut = (end: number, op: Op) => {
+    pieces.push({ text: text.slice(start, end), op, before: substituted });
+    substituted = [];
+  };
   /** The here-documents opened on the line being read (`<<EOF`, `<<-'END'`): their bodies follow it. */
   const hereDocs: Array<{ word: string; tabs: boolean }> = [];
   for (let i = 0; i < text.length; i++) {
@@ -30,16 +36,19 @@ export function simpleCommands(text: string): string[] {
     } else if (char === '\n' && hereDocs.length > 0) {
       // A body is text, not shell: its apostrophes open no quote. Its lines are read as the words
       // they hold, cut at every separator, since an unquoted one runs what it has in $(…).
-      commands.push(text.slice(start, i));
+      cut(i, ';');
       const bodyEnd = endOfHereDocs(text, i + 1, hereDocs.splice(0));
-      commands.push(...text.slice(i + 1, bodyEnd).split(/[\n\r;&|()`]/));
+      const lines = text.slice(i + 1, bodyEnd).split(/[\n\r;&|()`]/).map((command) => ({ command }));
+      pieces.push({ text: '', op: ';', before: lines });
       i = bodyEnd;
       start = i + 1;
     } else if (quote === '"' && (char === '`' || text.startsWith('$(', i))) {
       const open = char === '`' ? i + 1 : i + 2;
       const close = char === '`' ? text.indexOf('`', open) : closingParen(text, open);
       // Shell text of its own: cut at its separators too (`"$(rm -rf /;true)"`).
-      substituted.push(...simpleCommands(text.slice(open, close === -1 ? text.length : close)));
+      substituted.push('open');
+      for (const step of shellSteps(text.slice(open, close === -1 ? text.length : close))) substituted.push(step);
+      substituted.push('close');
       i = close === -1 ? text.length : close;
     } else if (quote !== null) quote = char === quote.at(-1) ? null : quote;
     else if (char === '"' || char === "'") quote = char;
@@ -50,18 +59,36 @@ export function simpleCommands(text: string): string[] {
     }
     // A comment runs to the end of its line: an apostrophe in it (`# don't`) opens no quote.
     else if (char === '#' && (i === start || /\s/.test(text[i - 1] as string))) {
-      commands.push(text.slice(start, i));
+      cut(i, ';');
       const end = text.indexOf('\n', i);
       i = end === -1 ? text.length : end;
       start = i + 1;
     } else if (SEPARATORS.has(char)) {
-      commands.push(text.slice(start, i));
+      const op = separatorAt(text, i);
+      cut(i, op);
+      // The second character of `&&`, `||`, `;;`, `|&` is read with the first: no piece between them.
+      if (/^(?:&&|\|\||;;&?|;&|\|&)/.test(text.slice(i, i + 3))) i += /^;;&/.test(text.slice(i, i + 3)) ? 2 : 1;
       start = i + 1;
     }
   }
   // A quote that never closes (an apostrophe in typed prose) is no shell's: the text is cut at every separator.
-  if (quote !== null) return text.split(/[\n\r;&|()`]/);
-  return [...commands, text.slice(start), ...substituted];
+  if (quote !== null) return text.split(/[\n\r;&|()`]/).map((command) => ({ command }));
+  cut(text.length, '');
+  return stepsOf(pieces);
+}
+
+/** What the separator at `at` does: `&&` and `||` run the next command in the same shell, as `;` does. */
+function separatorAt(text: string, at: number): Op {
+  const char = text[at] as string;
+  const next = text[at + 1];
+  if (char === '&') {
+    if (next === '&') return ';';
+    // `2>&1`, `<&0`, `&> f`: a redirection, which the reading cuts at its & but which ends no command.
+    return next === '>' || /[<>]/.test(text[at - 1] ?? '') ? 'glue' : '&';
+  }
+  if (char === '|') return next === '|' ? ';' : '|';
+  if (char === ';') return next === ';' || next === '&' ? ';;' : ';';
+  return char === '(' || char === ')' || char === '`' ? char : ';';
 }
 
 /** `<<WORD`, `<< 'WORD'`, `<<-"WORD"` (not `<<<`, a here-string): 1 the dash, 3 the word. */

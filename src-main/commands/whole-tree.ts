@@ -3,9 +3,12 @@ import { posix } from 'node:path';
 import { braceWords } from './brace-words';
 import { envFolder, withEnvSplit } from './env-split';
 import { type Positionals, positionalsOf } from './positionals';
+import { globMatches, globParts } from './tree-glob';
 import { isRemoteShell, remoteCommands } from './remote-shells';
-import { expandedWords, learn, newShell, type Shell, SHELL_KEYWORDS, withVariables } from './shell-scope';
-import { blankQuoted, programOf, simpleCommands, words } from './shell-text';
+import { UNKNOWN } from './parameter-expansion';
+import { expandedWords, learn, newShell, restore, type Shell, SHELL_KEYWORDS, type Snapshot, snapshotOf, withVariables } from './shell-scope';
+import type { Step } from './shell-steps';
+import { blankQuoted, programOf, shellSteps, words } from './shell-text';
 import { findListed, findTarget, mvTarget, rsyncTarget, TREE_PROGRAMS } from './tree-operations';
 import { type ScriptRun, WrittenScripts } from './written-scripts';
 import { writtenText } from './written-text';
@@ -21,7 +24,9 @@ import { writtenText } from './written-text';
  * is the command `ssh host '…'` (rsh, mosh…) has the other machine's shell run (from that machine's
  * home), and a shell command's relative operands from its folder: `rm -rf *` run in home takes home.
  * A variable set earlier in the text is read with its value (`d=/; rm -rf "$d"`), `$PWD` as that folder,
- * and so are the positional parameters `set -- /` gives; a function defined on the line is read at each
+ * one with a default as either (`${X:-/}`: X may be unset), and so are the positional parameters `set
+ * -- /` gives. What a subshell sets (`( … )`, `$( … )`, each command of a pipeline, one run in the
+ * background) ends with it: `(cd /tmp/x); rm -rf *` runs in home. A function defined on the line is read at each
  * call with its arguments as $1… (`f(){ rm -rf "$1"; }; f /`), an alias where a command starts with it,
  * env's split string (`env -S '…'`) as the words it runs, and what echo or printf writes to a file the
  * line then runs, or to a shell's start-up file.
@@ -91,52 +96,6 @@ export function isWholeTree(operand: string, home = homedir()): boolean {
   });
 }
 
-/** A glob's parts: `*` (any run within one segment), `?` (one character but /), or a test of one character (a class, or itself). */
-type GlobPart = '*' | ((char: string) => boolean);
-
-/** A glob in parts, in any case: `[…]` a class (`[!…]` negated) of single characters and ranges. */
-function globParts(glob: string): GlobPart[] {
-  const parts: GlobPart[] = [];
-  // Past the last `]`, a `[` is itself: no search for one (many `[` would make it quadratic).
-  const lastClose = glob.lastIndexOf(']');
-  for (let i = 0; i < glob.length; i++) {
-    const char = (glob[i] as string).toLowerCase();
-    const close = char === '[' && i + 2 <= lastClose ? glob.indexOf(']', i + 2) : -1;
-    // A run of `*` matches what one does: kept as one, however long the run.
-    if (char === '*') {
-      if (parts.at(-1) !== '*') parts.push('*');
-    }
-    else if (char === '?') parts.push((next) => next !== '/');
-    else if (close !== -1) {
-      const body = glob.slice(i + 1, close).toLowerCase();
-      const negated = /^[!^]/.test(body);
-      const ranges = [...(negated ? body.slice(1) : body).matchAll(/(.)(?:-(.))?/gs)].map((range) => [range[1] ?? '', range[2] ?? range[1] ?? '']);
-      parts.push((next) => next !== '/' && ranges.some(([low = '', high = '']) => next >= low && next <= high) !== negated);
-      i = close;
-    } else parts.push((next) => next === char);
-  }
-  return parts;
-}
-
-/** Whether `path` matches the glob's parts, in time linear in each (no backtracking, however many `*`). */
-function globMatches(parts: readonly GlobPart[], path: string): boolean {
-  const subject = path.toLowerCase();
-  // Each part but `*` takes one character: a glob of more such parts than the path has characters cannot match.
-  if (parts.filter((part) => part !== '*').length > subject.length) return false;
-  // matched[j]: the parts read so far match the first j characters.
-  let matched = Array.from({ length: subject.length + 1 }, (_, j) => j === 0);
-  for (const part of parts) {
-    const next = Array.from({ length: subject.length + 1 }, () => false);
-    for (let j = 0; j <= subject.length; j++) {
-      const char = subject[j - 1] ?? '';
-      if (part === '*') next[j] = matched[j] === true || (j > 0 && next[j - 1] === true && char !== '/');
-      else next[j] = j > 0 && matched[j - 1] === true && part(char);
-    }
-    matched = next;
-  }
-  return matched[subject.length] === true;
-}
-
 /**
  * The first simple command in `text` that removes, recursively hands over or re-permissions a whole
  * tree, as `program operand` (for the reason shown), or null. `cwd`: the folder the text runs in, as
@@ -178,9 +137,9 @@ function treeCommandInText(text: string, reading: Reading, cwd: string | null, d
   return treeCommandInCommands(commandsOf(text), pipesOf(text), shell, reading, depth);
 }
 
-/** The simple commands of `text`; a backslash at the end of a line continues the command on the next one. */
-function commandsOf(text: string): string[] {
-  return simpleCommands(text.replace(/\\\r?\n/g, ''));
+/** The steps of `text`; a backslash at the end of a line continues the command on the next one. */
+function commandsOf(text: string): Step[] {
+  return shellSteps(text.replace(/\\\r?\n/g, ''));
 }
 
 function pipesOf(text: string): Pipes {
@@ -189,27 +148,37 @@ function pipesOf(text: string): Pipes {
   return { shell: PIPED_INTO_SHELL.exec(unquoted)?.[1], xargs: PIPED_INTO_XARGS.test(unquoted), tee: PIPED_INTO_TEE.test(unquoted) };
 }
 
-function treeCommandInCommands(commands: readonly string[], pipes: Pipes, shell: Shell, reading: Reading, depth: number): string | null {
+function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shell, reading: Reading, depth: number): string | null {
   const { home } = reading;
   /** What the command before wrote, when the text pipes into xargs: xargs adds it to its program's words. */
   let fed: string[] = [];
-  for (const command of commands) {
+  /** What the shell knew as each subshell open started: what one sets ends with it. */
+  const subshells: Snapshot[] = [];
+  for (const step of steps) {
+    if (step === 'open') subshells.push(snapshotOf(shell));
+    else if (step === 'close') {
+      const before = subshells.pop();
+      if (before !== undefined) restore(shell, before);
+    }
+    if (typeof step === 'string') {
+      shell.functions.read(step, []);
+      continue;
+    }
+    const { command } = step;
     const { all: written, cut } = words(command);
     // "$@" makes a word of each parameter: a text that uses it over and over is read within the budget too.
     const expanded = expandedWords(written, shell, home, (characters) => spend(characters, reading));
     if (expanded === null) return '"$@" (expanded too often to be read)';
     const all = withEnvSplit(expanded);
-    shell.functions.read(command, all);
+    shell.functions.read(step, all);
     // A command of a body being defined runs only if called: what it sets may never be set.
     if (!cut) learn(all, shell, shell.functions.defining);
     const name = all.findIndex((word) => !SHELL_KEYWORDS.has(word) && word !== 'builtin' && word !== 'command');
     const program = name === -1 ? '' : programOf(all[name] as string);
     // Words only guessed (a quote that never closes): where a cd among them went cannot be told.
     if (cut) shell.cwd = null;
-    else if (program === 'cd' || program === 'pushd') {
-      if (program === 'pushd') shell.pushed.push(shell.cwd);
-      shell.cwd = afterCd(all.slice(name + 1), shell.cwd, home);
-    } else if (program === 'popd') shell.cwd = shell.pushed.length > 0 ? (shell.pushed.pop() ?? null) : null;
+    // A cd in a body being defined moves the shell only when the function is called.
+    else if (!shell.functions.defining) move(program, all.slice(name + 1), shell, home);
     const runs = reading.scripts.read(command, all, (word) => withVariables(word, shell, home), { shell: pipes.shell !== undefined, tee: pipes.tee });
     // `env -C dir` runs its program there, the shell staying where it is.
     const chdir = envFolder(all);
@@ -230,6 +199,9 @@ function treeCommandInCommands(commands: readonly string[], pipes: Pipes, shell:
     if (found) return found;
     fed = pipes.xargs ? writtenWords(all) : [];
   }
+  // A subshell never closed (`(cd x`, a syntax error) leaves nothing set either.
+  const outermost = subshells[0];
+  if (outermost !== undefined) restore(shell, outermost);
   return null;
 }
 
@@ -263,7 +235,7 @@ function calledTreeCommand(all: readonly string[], pipes: Pipes, shell: Shell, r
   // The body runs in the caller's shell: it shares its variables and folder stack, and where its cd
   // goes the caller is after the call (`up(){ cd ..; }; up; rm -rf *`).
   const called: Shell = { ...shell, positionals: positionalsOf(all.slice(at + 1)), functions: shell.functions.forCall(), calls: [...shell.calls, call] };
-  const length = body.reduce((sum, command) => sum + command.length + 1, 0);
+  const length = body.reduce((sum, step) => sum + (typeof step === 'string' ? 1 : step.command.length + 1), 0);
   return readAgain(length, name, reading, () => {
     const found = treeCommandInCommands(body, pipes, called, reading, depth + 1);
     shell.cwd = called.cwd;
@@ -284,9 +256,9 @@ function aliasedTreeCommand(all: readonly string[], shell: Shell, reading: Readi
   // commands, does not expand aliases, so what the text sets (`alias x='d=/tmp/x'; x`) may never be set.
   const aliased: Shell = {
     ...shell,
-    variables: new Map(shell.variables),
-    aliases: new Map(shell.aliases),
-    pushed: [],
+    variables: shell.variables.copy(),
+    aliases: shell.aliases.copy(),
+    pushed: null,
     functions: shell.functions.apart(),
     calls: [...shell.calls, expanding],
   };
@@ -305,9 +277,8 @@ function evaluatedTreeCommand(all: readonly string[], shell: Shell, reading: Rea
   if (at === -1 || text.trim() === '') return null;
   const evaluated: Shell = {
     ...shell,
-    variables: new Map(shell.variables),
-    aliases: new Map(shell.aliases),
-    pushed: [...shell.pushed],
+    variables: shell.variables.copy(),
+    aliases: shell.aliases.copy(),
     functions: shell.functions.apart(),
   };
   return readAgain(text.length, 'eval', reading, () => treeCommandInCommands(commandsOf(text), pipesOf(text), evaluated, reading, depth + 1));
@@ -329,10 +300,21 @@ function ranTreeCommand(runs: readonly ScriptRun[], shell: Shell, reading: Readi
  */
 function folderOf(dir: string, base: string | null, home: string): string | null {
   const expanded = withHome(dir, home);
-  // A loop's variable (`{a,b}`) is several folders.
-  if (/[$`]|\{[^}]*,/.test(expanded)) return null;
+  // A loop's variable (`{a,b}`) is several folders; a value not known (`‹X›`) is none that can be told.
+  if (/[$`]|\{[^}]*,/.test(expanded) || UNKNOWN.test(expanded)) return null;
   if (expanded.startsWith('/')) return posix.normalize(expanded);
   return base === null ? null : posix.join(base, expanded);
+}
+
+/** Where `cd`, `pushd` or `popd` (`program`, given `args`) takes the shell; another program leaves it. */
+function move(program: string, args: readonly string[], shell: Shell, home: string): void {
+  if (program === 'cd' || program === 'pushd') {
+    if (program === 'pushd') shell.pushed = { folder: shell.cwd, below: shell.pushed };
+    shell.cwd = afterCd(args, shell.cwd, home);
+  } else if (program === 'popd') {
+    shell.cwd = shell.pushed === null ? null : shell.pushed.folder;
+    shell.pushed = shell.pushed?.below ?? null;
+  }
 }
 
 /** Where `cd` or `pushd` leaves the shell: home without a folder; null when it cannot be told (`cd -`, `cd "$DIR"`). */
@@ -432,8 +414,10 @@ const OTHER_PROGRAMS: ReadonlyArray<readonly [string, (args: readonly string[], 
 /** `program operand` when the command's words remove or recursively re-own a whole tree, else null. */
 function treeCommand(all: readonly string[], home: string, localCwd: string | null): string | null {
   // An empty operand (`rm -rf ""`, `"$1"` of a call given none) names no file.
+  // Each word braces make is read from the folder (`{‹X›,*}`, a default not known, is `*` too).
   const takesWhole = (cwd: string | null) => (operand: string) =>
-    operand !== '' && isWholeTree((cwd === null ? null : folderOf(operand, cwd, home)) ?? operand, home);
+    operand !== '' &&
+    (braceWords(operand) ?? [operand]).some((word) => word !== '' && isWholeTree((cwd === null ? null : folderOf(word, cwd, home)) ?? word, home));
   for (const [name, target] of OTHER_PROGRAMS) {
     const at = all.findIndex((word) => programOf(word) === name);
     const found = at === -1 ? undefined : target(all.slice(at + 1), takesWhole(folderFor(all, at, localCwd)));

@@ -774,4 +774,148 @@ describe('wholeTreeCommand', () => {
     expect(inFolder("echo 'rm -rf *' > x.sh; cd / && bash x.sh", '/tmp')).toBe('deny'); // run where the line has gone
     expect(inFolder("echo 'rm -rf *' > x.sh; bash x.sh", '/tmp/build')).not.toBe('deny');
   });
+
+  describe('subshells', () => {
+    const HOME_U = '/home/u';
+    const atHome = (text: string) => wholeTreeCommand(text, HOME_U, HOME_U);
+
+    it('does not carry a cd, a variable, a function, an alias or parameters out of a subshell', () => {
+      expect(atHome('(cd /tmp/x); rm -rf *')).toBe('rm *');
+      expect(atHome('(cd /tmp/x) && rm -rf *')).toBe('rm *');
+      expect(atHome('x=$(cd /tmp/x; pwd); rm -rf *')).toBe('rm *'); // a substitution is a subshell
+      expect(atHome('echo "$(cd /tmp/x)"; rm -rf *')).toBe('rm *');
+      expect(atHome('echo "$(rm -rf *)"; cd /tmp/x')).toBe('rm *'); // run before the commands after it
+      expect(atHome('echo `cd /tmp/x`; rm -rf *')).toBe('rm *');
+      expect(atHome('((cd /tmp/x)); rm -rf *')).toBe('rm *');
+      expect(atHome('d=/; (d=/tmp/x); rm -rf "$d"')).toBe('rm /');
+      expect(atHome('f(){ rm -rf "$1"; }; (f(){ :; }); f /')).toBe('rm /');
+      expect(atHome("alias x='rm -rf'; (alias x=ls); x /")).toBe('rm /');
+      expect(atHome('set -- /; (set -- /tmp/x); rm -rf "$1"')).toBe('rm /');
+      expect(atHome('(pushd /tmp/x); rm -rf *')).toBe('rm *');
+      // A subshell left open (a syntax error) leaves nothing set either.
+      expect(atHome('(cd /tmp/x; rm -rf build')).toBeNull();
+    });
+
+    it('runs each command of a pipeline and one in the background in a subshell of its own', () => {
+      expect(atHome('cd /tmp/x | true; rm -rf *')).toBe('rm *');
+      expect(atHome('true | cd /tmp/x; rm -rf *')).toBe('rm *');
+      expect(atHome('cd /tmp/x |& cat; rm -rf *')).toBe('rm *');
+      expect(atHome('cd /tmp/x & rm -rf *')).toBe('rm *');
+      expect(atHome('cd /tmp/x 2>&1 & rm -rf *')).toBe('rm *');
+      expect(atHome('{ cd /tmp/x; } | true; rm -rf *')).toBe('rm *');
+      expect(atHome('{ cd /tmp/x; } & rm -rf *')).toBe('rm *');
+      expect(atHome('true | { cd /tmp/x; }; rm -rf *')).toBe('rm *');
+      expect(atHome('if true; then cd /tmp/x; fi | cat; rm -rf *')).toBe('rm *');
+      expect(atHome('d=/; d=/tmp/x | true; rm -rf "$d"')).toBe('rm /');
+    });
+
+    it('reads a function whose body is a subshell at each call, and leaves its cd in it', () => {
+      expect(atHome('f() ( rm -rf "$1" ); f /')).toBe('rm /');
+      expect(atHome('f()(rm -rf "$1"); f ~')).toBe('rm ~');
+      expect(atHome('function f ( rm -rf "$1" ); f /')).toBe('rm /');
+      expect(atHome('f() ( cd /tmp/x ); f; rm -rf *')).toBe('rm *');
+      expect(atHome('f() { cd /tmp/x; }; rm -rf *')).toBe('rm *'); // defined, never called
+      expect(atHome('f() ( rm -rf "$1" ); f /tmp/build')).toBeNull();
+    });
+
+    it('reads a case branch, whose pattern ends in ), as no subshell', () => {
+      expect(atHome('(case a in a) cd /tmp/x;; esac); rm -rf *')).toBe('rm *');
+      expect(atHome('case a in (a|b) cd /tmp/x;; esac; rm -rf *')).toBeNull();
+      expect(atHome('case a in a) true;; *) cd /tmp/x;; esac; rm -rf *')).toBeNull();
+    });
+
+    it('still reads what was set before a subshell inside it, and groups and && as the same shell', () => {
+      expect(atHome('cd /tmp/x; (rm -rf *)')).toBeNull();
+      expect(atHome('(cd /tmp/x && rm -rf *)')).toBeNull();
+      expect(atHome('(cd /tmp/x; rm -rf *)')).toBeNull();
+      expect(atHome('cd /tmp/x && rm -rf *')).toBeNull();
+      expect(atHome('{ cd /tmp/x; }; rm -rf *')).toBeNull();
+      expect(atHome('mkdir -p build && cd build && rm -rf *')).toBeNull();
+      expect(atHome('cd /tmp/x || exit 1; rm -rf *')).toBeNull();
+      expect(atHome('cd /tmp/x; ls | grep a; rm -rf *')).toBeNull();
+      expect(atHome('cd /tmp/x 2>&1; rm -rf *')).toBeNull();
+      expect(atHome('d=/; (rm -rf "$d")')).toBe('rm /');
+      expect(atHome('f(){ rm -rf "$1"; }; (f /)')).toBe('rm /');
+      expect(atHome('rm -rf "$1"')).toBeNull();
+      expect(atHome('cleanup(){ rm -rf "$1"; }; cleanup /tmp/build')).toBeNull();
+    });
+
+    it('reads 20,000 subshells, nested or one after another, in linear time', () => {
+      const started = performance.now();
+      expect(atHome(`${'('.repeat(20_000)}cd /tmp/x${')'.repeat(20_000)}; rm -rf *`)).toBe('rm *');
+      expect(atHome(`${'(cd /tmp/x); '.repeat(20_000)}rm -rf *`)).toBe('rm *');
+      expect(atHome(`cd /tmp/x; ${'(cd /; f(){ :; }); '.repeat(10_000)}rm -rf *`)).toBeNull();
+      expect(atHome(`${'cd /tmp/x | '.repeat(20_000)}true; rm -rf *`)).toBe('rm *');
+      expect(atHome(`${'{ '.repeat(20_000)}cd /tmp/x;${' }'.repeat(20_000)} | true; rm -rf *`)).toBe('rm *');
+      expect(performance.now() - started).toBeLessThan(5_000);
+    });
+  });
+
+  describe('defaults and alternates (${X:-…})', () => {
+    const HOME_U = '/home/u';
+    const atHome = (text: string) => wholeTreeCommand(text, HOME_U, HOME_U);
+
+    it('reads a default that may be used as a target: the variable may be unset', () => {
+      expect(atHome('rm -rf "${X:-/}"')).toBe('rm {\u2039X\u203a,/}');
+      expect(atHome('rm -rf ${X:-~}')).toMatch(/^rm /);
+      expect(atHome('rm -rf "${X:=/}"')).toMatch(/^rm /);
+      expect(atHome('rm -rf "${X-/}"')).toMatch(/^rm /);
+      expect(atHome('rm -rf "${X=/usr}"')).toMatch(/^rm /);
+      expect(atHome('rm -rf "${X:-${Y:-/}}"')).toMatch(/^rm /);
+      expect(atHome('rm -rf "${X:-*}"')).toMatch(/^rm /); // * in home
+      expect(atHome('rm -rf "${X:-/}"/*')).toMatch(/^rm /);
+      expect(atHome('rm -rf "${1:-/}"')).toMatch(/^rm /);
+      expect(atHome('rm -rf "${@:-/}"')).toMatch(/^rm /);
+    });
+
+    it('reads an alternate, used when the variable is set', () => {
+      expect(atHome('rm -rf ${X:+/}')).toMatch(/^rm /);
+      expect(atHome('rm -rf ${X+/}')).toMatch(/^rm /);
+      expect(atHome('X=; rm -rf ${X+/}')).toBe('rm /'); // set, if empty
+      expect(atHome('X=; rm -rf ${X:+/}')).toBeNull();
+      expect(atHome('X=/tmp/b; rm -rf ${X:+~}')).toBe('rm ~');
+    });
+
+    it('carries a default through assignments, loops, calls and set --', () => {
+      expect(atHome('d=${X:-/}; rm -rf "$d"')).toMatch(/^rm /);
+      expect(atHome('d="${X:-${Y:-/}}"; rm -rf "$d"')).toMatch(/^rm /);
+      expect(atHome('f(){ rm -rf "${1:-/}"; }; f')).toMatch(/^rm /);
+      expect(atHome('f(){ rm -rf "$1"; }; f "${X:-/}"')).toMatch(/^rm /);
+      expect(atHome('for d in "${X:-/}"; do rm -rf "$d"; done')).toMatch(/^rm /);
+      expect(atHome('set -- "${X:-/}"; rm -rf "$1"')).toMatch(/^rm /);
+      expect(atHome(': "${X:=/}"; rm -rf "$X"')).toMatch(/^rm /);
+      expect(atHome('cd "${X:-/}" && rm -rf *')).toBeNull(); // a folder not known: relative targets are not read
+    });
+
+    it('reads a default with what the line set: empty takes it with :, set takes the value', () => {
+      expect(atHome('X=/tmp/b; rm -rf "${X:-/}"')).toBeNull();
+      expect(atHome('X=; rm -rf "${X:-/}"')).toBe('rm /');
+      expect(atHome('X=; rm -rf "${X-/}"')).toBeNull(); // set, if empty: no default
+      expect(atHome('X=; rm -rf "${X:=/}"; rm -rf "$X"')).toBe('rm /');
+      expect(atHome('X=/tmp/b; if true; then X=; fi; rm -rf "${X:-/}"')).toBe('rm {/tmp/b,/}');
+      expect(atHome('rm -rf "${X:?}"')).toBeNull();
+      expect(atHome('X=/; rm -rf "${X:?}"')).toBe('rm /');
+    });
+
+    it('lets through defaults that are no whole tree', () => {
+      expect(atHome('rm -rf "${X:-build}"')).toBeNull();
+      expect(atHome('rm -rf "${X:-/tmp/build}"/*')).toBeNull();
+      expect(atHome('rm -rf "${TMPDIR:-/tmp}/x"')).toBeNull();
+      expect(atHome('rm -rf "${BUILD_DIR:-}/out"')).toBeNull();
+      expect(atHome('rm -rf "${X:-${Y:-dist}}"')).toBeNull();
+      expect(atHome('d=${X:-build}; rm -rf "$d"')).toBeNull();
+      expect(atHome('cleanup(){ rm -rf "${1:-build}"; }; cleanup /tmp/build')).toBeNull();
+      expect(atHome('rm -rf "${X%/*}" "${#X}" "${X/a/b}"')).toBeNull();
+    });
+
+    it('reads a 100 KB line of defaults, nested or not, in linear time', () => {
+      const started = performance.now();
+      expect(atHome(`rm -rf "${'${X:-'.repeat(20_000)}/${'}'.repeat(20_000)}"`)).toMatch(/^rm /);
+      expect(atHome(`echo ${'"${X:-a}" '.repeat(10_000)}`)).toBeNull();
+      expect(atHome(`rm -rf ${'"${X:-a}" '.repeat(10_000)}`)).toBeNull();
+      expect(atHome(`d=/tmp/b; ${'d=${d:-/}; '.repeat(5_000)}rm -rf "$d"`)).toBeNull();
+      expect(atHome(`echo "${'${X:-'.repeat(20_000)}`)).toBeNull(); // never closed
+      expect(performance.now() - started).toBeLessThan(5_000);
+    });
+  });
 });
