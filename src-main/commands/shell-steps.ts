@@ -10,11 +10,11 @@
 export type Step = { readonly command: string } | 'open' | 'close';
 
 /**
- * What ends a piece of text: `;` (a line, `;`, `&&`, `||`), `;;` (the end of a case branch), `|`
+ * What ends a piece of text: `;` (a line, `;`), `and` (`&&`, `||`), `;;` (the end of a case branch), `|`
  * (a pipe), `&` (the background), `glue` (the `&` of a redirection, `2>&1`, which ends no command),
  * a parenthesis, a backquote, or '' (the end of the text).
  */
-export type Op = ';' | ';;' | '|' | '&' | 'glue' | '(' | ')' | '`' | '';
+export type Op = ';' | 'and' | ';;' | '|' | '&' | 'glue' | '(' | ')' | '`' | '';
 
 /** Text between two separators; `before`: commands that run first in a subshell (`"$(…)"` in it, a here-document's lines). */
 export interface Piece {
@@ -28,10 +28,14 @@ const OPENERS = new Set(['{', 'if', 'while', 'until', 'for', 'select', 'case']);
 const CLOSERS = new Set(['}', 'fi', 'done', 'esac']);
 const BEFORE_OPENER = new Set(['!', 'time', 'then', 'do', 'else', 'elif', '{', 'if', 'while', 'until']);
 
-interface Group {
-  /** Where its steps start, for an `open` if the group turns out to run in a subshell. */
+/** A subshell, a group (`{ … }`, `if … fi`, `while … done`, `case … esac`) or the text itself, as it is read. */
+interface Level {
+  kind: 'text' | 'subshell' | 'group';
+  /** Where its steps start, for an `open` if a group turns out to run in a subshell. */
   at: number;
-  /** It is the right side of a pipe. */
+  /** Where the and-or list being read in it starts (`a && b || c`): a `&` after it runs it all in the background. */
+  list: number;
+  /** A group that is the right side of a pipe. */
   piped: boolean;
   /** For a case group: its next `)` ends a pattern, not a subshell. */
   pattern: boolean | null;
@@ -40,23 +44,24 @@ interface Group {
 /** The steps of `pieces`, the text cut at its separators, in order. */
 export function stepsOf(pieces: readonly Piece[]): Step[] {
   const out: Step[] = [];
-  /** Subshell starts to put before the step at an index, for groups found piped only at their end. */
+  /** Subshell starts to put before the step at an index, for what is found to run in one only at its end. */
   const opensAt = new Map<number, number>();
-  const groups: Group[] = [];
-  let parens = 0;
+  const openAt = (at: number) => opensAt.set(at, (opensAt.get(at) ?? 0) + 1);
+  const levels: Level[] = [{ kind: 'text', at: 0, list: 0, piped: false, pattern: null }];
+  const level = () => levels.at(-1) as Level;
   let backquoted = false;
   let before: Op = ';';
   for (let i = 0; i < pieces.length; ) {
     // A redirection's & glues the pieces it cut into one command (`cd x 2>&1 & …` is run in the background whole).
     let end = i;
     while ((pieces[end] as Piece).op === 'glue' && end + 1 < pieces.length) end++;
-    const first = pieces[i] as Piece;
-    const { closers, openers } = leadingWords(first.text);
-    const closed = groups.splice(Math.max(0, groups.length - closers), closers);
-    for (const kind of openers) groups.push({ at: out.length, piped: before === '|', pattern: kind === 'case' ? true : null });
-    const after = effectiveOp((pieces[end] as Piece).op, groups.at(-1));
-    const alone = before === '|' || after === '|' || after === '&';
-    if (alone) out.push('open');
+    const { closers, openers } = leadingWords((pieces[i] as Piece).text);
+    const closed: Level[] = [];
+    for (let n = 0; n < closers && level().kind === 'group'; n++) closed.push(levels.pop() as Level);
+    for (const kind of openers) levels.push({ kind: 'group', at: out.length, list: out.length, piped: before === '|', pattern: kind === 'case' ? true : null });
+    const after = effectiveOp((pieces[end] as Piece).op, level());
+    const piped = before === '|' || after === '|';
+    if (piped) out.push('open');
     for (let at = i; at <= end; at++) {
       const piece = pieces[at] as Piece;
       if (piece.before.length > 0) {
@@ -66,18 +71,24 @@ export function stepsOf(pieces: readonly Piece[]): Step[] {
       }
       out.push({ command: piece.text });
     }
-    if (alone) out.push('close');
+    if (piped) out.push('close');
     for (const group of closed) {
-      if (!group.piped && after !== '|' && after !== '&') continue;
-      opensAt.set(group.at, (opensAt.get(group.at) ?? 0) + 1);
+      if (!group.piped && after !== '|') continue;
+      openAt(group.at);
       out.push('close');
     }
+    if (after === '&') {
+      openAt(level().list);
+      out.push('close');
+    }
+    if (after === ';' || after === '&') level().list = out.length;
     if (after === '(' || (after === '`' && !backquoted)) {
       out.push('open');
-      parens++;
-    } else if ((after === ')' || after === '`') && parens > 0) {
+      levels.push({ kind: 'subshell', at: out.length, list: out.length, piped: false, pattern: null });
+    } else if ((after === ')' || after === '`') && levels.some((open) => open.kind === 'subshell')) {
+      // Groups left open in it (a syntax error) end with it.
+      for (let closing = levels.pop(); closing?.kind !== 'subshell'; closing = levels.pop()) continue;
       out.push('close');
-      parens--;
     }
     if (after === '`') backquoted = !backquoted;
     before = after;
@@ -89,6 +100,8 @@ export function stepsOf(pieces: readonly Piece[]): Step[] {
     for (let n = opensAt.get(at) ?? 0; n > 0; n--) all.push('open');
     all.push(step);
   });
+  // A list that ends the text in the background (`cd x &`) opened at its end.
+  for (let n = opensAt.get(out.length) ?? 0; n > 0; n--) all.push('open');
   return all;
 }
 
@@ -96,12 +109,12 @@ export function stepsOf(pieces: readonly Piece[]): Step[] {
  * `op` as it acts in `group`: in a case's pattern, `|` parts patterns and `(` `)` enclose one; `;;`
  * ends a branch, after which a pattern comes again.
  */
-function effectiveOp(op: Op, group: Group | undefined): Op {
+function effectiveOp(op: Op, group: Level): Op {
   if (op === ';;' || op === 'glue') {
-    if (op === ';;' && group?.pattern === false) group.pattern = true;
-    return ';';
+    if (op === ';;' && group.pattern === false) group.pattern = true;
+    return op === ';;' ? ';' : 'and';
   }
-  if (group?.pattern !== true || (op !== '|' && op !== '(' && op !== ')')) return op;
+  if (group.pattern !== true || (op !== '|' && op !== '(' && op !== ')')) return op;
   if (op === ')') group.pattern = false;
   return ';';
 }

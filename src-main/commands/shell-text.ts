@@ -82,11 +82,11 @@ function separatorAt(text: string, at: number): Op {
   const char = text[at] as string;
   const next = text[at + 1];
   if (char === '&') {
-    if (next === '&') return ';';
+    if (next === '&') return 'and';
     // `2>&1`, `<&0`, `&> f`: a redirection, which the reading cuts at its & but which ends no command.
     return next === '>' || /[<>]/.test(text[at - 1] ?? '') ? 'glue' : '&';
   }
-  if (char === '|') return next === '|' ? ';' : '|';
+  if (char === '|') return next === '|' ? 'and' : '|';
   if (char === ';') return next === ';' || next === '&' ? ';;' : ';';
   return char === '(' || char === ')' || char === '`' ? char : ';';
 }

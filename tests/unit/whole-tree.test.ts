@@ -807,6 +807,13 @@ describe('wholeTreeCommand', () => {
       expect(atHome('true | { cd /tmp/x; }; rm -rf *')).toBe('rm *');
       expect(atHome('if true; then cd /tmp/x; fi | cat; rm -rf *')).toBe('rm *');
       expect(atHome('d=/; d=/tmp/x | true; rm -rf "$d"')).toBe('rm /');
+      // A & puts the whole and-or list before it in the background, not only its last command.
+      expect(atHome('cd /tmp/x && true & rm -rf *')).toBe('rm *');
+      expect(atHome('cd /tmp/x || true & rm -rf *')).toBe('rm *');
+      expect(atHome('ls; cd /tmp/x && true & rm -rf *')).toBe('rm *');
+      expect(atHome('(cd /tmp/x) && cd /tmp/x && true & rm -rf *')).toBe('rm *');
+      expect(atHome('while true; do cd /tmp/x; done & rm -rf *')).toBe('rm *');
+      expect(atHome('cd /tmp/x &\nrm -rf *')).toBe('rm *');
     });
 
     it('reads a function whose body is a subshell at each call, and leaves its cd in it', () => {
@@ -834,6 +841,9 @@ describe('wholeTreeCommand', () => {
       expect(atHome('cd /tmp/x || exit 1; rm -rf *')).toBeNull();
       expect(atHome('cd /tmp/x; ls | grep a; rm -rf *')).toBeNull();
       expect(atHome('cd /tmp/x 2>&1; rm -rf *')).toBeNull();
+      expect(atHome('cd /tmp/x && rm -rf * &')).toBeNull(); // in the background together
+      expect(atHome('cd /tmp/x; { rm -rf *; } & wait')).toBeNull();
+      expect(atHome('cd /tmp/x; sleep 1 & rm -rf *')).toBeNull();
       expect(atHome('d=/; (rm -rf "$d")')).toBe('rm /');
       expect(atHome('f(){ rm -rf "$1"; }; (f /)')).toBe('rm /');
       expect(atHome('rm -rf "$1"')).toBeNull();
