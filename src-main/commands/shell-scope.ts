@@ -79,6 +79,10 @@ export function learn(all: readonly string[], shell: Shell, mayNotRun = false): 
     // the variable keeps its value (`d=/; for d; do …; done; rm -rf "$d"` removes /).
     const walked = positionalValue('@', shell.positionals);
     if (walked !== undefined && walked !== '') (perhaps ? setOrKeep : setOrForget)(shell.variables, all[1] as string, walked);
+  } else if (all[program] === 'unset' || all[program] === 'read') {
+    // Unset, or read from input: not known, which a default may then take the place of (`${X:-/}`).
+    const args = all.slice(program + 1);
+    if (!args.includes('-f')) for (const name of args.filter((word) => /^[A-Za-z_]\w*$/.test(word))) forget(shell.variables, name, perhaps);
   } else if (all[program] === 'alias') {
     for (const word of all.slice(program + 1)) {
       const [, name, text] = /^([^=\s/$`'"]+)=([\s\S]*)$/.exec(word) ?? [];
@@ -166,6 +170,12 @@ function setOrKeep(variables: ScopedMap<string>, name: string, value: string): v
   if (isComputed(value) || before === value) return;
   const known = /^\{[^{}]*\}$/.test(before) ? before.slice(1, -1).split(',') : [before];
   variables.set(name, `{${[...new Set([...known, value])].join(',')}}`);
+}
+
+/** Forgets a variable; one that may not be forgotten may be empty too. */
+function forget(variables: ScopedMap<string>, name: string, perhaps: boolean): void {
+  if (perhaps) setOrKeep(variables, name, '');
+  else variables.delete(name);
 }
 
 /** Sets a variable to `value`, or forgets it when the value is computed as it runs. */

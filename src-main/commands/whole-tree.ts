@@ -296,15 +296,27 @@ function ranTreeCommand(runs: readonly ScriptRun[], shell: Shell, reading: Readi
 
 /**
  * The folder `dir` names: absolute, from home (`~`, `$HOME`) or relative to `base`; null when that
- * cannot be told (another variable, or no known base).
+ * cannot be told (another variable, or no known base). Several are given as the braces that make each.
  */
 function folderOf(dir: string, base: string | null, home: string): string | null {
-  const expanded = withHome(dir, home);
-  // A loop's variable (`{a,b}`) is several folders; a value not known (`‹X›`) is none that can be told.
-  if (/[$`]|\{[^}]*,/.test(expanded) || UNKNOWN.test(expanded)) return null;
-  if (expanded.startsWith('/')) return posix.normalize(expanded);
-  return base === null ? null : posix.join(base, expanded);
+  // A loop's variable (`{a,b}`), or a default (`${X:-/}`), is several folders: each is read, those
+  // not known (`$X`, `‹X›`) left out, as is each the shell may be in.
+  const folders = new Set<string>();
+  for (const word of braceWords(dir) ?? []) {
+    if (folders.size > MAX_FOLDERS) break;
+    const expanded = withHome(word, home);
+    if (/[$`]/.test(expanded) || UNKNOWN.test(expanded)) continue;
+    if (expanded.startsWith('/')) folders.add(posix.normalize(expanded));
+    else for (const from of base === null ? [] : (braceWords(base) ?? [])) folders.add(posix.join(from, expanded));
+  }
+  // So many that a folder each is too much to carry (cd after cd into lists): read as the root, where
+  // `*` and `..` take a whole tree, as they may from one of them.
+  if (folders.size > MAX_FOLDERS) return '/';
+  return folders.size <= 1 ? ([...folders][0] ?? null) : `{${[...folders].join(',')}}`;
 }
+
+/** The folders a shell may be in that are read each. */
+const MAX_FOLDERS = 16;
 
 /** Where `cd`, `pushd` or `popd` (`program`, given `args`) takes the shell; another program leaves it. */
 function move(program: string, args: readonly string[], shell: Shell, home: string): void {

@@ -894,7 +894,12 @@ describe('wholeTreeCommand', () => {
       expect(atHome('for d in "${X:-/}"; do rm -rf "$d"; done')).toMatch(/^rm /);
       expect(atHome('set -- "${X:-/}"; rm -rf "$1"')).toMatch(/^rm /);
       expect(atHome(': "${X:=/}"; rm -rf "$X"')).toMatch(/^rm /);
-      expect(atHome('cd "${X:-/}" && rm -rf *')).toBeNull(); // a folder not known: relative targets are not read
+      // A cd to several folders may be in any: each is read, those not known left out.
+      expect(atHome('cd "${X:-/}" && rm -rf *')).toBe('rm *');
+      expect(atHome('for d in /tmp/a /; do cd "$d" && rm -rf *; done')).toBe('rm *');
+      expect(atHome('cd "${X:-/tmp/x}" && rm -rf *')).toBeNull();
+      expect(atHome('for d in /tmp/a /tmp/b; do cd "$d" && rm -rf *; done')).toBeNull();
+      expect(atHome('cd "$X" && rm -rf *')).toBeNull(); // not known at all: not read, as before
     });
 
     it('reads a default with what the line set: empty takes it with :, set takes the value', () => {
@@ -904,6 +909,10 @@ describe('wholeTreeCommand', () => {
       expect(atHome('X=; rm -rf "${X:=/}"; rm -rf "$X"')).toBe('rm /');
       expect(atHome('X=/tmp/b; if true; then X=; fi; rm -rf "${X:-/}"')).toBe('rm {/tmp/b,/}');
       expect(atHome('rm -rf "${X:?}"')).toBeNull();
+      expect(atHome('X=/tmp/b; unset X; rm -rf "${X:-/}"')).toMatch(/^rm /);
+      expect(atHome('X=/tmp/b; read X; rm -rf "${X:-/}"')).toMatch(/^rm /);
+      expect(atHome('X=/tmp/b; if [ -e a ]; then unset X; fi; rm -rf "${X:-/}"')).toMatch(/^rm /);
+      expect(atHome('X=/tmp/b; unset -f X; rm -rf "${X:-/}"')).toBeNull();
       expect(atHome('X=/; rm -rf "${X:?}"')).toBe('rm /');
     });
 
