@@ -65,9 +65,14 @@ export function restore(shell: Shell, snapshot: Snapshot): void {
  * parameters `set` gives and `shift` moves, and aliases. `mayNotRun`: the command may never run (it is
  * in a function's body being defined); so may one after a reserved word (`then d=/tmp`, `do d=…`).
  */
-export function learn(all: readonly string[], shell: Shell, mayNotRun = false): void {
+export function learn(all: readonly string[], shell: Shell, mayNotRun = false, defaults: ReadonlyArray<readonly [string, string]> = []): void {
   const program = all.findIndex((word) => !SHELL_KEYWORDS.has(word) && word !== 'builtin');
   const perhaps = mayNotRun || program > 0;
+  // What `${X:=…}` set as the words were expanded: one not known before stays so if this may not run.
+  for (const [name, value] of defaults) {
+    if (!perhaps) setOrForget(shell.variables, name, value);
+    else if (shell.variables.get(name) !== undefined) setOrKeep(shell.variables, name, value);
+  }
   assign(all, shell.variables, perhaps);
   const printed = printfAssignment(all);
   if (printed) (perhaps ? setOrKeep : setOrForget)(shell.variables, printed.name, printed.value);
@@ -116,15 +121,22 @@ const ALL_POSITIONALS = /^\$(?:[@*]|\{[@*]\})$/;
 /**
  * The words of a command with what the shell knows given (withVariables); `"$@"` standing alone makes
  * the parameters' words, as the shell passes them (`set -- -rf /; rm "$@"` runs `rm -rf /`). `afford`
- * is asked for the characters of each such expansion first: null when it refuses one.
+ * is asked for the characters of each such expansion first: null when it refuses one. What `${X:=…}`
+ * sets is added to `defaults`, for learn.
  */
-export function expandedWords(written: readonly string[], shell: Shell, home: string, afford: (characters: number) => boolean): string[] | null {
+export function expandedWords(
+  written: readonly string[],
+  shell: Shell,
+  home: string,
+  afford: (characters: number) => boolean,
+  defaults: Array<readonly [string, string]> = [],
+): string[] | null {
   const { positionals } = shell;
   const known = positionals !== null && positionals.every((value) => value !== null) ? (positionals as readonly string[]) : null;
   const size = known === null ? 0 : known.reduce((sum, word) => sum + word.length + 1, 0);
   const out: string[] = [];
   for (const word of written) {
-    if (known === null || !ALL_POSITIONALS.test(word)) out.push(withVariables(word, shell, home, (name, value) => shell.variables.set(name, value)));
+    if (known === null || !ALL_POSITIONALS.test(word)) out.push(withVariables(word, shell, home, (name, value) => defaults.push([name, value])));
     else if (!afford(size)) return null;
     else for (const value of known) out.push(value);
   }

@@ -167,12 +167,13 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
     const { command } = step;
     const { all: written, cut } = words(command);
     // "$@" makes a word of each parameter: a text that uses it over and over is read within the budget too.
-    const expanded = expandedWords(written, shell, home, (characters) => spend(characters, reading));
+    const defaults: Array<readonly [string, string]> = [];
+    const expanded = expandedWords(written, shell, home, (characters) => spend(characters, reading), defaults);
     if (expanded === null) return '"$@" (expanded too often to be read)';
     const all = withEnvSplit(expanded);
     shell.functions.read(step, all);
     // A command of a body being defined runs only if called: what it sets may never be set.
-    if (!cut) learn(all, shell, shell.functions.defining);
+    if (!cut) learn(all, shell, shell.functions.defining, defaults);
     const name = all.findIndex((word) => !SHELL_KEYWORDS.has(word) && word !== 'builtin' && word !== 'command');
     const program = name === -1 ? '' : programOf(all[name] as string);
     // Words only guessed (a quote that never closes): where a cd among them went cannot be told.

@@ -913,6 +913,13 @@ describe('wholeTreeCommand', () => {
       expect(atHome('X=/tmp/b; read X; rm -rf "${X:-/}"')).toMatch(/^rm /);
       expect(atHome('X=/tmp/b; if [ -e a ]; then unset X; fi; rm -rf "${X:-/}"')).toMatch(/^rm /);
       expect(atHome('X=/tmp/b; unset -f X; rm -rf "${X:-/}"')).toBeNull();
+      // A value an earlier default left partly not known may still be unset.
+      expect(atHome('f(){ : "${X:=/tmp/b}"; }; rm -rf "${X:-/}"')).toMatch(/^rm /);
+      expect(atHome('X=; if [ -e a ]; then : "${X:=/tmp/b}"; fi; rm -rf "${X:-/}"')).toBe('rm {/,/tmp/b}');
+      expect(atHome('X=; f(){ : "${X:=/tmp/b}"; }; rm -rf "${X:-/}"')).toBe('rm {/,/tmp/b}');
+      expect(atHome(': "${X:=/tmp/b}"; rm -rf "${X:-/}"')).toBeNull();
+      expect(atHome('d=${X:-/tmp/b}; rm -rf "${d:-/}"')).toBeNull(); // d is set: X's value or /tmp/b
+      expect(atHome('d=${X:-/tmp/b}; rm -rf "${X:-/}"')).toMatch(/^rm /);
       expect(atHome('X=/; rm -rf "${X:?}"')).toBe('rm /');
     });
 
