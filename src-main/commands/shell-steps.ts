@@ -49,6 +49,7 @@ export function stepsOf(pieces: readonly Piece[]): Step[] {
   const openAt = (at: number) => opensAt.set(at, (opensAt.get(at) ?? 0) + 1);
   const levels: Level[] = [{ kind: 'text', at: 0, list: 0, piped: false, pattern: null }];
   const level = () => levels.at(-1) as Level;
+  let subshells = 0;
   let backquoted = false;
   let before: Op = ';';
   for (let i = 0; i < pieces.length; ) {
@@ -85,7 +86,9 @@ export function stepsOf(pieces: readonly Piece[]): Step[] {
     if (after === '(' || (after === '`' && !backquoted)) {
       out.push('open');
       levels.push({ kind: 'subshell', at: out.length, list: out.length, piped: false, pattern: null });
-    } else if ((after === ')' || after === '`') && levels.some((open) => open.kind === 'subshell')) {
+      subshells++;
+    } else if ((after === ')' || after === '`') && subshells > 0) {
+      subshells--;
       // Groups left open in it (a syntax error) end with it.
       for (let closing = levels.pop(); closing?.kind !== 'subshell'; closing = levels.pop()) continue;
       out.push('close');
