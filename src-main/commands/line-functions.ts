@@ -82,6 +82,8 @@ export class LineFunctions {
 
   /** After `f` come `()`, which the reading cuts as a subshell around an empty command, then the body. */
   private afterHeader(header: Header, step: Step, all: readonly string[]): void {
+    // A subshell the text does not spell (`"$(…)"` in the body's first command) is no part of the header.
+    if (step === 'enter' || step === 'leave') return;
     const blank = typeof step !== 'string' && all.length === 0 && step.command.trim() === '';
     if (step === 'open' && (header.stage === 'name' || header.stage === 'function')) header.stage = 'inParens';
     else if (step === 'close' && header.stage === 'inParens') header.stage = 'body';

@@ -6,8 +6,13 @@
  * background. What a subshell sets (its folder, variables, functions) is gone after it.
  */
 
-/** A simple command's text, or where a subshell starts or ends. */
-export type Step = { readonly command: string } | 'open' | 'close';
+/**
+ * A simple command's text, or where a subshell starts or ends: `open` and `close` for the text's own
+ * parentheses (`( … )`, `$( … )`, backquotes), `enter` and `leave` for one the text does not spell (a
+ * substitution in double quotes, a here-document's lines, a command of a pipeline, one run in the
+ * background), which no function's body can be.
+ */
+export type Step = { readonly command: string } | 'open' | 'close' | 'enter' | 'leave';
 
 /**
  * What ends a piece of text: `;` (a line, `;`), `and` (`&&`, `||`), `;;` (the end of a case branch), `|`
@@ -16,11 +21,10 @@ export type Step = { readonly command: string } | 'open' | 'close';
  */
 export type Op = ';' | 'and' | ';;' | '|' | '&' | 'glue' | '(' | ')' | '`' | '';
 
-/** Text between two separators; `before`: commands that run first in a subshell (`"$(…)"` in it, a here-document's lines). */
+/** Text between two separators, and the separator that ends it. */
 export interface Piece {
   text: string;
   op: Op;
-  before: readonly Step[];
 }
 
 /** Reserved words a group starts with, that end one, and that may come before either at a command's start. */
@@ -41,70 +45,90 @@ interface Level {
   pattern: boolean | null;
 }
 
-/** The steps of `pieces`, the text cut at its separators, in order. */
-export function stepsOf(pieces: readonly Piece[]): Step[] {
-  const out: Step[] = [];
-  /** Subshell starts to put before the step at an index, for what is found to run in one only at its end. */
-  const opensAt = new Map<number, number>();
-  const openAt = (at: number) => opensAt.set(at, (opensAt.get(at) ?? 0) + 1);
-  const levels: Level[] = [{ kind: 'text', at: 0, list: 0, piped: false, pattern: null }];
-  const level = () => levels.at(-1) as Level;
-  let subshells = 0;
-  let backquoted = false;
-  let before: Op = ';';
-  for (let i = 0; i < pieces.length; ) {
-    // A redirection's & glues the pieces it cut into one command (`cd x 2>&1 & …` is run in the background whole).
-    let end = i;
-    while ((pieces[end] as Piece).op === 'glue' && end + 1 < pieces.length) end++;
-    const { closers, openers } = leadingWords((pieces[i] as Piece).text);
+/**
+ * The steps a text's pieces make, written as the pieces come to `out`, which the steps of a
+ * substitution are written to as they are read, so nesting copies none. `opensAt` takes the subshell
+ * starts found only at a group's or list's end, to put in when all is read (assembled).
+ */
+export class StepWriter {
+  private readonly levels: Level[];
+  private subshells = 0;
+  private backquoted = false;
+  private before: Op = ';';
+  /** Pieces a redirection's & glues into one command (`cd x 2>&1 & …` is run in the background whole). */
+  private run: Piece[] = [];
+
+  constructor(
+    private readonly out: Step[],
+    private readonly opensAt: Map<number, number>,
+  ) {
+    this.levels = [{ kind: 'text', at: out.length, list: out.length, piped: false, pattern: null }];
+  }
+
+  piece(piece: Piece): void {
+    this.run.push(piece);
+    if (piece.op !== 'glue') this.flush();
+  }
+
+  /** Writes what is left at the end of the text. */
+  end(): void {
+    if (this.run.length > 0) this.flush();
+  }
+
+  private get level(): Level {
+    return this.levels.at(-1) as Level;
+  }
+
+  private openAt(at: number): void {
+    this.opensAt.set(at, (this.opensAt.get(at) ?? 0) + 1);
+  }
+
+  private flush(): void {
+    const { out, levels } = this;
+    const run = this.run;
+    this.run = [];
+    const { closers, openers } = leadingWords((run[0] as Piece).text);
     const closed: Level[] = [];
-    for (let n = 0; n < closers && level().kind === 'group'; n++) closed.push(levels.pop() as Level);
-    for (const kind of openers) levels.push({ kind: 'group', at: out.length, list: out.length, piped: before === '|', pattern: kind === 'case' ? true : null });
-    const after = effectiveOp((pieces[end] as Piece).op, level());
-    const piped = before === '|' || after === '|';
-    if (piped) out.push('open');
-    for (let at = i; at <= end; at++) {
-      const piece = pieces[at] as Piece;
-      if (piece.before.length > 0) {
-        out.push('open');
-        for (const step of piece.before) out.push(step);
-        out.push('close');
-      }
-      out.push({ command: piece.text });
-    }
-    if (piped) out.push('close');
+    for (let n = 0; n < closers && this.level.kind === 'group'; n++) closed.push(levels.pop() as Level);
+    for (const kind of openers) levels.push({ kind: 'group', at: out.length, list: out.length, piped: this.before === '|', pattern: kind === 'case' ? true : null });
+    const after = effectiveOp((run.at(-1) as Piece).op, this.level);
+    const piped = this.before === '|' || after === '|';
+    if (piped) out.push('enter');
+    for (const piece of run) out.push({ command: piece.text });
+    if (piped) out.push('leave');
     for (const group of closed) {
       if (!group.piped && after !== '|') continue;
-      openAt(group.at);
-      out.push('close');
+      this.openAt(group.at);
+      out.push('leave');
     }
     if (after === '&') {
-      openAt(level().list);
-      out.push('close');
+      this.openAt(this.level.list);
+      out.push('leave');
     }
-    if (after === ';' || after === '&') level().list = out.length;
-    if (after === '(' || (after === '`' && !backquoted)) {
+    if (after === ';' || after === '&') this.level.list = out.length;
+    if (after === '(' || (after === '`' && !this.backquoted)) {
       out.push('open');
       levels.push({ kind: 'subshell', at: out.length, list: out.length, piped: false, pattern: null });
-      subshells++;
-    } else if ((after === ')' || after === '`') && subshells > 0) {
-      subshells--;
+      this.subshells++;
+    } else if ((after === ')' || after === '`') && this.subshells > 0) {
+      this.subshells--;
       // Groups left open in it (a syntax error) end with it.
       for (let closing = levels.pop(); closing?.kind !== 'subshell'; closing = levels.pop()) continue;
       out.push('close');
     }
-    if (after === '`') backquoted = !backquoted;
-    before = after;
-    i = end + 1;
+    if (after === '`') this.backquoted = !this.backquoted;
+    this.before = after;
   }
-  if (opensAt.size === 0) return out;
+}
+
+/** `out` with the subshell starts `opensAt` holds put in before the steps at their indices. */
+export function assembled(out: readonly Step[], opensAt: ReadonlyMap<number, number>): Step[] {
+  if (opensAt.size === 0) return [...out];
   const all: Step[] = [];
-  out.forEach((step, at) => {
-    for (let n = opensAt.get(at) ?? 0; n > 0; n--) all.push('open');
-    all.push(step);
-  });
-  // A list that ends the text in the background (`cd x &`) opened at its end.
-  for (let n = opensAt.get(out.length) ?? 0; n > 0; n--) all.push('open');
+  for (let at = 0; at <= out.length; at++) {
+    for (let n = opensAt.get(at) ?? 0; n > 0; n--) all.push('enter');
+    if (at < out.length) all.push(out[at] as Step);
+  }
   return all;
 }
 

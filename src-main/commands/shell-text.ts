@@ -1,5 +1,5 @@
 import { splitArgs } from '../device/split-args';
-import { type Op, type Piece, type Step, stepsOf } from './shell-steps';
+import { assembled, type Op, type Step, StepWriter } from './shell-steps';
 
 /**
  * Shell text read as a shell reads it, for the never-run rule (whole-tree.ts): cut into simple
@@ -9,47 +9,73 @@ import { type Op, type Piece, type Step, stepsOf } from './shell-steps';
 /** What ends a simple command outside quotes: lines, ; && || | & ( ) and backquotes. */
 const SEPARATORS = new Set(['\n', '\r', ';', '&', '|', '(', ')', '`']);
 
+/** Text read with a reading of its own: the text itself, or a substitution in double quotes in it. */
+interface Context {
+  writer: StepWriter;
+  /** Where the piece being read starts, and its text before a substitution in it, whose own text is left out. */
+  start: number;
+  before: string;
+  /** What ends it: the `)` of `"$(`, a backquote, or nothing for the text itself. */
+  closer: ')' | '`' | null;
+  /** Unquoted `(` open in it, whose `)` does not end it. */
+  parens: number;
+  /** The here-documents opened on the line being read (`<<EOF`, `<<-'END'`): their bodies follow it. */
+  hereDocs: Array<{ word: string; tabs: boolean }>;
+}
+
 /**
  * Shell text cut into the simple commands it runs, at separators outside quotes, in the order it runs
  * them with where each subshell starts and ends (shell-steps.ts): a quoted argument (`grep "rm -rf
  * /|mkfs"`) is one word, which only a shell given it as a script reads as commands. What runs inside
- * double quotes, `$(…)` and backquotes, comes just before the command it is in, in a subshell.
+ * double quotes, `$(…)` and backquotes, comes just before the command it is in, in a subshell; it is
+ * read in the same pass, however deep, with the text around it set aside until its end.
  */
 export function shellSteps(text: string): Step[] {
-  const pieces: Piece[] = [];
-  let substituted: Step[] = [];
+  const out: Step[] = [];
+  const opensAt = new Map<number, number>();
+  const context = (start: number, closer: Context['closer']): Context => ({ writer: new StepWriter(out, opensAt), start, before: '', closer, parens: 0, hereDocs: [] });
+  let ctx = context(0, null);
+  /** The contexts set aside, each inside double quotes, innermost last. */
+  const outer: Context[] = [];
   let quote: string | null = null;
-  let start = 0;
   const cut = (end: number, op: Op) => {
-    pieces.push({ text: text.slice(start, end), op, before: substituted });
-    substituted = [];
+    ctx.writer.piece({ text: ctx.before + text.slice(ctx.start, end), op });
+    ctx.before = '';
   };
-  /** The here-documents opened on the line being read (`<<EOF`, `<<-'END'`): their bodies follow it. */
-  const hereDocs: Array<{ word: string; tabs: boolean }> = [];
   for (let i = 0; i < text.length; i++) {
     const char = text[i] as string;
     const hereDoc = quote === null && char === '<' && text[i - 1] !== '<' ? hereDocAt(text, i) : null;
     if (char === '\\' && quote !== "'") i++;
     else if (hereDoc) {
-      hereDocs.push({ word: hereDoc[3] as string, tabs: hereDoc[1] === '-' });
+      ctx.hereDocs.push({ word: hereDoc[3] as string, tabs: hereDoc[1] === '-' });
       i += hereDoc[0].length - 1;
-    } else if (char === '\n' && hereDocs.length > 0) {
+    } else if (char === '\n' && ctx.hereDocs.length > 0) {
       // A body is text, not shell: its apostrophes open no quote. Its lines are read as the words
       // they hold, cut at every separator, since an unquoted one runs what it has in $(…).
       cut(i, ';');
-      const bodyEnd = endOfHereDocs(text, i + 1, hereDocs.splice(0));
-      const lines = text.slice(i + 1, bodyEnd).split(/[\n\r;&|()`]/).map((command) => ({ command }));
-      pieces.push({ text: '', op: ';', before: lines });
+      const bodyEnd = endOfHereDocs(text, i + 1, ctx.hereDocs.splice(0));
+      out.push('enter');
+      for (const command of text.slice(i + 1, bodyEnd).split(/[\n\r;&|()`]/)) out.push({ command });
+      out.push('leave');
       i = bodyEnd;
-      start = i + 1;
+      ctx.start = i + 1;
     } else if (quote === '"' && (char === '`' || text.startsWith('$(', i))) {
+      // Shell text of its own: cut at its separators too (`"$(rm -rf /;true)"`). The command it is in
+      // keeps only `"$()"` of it: a value computed as it runs, and nesting reads no text twice.
       const open = char === '`' ? i + 1 : i + 2;
-      const close = char === '`' ? text.indexOf('`', open) : closingParen(text, open);
-      // Shell text of its own: cut at its separators too (`"$(rm -rf /;true)"`).
-      substituted.push('open');
-      for (const step of shellSteps(text.slice(open, close === -1 ? text.length : close))) substituted.push(step);
-      substituted.push('close');
-      i = close === -1 ? text.length : close;
+      ctx.before += text.slice(ctx.start, open);
+      outer.push(ctx);
+      out.push('enter');
+      ctx = context(open, char === '`' ? '`' : ')');
+      quote = null;
+      i = ctx.start - 1;
+    } else if (quote === null && char === ctx.closer && (char === '`' || ctx.parens === 0)) {
+      cut(i, '');
+      ctx.writer.end();
+      out.push('leave');
+      ctx = outer.pop() as Context;
+      ctx.start = i;
+      quote = '"';
     } else if (quote !== null) quote = char === quote.at(-1) ? null : quote;
     else if (char === '"' || char === "'") quote = char;
     // $'…' takes \' as an apostrophe, so a backslash escapes there as in double quotes.
@@ -58,23 +84,25 @@ export function shellSteps(text: string): Step[] {
       i++;
     }
     // A comment runs to the end of its line: an apostrophe in it (`# don't`) opens no quote.
-    else if (char === '#' && (i === start || /\s/.test(text[i - 1] as string))) {
+    else if (char === '#' && (i === ctx.start || /\s/.test(text[i - 1] as string))) {
       cut(i, ';');
       const end = text.indexOf('\n', i);
       i = end === -1 ? text.length : end;
-      start = i + 1;
+      ctx.start = i + 1;
     } else if (SEPARATORS.has(char)) {
-      const op = separatorAt(text, i);
-      cut(i, op);
+      if (char === '(') ctx.parens++;
+      else if (char === ')' && ctx.parens > 0) ctx.parens--;
+      cut(i, separatorAt(text, i));
       // The second character of `&&`, `||`, `;;`, `|&` is read with the first: no piece between them.
       if (/^(?:&&|\|\||;;&?|;&|\|&)/.test(text.slice(i, i + 3))) i += /^;;&/.test(text.slice(i, i + 3)) ? 2 : 1;
-      start = i + 1;
+      ctx.start = i + 1;
     }
   }
   // A quote that never closes (an apostrophe in typed prose) is no shell's: the text is cut at every separator.
-  if (quote !== null) return text.split(/[\n\r;&|()`]/).map((command) => ({ command }));
+  if (quote !== null || outer.length > 0) return text.split(/[\n\r;&|()`]/).map((command) => ({ command }));
   cut(text.length, '');
-  return stepsOf(pieces);
+  ctx.writer.end();
+  return assembled(out, opensAt);
 }
 
 /** What the separator at `at` does: `&&` and `||` run the next command in the same shell, as `;` does. */
@@ -113,21 +141,6 @@ function endOfHereDocs(text: string, from: number, hereDocs: ReadonlyArray<{ wor
     }
   }
   return at - 1;
-}
-
-/** Where the `$(` whose text starts at `open` closes: the `)` outside quotes that its own `(`s leave; -1 if none. */
-function closingParen(text: string, open: number): number {
-  let quote: string | null = null;
-  let depth = 0;
-  for (let i = open; i < text.length; i++) {
-    const char = text[i] as string;
-    if (char === '\\' && quote !== "'") i++;
-    else if (quote !== null) quote = char === quote ? null : quote;
-    else if (char === '"' || char === "'") quote = char;
-    else if (char === '(') depth++;
-    else if (char === ')' && depth-- === 0) return i;
-  }
-  return -1;
 }
 
 const ANSI_C_ESCAPES: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' };

@@ -155,8 +155,8 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
   /** What the shell knew as each subshell open started: what one sets ends with it. */
   const subshells: Snapshot[] = [];
   for (const step of steps) {
-    if (step === 'open') subshells.push(snapshotOf(shell));
-    else if (step === 'close') {
+    if (step === 'open' || step === 'enter') subshells.push(snapshotOf(shell));
+    else if (step === 'close' || step === 'leave') {
       const before = subshells.pop();
       if (before !== undefined) restore(shell, before);
     }

@@ -823,6 +823,9 @@ describe('wholeTreeCommand', () => {
       expect(atHome('f() ( cd /tmp/x ); f; rm -rf *')).toBe('rm *');
       expect(atHome('f() { cd /tmp/x; }; rm -rf *')).toBe('rm *'); // defined, never called
       expect(atHome('f() ( rm -rf "$1" ); f /tmp/build')).toBeNull();
+      // A substitution in a body's first command is no body in parentheses.
+      expect(atHome('f() { x="$(date)"; rm -rf "$1"; }; f /')).toBe('rm /');
+      expect(atHome('f() { rm -rf "$(pwd)/build"; }; f')).toBeNull();
     });
 
     it('reads a case branch, whose pattern ends in ), as no subshell', () => {
@@ -857,6 +860,10 @@ describe('wholeTreeCommand', () => {
       expect(atHome(`cd /tmp/x; ${'(cd /; f(){ :; }); '.repeat(10_000)}rm -rf *`)).toBeNull();
       expect(atHome(`${'cd /tmp/x | '.repeat(20_000)}true; rm -rf *`)).toBe('rm *');
       expect(atHome(`${'{ '.repeat(20_000)}cd /tmp/x;${' }'.repeat(20_000)} | true; rm -rf *`)).toBe('rm *');
+      // Substitutions in double quotes nested 20,000 deep: read in one pass, none of their text read twice.
+      expect(atHome(`echo ${'"$('.repeat(20_000)}cd /tmp/x${')"'.repeat(20_000)}; rm -rf *`)).toBe('rm *');
+      expect(atHome(`echo ${'"$('.repeat(20_000)}rm -rf /${')"'.repeat(20_000)}`)).toBe('rm /');
+      expect(atHome(`${'cd /tmp/x & '.repeat(20_000)}rm -rf *`)).toBe('rm *');
       expect(performance.now() - started).toBeLessThan(5_000);
     });
   });
