@@ -34,6 +34,8 @@ interface Header {
 export class LineFunctions {
   private header: Header | null = null;
   private open: OpenBody | null = null;
+  /** Subshells the text does not spell open after a header, whose commands come before the body's. */
+  private hidden = 0;
 
   /** `bodies`: the functions known so far, shared with the reading of a body, which can define more. */
   constructor(private readonly bodies = new ScopedMap<readonly Step[]>()) {}
@@ -83,7 +85,11 @@ export class LineFunctions {
   /** After `f` come `()`, which the reading cuts as a subshell around an empty command, then the body. */
   private afterHeader(header: Header, step: Step, all: readonly string[]): void {
     // A subshell the text does not spell (`"$(…)"` in the body's first command) is no part of the header.
-    if (step === 'enter' || step === 'leave') return;
+    if (step === 'enter' || step === 'leave') {
+      this.hidden += step === 'enter' ? 1 : -1;
+      return;
+    }
+    if (this.hidden > 0) return;
     const blank = typeof step !== 'string' && all.length === 0 && step.command.trim() === '';
     if (step === 'open' && (header.stage === 'name' || header.stage === 'function')) header.stage = 'inParens';
     else if (step === 'close' && header.stage === 'inParens') header.stage = 'body';
