@@ -84,12 +84,14 @@ export class LineFunctions {
 
   /** After `f` come `()`, which the reading cuts as a subshell around an empty command, then the body. */
   private afterHeader(header: Header, step: Step, all: readonly string[]): void {
-    // A subshell the text does not spell (`"$(…)"` in the body's first command) is no part of the header.
-    if (step === 'enter' || step === 'leave') {
-      this.hidden += step === 'enter' ? 1 : -1;
+    // A subshell the text does not spell after `()` (`"$(…)"` in the body's first command) is no part
+    // of the header; after a name alone, it is another command (`ls | cat`).
+    if (step === 'enter' && header.stage === 'name') {
+      this.header = null;
       return;
     }
-    if (this.hidden > 0) return;
+    if (step === 'enter' || step === 'leave') this.hidden += step === 'enter' ? 1 : -1;
+    if (step === 'enter' || step === 'leave' || this.hidden > 0) return;
     const blank = typeof step !== 'string' && all.length === 0 && step.command.trim() === '';
     if (step === 'open' && (header.stage === 'name' || header.stage === 'function')) header.stage = 'inParens';
     else if (step === 'close' && header.stage === 'inParens') header.stage = 'body';
