@@ -15,10 +15,6 @@ export class ScopedMap<V> {
     return this.values.get(name);
   }
 
-  get size(): number {
-    return this.values.size;
-  }
-
   set(name: string, value: V): void {
     this.undo.push([name, this.values.get(name)]);
     this.values.set(name, value);

@@ -35,7 +35,7 @@ const BEFORE_OPENER = new Set(['!', 'time', 'then', 'do', 'else', 'elif', '{', '
 /** A subshell, a group (`{ … }`, `if … fi`, `while … done`, `case … esac`) or the text itself, as it is read. */
 interface Level {
   kind: 'text' | 'subshell' | 'group';
-  /** Where its steps start, for an `open` if a group turns out to run in a subshell. */
+  /** Where its steps start, for an `enter` if a group turns out to run in a subshell. */
   at: number;
   /** Where the and-or list being read in it starts (`a && b || c`): a `&` after it runs it all in the background. */
   list: number;
