@@ -12,14 +12,20 @@ export type Lookup = (name: string) => string | undefined;
 /** The characters that stand around a parameter's name for its value not known (`‹X›`): no path is read from it. */
 export const UNKNOWN = /[\u2039\u203a]/;
 
-/** After `${`: the name, and the operator if one comes (`:-`, `-`, `:=`, `=`, `:+`, `+`, `:?`, `?`). */
-const BRACED = /([A-Za-z_]\w*|\d+|[@*])(:?[-=+?])?/y;
+/**
+ * After `${`: 1 `!` (the value of the variable X names), 2 the name, 3 an array's subscript, 4 the
+ * operator if one comes (`:-`, `-`, `:=`, `=`, `:+`, `+`, `:?`, `?`, and `%`, `%%`, `#`, `##`, which
+ * take a pattern off the value's end or start).
+ */
+const BRACED = /(!?)([A-Za-z_]\w*|\d+|[@*])(\[[^\]]*\])?(:?[-=+?]|%%?|##?)?/y;
 const BARE = /[A-Za-z_]\w*|[0-9@*]/y;
 
 interface Frame {
   /** What opened it as written (`${X:-`), for one that never closes. */
   opening: string;
   name: string;
+  /** Named through another (`${!X}`) or an array's item (`${a[0]}`): its value is not known. */
+  indirect: boolean;
   /** The operator, or null for a `${…}` of another form (`${#X}`, `${X%/*}`), kept as written. */
   op: string | null;
   out: string;
@@ -39,16 +45,17 @@ export function expandParameters(word: string, lookup: Lookup, assign: (name: st
     if (char === '$' && word[i + 1] === '{') {
       BRACED.lastIndex = i + 2;
       const match = BRACED.exec(word);
-      const name = match?.[1] ?? '';
+      const name = match?.[2] ?? '';
+      const indirect = match?.[1] === '!' || match?.[3] !== undefined;
       const after = i + 2 + (match?.[0].length ?? 0);
-      if (match && match[2] === undefined && word[after] === '}') {
-        out += lookup(name) ?? `\${${name}}`;
+      if (match && match[4] === undefined && word[after] === '}') {
+        out += (indirect ? undefined : lookup(name)) ?? word.slice(i, after + 1);
         i = after;
         continue;
       }
-      const op = match?.[2] ?? null;
+      const op = match?.[4] ?? null;
       const opening = op === null ? '${' : word.slice(i, after);
-      stack.push({ opening, name, op, out });
+      stack.push({ opening, name, indirect, op, out });
       out = '';
       i += opening.length - 1;
     } else if (char === '$') {
@@ -61,7 +68,12 @@ export function expandParameters(word: string, lookup: Lookup, assign: (name: st
       }
     } else if (char === '}' && stack.length > 0) {
       const frame = stack.pop() as Frame;
-      const value = frame.op === null ? `${frame.opening}${out}}` : operated(frame.name, frame.op, out, lookup, assign);
+      const value =
+        frame.op === null
+          ? `${frame.opening}${out}}`
+          : /^[%#]/.test(frame.op)
+            ? (trimmed(frame.indirect ? undefined : lookup(frame.name), frame.op, out) ?? `${frame.opening}${out}}`)
+            : operated(frame, out, frame.indirect ? () => undefined : lookup, frame.indirect ? () => undefined : assign);
       out = frame.out + value;
     } else out += char;
   }
@@ -71,7 +83,7 @@ export function expandParameters(word: string, lookup: Lookup, assign: (name: st
 }
 
 /** The value of `${name<op>word}`, `word` expanded: each value the parameter may have, with `word` where the operator gives it. */
-function operated(name: string, op: string, word: string, lookup: Lookup, assign: (name: string, value: string) => void): string {
+function operated({ name, op }: { name: string; op: string }, word: string, lookup: Lookup, assign: (name: string, value: string) => void): string {
   const value = lookup(name);
   const colon = op.startsWith(':');
   const kind = op.at(-1) as string;
@@ -94,4 +106,53 @@ function operated(name: string, op: string, word: string, lookup: Lookup, assign
   const result = unique.length <= 1 ? (unique[0] ?? '') : `{${unique.join(',')}}`;
   if (kind === '=' && result !== value) assign(name, result);
   return result;
+}
+
+/** Values and patterns longer than this are not matched (each end is tried): the value is taken as not known. */
+const MAX_TRIMMED = 128;
+/** Patterns with more `*` than this are not matched: each would backtrack on each end tried. */
+const MAX_STARS = 3;
+
+/**
+ * `${X%pattern}` (`%%`, `#`, `##`) of each value X is known to have: the shortest (longest) end
+ * (start) the pattern matches taken off. Undefined when X is not known or too long to match.
+ */
+function trimmed(value: string | undefined, op: string, pattern: string): string | undefined {
+  const matcher = value === undefined || value.length > MAX_TRIMMED || pattern.length > MAX_TRIMMED ? null : patternMatcher(pattern);
+  if (matcher === null || value === undefined) return undefined;
+  const options = /^\{[^{}]*,[^{}]*\}$/.test(value) ? value.slice(1, -1).split(',') : [value];
+  const results = options.map((option) => {
+    const ends = Array.from({ length: option.length + 1 }, (_, k) => k);
+    // From the end: the shortest end first for %, the longest for %%; from the start the other way round.
+    const order = op === '%' || op === '##' ? ends.reverse() : ends;
+    const cut = order.find((k) => matcher.test(op.startsWith('%') ? option.slice(k) : option.slice(0, k)));
+    return cut === undefined ? option : op.startsWith('%') ? option.slice(0, cut) : option.slice(cut);
+  });
+  const unique = [...new Set(results)];
+  return unique.length === 1 ? unique[0] : `{${unique.join(',')}}`;
+}
+
+/** A shell pattern (`*`, `?`, `[…]`) as a regular expression of the whole text; null when it holds what cannot be told (`$`). */
+function patternMatcher(pattern: string): RegExp | null {
+  if (/[$`]/.test(pattern) || UNKNOWN.test(pattern)) return null;
+  let source = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i] as string;
+    const close = char === '[' ? pattern.indexOf(']', i + 2) : -1;
+    if (char === '*') {
+      // A run of * matches what one does; one pattern with many would backtrack on each end tried.
+      if (!source.endsWith('[\\s\\S]*')) source += '[\\s\\S]*';
+    } else if (char === '?') source += '[\\s\\S]';
+    else if (close !== -1) {
+      const body = pattern.slice(i + 1, close).replace(/^[!^]/, '^').replace(/[\\\]]/g, '\\$&');
+      source += `[${body}]`;
+      i = close;
+    } else source += (char === '\\' ? (pattern[++i] ?? '') : char).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  }
+  if ((source.match(/\[\\s\\S\]\*/g) ?? []).length > MAX_STARS) return null;
+  try {
+    return new RegExp(`^(?:${source})$`);
+  } catch {
+    return null;
+  }
 }

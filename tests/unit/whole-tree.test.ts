@@ -939,6 +939,19 @@ describe('wholeTreeCommand', () => {
       expect(atHome('d=${X:-build}; rm -rf "$d"')).toBeNull();
       expect(atHome('cleanup(){ rm -rf "${1:-build}"; }; cleanup /tmp/build')).toBeNull();
       expect(atHome('rm -rf "${X%/*}" "${#X}" "${X/a/b}"')).toBeNull();
+      expect(atHome('X=/tmp/b/c; rm -rf "${X%/*}/" "${X%%/c}" "${X#/tmp}" "${X##*/}"')).toBeNull();
+    });
+
+    it('reads a default through another variable or an array item, and a known value with a pattern taken off', () => {
+      expect(atHome('rm -rf "${!X:-/}"')).toMatch(/^rm /);
+      expect(atHome('rm -rf "${a[0]:-/}"')).toMatch(/^rm /);
+      expect(atHome('rm -rf "${a[@]:-~}"')).toMatch(/^rm /);
+      expect(atHome('X=/tmp; rm -rf "${X%/*}/"')).toBe('rm /');
+      expect(atHome('X=/home/u/x; rm -rf "${X%/*}"')).toBe('rm /home/u');
+      expect(atHome('X=/usr/x; rm -rf "${X%%/x}"')).toBe('rm /usr');
+      expect(atHome('X=a/usr; rm -rf "/${X#a/}"')).toBe('rm /usr');
+      expect(atHome('X=/a/b/etc; rm -rf "/${X##*/}"')).toBe('rm /etc');
+      expect(atHome('X=/tmp/x; rm -rf "${X%%/[a-z]*}"/*')).toBe('rm /*');
     });
 
     it('reads a 100 KB line of defaults, nested or not, in linear time', () => {
@@ -948,6 +961,8 @@ describe('wholeTreeCommand', () => {
       expect(atHome(`rm -rf ${'"${X:-a}" '.repeat(10_000)}`)).toBeNull();
       expect(atHome(`d=/tmp/b; ${'d=${d:-/}; '.repeat(5_000)}rm -rf "$d"`)).toBeNull();
       expect(atHome(`echo "${'${X:-'.repeat(20_000)}`)).toBeNull(); // never closed
+      expect(atHome(`X=${'a'.repeat(200)}; rm -rf ${'"${X%*a*a*a*a*b}" '.repeat(2_000)}`)).toBeNull();
+      expect(atHome(`X={${'a'.repeat(100)},${'b'.repeat(100)}}; rm -rf ${'"${X##*[ab]*b}" '.repeat(4_000)}`)).toBeNull();
       expect(performance.now() - started).toBeLessThan(5_000);
     });
   });
