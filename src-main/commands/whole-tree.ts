@@ -240,6 +240,7 @@ function calledTreeCommand(all: readonly string[], pipes: Pipes, shell: Shell, r
   return readAgain(length, name, reading, () => {
     const found = treeCommandInCommands(body, pipes, called, reading, depth + 1);
     shell.cwd = called.cwd;
+    shell.pushed = called.pushed;
     return found;
   });
 }
@@ -324,9 +325,10 @@ function move(program: string, args: readonly string[], shell: Shell, home: stri
   if (program === 'cd' || program === 'pushd') {
     if (program === 'pushd') shell.pushed = { folder: shell.cwd, below: shell.pushed };
     shell.cwd = afterCd(args, shell.cwd, home);
-  } else if (program === 'popd') {
-    shell.cwd = shell.pushed === null ? null : shell.pushed.folder;
-    shell.pushed = shell.pushed?.below ?? null;
+  } else if (program === 'popd' && shell.pushed !== null) {
+    // With none pushed, popd fails and the shell stays where it is.
+    shell.cwd = shell.pushed.folder;
+    shell.pushed = shell.pushed.below;
   }
 }
 

@@ -822,6 +822,8 @@ describe('wholeTreeCommand', () => {
       expect(atHome('function f ( rm -rf "$1" ); f /')).toBe('rm /');
       expect(atHome('f() ( cd /tmp/x ); f; rm -rf *')).toBe('rm *');
       expect(atHome('f() { cd /tmp/x; }; rm -rf *')).toBe('rm *'); // defined, never called
+      expect(atHome('f() { pushd /tmp/x; }; f; popd; rm -rf *')).toBe('rm *'); // its pushd is the caller's
+      expect(atHome('f() ( pushd /tmp/x ); f; popd; rm -rf *')).toBe('rm *'); // in a subshell: popd has none, and fails
       expect(atHome('f() ( rm -rf "$1" ); f /tmp/build')).toBeNull();
       // A substitution in a body's first command is no body in parentheses.
       expect(atHome('f() { x="$(date)"; rm -rf "$1"; }; f /')).toBe('rm /');
