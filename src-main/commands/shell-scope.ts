@@ -184,10 +184,10 @@ function setOrKeep(variables: ScopedMap<string>, name: string, value: string): v
   variables.set(name, `{${[...new Set([...known, value])].join(',')}}`);
 }
 
-/** Forgets a variable; one that may not be forgotten may be empty too. */
+/** Forgets a variable; one known that may not be forgotten may be empty too, one not known stays so. */
 function forget(variables: ScopedMap<string>, name: string, perhaps: boolean): void {
-  if (perhaps) setOrKeep(variables, name, '');
-  else variables.delete(name);
+  if (!perhaps) variables.delete(name);
+  else if (variables.get(name) !== undefined) setOrKeep(variables, name, '');
 }
 
 /** Sets a variable to `value`, or forgets it when the value is computed as it runs. */

@@ -922,6 +922,7 @@ describe('wholeTreeCommand', () => {
       expect(atHome('X=/tmp/b; read X; rm -rf "${X:-/}"')).toMatch(/^rm /);
       expect(atHome('X=/tmp/b; if [ -e a ]; then unset X; fi; rm -rf "${X:-/}"')).toMatch(/^rm /);
       expect(atHome('X=/tmp/b; unset -f X; rm -rf "${X:-/}"')).toBeNull();
+      expect(atHome('while read d; do rm -rf "$d"/*; done < dirs.txt')).toBeNull(); // not known: not taken as empty
       // A value an earlier default left partly not known may still be unset.
       expect(atHome('f(){ : "${X:=/tmp/b}"; }; rm -rf "${X:-/}"')).toMatch(/^rm /);
       expect(atHome('X=; if [ -e a ]; then : "${X:=/tmp/b}"; fi; rm -rf "${X:-/}"')).toBe('rm {/,/tmp/b}');
