@@ -13,6 +13,12 @@ export type Lookup = (name: string) => string | undefined;
 export const UNKNOWN = /[\u2039\u203a]/;
 
 /**
+ * What a blank inside `${…}` outside quotes is given as before the command is cut into words
+ * (shell-text.ts), which would cut `${X:-/ x}` in two: the default then makes each of its words.
+ */
+export const SPLIT = '\u0001';
+
+/**
  * After `${`: 1 `!` (the value of the variable X names), 2 the name, 3 an array's subscript, 4 the
  * operator if one comes (`:-`, `-`, `:=`, `=`, `:+`, `+`, `:?`, `?`, and `%`, `%%`, `#`, `##`, which
  * take a pattern off the value's end or start).
@@ -79,33 +85,39 @@ export function expandParameters(word: string, lookup: Lookup, assign: (name: st
   }
   // `${` that never closes is kept as written.
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) out = frame.out + frame.opening + out;
-  return out;
+  return out.replaceAll(SPLIT, ' ');
 }
 
 /** The value of `${name<op>word}`, `word` expanded: each value the parameter may have, with `word` where the operator gives it. */
-function operated({ name, op }: { name: string; op: string }, word: string, lookup: Lookup, assign: (name: string, value: string) => void): string {
+function operated({ name, op }: { name: string; op: string }, written: string, lookup: Lookup, assign: (name: string, value: string) => void): string {
+  // Outside quotes a default of several words (`${X:-/ x}`) makes each, any of which may be a target;
+  // assigned, it is one value.
+  const parts = written.split(SPLIT).filter((part) => part !== '');
+  const word = parts.length > 1 ? `{${parts.join(',')}}` : (parts[0] ?? '');
+  const one = written.replaceAll(SPLIT, ' ');
   const value = lookup(name);
   const colon = op.startsWith(':');
   const kind = op.at(-1) as string;
   // HOME is home when not set on the line, set and not empty: kept as written, which reads as home.
-  if (value === undefined && name === 'HOME') return kind === '+' ? word : `\${HOME${op}${word}}`;
+  if (value === undefined && name === 'HOME') return kind === '+' ? word : `\${HOME${op}${one}}`;
   if (value === undefined) {
     if (kind === '?' || ((kind === '-' || kind === '=') && word === '')) return `\${${name}}`;
     if (kind === '+') return `{,${word}}`;
-    const either = `{\u2039${name}\u203a,${word}}`;
-    if (kind === '=') assign(name, either);
-    return either;
+    if (kind === '=') assign(name, `{\u2039${name}\u203a,${one}}`);
+    return `{\u2039${name}\u203a,${word}}`;
   }
   const options = /^\{[^{}]*,[^{}]*\}$/.test(value) ? value.slice(1, -1).split(',') : [value];
   const empty = (option: string) => colon && option === '';
-  let given: string[];
-  if (kind === '+') given = options.map((option) => (empty(option) ? '' : word));
-  else if (kind === '?') given = options.filter((option) => !empty(option));
-  else given = options.map((option) => (empty(option) ? word : option));
-  const unique = [...new Set(given)];
-  const result = unique.length <= 1 ? (unique[0] ?? '') : `{${unique.join(',')}}`;
-  if (kind === '=' && result !== value) assign(name, result);
-  return result;
+  const given = (word: string): string => {
+    let all: string[];
+    if (kind === '+') all = options.map((option) => (empty(option) ? '' : word));
+    else if (kind === '?') all = options.filter((option) => !empty(option));
+    else all = options.map((option) => (empty(option) ? word : option));
+    const unique = [...new Set(all)];
+    return unique.length <= 1 ? (unique[0] ?? '') : `{${unique.join(',')}}`;
+  };
+  if (kind === '=' && given(one) !== value) assign(name, given(one));
+  return given(word);
 }
 
 /** Values and patterns longer than this are not matched (each end is tried): the value is taken as not known. */

@@ -1,4 +1,5 @@
 import { splitArgs } from '../device/split-args';
+import { SPLIT } from './parameter-expansion';
 import { assembled, type Op, type Step, StepWriter } from './shell-steps';
 
 /**
@@ -196,7 +197,7 @@ function withAnsiCDecoded(command: string): string {
 /** The words of a simple command; `cut`: it was cut inside quotes, so they are only a guess. */
 export function words(command: string): { all: string[]; cut: boolean } {
   try {
-    return { all: splitArgs(withoutRedirections(withAnsiCDecoded(command))), cut: false };
+    return { all: splitArgs(withBlanksInBraces(withoutRedirections(withAnsiCDecoded(command)))), cut: false };
   } catch {
     // Text whose quotes never close is cut at every separator (`sh -c 'cd /tmp; rm -rf /`): a quote left over is no part of a word.
     const all = command
@@ -205,6 +206,36 @@ export function words(command: string): { all: string[]; cut: boolean } {
       .filter((word) => word !== '');
     return { all, cut: true };
   }
+}
+
+/** `command` with each blank inside `${…}` and outside quotes given as SPLIT, so the word is not cut there (`${X:-/ x}`). */
+function withBlanksInBraces(command: string): string {
+  if (!command.includes('${')) return command;
+  let out = '';
+  let quote: string | null = null;
+  let depth = 0;
+  for (let i = 0; i < command.length; i++) {
+    const char = command[i] as string;
+    if (quote === "'") {
+      if (char === "'") quote = null;
+    } else if (char === '\\') {
+      out += char + (command[i + 1] ?? '');
+      i++;
+      continue;
+    } else if (char === '"' || char === "'") quote = quote === char ? null : (quote ?? char);
+    else if (char === '$' && command[i + 1] === '{') {
+      depth++;
+      out += '${';
+      i++;
+      continue;
+    } else if (char === '}' && depth > 0) depth--;
+    else if (depth > 0 && quote === null && /\s/.test(char)) {
+      out += SPLIT;
+      continue;
+    }
+    out += char;
+  }
+  return out;
 }
 
 /**

@@ -885,6 +885,12 @@ describe('wholeTreeCommand', () => {
       expect(atHome('rm -rf "${X:-/}"/*')).toMatch(/^rm /);
       expect(atHome('rm -rf "${1:-/}"')).toMatch(/^rm /);
       expect(atHome('rm -rf "${@:-/}"')).toMatch(/^rm /);
+      // Outside quotes a default of several words makes each (`rm -rf / x`).
+      expect(atHome('rm -rf ${X:-/ x}')).toMatch(/^rm /);
+      expect(atHome('rm -rf ${X:-x ~}')).toMatch(/^rm /);
+      expect(atHome('rm -rf ${X:+x /}')).toMatch(/^rm /);
+      expect(atHome('rm -rf "${X:-/ x}"')).toBeNull(); // quoted: one word, `/ x`
+      expect(atHome('rm -rf ${X:-a b} c')).toBeNull();
     });
 
     it('reads an alternate, used when the variable is set', () => {
