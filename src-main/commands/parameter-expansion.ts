@@ -35,6 +35,8 @@ interface Frame {
   /** The operator, or null for a `${…}` of another form (`${#X}`, `${X%/*}`), kept as written. */
   op: string | null;
   out: string;
+  /** Whether `out` was cut at a SPLIT (given as a comma: `out` is then the options of braces). */
+  split: boolean;
 }
 
 /**
@@ -46,6 +48,9 @@ export function expandParameters(word: string, lookup: Lookup, assign: (name: st
   if (!word.includes('$')) return word;
   const stack: Frame[] = [];
   let out = '';
+  // Noted as the SPLIT comes, not looked for at the end: a search at each of many nested defaults
+  // would read their text again and again.
+  let split = false;
   for (let i = 0; i < word.length; i++) {
     const char = word[i] as string;
     if (char === '$' && word[i + 1] === '{') {
@@ -61,8 +66,9 @@ export function expandParameters(word: string, lookup: Lookup, assign: (name: st
       }
       const op = match?.[4] ?? null;
       const opening = op === null ? '${' : word.slice(i, after);
-      stack.push({ opening, name, indirect, op, out });
+      stack.push({ opening, name, indirect, op, out, split });
       out = '';
+      split = false;
       i += opening.length - 1;
     } else if (char === '$') {
       BARE.lastIndex = i + 1;
@@ -74,13 +80,18 @@ export function expandParameters(word: string, lookup: Lookup, assign: (name: st
       }
     } else if (char === '}' && stack.length > 0) {
       const frame = stack.pop() as Frame;
-      const value =
-        frame.op === null
-          ? `${frame.opening}${out}}`
-          : /^[%#]/.test(frame.op)
-            ? (trimmed(frame.indirect ? undefined : lookup(frame.name), frame.op, out) ?? `${frame.opening}${out}}`)
-            : operated(frame, out, frame.indirect ? () => undefined : lookup, frame.indirect ? () => undefined : assign);
+      const known = frame.op === null ? undefined : /^[%#]/.test(frame.op) ? trimmed(frame.indirect ? undefined : lookup(frame.name), frame.op, out) : undefined;
+      // As written (another form, or a pattern taken off a value not known), its SPLITs kept.
+      const asWritten = frame.op === null || (/^[%#]/.test(frame.op) && known === undefined);
+      const value = asWritten
+        ? `${frame.opening}${out}}`
+        : (known ?? operated(frame, out, split, frame.indirect ? () => undefined : lookup, frame.indirect ? () => undefined : assign));
       out = frame.out + value;
+      split = frame.split;
+    } else if (char === SPLIT && takesWord(stack.at(-1))) {
+      // Outside quotes a default of several words (`${X:-/ x}`) makes each, any of which may be a target.
+      out += ',';
+      split = true;
     } else out += char;
   }
   // `${` that never closes is kept as written.
@@ -88,36 +99,42 @@ export function expandParameters(word: string, lookup: Lookup, assign: (name: st
   return out.replaceAll(SPLIT, ' ');
 }
 
+/** Whether a SPLIT in `frame`'s text cuts it into words: in a default or an alternate, not in another form. */
+function takesWord(frame: Frame | undefined): boolean {
+  return frame?.op !== undefined && frame.op !== null && !/^[%#]/.test(frame.op);
+}
+
 /** The value of `${name<op>word}`, `word` expanded: each value the parameter may have, with `word` where the operator gives it. */
-function operated({ name, op }: { name: string; op: string }, written: string, lookup: Lookup, assign: (name: string, value: string) => void): string {
-  // Outside quotes a default of several words (`${X:-/ x}`) makes each, any of which may be a target;
-  // assigned, it is one value.
-  const parts = written.split(SPLIT).filter((part) => part !== '');
-  const word = parts.length > 1 ? `{${parts.join(',')}}` : (parts[0] ?? '');
-  const one = written.replaceAll(SPLIT, ' ');
+function operated(
+  { name, op }: { name: string; op: string },
+  written: string,
+  split: boolean,
+  lookup: Lookup,
+  assign: (name: string, value: string) => void,
+): string {
+  // Cut into words, it is braces that make each (assigned too: the value may be any of them).
+  const word = split ? `{${written}}` : written;
   const value = lookup(name);
   const colon = op.startsWith(':');
   const kind = op.at(-1) as string;
   // HOME is home when not set on the line, set and not empty: kept as written, which reads as home.
-  if (value === undefined && name === 'HOME') return kind === '+' ? word : `\${HOME${op}${one}}`;
+  if (value === undefined && name === 'HOME') return kind === '+' ? word : split ? '$HOME' : `\${HOME${op}${word}}`;
   if (value === undefined) {
     if (kind === '?' || ((kind === '-' || kind === '=') && word === '')) return `\${${name}}`;
     if (kind === '+') return `{,${word}}`;
-    if (kind === '=') assign(name, `{\u2039${name}\u203a,${one}}`);
+    if (kind === '=') assign(name, `{\u2039${name}\u203a,${word}}`);
     return `{\u2039${name}\u203a,${word}}`;
   }
   const options = /^\{[^{}]*,[^{}]*\}$/.test(value) ? value.slice(1, -1).split(',') : [value];
   const empty = (option: string) => colon && option === '';
-  const given = (word: string): string => {
-    let all: string[];
-    if (kind === '+') all = options.map((option) => (empty(option) ? '' : word));
-    else if (kind === '?') all = options.filter((option) => !empty(option));
-    else all = options.map((option) => (empty(option) ? word : option));
-    const unique = [...new Set(all)];
-    return unique.length <= 1 ? (unique[0] ?? '') : `{${unique.join(',')}}`;
-  };
-  if (kind === '=' && given(one) !== value) assign(name, given(one));
-  return given(word);
+  let given: string[];
+  if (kind === '+') given = options.map((option) => (empty(option) ? '' : word));
+  else if (kind === '?') given = options.filter((option) => !empty(option));
+  else given = options.map((option) => (empty(option) ? word : option));
+  const unique = [...new Set(given)];
+  const result = unique.length <= 1 ? (unique[0] ?? '') : `{${unique.join(',')}}`;
+  if (kind === '=' && result !== value) assign(name, result);
+  return result;
 }
 
 /** Values and patterns longer than this are not matched (each end is tried): the value is taken as not known. */

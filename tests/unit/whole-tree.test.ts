@@ -970,6 +970,8 @@ describe('wholeTreeCommand', () => {
       expect(atHome(`rm -rf ${'"${X:-a}" '.repeat(10_000)}`)).toBeNull();
       expect(atHome(`d=/tmp/b; ${'d=${d:-/}; '.repeat(5_000)}rm -rf "$d"`)).toBeNull();
       expect(atHome(`echo "${'${X:-'.repeat(20_000)}`)).toBeNull(); // never closed
+      expect(atHome(`rm -rf ${'${X:- a'.repeat(20_000)}${'}'.repeat(20_000)}`)).toMatch(/^rm /); // a blank in each
+      expect(atHome(`echo ${'${X/'.repeat(20_000)}a b${'}'.repeat(20_000)}`)).toBeNull();
       expect(atHome(`X=${'a'.repeat(200)}; rm -rf ${'"${X%*a*a*a*a*b}" '.repeat(2_000)}`)).toBeNull();
       expect(atHome(`X={${'a'.repeat(100)},${'b'.repeat(100)}}; rm -rf ${'"${X##*[ab]*b}" '.repeat(4_000)}`)).toBeNull();
       expect(performance.now() - started).toBeLessThan(5_000);
