@@ -1,9 +1,10 @@
 /**
  * Parameter expansion as the never-run rule (whole-tree.ts) reads it: `$X`, `${X}`, `$1`, `$@`, and
  * the forms with a default or an alternate (`${X:-/}`, `${X=/}`, `${X:+/}`, `${X:?}`, nested:
- * `${X:-${Y:-/}}`). A parameter whose value cannot be told keeps its use (`$X`); one with a default
- * may be either, given as the braces that make each (`{‹X›,/}`), where `‹X›` stands for the value not
- * known: a target that may be a whole tree is read as one.
+ * `${X:-${Y:-/}}`), and a known value with a pattern taken off (`${X%/*}`). A parameter whose value
+ * cannot be told keeps its use (`$X`); one with a default may be either, given as the braces that make
+ * each (`{‹X›,/}`), where `‹X›` stands for the value not known: a target that may be a whole tree is
+ * read as one.
  */
 
 /** A parameter's value, or undefined when it cannot be told. A value `{a,b}` is either of its options. */
@@ -32,7 +33,7 @@ interface Frame {
   name: string;
   /** Named through another (`${!X}`) or an array's item (`${a[0]}`): its value is not known. */
   indirect: boolean;
-  /** The operator, or null for a `${…}` of another form (`${#X}`, `${X%/*}`), kept as written. */
+  /** The operator, or null for a `${…}` of another form (`${#X}`, `${X/a/b}`), kept as written. */
   op: string | null;
   out: string;
   /** Whether `out` was cut at a SPLIT (given as a comma: `out` is then the options of braces). */
