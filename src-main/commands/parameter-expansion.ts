@@ -81,12 +81,13 @@ export function expandParameters(word: string, lookup: Lookup, assign: (name: st
       }
     } else if (char === '}' && stack.length > 0) {
       const frame = stack.pop() as Frame;
-      const known = frame.op === null ? undefined : /^[%#]/.test(frame.op) ? trimmed(frame.indirect ? undefined : lookup(frame.name), frame.op, out) : undefined;
-      // As written (another form, or a pattern taken off a value not known), its SPLITs kept.
-      const asWritten = frame.op === null || (/^[%#]/.test(frame.op) && known === undefined);
-      const value = asWritten
-        ? `${frame.opening}${out}}`
-        : (known ?? operated(frame, out, split, frame.indirect ? () => undefined : lookup, frame.indirect ? () => undefined : assign));
+      const { op } = frame;
+      const asWritten = `${frame.opening}${out}}`;
+      // Another form, or a pattern taken off a value not known, is kept as written, its SPLITs with it.
+      let value: string;
+      if (op === null) value = asWritten;
+      else if (/^[%#]/.test(op)) value = trimmed(frame.indirect ? undefined : lookup(frame.name), op, out) ?? asWritten;
+      else value = operated({ name: frame.name, op }, out, split, frame.indirect ? () => undefined : lookup, frame.indirect ? () => undefined : assign);
       out = frame.out + value;
       split = frame.split;
     } else if (char === SPLIT && takesWord(stack.at(-1))) {
