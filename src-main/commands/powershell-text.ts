@@ -71,6 +71,8 @@ export interface Pipeline {
   after: string;
   /** The pipeline whose block's `}` this one's first command goes on after (`… -Begin { } -Process {`, `} else {`). */
   continues: Pipeline | null;
+  /** Whether a `|` follows that `}` at once: the block's command ends there, and this one's first command is the next in its pipeline (`? { … } | % {`). */
+  piped: boolean;
 }
 
 /**
@@ -85,20 +87,26 @@ export function splitText(text: string, mode: Mode): { pipelines: Pipeline[]; ne
   const blocks: Array<{ owner: Pipeline; at: number }> = [];
   let afterBlock: Pipeline | null = null;
   let continuing: Pipeline | null = null;
+  let piped = false;
   let pipeline: string[] = [];
   let start = 0;
   let quote: string | null = null;
   const escape = mode === 'powershell' ? '`' : '^';
-  const cut = (at: number, endsPipeline: boolean): Pipeline | null => {
+  const cut = (at: number, endsPipeline: boolean, pipe = false): Pipeline | null => {
     pipeline.push(text.slice(start, at));
-    if (afterBlock !== null) afterBlock.after = text.slice(start, at);
+    if (afterBlock !== null) {
+      afterBlock.after = text.slice(start, at);
+      piped = pipe && continuing === null && afterBlock.after.trim() === '';
+    }
     continuing ??= afterBlock;
     afterBlock = null;
     if (!endsPipeline) return null;
-    const ended: Pipeline = { commands: pipeline.filter((command) => command.trim() !== ''), block: null, after: '', continues: continuing };
+    const commands = pipeline.filter((command) => command.trim() !== '');
+    const ended: Pipeline = { commands, block: null, after: '', continues: continuing, piped };
     pipelines.push(ended);
     pipeline = [];
     continuing = null;
+    piped = false;
     return ended;
   };
   for (let i = 0; i < text.length; i++) {
@@ -131,7 +139,7 @@ export function splitText(text: string, mode: Mode): { pipelines: Pipeline[]; ne
       i = end === -1 ? text.length : end;
       start = i + 1;
     } else if (char === '|' && text[i + 1] !== '|') {
-      cut(i, false);
+      cut(i, false, true);
       start = i + 1;
     } else if ((char === '|' || char === '&') && text[i + 1] === char) {
       cut(i, true);

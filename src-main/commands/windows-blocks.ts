@@ -18,6 +18,8 @@ export interface BlockReader {
   args(command: readonly string[]): string[];
   /** The path of each item a listing command writes (`C:\*` for Get-ChildItem C:\), or null when it is not one that lists all of a folder. */
   listed(command: readonly string[]): string | null;
+  /** Whether a command only passes on (some of) the items piped into it: Where-Object, Sort-Object, Select-Object. */
+  passes(command: readonly string[]): boolean;
   /** Text cut into words, variables read. */
   words(text: string): string[];
 }
@@ -42,8 +44,11 @@ function runsOf(header: readonly string[][], body: string, after: readonly strin
   const last = header.at(-1);
   // `& { … } args` (the reader cuts the text at `&`) or `. { … } args`: a block run at once.
   const program = last === undefined ? '&' : reader.program(last);
-  if (FOR_EACH.has(program) && header.length > 1) {
-    const item = reader.listed(header.at(-2) as string[]);
+  // A loop's or a filter's block runs with each item piped in; what filters before it pass on may be every item.
+  if ((FOR_EACH.has(program) || (last !== undefined && reader.passes(last))) && header.length > 1) {
+    let at = header.length - 2;
+    while (at > 0 && reader.passes(header[at] as string[])) at--;
+    const item = reader.listed(header[at] as string[]);
     return item === null ? [] : [pathBindings(['_', 'psitem'], item)];
   }
   if (program === 'foreach' && last !== undefined && header.length === 1) return foreachRuns(reader.args(last), reader);

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { assign, type Mode, type Pipeline, splitText, words } from './powershell-text';
 import { type BlockReader, blockRuns } from './windows-blocks';
+import { type PathScope, resolvePath, takesWhole } from './windows-paths';
 import { startedCommands } from './windows-start';
 
 /**
@@ -35,19 +36,23 @@ const REMOVERS = new Set(['remove-item', 'rm', 'ri', 'del', 'erase', 'rd', 'rmdi
 const LISTERS = new Set(['get-childitem', 'gci', 'ls', 'dir', 'get-item', 'gi']);
 /** The listers among them that write the items they are given, not those in them. */
 const ITEM_LISTERS = new Set(['get-item', 'gi']);
+/**
+ * Programs that pass on the items piped into them, all or some (Where-Object, Sort-Object, Select-Object
+ * -First …): what follows them may be given every item, as a filter that cannot be read may keep them all.
+ */
+const PASSERS = new Set([
+  'where-object', 'where', '?', 'sort-object', 'sort', 'select-object', 'select', 'get-unique', 'gu', 'tee-object', 'tee',
+  'write-output', 'echo', 'write', 'out-default',
+]);
 const LOCATION_SETTERS = new Set(['cd', 'chdir', 'sl', 'set-location', 'pushd', 'push-location']);
 const LOCATION_RESTORERS = new Set(['popd', 'pop-location']);
 /** Programs that run the command in their arguments as it is (Windows's sudo, gsudo). */
 const WRAPPERS = new Set(['sudo', 'gsudo']);
 /** icacls operations that change a tree's access list or owner; with /t they walk all of it. */
 const ICACLS_CHANGES = /^\/(?:reset|grant|deny|remove|setowner)(?::\w*)?$/i;
-const SYSTEM_FOLDERS = ['windows', 'program files', 'program files (x86)', 'programdata', 'users'];
 
 /** What the reader knows of the machine and of the text read so far. */
-interface Context {
-  home: string;
-  /** The folder relative operands are read from (lower case, backslashes), or null when not known. */
-  cwd: string | null;
+interface Context extends PathScope {
   /** Variables by lower-case name (`home`, `env:userprofile`), with the values they hold. */
   variables: Map<string, string>;
   /** Characters the script blocks read again for each run (a loop's items, a block's arguments) may still take, shared by all the text. */
@@ -123,12 +128,14 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
       const found = commandTree(all, mode, context, depth);
       if (found) return found;
     }
-    const piped = mode === 'powershell' ? pipedTree(commands, context) : null;
-    if (piped) return piped;
     const before = headers.get(pipeline.continues as Pipeline);
     const continues = before !== undefined && before.blocks < MAX_CONTINUED;
-    const header = continues ? continuedHeader(before.header, commands) : [...commands];
-    headers.set(pipeline, { header, blocks: continues ? before.blocks + 1 : 0 });
+    let header = continues ? continuedHeader(before.header, commands) : [...commands];
+    // `… | ? { … } | ri -r`: the commands go on in the pipeline of the block's command, after what it was given.
+    if (before !== undefined && pipeline.piped) header = [...source(before.header), ...commands];
+    headers.set(pipeline, { header, blocks: continues && !pipeline.piped ? before.blocks + 1 : 0 });
+    const piped = mode === 'powershell' ? pipedTree(pipeline.piped ? header : commands, context) : null;
+    if (piped) return piped;
     const block = pipeline.block === null ? null : blockTree(header, pipeline.block, pipeline.after, context, depth);
     if (block) return block;
   }
@@ -145,6 +152,18 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
  * that goes on further (`if { } elseif { } …`) is read from its last block on, so that its header stays short.
  */
 const MAX_CONTINUED = 3;
+
+/** Whether a command only passes on (some of) the items piped into it. */
+function passes(command: readonly string[]): boolean {
+  return PASSERS.has(programOf(command[programAt(command)] ?? ''));
+}
+
+/** The last of `commands` that is no passer, alone (or none): what those after it are given, all or some of it. */
+function source(commands: readonly string[][]): string[][] {
+  let at = commands.length - 1;
+  while (at >= 0 && passes(commands[at] as string[])) at--;
+  return at < 0 ? [] : [commands[at] as string[]];
+}
 
 /**
  * A block's header: the pipeline's commands, the first going on with the command a block before it ended
@@ -187,6 +206,7 @@ function blockReader(context: Context): BlockReader {
     },
     args: (command) => command.slice(programAt(command) + 1),
     listed: (command) => listedItems(command),
+    passes,
     words: (text) => words(text, 'powershell', context),
   };
 }
@@ -354,17 +374,19 @@ function readRemove(args: readonly string[]): { recursive: boolean; keeps: boole
 }
 
 /**
- * `Get-ChildItem <tree> | Remove-Item` (or `Get-Item <tree> |`): the listing of a whole tree piped straight into a Remove-Item
+ * `Get-ChildItem <tree> | Remove-Item` (or `Get-Item <tree> |`): the listing of a whole tree piped (maybe through filters, `| ? … |`) into a Remove-Item
  * of no path of its own, when either recurses and neither selects (-Filter, -Include, -Exclude); or a
  * value alone piped into one that recurses (`'C:\' | Remove-Item -Recurse`, `$_ | ri -r`), which removes the path it holds.
  */
 function pipedTree(commands: readonly string[][], context: Context): string | null {
-  for (let i = 0; i + 1 < commands.length; i++) {
-    const lister = commands[i] as string[];
-    const remover = commands[i + 1] as string[];
-    const listAt = programAt(lister);
+  for (let j = 1; j < commands.length; j++) {
+    const remover = commands[j] as string[];
     const removeAt = programAt(remover);
     if (!REMOVERS.has(programOf(remover[removeAt] ?? ''))) continue;
+    // What filters pass on may be every item they are given.
+    const lister = source(commands.slice(0, j))[0];
+    if (lister === undefined) continue;
+    const listAt = programAt(lister);
     const removed = readRemove(remover.slice(removeAt + 1));
     if (removed.keeps || removed.operands.length > 0) continue;
     const value = lister.length === 1 && !LISTERS.has(programOf(lister[0] as string)) ? (lister[0] as string) : null;
@@ -392,68 +414,4 @@ function listedItems(command: readonly string[]): string | null {
   if (listed.keeps || listed.operands.length > 1) return null;
   const operand = listed.operands[0] ?? '.';
   return ITEM_LISTERS.has(program) ? operand : `${operand.replace(/[\\/]+$/, "")}\\*`;
-}
-
-/**
- * `path` as a lower-case absolute path with backslashes, `.` and `..` resolved, `~` spelt out and a
- * relative path read from the context's folder; null when that folder is not known.
- */
-function resolvePath(path: string, context: Context, fallbackCwd: string | null): string | null {
-  // A variable not known, a cmd variable or a value computed when it runs: where it points is not known.
-  if (/[$%]|^[(@]/.test(path)) return null;
-  let spelt = path
-    .replace(/^(?:microsoft\.powershell\.core\\)?filesystem::/i, '')
-    .replace(/\//g, '\\')
-    .replace(/^\\\\[?.]\\(?=[a-z]:)/i, '');
-  // `C:build` is read from the folder last used on C:, which is not known.
-  if (/^[a-z]:[^\\]/i.test(spelt)) return null;
-  if (/^~(?:\\|$)/.test(spelt)) spelt = context.home.replace(/\//g, '\\') + spelt.slice(1);
-  const homeDrive = (/^[a-z]:/i.exec(context.home)?.[0] ?? 'c:').toLowerCase();
-  let absolute: string;
-  if (/^[a-z]:/i.test(spelt)) absolute = spelt;
-  else if (spelt.startsWith('\\')) absolute = `${homeDrive}${spelt}`;
-  else {
-    const base = context.cwd ?? (fallbackCwd === null ? null : resolvePath(fallbackCwd, { ...context, cwd: null }, null));
-    if (base === null) return null;
-    absolute = `${base}\\${spelt}`;
-  }
-  const [drive = '', ...rest] = absolute.toLowerCase().split('\\');
-  const parts: string[] = [];
-  for (const part of rest) {
-    if (part === '..') parts.pop();
-    else if (part !== '' && part !== '.') parts.push(part);
-  }
-  return [drive.slice(0, 2), ...parts].join('\\');
-}
-
-/** Whether removing `operand` recursively takes a drive root, a top-level system folder or a home: itself, or a tree its glob matches. */
-function takesWhole(operand: string, context: Context): boolean {
-  const resolved = resolvePath(operand, context, null);
-  if (resolved === null) return false;
-  // A trailing `\*` or `\*.*` takes all the tree holds.
-  const path = resolved.replace(/(?:\\\*(?:\.\*)?)+$/, '');
-  const home = resolvePath(context.home, { ...context, cwd: null }, null);
-  const drive = /^[a-z]:/.test(path) ? path.slice(0, 2) : 'c:';
-  const trees = [drive, ...SYSTEM_FOLDERS.map((folder) => `${drive}\\${folder}`), ...(home === null ? [] : [home])];
-  if (trees.includes(path) || /^[a-z]:\\users\\[^\\*?]+$/.test(path)) return true;
-  if (!/[*?]/.test(path)) return false;
-  return [...trees, `${drive}\\users\\${home?.split('\\').pop() ?? ''}`].some((tree) => globMatches(path, tree));
-}
-
-/** Whether `glob` (`*` any run within a folder name, `?` one character of one) matches `path`, in time linear in each. */
-function globMatches(glob: string, path: string): boolean {
-  // Each character but `*` takes one of the path's: a glob of more cannot match.
-  if (glob.replaceAll('*', '').length > path.length) return false;
-  // matched[j]: the glob read so far matches the first j characters of the path.
-  let matched = Array.from({ length: path.length + 1 }, (_, j) => j === 0);
-  for (const part of glob) {
-    const next = Array.from({ length: path.length + 1 }, () => false);
-    for (let j = 0; j <= path.length; j++) {
-      const char = path[j - 1] ?? '';
-      if (part === '*') next[j] = matched[j] === true || (j > 0 && next[j - 1] === true && char !== '\\');
-      else next[j] = j > 0 && matched[j - 1] === true && (part === '?' ? char !== '\\' : char === part);
-    }
-    matched = next;
-  }
-  return matched[path.length] === true;
 }

@@ -192,7 +192,6 @@ describe('windowsTreeCommand: what other commands start or run', () => {
       'gci C:\\Users\\ana\\project | % { ri -r $_ }',
       'gci C:\\Users | % { ri -r "$_\\AppData\\Local\\Temp\\*" }',
       'gci C:\\ -Filter *.log | % { ri -r $_ }',
-      "gci C:\\ | Where-Object Name -like 'x*' | % { ri -r $_ }",
       'gci C:\\ | % { ri -r $_.Name }', // names read in the folder it runs in, not C:\\
       "foreach ($d in 'build','dist') { Remove-Item -Recurse $d }",
       'foreach ($f in Get-ChildItem C:\\ -Filter *.tmp) { ri -r $f }',
@@ -218,6 +217,43 @@ describe('windowsTreeCommand: what other commands start or run', () => {
     wipes(`gci C:\\x | % ${'{ } x '.repeat(6_000)}`);
     wipes(`icm ${'{ } -x '.repeat(6_000)}`);
     expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe('windowsTreeCommand: what passes through filters, variables, functions and methods', () => {
+  /** As the never-run rule is measured: home and the folder it runs in are C:\\Users\\u. */
+  const refuses = (text: string) => windowsTreeCommand(text, 'C:\\Users\\u', 'C:\\Users\\u');
+
+  it('reads a listing through Where-Object, Sort-Object and Select-Object as every item it lists, into a loop or Remove-Item', () => {
+    expect(refuses("gci C:\\ | ? { $_.Name -ne 'x' } | % { ri -r -fo $_.FullName }")).toBe('ri C:\\*');
+    expect(refuses("gci C:\\ | where { $_.Name -ne 'x' } | % { ri -r -fo $_ }")).toBe('ri C:\\*');
+    expect(refuses("Get-ChildItem C:\\ | Where-Object -FilterScript { $_.Name -ne 'x' } | ForEach-Object { Remove-Item -Recurse $_ }")).toBe('Remove-Item C:\\*');
+    expect(refuses('gci C:\\ | Sort-Object Length | Select-Object -First 3 | % { ri -r $_ }')).toBe('ri C:\\*');
+    expect(refuses('gci ~ | sort | select -First 1 | % { ri -r $_.FullName }')).toBe('ri ~\\*');
+    expect(refuses("gci C:\\ | ? { $_.PSIsContainer } | Remove-Item -Recurse -Force")).toBe('gci C:\\ | Remove-Item');
+    expect(refuses('gci C:\\Users | ? { $_ } | sort | ri -r')).toBe('gci C:\\Users | ri');
+    expect(refuses('gci C:\\Windows | Select-Object -ExpandProperty FullName | Remove-Item -Recurse')).toBe('gci C:\\Windows | Remove-Item');
+    expect(refuses("gci C:\\ | ? { $_.Name -ne 'x' } | sort { $_.Name } | % { ri -r $_ }")).toBe('ri C:\\*');
+    // The filter's own block runs with each item too.
+    expect(refuses('gci C:\\ | ? { ri -r $_; $true }')).toBe('ri C:\\*');
+  });
+
+  it('refuses a listing of a whole tree filtered by a condition it cannot evaluate, which may keep every item', () => {
+    expect(refuses("gci C:\\ | ? Name -eq 'tmp' | % { ri -r $_.FullName }")).toBe('ri C:\\*');
+    expect(refuses("gci C:\\ | Where-Object Name -like 'x*' | % { ri -r $_ }")).toBe('ri C:\\*');
+    expect(refuses('Get-ChildItem ~ | Where-Object Name -like "*.tmp" | Remove-Item -Recurse')).toBe('Get-ChildItem ~ | Remove-Item');
+  });
+
+  it('lets filtered listings of folders below the trees through', () => {
+    for (const command of [
+      'gci C:\\build | % { ri -r $_.FullName }',
+      "gci C:\\build | ? { $_.Name -ne 'keep' } | % { ri -r $_.FullName }",
+      'gci .\\dist | sort | select -First 2 | Remove-Item -Recurse',
+      'gci C:\\ | ? { $_.PSIsContainer } | % { $_.Name }',
+      'Get-ChildItem C:\\ | Select-Object Name',
+    ]) {
+      expect(refuses(command), command).toBeNull();
+    }
   });
 });
 
@@ -257,7 +293,6 @@ describe('windowsTreeCommand: what is allowed', () => {
       'Get-Item C:\\Users\\ana\\project\\dist | Remove-Item -Recurse',
       'Get-ChildItem C:\\ -Recurse -Filter *.log | Remove-Item',
       'Get-ChildItem C:\\Users\\ana\\project\\dist | Remove-Item -Recurse',
-      'Get-ChildItem ~ | Where-Object Name -like "*.tmp" | Remove-Item -Recurse',
       'cd C:\\Users\\ana\\project; Remove-Item -Recurse -Force *',
       'Set-Location $env:TEMP; Remove-Item -Recurse *',
       "$d = 'C:\\Users\\ana\\project\\out'; Remove-Item -Recurse $d",
