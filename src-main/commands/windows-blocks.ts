@@ -2,7 +2,8 @@ import { closingParen } from './powershell-text';
 
 /**
  * What a PowerShell script block's body is given when it runs, for the never-run rule's Windows reader
- * (windows-tree.ts) to read the body with it: each item a listing pipes into ForEach-Object (`$_`), each
+ * (windows-tree.ts) to read the body with it: each item a listing or a value pipes into ForEach-Object or
+ * Where-Object (`$_`), through filters that may pass them all on, each
  * value of a foreach statement's collection, and the arguments of `& { param($p) … } C:\` or
  * `Invoke-Command { … } -ArgumentList C:\` (its parameters, `$args[0]`…).
  */
@@ -48,7 +49,9 @@ function runsOf(header: readonly string[][], body: string, after: readonly strin
   if ((FOR_EACH.has(program) || (last !== undefined && reader.passes(last))) && header.length > 1) {
     let at = header.length - 2;
     while (at > 0 && reader.passes(header[at] as string[])) at--;
-    const item = reader.listed(header[at] as string[]);
+    const before = header[at] as string[];
+    // A value alone piped in (`$d | % { … }`, `'C:\' | % { … }`) is the item.
+    const item = reader.listed(before) ?? (before.length === 1 ? (before[0] as string) : null);
     return item === null ? [] : [pathBindings(['_', 'psitem'], item)];
   }
   if (program === 'foreach' && last !== undefined && header.length === 1) return foreachRuns(reader.args(last), reader);

@@ -119,7 +119,7 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
   for (const pipeline of pipelines) {
     const commands: string[][] = [];
     for (const raw of pipeline.commands) {
-      if (mode === 'powershell' && assign(raw, context)) {
+      if (mode === 'powershell' && (assignListing(raw, context) || assign(raw, context))) {
         commands.push([]);
         continue;
       }
@@ -399,6 +399,22 @@ function pipedTree(commands: readonly string[][], context: Context): string | nu
     if (target !== undefined) return `${lister[listAt]} ${target} | ${remover[removeAt]}`;
   }
   return null;
+}
+
+/**
+ * Records `$d = Get-ChildItem C:\` (or `(gci C:\)`, `@(…)`, `Get-Item ~`) as the path of each item the
+ * listing writes (`C:\*`), which a loop, a pipe or Remove-Item then takes as it would the listing. Filters
+ * piped after it may keep every item, so they leave the value as it is. Whether `raw` is such an assignment.
+ */
+function assignListing(raw: string, context: Context): boolean {
+  const match = /^\s*\$(?:\{([^}]*)\}|((?:env:)?[a-z_]\w*))\s*=(?!=)([\s\S]*)$/i.exec(raw);
+  if (!match) return false;
+  const value = (match[3] ?? '').trim().replace(/^[$@]?\(([\s\S]*)\)$/, '$1');
+  const listed = listedItems(words(value, 'powershell', context));
+  if (listed === null) return false;
+  const name = (match[1] ?? match[2] ?? '').toLowerCase();
+  for (const property of ['', '.fullname', '.pspath']) context.variables.set(`${name}${property}`, listed);
+  return true;
 }
 
 /**

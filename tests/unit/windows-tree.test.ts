@@ -244,6 +244,23 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
     expect(refuses('Get-ChildItem ~ | Where-Object Name -like "*.tmp" | Remove-Item -Recurse')).toBe('Get-ChildItem ~ | Remove-Item');
   });
 
+  it('reads a listing saved to a variable as every item it lists, piped, looped over or removed', () => {
+    expect(refuses('$d = gci C:\\; $d | ri -r -fo')).toBe('C:\\* | ri');
+    expect(refuses('$d = gci C:\\; foreach ($x in $d) { ri -r $x }')).toBe('ri C:\\*');
+    expect(refuses('$d = Get-ChildItem C:\\Users\nforeach ($x in $d) { Remove-Item -Recurse -Force $x.FullName }')).toBe('Remove-Item C:\\Users\\*');
+    expect(refuses('$d = gci ~; $d | % { ri -r $_.FullName }')).toBe('ri ~\\*');
+    expect(refuses('$items = @(gci C:\\Windows); Remove-Item -Recurse $items')).toBe('Remove-Item C:\\Windows\\*');
+    expect(refuses("$d = (Get-Item C:\\Users\\u); ri -r $d")).toBe('ri C:\\Users\\u');
+    expect(refuses("$d = gci C:\\ | ? { $_.Name -ne 'x' }; $d | % { ri -r $_ }")).toBe('ri C:\\*');
+    expect(refuses('$d = gci C:\\; $d | sort | Remove-Item -Recurse')).toBe('C:\\* | Remove-Item');
+  });
+
+  it('lets a listing of a folder below the trees, saved to a variable, through', () => {
+    for (const command of ['$d = gci .\\dist; $d | ri -r', '$d = gci C:\\build; foreach ($x in $d) { ri -r $x }', "$d = gci C:\\; $d | % { $_.Name }", '$d = gci C:\\; $d = 5; $d | ri -r']) {
+      expect(refuses(command), command).toBeNull();
+    }
+  });
+
   it('lets filtered listings of folders below the trees through', () => {
     for (const command of [
       'gci C:\\build | % { ri -r $_.FullName }',
