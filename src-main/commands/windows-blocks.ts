@@ -61,7 +61,7 @@ function runsOf(header: readonly string[][], body: string, after: readonly strin
 }
 
 /** `names` (and their path properties) given `path`. */
-function pathBindings(names: readonly string[], path: string): Bindings {
+export function pathBindings(names: readonly string[], path: string): Bindings {
   return new Map(names.flatMap((name) => PATH_PROPERTIES.map((property) => [`${name}${property}`, path] as const)));
 }
 
@@ -103,7 +103,7 @@ function parameterBindings(body: string, values: readonly string[]): Bindings {
 }
 
 /** What the `param(…)` a block starts with declares (`[string]$p = 'x', $q`), '' when it has none. */
-function parameterList(body: string): string {
+export function parameterList(body: string): string {
   const opening = /^\s*(?:#[^\n]*\n\s*)*param\s*\(/i.exec(body);
   if (!opening) return '';
   return `${body.slice(opening[0].length, closingParen(body, opening[0].length))})`;

@@ -1,6 +1,8 @@
 import { homedir } from 'node:os';
 import { assign, type Mode, type Pipeline, splitText, words } from './powershell-text';
 import { type BlockReader, blockRuns } from './windows-blocks';
+import { programAt, programOf, readRemove } from './windows-commands';
+import { callBindings, definedFunction, type PsFunction } from './windows-functions';
 import { type PathScope, resolvePath, takesWhole } from './windows-paths';
 import { startedCommands } from './windows-start';
 
@@ -46,8 +48,6 @@ const PASSERS = new Set([
 ]);
 const LOCATION_SETTERS = new Set(['cd', 'chdir', 'sl', 'set-location', 'pushd', 'push-location']);
 const LOCATION_RESTORERS = new Set(['popd', 'pop-location']);
-/** Programs that run the command in their arguments as it is (Windows's sudo, gsudo). */
-const WRAPPERS = new Set(['sudo', 'gsudo']);
 /** icacls operations that change a tree's access list or owner; with /t they walk all of it. */
 const ICACLS_CHANGES = /^\/(?:reset|grant|deny|remove|setowner)(?::\w*)?$/i;
 
@@ -57,6 +57,10 @@ interface Context extends PathScope {
   variables: Map<string, string>;
   /** Characters the script blocks read again for each run (a loop's items, a block's arguments) may still take, shared by all the text. */
   budget: { left: number };
+  /** The functions (and script blocks saved to a variable, as `$name`) the text has defined so far, by lower-case name, shared by all the text. */
+  functions: Map<string, PsFunction>;
+  /** The calls being read, outermost first, each as its function's name and what it was given. */
+  calls: readonly string[];
 }
 
 /**
@@ -86,7 +90,7 @@ export function isWindowsWholeTree(path: string, home = homedir(), cwd: string |
 
 /** A context whose folder is `cwd`, read from home when relative. */
 function contextFor(home: string, cwd: string | null, variables: Map<string, string>): Context {
-  const context: Context = { home, cwd: null, variables, budget: { left: 0 } };
+  const context: Context = { home, cwd: null, variables, budget: { left: 0 }, functions: new Map(), calls: [] };
   context.cwd = cwd === null ? null : resolvePath(cwd, context, '~');
   return context;
 }
@@ -118,17 +122,22 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
   const headers = new Map<Pipeline, { header: string[][]; blocks: number }>();
   for (const pipeline of pipelines) {
     const commands: string[][] = [];
+    const before = headers.get(pipeline.continues as Pipeline);
+    // The command whose output the next one is given, past the filters between them.
+    let feeder = before !== undefined && pipeline.piped ? source(before.header)[0] : undefined;
     for (const raw of pipeline.commands) {
       if (mode === 'powershell' && (assignListing(raw, context) || assign(raw, context))) {
         commands.push([]);
+        feeder = undefined;
         continue;
       }
       const all = words(raw, mode, context);
       commands.push(all);
-      const found = commandTree(all, mode, context, depth);
+      const found = commandTree(all, mode, context, depth) ?? (mode === 'powershell' && context.functions.size > 0 ? callTree(all, feeder, context, depth) : null);
       if (found) return found;
+      // Only calls are given what is piped: functions are defined before the pipeline they are called in.
+      if (context.functions.size > 0 && !passes(all)) feeder = all;
     }
-    const before = headers.get(pipeline.continues as Pipeline);
     const continues = before !== undefined && before.blocks < MAX_CONTINUED;
     let header = continues ? continuedHeader(before.header, commands) : [...commands];
     // `… | ? { … } | ri -r`: the commands go on in the pipeline of the block's command, after what it was given.
@@ -136,7 +145,10 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
     headers.set(pipeline, { header, blocks: continues && !pipeline.piped ? before.blocks + 1 : 0 });
     const piped = mode === 'powershell' ? pipedTree(pipeline.piped ? header : commands, context) : null;
     if (piped) return piped;
-    const block = pipeline.block === null ? null : blockTree(header, pipeline.block, pipeline.after, context, depth);
+    if (pipeline.block === null) continue;
+    const defined = mode === 'powershell' ? definedFunction(pipeline.commands.at(-1) ?? '', pipeline.block) : null;
+    if (defined !== null) context.functions.set(defined.name, defined.definition);
+    const block = blockTree(header, pipeline.block, pipeline.after, context, depth);
     if (block) return block;
   }
   if (depth >= MAX_NESTING) return null;
@@ -145,6 +157,36 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
     if (found) return found;
   }
   return null;
+}
+
+/** Calls read inside calls deeper than this are refused, as a text that cannot be read in time. */
+const MAX_CALLS = 64;
+
+/**
+ * A call of a function the text defined (`f C:\`, `gci C:\ | f`, `& $sb C:\`): its body read with what the
+ * call gives it (windows-functions.ts), from the budget. A call the reading is already inside, given the
+ * same, is not read again: it would find the same.
+ */
+function callTree(all: readonly string[], feeder: readonly string[] | undefined, context: Context, depth: number): string | null {
+  const at = programAt(all);
+  const name = (all[at] ?? '').toLowerCase();
+  const definition = context.functions.get(name.startsWith('$') ? name : programOf(name));
+  if (definition === undefined) return null;
+  const piped = feeder === undefined ? null : (listedItems(feeder, context) ?? (feeder.length === 1 ? (feeder[0] as string) : null));
+  const bindings = callBindings(definition, all.slice(at + 1), piped, pickWhole(context));
+  const call = [name, ...[...bindings].flat()].join('\0');
+  if (context.calls.includes(call)) return null;
+  if (context.calls.length >= MAX_CALLS) return `${all[at]} (calls nested too deep to be read)`;
+  // The body sees the caller's variables: copying them is paid for too.
+  if (!spend(definition.body.length + REREAD_EACH + context.variables.size + bindings.size, context)) return `${all[at]} (run too often to be read)`;
+  const variables = new Map(context.variables);
+  for (const [key, value] of bindings) variables.set(key, value);
+  return treeCommandInText(definition.body, 'powershell', { ...context, variables, calls: [...context.calls, call] }, depth);
+}
+
+/** Picks of several values one that takes a whole tree, if any: the one a command given any of them is read with. */
+function pickWhole(context: Context): (values: readonly string[]) => string {
+  return (values) => values.find((value) => takesWhole(value, context)) ?? (values[0] as string);
 }
 
 /**
@@ -205,7 +247,7 @@ function blockReader(context: Context): BlockReader {
       return at >= command.length ? (command.at(-1) ?? '') : programOf(command[at] as string);
     },
     args: (command) => command.slice(programAt(command) + 1),
-    listed: (command) => listedItems(command),
+    listed: (command) => listedItems(command, context),
     passes,
     words: (text) => words(text, 'powershell', context),
   };
@@ -228,29 +270,6 @@ function spend(cost: number, context: Context): boolean {
   if (cost > context.budget.left) return false;
   context.budget.left -= cost;
   return true;
-}
-
-/** A program's name as it is called: `C:\Windows\System32\cmd.exe` is cmd, `Microsoft.PowerShell.Management\Remove-Item` remove-item. */
-function programOf(word: string): string {
-  return (word.split(/[\\/]/).pop() ?? '').toLowerCase().replace(/\.(?:exe|com|bat|cmd)$/, '');
-}
-
-/**
- * Where the command's program is: past `&`, `.`, the wrappers (with their options) and a script block's
- * `param(…)`, which the first statement may follow on the same line.
- */
-function programAt(all: readonly string[]): number {
-  let at = 0;
-  while (at < all.length) {
-    const word = all[at] as string;
-    if (word === '&' || word === '.' || /^param\(/i.test(word)) at++;
-    else if (word.toLowerCase() === 'param' && all[at + 1]?.startsWith('(')) at += 2;
-    else if (WRAPPERS.has(programOf(word))) {
-      at++;
-      while (at < all.length && /^[-/]/.test(all[at] as string)) at++;
-    } else break;
-  }
-  return at;
 }
 
 /** In one command's words: a whole tree it removes or re-permissions, or one in the text it runs. */
@@ -333,47 +352,6 @@ function decodeCommand(value: string): string {
 }
 
 /**
- * Remove-Item's words (or those of an alias, or cmd's rd, rmdir, del, erase): whether it recurses
- * (-Recurse or a start of it, not `:$false`; `/s`), whether it keeps all or selects (-WhatIf, -Filter,
- * -Include, -Exclude), and its path operands.
- */
-function readRemove(args: readonly string[]): { recursive: boolean; keeps: boolean; operands: string[] } {
-  let recursive = false;
-  let keeps = false;
-  const operands: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const word = args[i] as string;
-    if (/^(?:\/[a-z?])+$/i.test(word)) {
-      if (/\/s/i.test(word)) recursive = true;
-      continue;
-    }
-    // A redirection (`> out.txt`, `2>$null`, `*>&1`) and its file are no operands.
-    if (/^[\d*]?>/.test(word)) {
-      if (/>$/.test(word)) i++;
-      continue;
-    }
-    if (!/^-[a-z]/i.test(word)) {
-      operands.push(word);
-      continue;
-    }
-    const colon = word.indexOf(':');
-    const name = (colon === -1 ? word : word.slice(0, colon)).toLowerCase();
-    const value = colon === -1 ? null : word.slice(colon + 1);
-    const is = (parameter: string, shortest: number) => name.length >= shortest && parameter.startsWith(name);
-    if (is('-recurse', 2)) recursive = value === null || !/^(?:\$false|0)$/i.test(value);
-    else if (is('-whatif', 3) || name === '-wi') keeps = value === null || !/^(?:\$false|0)$/i.test(value);
-    else if (is('-filter', 3) || is('-include', 3) || is('-exclude', 3)) {
-      keeps = true;
-      if (value === null) i++;
-    } else if (is('-path', 2) || is('-literalpath', 2) || is('-pspath', 3) || name === '-lp') {
-      if (value !== null) operands.push(value);
-      else if (args[i + 1] !== undefined) operands.push(args[++i] as string);
-    } else if ((is('-credential', 3) || is('-stream', 3)) && value === null) i++;
-  }
-  return { recursive, keeps, operands };
-}
-
-/**
  * `Get-ChildItem <tree> | Remove-Item` (or `Get-Item <tree> |`): the listing of a whole tree piped (maybe through filters, `| ? … |`) into a Remove-Item
  * of no path of its own, when either recurses and neither selects (-Filter, -Include, -Exclude); or a
  * value alone piped into one that recurses (`'C:\' | Remove-Item -Recurse`, `$_ | ri -r`), which removes the path it holds.
@@ -391,6 +369,9 @@ function pipedTree(commands: readonly string[][], context: Context): string | nu
     if (removed.keeps || removed.operands.length > 0) continue;
     const value = lister.length === 1 && !LISTERS.has(programOf(lister[0] as string)) ? (lister[0] as string) : null;
     if (value !== null && removed.recursive && takesWhole(value, context)) return `${value} | ${remover[removeAt]}`;
+    // What a function the text defined lists.
+    const listing = context.functions.has(programOf(lister[listAt] ?? '')) ? listedItems(lister, context) : null;
+    if (listing !== null && removed.recursive && takesWhole(listing, context)) return `${lister[listAt]} ${listing} | ${remover[removeAt]}`;
     if (!LISTERS.has(programOf(lister[listAt] ?? ''))) continue;
     const listed = readRemove(lister.slice(listAt + 1));
     // Get-ChildItem's second positional operand is its -Filter.
@@ -410,24 +391,66 @@ function assignListing(raw: string, context: Context): boolean {
   const match = /^\s*\$(?:\{([^}]*)\}|((?:env:)?[a-z_]\w*))\s*=(?!=)([\s\S]*)$/i.exec(raw);
   if (!match) return false;
   const value = (match[3] ?? '').trim().replace(/^[$@]?\(([\s\S]*)\)$/, '$1');
-  const listed = listedItems(words(value, 'powershell', context));
+  const listed = listedItems(words(value, 'powershell', context), context);
   if (listed === null) return false;
   const name = (match[1] ?? match[2] ?? '').toLowerCase();
   for (const property of ['', '.fullname', '.pspath']) context.variables.set(`${name}${property}`, listed);
   return true;
 }
 
+/** Function calls read for what they list, one inside another, deeper than this are not read. */
+const MAX_LISTING_CALLS = 8;
+
 /**
  * The path of each item a listing command writes, as a glob: `<folder>\*` for Get-ChildItem (gci, ls,
- * dir) of one folder, the path it is given for Get-Item; null for another command or one that selects.
+ * dir) of one folder, the path it is given for Get-Item, what a function the text defined lists
+ * (functionListing); null for another command or one that selects.
  */
-function listedItems(command: readonly string[]): string | null {
+function listedItems(command: readonly string[], context: Context, calls = 0): string | null {
+  // A listing in parentheses (`(gci C:\)`, `@(…)`) lists what it does.
+  const group = command.length === 1 ? /^[$@]?\(([\s\S]*)\)$/.exec(command[0] as string) : null;
+  if (group !== null && calls < MAX_LISTING_CALLS) return listedItems(words(group[1] ?? '', 'powershell', context), context, calls + 1);
   const at = programAt(command);
   const program = programOf(command[at] ?? '');
+  const definition = context.functions.get(program);
+  if (definition !== undefined && calls < MAX_LISTING_CALLS) return functionListing(definition, command.slice(at + 1), context, calls + 1);
   if (!LISTERS.has(program)) return null;
   const listed = readRemove(command.slice(at + 1));
   // Get-ChildItem's second positional operand is its -Filter.
   if (listed.keeps || listed.operands.length > 1) return null;
   const operand = listed.operands[0] ?? '.';
   return ITEM_LISTERS.has(program) ? operand : `${operand.replace(/[\\/]+$/, "")}\\*`;
+}
+
+/**
+ * What a call of a function lists (`function g { gci C:\ }; g | ri -r`): the items of the first of its
+ * body's pipelines that starts with a listing (after `return` or not) and only filters it after; null when
+ * none does. Each reading takes from the budget: past it, what it lists is not known, and may be all of
+ * the drive (`\*`).
+ */
+function functionListing(definition: PsFunction, args: readonly string[], context: Context, calls: number): string | null {
+  const known = listings.get(definition) ?? new Map<string, string | null>();
+  listings.set(definition, known);
+  const key = args.join('\0');
+  const found = known.get(key);
+  if (found !== undefined) return found;
+  const listed = readListing(definition, args, context, calls);
+  known.set(key, listed);
+  return listed;
+}
+
+/** What each function lists, by the words it is called with: a call read once is not paid for again. */
+const listings = new WeakMap<PsFunction, Map<string, string | null>>();
+
+function readListing(definition: PsFunction, args: readonly string[], context: Context, calls: number): string | null {
+  const bindings = callBindings(definition, args, null, pickWhole(context));
+  if (!spend(definition.body.length + REREAD_EACH + context.variables.size, context)) return '\\*';
+  const inner: Context = { ...context, variables: new Map([...context.variables, ...bindings]) };
+  for (const pipeline of splitText(definition.body, 'powershell').pipelines) {
+    const [first, ...rest] = pipeline.commands.map((raw) => words(raw, 'powershell', inner));
+    if (first === undefined || !rest.every(passes)) continue;
+    const listed = listedItems(first[0]?.toLowerCase() === 'return' ? first.slice(1) : first, inner, calls);
+    if (listed !== null) return listed;
+  }
+  return null;
 }

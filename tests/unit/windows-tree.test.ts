@@ -261,6 +261,76 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
     }
   });
 
+  it('reads a call of a PowerShell function as its body run with what the call gives it', () => {
+    expect(refuses('function f($p){ ri -r -fo $p }; f C:\\')).toBe('ri C:\\');
+    expect(refuses('function f { ri -r -fo $args[0] }; f C:\\')).toBe('ri C:\\');
+    expect(refuses('function f { param($p) ri -r -fo $p }; f C:\\')).toBe('ri C:\\');
+    expect(refuses('function f {\n  param([Parameter(Mandatory=$true)][string]$Path)\n  Remove-Item -Recurse -Force $Path\n}\nf -Path $env:USERPROFILE')).toBe('Remove-Item C:\\Users\\u');
+    expect(refuses('function f([switch]$Force, $p){ ri -r $p }; f -Force C:\\Windows')).toBe('ri C:\\Windows');
+    expect(refuses('function f($a, $b){ ri -r $b }; f -b:~ x')).toBe('ri ~');
+    expect(refuses('function global:Clean-All { ri -r $args }; Clean-All x C:\\')).toBe('ri C:\\');
+    expect(refuses("function f($p){ ri -r $p }; gci C:\\ | % { f $_.FullName }")).toBe('ri C:\\*');
+    // A function calling another, and one defined inside a body.
+    expect(refuses('function a($p){ ri -r $p }; function b($q){ a $q }; function c($r){ b $r }; function d($s){ c $s }; function e($t){ d $t }; e C:\\')).toBe('ri C:\\');
+    expect(refuses('function outer { function inner($p) { ri -r $p }; inner $args[0] }; outer C:\\Users')).toBe('ri C:\\Users');
+    // A script block saved to a variable and run.
+    expect(refuses('$sb = { param($p) ri -r $p }; & $sb C:\\')).toBe('ri C:\\');
+  });
+
+  it('reads what is piped into a function or filter as its $_, $input and parameters', () => {
+    expect(refuses('filter f { ri -r -fo $_ }; gci C:\\ | f')).toBe('ri C:\\*');
+    expect(refuses('function f { process { ri -r $_ } }; gci ~ | f')).toBe('ri ~\\*');
+    expect(refuses('function f { $input | ri -r }; gci ~ | f')).toBe('~\\* | ri');
+    expect(refuses('function f { param([Parameter(ValueFromPipeline)]$p) process { ri -r $p } }; gci C:\\Users | ? { $_ } | f')).toBe('ri C:\\Users\\*');
+    expect(refuses("function f { process { ri -r $_ } }; 'C:\\' | f")).toBe('ri C:\\');
+  });
+
+  it("reads what a function lists as its result: piped, looped over or saved", () => {
+    expect(refuses('function g { gci C:\\ }; g | ri -r')).toBe('g C:\\* | ri');
+    expect(refuses('function g { gci C:\\ }; g | % { ri -r $_ }')).toBe('ri C:\\*');
+    expect(refuses('function g { return (Get-ChildItem C:\\Users) }; $d = g; $d | ri -r')).toBe('C:\\Users\\* | ri');
+    expect(refuses('function g($p) { gci $p | ? { $_ } }; foreach ($x in g C:\\) { ri -r $x }')).toBe('ri C:\\*');
+  });
+
+  it('refuses calls nested too deep or too many to read in time, and reads them in near-linear time', () => {
+    const n = 20_000;
+    const timed = (text: string) => {
+      const started = performance.now();
+      const found = refuses(text);
+      return { found, ms: performance.now() - started };
+    };
+    const chain = timed(Array.from({ length: n }, (_, i) => `function f${i}($p){ f${i - 1} $p }`).join(';') + `;function f-1($p){ ri -r $p };f${n - 1} C:\\`);
+    expect(chain.found).toMatch(/calls nested too deep to be read/);
+    expect(timed(Array.from({ length: 30 }, (_, i) => `function f${i + 1} { f${i}; f${i} }`).join('; ') + '; function f0 { ri -r x }; f30').found).toMatch(/run too often to be read/);
+    const shapes = [
+      // 5,000 each defined and called: the text alone, 200 KB, takes a good part of the time to read.
+      Array.from({ length: n / 4 }, (_, i) => `function f${i}($p){ri -r $p};f${i} x${i}`).join(';'),
+      'function f($p){ ri -r $p }; ' + 'f x; '.repeat(n),
+      'function f { '.repeat(n) + '}'.repeat(n) + '; f',
+      'function g { gci C:\\build }; ' + 'g | ri -r; '.repeat(n / 2),
+      'function f($p){ ri -r $p }; f ' + 'a'.repeat(100_000),
+      'function f { ri -r $args }; f ' + 'a '.repeat(n),
+      `function f(${Array.from({ length: n }, (_, i) => `$p${i}`).join(',')}){ ri -r $p0 }; f ${'a '.repeat(n)}`,
+      'gci C:\\build | ' + '? { $_ } | '.repeat(n / 2) + '% { ri -r $_ }',
+      Array.from({ length: n / 2 }, (_, i) => `$v${i} = gci x${i}`).join(';') + '; function f($p){ ri -r $p }; ' + 'f x; '.repeat(n / 2),
+    ];
+    for (const text of [chain, ...shapes.map(timed)]) expect(text.ms).toBeLessThan(1_000);
+  });
+
+  it('lets functions that remove below the trees through', () => {
+    for (const command of [
+      'function clean($p){ ri -r $p }; clean C:\\build',
+      'function clean { param($p) Remove-Item -Recurse -Force $p }; clean .\\dist; clean C:\\Users\\u\\project\\out',
+      'function f($n){ if ($n) { f $n } }; f 3', // calls itself with the same: read once
+      'function f($p){ Write-Output $p }; f C:\\',
+      'function g { gci C:\\build }; g | ri -r',
+      'function f($p){ ri -r $p }', // never called
+      'filter f { $_.Name }; gci C:\\ | f',
+    ]) {
+      expect(refuses(command), command).toBeNull();
+    }
+  });
+
   it('lets filtered listings of folders below the trees through', () => {
     for (const command of [
       'gci C:\\build | % { ri -r $_.FullName }',
