@@ -3,6 +3,7 @@ import { assign, type Mode, type Pipeline, splitText, words } from './powershell
 import { type BlockReader, blockRuns } from './windows-blocks';
 import { programAt, programOf, readRemove } from './windows-commands';
 import { callBindings, definedFunction, type PsFunction } from './windows-functions';
+import { type MethodCall, methodCalls } from './windows-methods';
 import { type PathScope, resolvePath, takesWhole } from './windows-paths';
 import { startedCommands } from './windows-start';
 
@@ -126,6 +127,9 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
     // The command whose output the next one is given, past the filters between them.
     let feeder = before !== undefined && pipeline.piped ? source(before.header)[0] : undefined;
     for (const raw of pipeline.commands) {
+      // A method may be called in an assignment's value too (`$sb = [scriptblock]::Create('…')`).
+      const method = mode === 'powershell' ? methodTree(raw, context, depth) : null;
+      if (method) return method;
       if (mode === 'powershell' && (assignListing(raw, context) || assign(raw, context))) {
         commands.push([]);
         feeder = undefined;
@@ -133,7 +137,9 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
       }
       const all = words(raw, mode, context);
       commands.push(all);
-      const found = commandTree(all, mode, context, depth) ?? (mode === 'powershell' && context.functions.size > 0 ? callTree(all, feeder, context, depth) : null);
+      const found =
+        commandTree(all, mode, context, depth) ??
+        (mode === 'powershell' && context.functions.size > 0 ? callTree(all, feeder, context, depth) : null);
       if (found) return found;
       // Only calls are given what is piped: functions are defined before the pipeline they are called in.
       if (context.functions.size > 0 && !passes(all)) feeder = all;
@@ -157,6 +163,34 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
     if (found) return found;
   }
   return null;
+}
+
+/**
+ * The .NET methods a raw command calls (windows-methods.ts): the text a script block is made of, read as
+ * the command it holds, and a folder deleted with all it holds (`(Get-Item ~).Delete($true)`,
+ * `$_.Delete($true)`, `[IO.Directory]::Delete('C:\', $true)`).
+ */
+function methodTree(raw: string, context: Context, depth: number): string | null {
+  for (const call of methodCalls(raw)) {
+    if (call.kind === 'script') {
+      if (depth >= MAX_NESTING) continue;
+      const text = words(call.argument, 'powershell', context).join(' ');
+      const found = treeCommandInText(text, 'powershell', { ...context, variables: new Map(context.variables) }, depth + 1);
+      if (found) return found;
+      continue;
+    }
+    const path = deletedPath(call, context);
+    if (path !== null && takesWhole(path, context)) return `Delete ${path}`;
+  }
+  return null;
+}
+
+/** The path a folder's recursive delete is given: a variable's value, what a group lists or holds (after a cast), or its argument's value. */
+function deletedPath(call: MethodCall & { kind: 'delete' }, context: Context): string | null {
+  if (call.variable !== undefined) return context.variables.get(call.variable) ?? null;
+  if (call.group === undefined) return words(call.path ?? '', 'powershell', context)[0] ?? null;
+  const all = words(call.group.replace(/^\s*\[[^\]]*\]\s*/, ''), 'powershell', context);
+  return listedItems(all, context) ?? (all.length === 1 ? (all[0] as string) : null);
 }
 
 /** Calls read inside calls deeper than this are refused, as a text that cannot be read in time. */

@@ -312,6 +312,10 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
       'function f { ri -r $args }; f ' + 'a '.repeat(n),
       `function f(${Array.from({ length: n }, (_, i) => `$p${i}`).join(',')}){ ri -r $p0 }; f ${'a '.repeat(n)}`,
       'gci C:\\build | ' + '? { $_ } | '.repeat(n / 2) + '% { ri -r $_ }',
+      '$x' + '.Delete('.repeat(n) + ')'.repeat(n),
+      // Each group is text of its own: 5,000 are read as long as 20,000 calls.
+      '(gi x).Delete($true);'.repeat(n / 4),
+      '[scriptblock]::Create('.repeat(n / 4) + "'x'" + ')'.repeat(n / 4),
       Array.from({ length: n / 2 }, (_, i) => `$v${i} = gci x${i}`).join(';') + '; function f($p){ ri -r $p }; ' + 'f x; '.repeat(n / 2),
     ];
     for (const text of [chain, ...shapes.map(timed)]) expect(text.ms).toBeLessThan(1_000);
@@ -326,6 +330,44 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
       'function g { gci C:\\build }; g | ri -r',
       'function f($p){ ri -r $p }', // never called
       'filter f { $_.Name }; gci C:\\ | f',
+    ]) {
+      expect(refuses(command), command).toBeNull();
+    }
+  });
+
+  it('reads text made into a script block as the command it holds, run or not', () => {
+    expect(refuses("[scriptblock]::Create('ri -r -fo C:\\').Invoke()")).toBe('ri C:\\');
+    expect(refuses("& ([scriptblock]::Create('ri -r -fo C:\\'))")).toBe('ri C:\\');
+    expect(refuses('$s = "ri -r ~"; $sb = [ScriptBlock]::Create($s); & $sb')).toBe('ri ~');
+    expect(refuses("Invoke-Command -ScriptBlock ([System.Management.Automation.ScriptBlock]::Create('rd /s /q C:\\'))")).toBe('rd C:\\');
+    expect(refuses("$ExecutionContext.InvokeCommand.InvokeScript('ri -r C:\\Windows')")).toBe('ri C:\\Windows');
+    expect(refuses("$ExecutionContext.InvokeCommand.NewScriptBlock(\"ri -r $env:USERPROFILE\").Invoke()")).toBe('ri C:\\Users\\u');
+  });
+
+  it('reads a folder deleted with all it holds by .NET: .Delete($true), [IO.Directory]::Delete, DeleteDirectory', () => {
+    expect(refuses('(Get-Item C:\\Users\\u).Delete($true)')).toBe('Delete C:\\Users\\u');
+    expect(refuses("[IO.Directory]::Delete('C:\\', $true)")).toBe('Delete C:\\');
+    expect(refuses('[System.IO.Directory]::Delete("$env:USERPROFILE", 1)')).toBe('Delete C:\\Users\\u');
+    expect(refuses('gci C:\\ | % { $_.Delete($true) }')).toBe('Delete C:\\*');
+    expect(refuses('$d = gi ~; $d.Delete($true)')).toBe('Delete ~');
+    expect(refuses('foreach ($d in gci C:\\Windows) { $d.Delete($true) }')).toBe('Delete C:\\Windows\\*');
+    expect(refuses('(gci C:\\).Delete($true)')).toBe('Delete C:\\*');
+    expect(refuses("([IO.DirectoryInfo]'C:\\Windows').Delete($true)")).toBe('Delete C:\\Windows');
+    expect(refuses("[IO.DirectoryInfo]::new('C:\\').Delete($true)")).toBe('Delete C:\\');
+    expect(refuses("[Microsoft.VisualBasic.FileIO.FileSystem]::DeleteDirectory('C:\\Users\\u', 'DeleteAllContents')")).toBe('Delete C:\\Users\\u');
+  });
+
+  it('lets script blocks and deletes below the trees, or of an empty folder only, through', () => {
+    for (const command of [
+      "[scriptblock]::Create('ri -r C:\\build').Invoke()",
+      "[scriptblock]::Create('Write-Output C:\\')",
+      '(Get-Item C:\\build).Delete($true)',
+      '(gi C:\\Users\\u).Delete()', // only an empty folder
+      '(gi C:\\Users\\u).Delete($false)',
+      "[IO.Directory]::Delete('C:\\')",
+      "[IO.Directory]::Delete('C:\\Users\\u\\tmp', $true)",
+      'gci .\\dist | % { $_.Delete($true) }',
+      "[Microsoft.VisualBasic.FileIO.FileSystem]::DeleteDirectory('C:\\Windows', 'ThrowIfDirectoryNonEmpty')",
     ]) {
       expect(refuses(command), command).toBeNull();
     }
