@@ -4,8 +4,9 @@ import { closingParen } from './powershell-text';
  * .NET methods a PowerShell command calls that the never-run rule's Windows reader (windows-tree.ts)
  * reads: text made into a script block (`[scriptblock]::Create('…')`,
  * `$ExecutionContext.InvokeCommand.NewScriptBlock('…')` or `.InvokeScript('…')`), read as the command it
- * holds whether it is run or not; and a folder deleted with all it holds (`.Delete($true)` of an item,
- * `[IO.Directory]::Delete('C:\', $true)`, VisualBasic's `FileSystem::DeleteDirectory`).
+ * holds whether it is run or not; a folder deleted with all it holds (`.Delete($true)` of an item,
+ * `[IO.Directory]::Delete('C:\', $true)`, VisualBasic's `FileSystem::DeleteDirectory`); and the block
+ * `.ForEach({ … })` runs with each item.
  */
 
 /** What the reader is to read of a method call. */
@@ -13,10 +14,12 @@ export type MethodCall =
   /** Text a script block is made of: the raw arguments, to be read as a string's value. */
   | { kind: 'script'; argument: string }
   /** A folder deleted recursively: `variable` (lower case, with a property: `_.fullname`), or the raw `group` before `.Delete(`, or the raw `path` argument. */
-  | { kind: 'delete'; variable?: string; group?: string; path?: string };
+  | { kind: 'delete'; variable?: string; group?: string; path?: string }
+  /** `.ForEach({ … })` (past any `.Where({ … })`): the block's `body`, run with each item of the `variable` or the raw `group` it is called on. */
+  | { kind: 'each'; body: string; variable?: string; group?: string };
 
 /** A method's name after `.` or `::` and its `(`: 1 the separator, 2 the name. */
-const METHOD = /(::|\.)\s*(delete|deletedirectory|create|newscriptblock|invokescript)\s*\(/gi;
+const METHOD = /(::|\.)\s*(delete|deletedirectory|create|newscriptblock|invokescript|foreach)\s*\(/gi;
 /** The type a static method is called on, at the end of the text before `::`. */
 const SCRIPT_BLOCK_TYPE = /\[\s*(?:system\.management\.automation\.)?scriptblock\s*\]\s*$/i;
 const DIRECTORY_TYPE = /\[\s*(?:system\.)?io\.directory\s*\]\s*$/i;
@@ -29,7 +32,7 @@ const LOOK_BACK = 600;
 
 /** The method calls in one raw command that the reader reads, in order. Linear: a call inside another's arguments is read with them. */
 export function methodCalls(raw: string): MethodCall[] {
-  if (!/(?:delete|create|newscriptblock|invokescript)/i.test(raw)) return [];
+  if (!/(?:delete|create|newscriptblock|invokescript|foreach)/i.test(raw)) return [];
   const calls: MethodCall[] = [];
   const opens = groupOpenings(raw);
   let past = 0;
@@ -60,18 +63,38 @@ function staticCall(name: string, before: string, argument: string): MethodCall 
 /** `.Delete(recursive)` of a variable's item or of a group's (`(Get-Item ~)`, `[IO.DirectoryInfo]::new('C:\')`); a script block's text. */
 function instanceCall(name: string, raw: string, at: number, opens: ReadonlyMap<number, number>, argument: string): MethodCall | null {
   if (name === 'newscriptblock' || name === 'invokescript') return { kind: 'script', argument };
+  if (name === 'foreach') {
+    const body = /^\s*\{([\s\S]*)\}\s*$/.exec(argument)?.[1];
+    const receiver = body === undefined ? null : receiverAt(raw, at, opens);
+    return receiver === null || body === undefined ? null : { kind: 'each', body, ...receiver };
+  }
   // DirectoryInfo.Delete() deletes only an empty folder; FileInfo's takes no argument.
   if (name !== 'delete' || argument.trim() === '' || isFalse(argument)) return null;
   const end = raw.slice(0, at).trimEnd().length;
   const open = raw[end - 1] === ')' ? opens.get(end - 1) : undefined;
-  if (open !== undefined) {
-    const inner = raw.slice(open + 1, end - 1);
-    if (DIRECTORY_INFO_NEW.test(raw.slice(Math.max(0, open - LOOK_BACK), open))) return { kind: 'delete', path: splitArguments(inner)[0] ?? '' };
-    return { kind: 'delete', group: inner };
+  if (open !== undefined && DIRECTORY_INFO_NEW.test(raw.slice(Math.max(0, open - LOOK_BACK), open))) {
+    return { kind: 'delete', path: splitArguments(raw.slice(open + 1, end - 1))[0] ?? '' };
+  }
+  const receiver = receiverAt(raw, at, opens);
+  return receiver === null ? null : { kind: 'delete', ...receiver };
+}
+
+/** `.Where(`, whose items (all of them, maybe) are those of what it is called on. */
+const WHERE_METHOD = /\.\s*where\s*$/i;
+
+/**
+ * What a method at `at` is called on: a group (`(Get-Item ~)`) or a variable with its properties (`$_.FullName`),
+ * past the `.Where({ … })` calls between them. Null for another.
+ */
+function receiverAt(raw: string, at: number, opens: ReadonlyMap<number, number>): { variable: string } | { group: string } | null {
+  let end = raw.slice(0, at).trimEnd().length;
+  for (let open = opens.get(end - 1); raw[end - 1] === ')' && open !== undefined; open = opens.get(end - 1)) {
+    const before = raw.slice(Math.max(0, open - LOOK_BACK), open);
+    if (!WHERE_METHOD.test(before)) return { group: raw.slice(open + 1, end - 1) };
+    end = open - (before.length - before.search(WHERE_METHOD));
   }
   const variable = RECEIVER_VARIABLE.exec(raw.slice(Math.max(0, end - LOOK_BACK), end));
-  if (variable === null) return null;
-  return { kind: 'delete', variable: `${variable[1] ?? variable[2] ?? ''}${variable[3] ?? ''}`.toLowerCase() };
+  return variable === null ? null : { variable: `${variable[1] ?? variable[2] ?? ''}${variable[3] ?? ''}`.toLowerCase() };
 }
 
 /** Whether a boolean argument is false as written (`$false`, `0`). */

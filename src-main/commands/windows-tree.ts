@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { assign, type Mode, type Pipeline, splitText, words } from './powershell-text';
-import { type BlockReader, blockRuns } from './windows-blocks';
+import { type BlockReader, blockRuns, pathBindings } from './windows-blocks';
 import { programAt, programOf, readRemove } from './windows-commands';
 import { callBindings, definedFunction, type PsFunction } from './windows-functions';
 import { type MethodCall, methodCalls } from './windows-methods';
@@ -179,16 +179,22 @@ function methodTree(raw: string, context: Context, depth: number): string | null
       if (found) return found;
       continue;
     }
-    const path = deletedPath(call, context);
-    if (path !== null && takesWhole(path, context)) return `Delete ${path}`;
+    const path = receivedPath(call, context);
+    if (path === null) continue;
+    if (call.kind === 'delete' && takesWhole(path, context)) return `Delete ${path}`;
+    if (call.kind !== 'each' || depth >= MAX_NESTING) continue;
+    if (!spend(call.body.length + REREAD_EACH + context.variables.size, context)) return '.ForEach({ … }) (run too often to be read)';
+    const variables = new Map([...context.variables, ...pathBindings(['_', 'psitem'], path)]);
+    const found = treeCommandInText(call.body, 'powershell', { ...context, variables }, depth + 1);
+    if (found) return found;
   }
   return null;
 }
 
-/** The path a folder's recursive delete is given: a variable's value, what a group lists or holds (after a cast), or its argument's value. */
-function deletedPath(call: MethodCall & { kind: 'delete' }, context: Context): string | null {
+/** The path a method is called on or given: a variable's value, what a group lists or holds (after a cast), or its argument's value. */
+function receivedPath(call: MethodCall & { kind: 'delete' | 'each' }, context: Context): string | null {
   if (call.variable !== undefined) return context.variables.get(call.variable) ?? null;
-  if (call.group === undefined) return words(call.path ?? '', 'powershell', context)[0] ?? null;
+  if (call.group === undefined) return call.kind === 'delete' ? (words(call.path ?? '', 'powershell', context)[0] ?? null) : null;
   const all = words(call.group.replace(/^\s*\[[^\]]*\]\s*/, ''), 'powershell', context);
   return listedItems(all, context) ?? (all.length === 1 ? (all[0] as string) : null);
 }

@@ -313,6 +313,7 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
       `function f(${Array.from({ length: n }, (_, i) => `$p${i}`).join(',')}){ ri -r $p0 }; f ${'a '.repeat(n)}`,
       'gci C:\\build | ' + '? { $_ } | '.repeat(n / 2) + '% { ri -r $_ }',
       '$x' + '.Delete('.repeat(n) + ')'.repeat(n),
+      '(gi x)' + '.Where({ $_ })'.repeat(n) + '.ForEach({ ri -r $_ })',
       // Each group is text of its own: 5,000 are read as long as 20,000 calls.
       '(gi x).Delete($true);'.repeat(n / 4),
       '[scriptblock]::Create('.repeat(n / 4) + "'x'" + ')'.repeat(n / 4),
@@ -357,6 +358,14 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
     expect(refuses("[Microsoft.VisualBasic.FileIO.FileSystem]::DeleteDirectory('C:\\Users\\u', 'DeleteAllContents')")).toBe('Delete C:\\Users\\u');
   });
 
+  it('reads the .ForEach({ … }) method with each item of what it is called on, past .Where({ … })', () => {
+    expect(refuses("(gci C:\\).Where({ $_.Name -ne 'x' }).ForEach({ ri -r $_ })")).toBe('ri C:\\*');
+    expect(refuses('(gci ~).ForEach({ ri -r $_.FullName })')).toBe('ri ~\\*');
+    expect(refuses('$d = gci C:\\Users; $d.ForEach({ ri -r $_ })')).toBe('ri C:\\Users\\*');
+    expect(refuses("@('C:\\').ForEach({ ri -r $_ })")).toBe('ri C:\\');
+    expect(refuses('(gci C:\\).where({$_}).where({$_}).foreach({ $_.Delete($true) })')).toBe('Delete C:\\*');
+  });
+
   it('lets script blocks and deletes below the trees, or of an empty folder only, through', () => {
     for (const command of [
       "[scriptblock]::Create('ri -r C:\\build').Invoke()",
@@ -365,6 +374,9 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
       '(gi C:\\Users\\u).Delete()', // only an empty folder
       '(gi C:\\Users\\u).Delete($false)',
       "[IO.Directory]::Delete('C:\\')",
+      '(gci C:\\build).ForEach({ ri -r $_ })',
+      '(gci C:\\).ForEach({ $_.Name })',
+      'ri -r -fo C:\\build',
       "[IO.Directory]::Delete('C:\\Users\\u\\tmp', $true)",
       'gci .\\dist | % { $_.Delete($true) }',
       "[Microsoft.VisualBasic.FileIO.FileSystem]::DeleteDirectory('C:\\Windows', 'ThrowIfDirectoryNonEmpty')",
