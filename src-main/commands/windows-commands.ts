@@ -65,7 +65,21 @@ export function readRemove(args: readonly string[]): { recursive: boolean; keeps
     } else if (is('-path', 2) || is('-literalpath', 2) || is('-pspath', 3) || name === '-lp') {
       if (value !== null) operands.push(value);
       else if (args[i + 1] !== undefined) operands.push(args[++i] as string);
-    } else if ((is('-credential', 3) || is('-stream', 3)) && value === null) i++;
+    } else if ((is('-credential', 3) || is('-stream', 3) || takesValue(name)) && value === null) i++;
   }
   return { recursive, keeps, operands };
+}
+
+/**
+ * The common parameters that take a value (`-ErrorAction SilentlyContinue`, `-ea 0`), and Get-ChildItem's
+ * -Depth and -Attributes: their values are no paths.
+ */
+const VALUE_PARAMETERS: ReadonlyArray<readonly [string, number]> = [
+  ['-erroraction', 3], ['-warningaction', 3], ['-informationaction', 4], ['-errorvariable', 7], ['-warningvariable', 3],
+  ['-informationvariable', 12], ['-outvariable', 5], ['-outbuffer', 5], ['-pipelinevariable', 3], ['-depth', 3], ['-attributes', 3],
+];
+const VALUE_ALIASES = new Set(['-ea', '-wa', '-infa', '-ev', '-wv', '-iv', '-ov', '-ob', '-pv', '-at']);
+
+function takesValue(name: string): boolean {
+  return VALUE_ALIASES.has(name) || VALUE_PARAMETERS.some(([parameter, shortest]) => name.length >= shortest && parameter.startsWith(name));
 }

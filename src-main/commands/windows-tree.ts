@@ -41,10 +41,11 @@ const LISTERS = new Set(['get-childitem', 'gci', 'ls', 'dir', 'get-item', 'gi'])
 const ITEM_LISTERS = new Set(['get-item', 'gi']);
 /**
  * Programs that pass on the items piped into them, all or some (Where-Object, Sort-Object, Select-Object
- * -First …): what follows them may be given every item, as a filter that cannot be read may keep them all.
+ * -First …), or what may be their paths (`ForEach-Object FullName`, `% { $_.FullName }`): what follows them
+ * may be given every item, as a filter or a block that cannot be read may keep or write them all.
  */
 const PASSERS = new Set([
-  'where-object', 'where', '?', 'sort-object', 'sort', 'select-object', 'select', 'get-unique', 'gu', 'tee-object', 'tee',
+  'foreach-object', '%', 'where-object', 'where', '?', 'sort-object', 'sort', 'select-object', 'select', 'get-unique', 'gu', 'tee-object', 'tee',
   'write-output', 'echo', 'write', 'out-default',
 ]);
 const LOCATION_SETTERS = new Set(['cd', 'chdir', 'sl', 'set-location', 'pushd', 'push-location']);
@@ -330,7 +331,9 @@ function commandTree(all: readonly string[], mode: Mode, context: Context, depth
   }
   if (REMOVERS.has(program)) {
     const { recursive, keeps, operands } = readRemove(args);
-    const target = recursive && !keeps ? operands.find((operand) => takesWhole(operand, context)) : undefined;
+    // A listing in parentheses (`-Path (gci C:\)`) is each item it lists.
+    const values = operands.map((operand) => (/^[$@]?\(/.test(operand) ? (listedItems([operand], context) ?? operand) : operand));
+    const target = recursive && !keeps ? values.find((operand) => takesWhole(operand, context)) : undefined;
     return target === undefined ? null : `${all[at]} ${target}`;
   }
   if (program === 'takeown') {

@@ -238,6 +238,14 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
     expect(refuses('gci C:\\ | ? { ri -r $_; $true }')).toBe('ri C:\\*');
   });
 
+  it('reads what ForEach-Object writes of the items as possibly their paths, and common parameters as taking a value', () => {
+    expect(refuses('Get-ChildItem C:\\ | ForEach-Object FullName | Remove-Item -Recurse')).toBe('Get-ChildItem C:\\ | Remove-Item');
+    expect(refuses('gci C:\\ | % { $_.FullName } | ri -r')).toBe('gci C:\\ | ri');
+    expect(refuses('Get-ChildItem C:\\ -Force | Remove-Item -Recurse -Force -ErrorAction SilentlyContinue')).toBe('Get-ChildItem C:\\ | Remove-Item');
+    expect(refuses('gci C:\\ -ea 0 -Depth 1 -Attributes Directory | ri -r')).toBe('gci C:\\ | ri');
+    expect(refuses('Remove-Item -Recurse -Path (gci C:\\)')).toBe('Remove-Item C:\\*');
+  });
+
   it('refuses a listing of a whole tree filtered by a condition it cannot evaluate, which may keep every item', () => {
     expect(refuses("gci C:\\ | ? Name -eq 'tmp' | % { ri -r $_.FullName }")).toBe('ri C:\\*');
     expect(refuses("gci C:\\ | Where-Object Name -like 'x*' | % { ri -r $_ }")).toBe('ri C:\\*');
@@ -390,6 +398,9 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
       'gci C:\\build | % { ri -r $_.FullName }',
       "gci C:\\build | ? { $_.Name -ne 'keep' } | % { ri -r $_.FullName }",
       'gci .\\dist | sort | select -First 2 | Remove-Item -Recurse',
+      'gci C:\\build | % { $_.FullName } | ri -r',
+      'Get-Content list.txt | % { $_.Trim() } | ri -r',
+      'Remove-Item -Recurse -Path (gci C:\\build) -ErrorAction SilentlyContinue',
       'gci C:\\ | ? { $_.PSIsContainer } | % { $_.Name }',
       'Get-ChildItem C:\\ | Select-Object Name',
     ]) {
