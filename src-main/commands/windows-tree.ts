@@ -22,13 +22,17 @@ import { startedCommands } from './windows-start';
  * targets are read from the folder the command runs in), and the text of `powershell`/`pwsh -Command`,
  * `-EncodedCommand` (base64 UTF-16LE), `cmd /c`, `Invoke-Expression '…'` and `$(…)`, and the command
  * Start-Process or cmd's start runs (windows-start.ts). A script block is read again with what it is
- * given (windows-blocks.ts): `$_` as each item a listing pipes into ForEach-Object, a foreach
- * statement's variable as each value, a block's parameters and `$args` as the arguments of `& { … }` or
- * Invoke-Command.
+ * given (windows-blocks.ts): `$_` as each item a listing (or a value) pipes into ForEach-Object or
+ * Where-Object, a foreach statement's variable as each value, a block's parameters and `$args` as the
+ * arguments of `& { … }` or Invoke-Command. What a listing writes is read as every item it lists past
+ * filters that may keep them all (Where-Object, Sort-Object, Select-Object, a ForEach-Object that may
+ * write their paths), saved to a variable (`$d = gci C:\`) or written by a function. Functions, filters
+ * and blocks saved to a variable are read where they are called, with what the call gives them
+ * (windows-functions.ts); text made into a script block, `.Delete($true)`, `[IO.Directory]::Delete` and
+ * `.ForEach({ … })` are read too (windows-methods.ts).
  * Not read: values computed when it runs (`Remove-Item (Get-Location) -Recurse`, `$d = Resolve-Path ~`),
- * scripts in files (`-File x.ps1`), functions (`function f { … }; f C:\`), items filtered on their way
- * (`| Where-Object … | ForEach-Object`), methods (`$_.Delete($true)`, `.ForEach({ … })`) and other
- * providers (`HKLM:\`). It is a last guard against mistakes, not a full PowerShell parser.
+ * scripts in files (`-File x.ps1`), what a loop's block writes into a variable, other .NET methods
+ * and other providers (`HKLM:\`). It is a last guard against mistakes, not a full PowerShell parser.
  */
 
 /** Text nested deeper than this (`powershell -c "cmd /c '…'"` is two levels) is not read. */
