@@ -104,7 +104,8 @@ function parameterBindings(body: string, values: readonly string[]): Bindings {
 
 /** What the `param(…)` a block starts with declares (`[string]$p = 'x', $q`), '' when it has none. */
 export function parameterList(body: string): string {
-  const opening = /^\s*(?:#[^\n]*\n\s*)*param\s*\(/i.exec(body);
+  // After comments and attributes (`[CmdletBinding()]`).
+  const opening = /^\s*(?:(?:#[^\n]*\n|<#[\s\S]*?#>|\[[^\]\n]*\])\s*)*param\s*\(/i.exec(body);
   if (!opening) return '';
   return `${body.slice(opening[0].length, closingParen(body, opening[0].length))})`;
 }

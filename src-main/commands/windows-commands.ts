@@ -1,6 +1,9 @@
+import type { Mode } from './powershell-text';
+
 /**
  * A command's words as the never-run rule's Windows reader (windows-tree.ts) reads them: where its program
- * is and what it is called, and what Remove-Item (or a listing, which takes the same parameters) is given.
+ * is and what it is called, what Remove-Item (or a listing, which takes the same parameters) is given,
+ * and the text a shell or Invoke-Expression is given to run.
  */
 
 /** Programs that run the command in their arguments as it is (Windows's sudo, gsudo). */
@@ -13,13 +16,18 @@ export function programOf(word: string): string {
 
 /**
  * Where the command's program is: past `&`, `.`, the wrappers (with their options) and a script block's
- * `param(…)`, which the first statement may follow on the same line.
+ * attributes and `param(…)`, which the first statement may follow on the same line.
  */
 export function programAt(all: readonly string[]): number {
   let at = 0;
   while (at < all.length) {
     const word = all[at] as string;
     if (word === '&' || word === '.' || /^param\(/i.test(word)) at++;
+    else if (word.startsWith('[') && all.length - at > 1) {
+      // An attribute before a block's param(…) (`[CmdletBinding()]`), which the words may cut.
+      while (at < all.length && !(all[at] as string).endsWith(']')) at++;
+      at++;
+    }
     else if (word.toLowerCase() === 'param' && all[at + 1]?.startsWith('(')) at += 2;
     else if (WRAPPERS.has(programOf(word))) {
       at++;
@@ -82,4 +90,41 @@ const VALUE_ALIASES = new Set(['-ea', '-wa', '-infa', '-ev', '-wv', '-iv', '-ov'
 
 function takesValue(name: string): boolean {
   return VALUE_ALIASES.has(name) || VALUE_PARAMETERS.some(([parameter, shortest]) => name.length >= shortest && parameter.startsWith(name));
+}
+
+/** powershell's and pwsh's options that take a value, and the shortest start of each that names it (`-ex`, `-wi`). */
+const POWERSHELL_VALUE_OPTIONS: ReadonlyArray<readonly [string, number]> = [
+  ['-executionpolicy', 3], ['-ep', 3], ['-windowstyle', 3], ['-workingdirectory', 3], ['-wd', 3], ['-outputformat', 2], ['-of', 3],
+  ['-inputformat', 2], ['-if', 3], ['-configurationname', 4], ['-settingsfile', 2], ['-psconsolefile', 2], ['-version', 2],
+  ['-custompipename', 3], ['-encodedarguments', 4],
+];
+
+/** The text a shell or Invoke-Expression is given to run, and how it reads it; null for other programs. */
+export function runsText(program: string, args: readonly string[]): { text: string; mode: Mode } | null {
+  if (program === 'cmd') {
+    const run = args.findIndex((word) => /^\/[ckr]$/i.test(word) || /^\/[ckr]\S/i.test(word));
+    if (run === -1) return null;
+    const word = args[run] as string;
+    return { text: [word.length > 2 ? word.slice(2) : '', ...args.slice(run + 1)].join(' '), mode: 'cmd' };
+  }
+  if (program === 'invoke-expression' || program === 'iex') {
+    return { text: args.filter((word) => !/^-c(?:o(?:m(?:m(?:a(?:n(?:d)?)?)?)?)?)?$/i.test(word)).join(' '), mode: 'powershell' };
+  }
+  if (program !== 'powershell' && program !== 'pwsh') return null;
+  for (let i = 0; i < args.length; i++) {
+    const word = (args[i] as string).toLowerCase().replace(/^\//, '-');
+    const is = (option: string, shortest: number) => word.length >= shortest && option.startsWith(word);
+    if (word === '-e' || word === '-ec' || is('-encodedcommand', 4)) return { text: decodeCommand(args[i + 1] ?? ''), mode: 'powershell' };
+    if (is('-command', 2)) return { text: args.slice(i + 1).join(' '), mode: 'powershell' };
+    if (is('-file', 2)) return null;
+    if (!word.startsWith('-')) return { text: args.slice(i).join(' '), mode: 'powershell' };
+    // An option's value is not a command.
+    if (POWERSHELL_VALUE_OPTIONS.some(([option, shortest]) => word === option.slice(0, shortest) || is(option, shortest + 1))) i++;
+  }
+  return null;
+}
+
+/** -EncodedCommand's base64 UTF-16LE text; '' when it is not base64. */
+function decodeCommand(value: string): string {
+  return /^[A-Za-z0-9+/]+={0,2}$/.test(value) ? Buffer.from(value, 'base64').toString('utf16le') : '';
 }

@@ -17,8 +17,10 @@ export interface PsFunction {
 
 /** `function f(…)`, `filter f`, with a scope (`global:f`) or not: 1 the name, 2 what its parentheses hold. */
 const FUNCTION_HEADER = /^\s*(?:function|filter)\s+(?:(?:global|script|local|private):)?([^\s(){}$]+)\s*(?:\(([\s\S]*)\))?\s*$/i;
-/** `$sb = ` before a block: 1 or 2 the variable's name. */
+/** `$sb = ` before a block: 1 or 2 the variable's name; `${function:f} = ` defines the function f. */
 const BLOCK_ASSIGNMENT = /^\s*\$(?:\{([^{}]{1,200})\}|([a-z_]\w{0,200}))\s*=\s*$/i;
+/** `Set-Item function:f`, `New-Item -Path function:\f -Value` before a block: 1 the function's name. */
+const FUNCTION_ITEM = /^\s*(?:set-item|new-item|si|ni)\s+(?:-path\s+)?(?:microsoft\.powershell\.core\\)?function:\\?([^\s(){}$]+)\s+(?:-value\s+)?$/i;
 
 /**
  * The function the command before a block's `{` defines with that block, by the lower-case name a call
@@ -30,9 +32,13 @@ export function definedFunction(raw: string, body: string): { name: string; defi
     const declared = header[2] !== undefined ? header[2] : parameterList(body);
     return { name: (header[1] ?? '').toLowerCase(), definition: { body, parameters: parameters(declared) } };
   }
+  const definition = { body, parameters: parameters(parameterList(body)) };
+  const item = FUNCTION_ITEM.exec(raw);
+  if (item) return { name: (item[1] ?? '').toLowerCase(), definition };
   const assigned = BLOCK_ASSIGNMENT.exec(raw);
   if (!assigned) return null;
-  return { name: `$${(assigned[1] ?? assigned[2] ?? '').toLowerCase()}`, definition: { body, parameters: parameters(parameterList(body)) } };
+  const name = (assigned[1] ?? assigned[2] ?? '').toLowerCase();
+  return { name: name.startsWith('function:') ? name.slice('function:'.length) : `$${name}`, definition };
 }
 
 /**
@@ -95,19 +101,22 @@ export function callBindings(definition: PsFunction, args: readonly string[], pi
     const value = named?.[2] !== undefined ? named[2] : parameter.switch ? undefined : args[++i];
     if (value !== undefined && !parameter.switch) setPath(bindings, parameter.name, value);
   }
+  // A `-Name` no parameter has may be an alias of one (`[Alias('Path')]`): the value after it is still given to one.
   const open = definition.parameters.filter((parameter) => !parameter.switch && !given.has(parameter.name));
-  positional.forEach((value, at) => {
-    const parameter = open[at];
-    if (parameter !== undefined) {
+  const rest: string[] = [];
+  for (const value of positional) {
+    const parameter = /^-[a-z]/i.test(value) ? undefined : open.shift();
+    if (parameter === undefined) rest.push(value);
+    else {
       given.add(parameter.name);
       setPath(bindings, parameter.name, value);
-    } else bindings.set(`args[${at - open.length}]`, value);
-  });
+    }
+  }
+  rest.forEach((value, at) => bindings.set(`args[${at}]`, value));
   if (piped !== null) {
     for (const name of ['_', 'psitem', 'input']) setPath(bindings, name, piped);
     for (const parameter of definition.parameters) if (!given.has(parameter.name)) setPath(bindings, parameter.name, piped);
   }
-  const rest = positional.slice(open.length);
   // `$args` alone is all the values left: the one a command takes may be any of them.
   if (rest.length > 0) bindings.set('args', pick(rest));
   return bindings;

@@ -1,7 +1,8 @@
 import { homedir } from 'node:os';
 import { assign, type Mode, type Pipeline, splitText, words } from './powershell-text';
+import { recordAlias, withAliases } from './windows-aliases';
 import { type BlockReader, blockRuns, pathBindings } from './windows-blocks';
-import { programAt, programOf, readRemove } from './windows-commands';
+import { programAt, programOf, readRemove, runsText } from './windows-commands';
 import { callBindings, definedFunction, type PsFunction } from './windows-functions';
 import { type MethodCall, methodCalls } from './windows-methods';
 import { type PathScope, resolvePath, takesWhole } from './windows-paths';
@@ -65,6 +66,8 @@ interface Context extends PathScope {
   budget: { left: number };
   /** The functions (and script blocks saved to a variable, as `$name`) the text has defined so far, by lower-case name, shared by all the text. */
   functions: Map<string, PsFunction>;
+  /** The aliases the text has set so far (windows-aliases.ts), shared by all the text. */
+  aliases: Map<string, string>;
   /** The calls being read, outermost first, each as its function's name and what it was given. */
   calls: readonly string[];
 }
@@ -96,7 +99,7 @@ export function isWindowsWholeTree(path: string, home = homedir(), cwd: string |
 
 /** A context whose folder is `cwd`, read from home when relative. */
 function contextFor(home: string, cwd: string | null, variables: Map<string, string>): Context {
-  const context: Context = { home, cwd: null, variables, budget: { left: 0 }, functions: new Map(), calls: [] };
+  const context: Context = { home, cwd: null, variables, budget: { left: 0 }, functions: new Map(), aliases: new Map(), calls: [] };
   context.cwd = cwd === null ? null : resolvePath(cwd, context, '~');
   return context;
 }
@@ -126,6 +129,8 @@ function knownVariables(home: string): Map<string, string> {
 function treeCommandInText(text: string, mode: Mode, context: Context, depth: number): string | null {
   const { pipelines, nested } = splitText(text, mode);
   const headers = new Map<Pipeline, { header: string[][]; blocks: number }>();
+  /** The last command of the pipeline before, when no block ended it: a function's header whose `{` is on the next line. */
+  let lineBefore = '';
   for (const pipeline of pipelines) {
     const commands: string[][] = [];
     const before = headers.get(pipeline.continues as Pipeline);
@@ -140,7 +145,8 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
         feeder = undefined;
         continue;
       }
-      const all = words(raw, mode, context);
+      const all = mode === 'powershell' ? withAliases(words(raw, mode, context), context.aliases) : words(raw, mode, context);
+      if (mode === 'powershell') recordAlias(all, context.aliases);
       commands.push(all);
       const found =
         commandTree(all, mode, context, depth) ??
@@ -156,8 +162,10 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
     headers.set(pipeline, { header, blocks: continues && !pipeline.piped ? before.blocks + 1 : 0 });
     const piped = mode === 'powershell' ? pipedTree(pipeline.piped ? header : commands, context) : null;
     if (piped) return piped;
+    const owner = pipeline.commands.length === 0 ? lineBefore : (pipeline.commands.at(-1) as string);
+    lineBefore = pipeline.block === null ? (pipeline.commands.at(-1) ?? '') : '';
     if (pipeline.block === null) continue;
-    const defined = mode === 'powershell' ? definedFunction(pipeline.commands.at(-1) ?? '', pipeline.block) : null;
+    const defined = mode === 'powershell' ? definedFunction(owner, pipeline.block) : null;
     if (defined !== null) context.functions.set(defined.name, defined.definition);
     const block = blockTree(header, pipeline.block, pipeline.after, context, depth);
     if (block) return block;
@@ -245,9 +253,9 @@ function passes(command: readonly string[]): boolean {
   return PASSERS.has(programOf(command[programAt(command)] ?? ''));
 }
 
-/** The last of `commands` that is no passer, alone (or none): what those after it are given, all or some of it. */
-function source(commands: readonly string[][]): string[][] {
-  let at = commands.length - 1;
+/** The last of `commands` before `end` that is no passer, alone (or none): what those after it are given, all or some of it. */
+function source(commands: readonly string[][], end = commands.length): string[][] {
+  let at = end - 1;
   while (at >= 0 && passes(commands[at] as string[])) at--;
   return at < 0 ? [] : [commands[at] as string[]];
 }
@@ -361,43 +369,6 @@ function commandTree(all: readonly string[], mode: Mode, context: Context, depth
   return inner === null ? null : treeCommandInText(inner.text, inner.mode, { ...context, variables: new Map(context.variables) }, depth + 1);
 }
 
-/** powershell's and pwsh's options that take a value, and the shortest start of each that names it (`-ex`, `-wi`). */
-const POWERSHELL_VALUE_OPTIONS: ReadonlyArray<readonly [string, number]> = [
-  ['-executionpolicy', 3], ['-ep', 3], ['-windowstyle', 3], ['-workingdirectory', 3], ['-wd', 3], ['-outputformat', 2], ['-of', 3],
-  ['-inputformat', 2], ['-if', 3], ['-configurationname', 4], ['-settingsfile', 2], ['-psconsolefile', 2], ['-version', 2],
-  ['-custompipename', 3], ['-encodedarguments', 4],
-];
-
-/** The text a shell or Invoke-Expression is given to run, and how it reads it; null for other programs. */
-function runsText(program: string, args: readonly string[]): { text: string; mode: Mode } | null {
-  if (program === 'cmd') {
-    const run = args.findIndex((word) => /^\/[ckr]$/i.test(word) || /^\/[ckr]\S/i.test(word));
-    if (run === -1) return null;
-    const word = args[run] as string;
-    return { text: [word.length > 2 ? word.slice(2) : '', ...args.slice(run + 1)].join(' '), mode: 'cmd' };
-  }
-  if (program === 'invoke-expression' || program === 'iex') {
-    return { text: args.filter((word) => !/^-c(?:o(?:m(?:m(?:a(?:n(?:d)?)?)?)?)?)?$/i.test(word)).join(' '), mode: 'powershell' };
-  }
-  if (program !== 'powershell' && program !== 'pwsh') return null;
-  for (let i = 0; i < args.length; i++) {
-    const word = (args[i] as string).toLowerCase().replace(/^\//, '-');
-    const is = (option: string, shortest: number) => word.length >= shortest && option.startsWith(word);
-    if (word === '-e' || word === '-ec' || is('-encodedcommand', 4)) return { text: decodeCommand(args[i + 1] ?? ''), mode: 'powershell' };
-    if (is('-command', 2)) return { text: args.slice(i + 1).join(' '), mode: 'powershell' };
-    if (is('-file', 2)) return null;
-    if (!word.startsWith('-')) return { text: args.slice(i).join(' '), mode: 'powershell' };
-    // An option's value is not a command.
-    if (POWERSHELL_VALUE_OPTIONS.some(([option, shortest]) => word === option.slice(0, shortest) || is(option, shortest + 1))) i++;
-  }
-  return null;
-}
-
-/** -EncodedCommand's base64 UTF-16LE text; '' when it is not base64. */
-function decodeCommand(value: string): string {
-  return /^[A-Za-z0-9+/]+={0,2}$/.test(value) ? Buffer.from(value, 'base64').toString('utf16le') : '';
-}
-
 /**
  * `Get-ChildItem <tree> | Remove-Item` (or `Get-Item <tree> |`): the listing of a whole tree piped (maybe through filters, `| ? … |`) into a Remove-Item
  * of no path of its own, when either recurses and neither selects (-Filter, -Include, -Exclude); or a
@@ -407,9 +378,11 @@ function pipedTree(commands: readonly string[][], context: Context): string | nu
   for (let j = 1; j < commands.length; j++) {
     const remover = commands[j] as string[];
     const removeAt = programAt(remover);
+    const deleted = memberDelete(remover, commands, j, context);
+    if (deleted) return deleted;
     if (!REMOVERS.has(programOf(remover[removeAt] ?? ''))) continue;
     // What filters pass on may be every item they are given.
-    const lister = source(commands.slice(0, j))[0];
+    const lister = source(commands, j)[0];
     if (lister === undefined) continue;
     const listAt = programAt(lister);
     const removed = readRemove(remover.slice(removeAt + 1));
@@ -427,6 +400,18 @@ function pipedTree(commands: readonly string[][], context: Context): string | nu
     if (target !== undefined) return `${lister[listAt]} ${target} | ${remover[removeAt]}`;
   }
   return null;
+}
+
+/** `… | ForEach-Object Delete $true` (or `-MemberName Delete -ArgumentList $true`): each item piped in deleted with all it holds. */
+function memberDelete(command: readonly string[], commands: readonly string[][], at: number, context: Context): string | null {
+  const memberAt = programAt(command);
+  if (!['foreach-object', '%'].includes(programOf(command[memberAt] ?? ''))) return null;
+  const named = (word: string) => word.length > 1 && ['-membername', '-argumentlist', '-args'].some((name) => name.startsWith(word.toLowerCase()));
+  const args = command.slice(memberAt + 1).filter((word) => !named(word));
+  if (args[0]?.toLowerCase() !== 'delete' || args[1] === undefined || /^(?:\$false|0)$/i.test(args[1])) return null;
+  const lister = source(commands, at)[0];
+  const item = lister === undefined ? null : (listedItems(lister, context) ?? (lister.length === 1 ? (lister[0] as string) : null));
+  return item !== null && takesWhole(item, context) ? `Delete ${item}` : null;
 }
 
 /**

@@ -285,6 +285,23 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
     expect(refuses('$sb = { param($p) ri -r $p }; & $sb C:\\')).toBe('ri C:\\');
   });
 
+  it('reads functions written with the { on the next line, attributes before param(), parameter aliases, or defined as function: items', () => {
+    expect(refuses('function f\n{ ri -r $args[0] }\nf C:\\')).toBe('ri C:\\');
+    expect(refuses('function Remove-All\n{\n  param($p)\n  Remove-Item -Recurse -Force $p\n}\nRemove-All ~')).toBe('Remove-Item ~');
+    expect(refuses('function f { [CmdletBinding()] param($p) ri -r $p }; f C:\\')).toBe('ri C:\\');
+    expect(refuses("function f { param([Alias('Path')]$p) ri -r $p }; f -Path C:\\")).toBe('ri C:\\');
+    expect(refuses('function f { ri -r $args[1] }; f -x C:\\')).toBe('ri C:\\');
+    expect(refuses('${function:f} = { ri -r $args[0] }; f C:\\')).toBe('ri C:\\');
+    expect(refuses('Set-Item function:f { ri -r $args[0] }; f C:\\Windows')).toBe('ri C:\\Windows');
+  });
+
+  it('reads a command called by an alias the text sets as the command it names', () => {
+    expect(refuses('Set-Alias x Remove-Item; x -r -fo C:\\')).toBe('Remove-Item C:\\');
+    expect(refuses('sal -Name nuke -Value f; function f($p){ ri -r $p }; nuke C:\\')).toBe('ri C:\\');
+    expect(refuses('nal x ri -Scope Global; gci C:\\ | x -r')).toBe('gci C:\\ | ri');
+    expect(refuses('Set-Alias y Remove-Item; Set-Alias x y; x -Recurse ~')).toBe('Remove-Item ~');
+  });
+
   it('reads what is piped into a function or filter as its $_, $input and parameters', () => {
     expect(refuses('filter f { ri -r -fo $_ }; gci C:\\ | f')).toBe('ri C:\\*');
     expect(refuses('function f { process { ri -r $_ } }; gci ~ | f')).toBe('ri ~\\*');
@@ -321,6 +338,8 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
       `function f(${Array.from({ length: n }, (_, i) => `$p${i}`).join(',')}){ ri -r $p0 }; f ${'a '.repeat(n)}`,
       'gci C:\\build | ' + '? { $_ } | '.repeat(n / 2) + '% { ri -r $_ }',
       '$x' + '.Delete('.repeat(n) + ')'.repeat(n),
+      'gci x | ' + 'ri | '.repeat(n) + 'ri',
+      Array.from({ length: n }, (_, i) => `Set-Alias a${i + 1} a${i}`).join(';') + `;a${n} -r C:\\`,
       '(gi x)' + '.Where({ $_ })'.repeat(n) + '.ForEach({ ri -r $_ })',
       // Each group is text of its own: 5,000 are read as long as 20,000 calls.
       '(gi x).Delete($true);'.repeat(n / 4),
@@ -374,6 +393,11 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
     expect(refuses('(gci C:\\).where({$_}).where({$_}).foreach({ $_.Delete($true) })')).toBe('Delete C:\\*');
   });
 
+  it('reads ForEach-Object calling Delete with $true on each item', () => {
+    expect(refuses('gci C:\\ | % Delete $true')).toBe('Delete C:\\*');
+    expect(refuses('gci ~ | ForEach-Object -MemberName Delete -ArgumentList $true')).toBe('Delete ~\\*');
+  });
+
   it('lets script blocks and deletes below the trees, or of an empty folder only, through', () => {
     for (const command of [
       "[scriptblock]::Create('ri -r C:\\build').Invoke()",
@@ -382,6 +406,11 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
       '(gi C:\\Users\\u).Delete()', // only an empty folder
       '(gi C:\\Users\\u).Delete($false)',
       "[IO.Directory]::Delete('C:\\')",
+      'gci C:\\build | % Delete $true',
+      'gci C:\\ | % Delete', // only empty folders
+      'Set-Alias x Remove-Item; x -r C:\\build',
+      'Set-Alias a b; Set-Alias b a; a -r C:\\',
+      "New-Alias -Name x -Value rd; cmd /c \"x /s /q C:\\\"\"", // cmd does not know PowerShell's aliases
       '(gci C:\\build).ForEach({ ri -r $_ })',
       '(gci C:\\).ForEach({ $_.Name })',
       'ri -r -fo C:\\build',
