@@ -154,6 +154,8 @@ export function splitText(text: string, mode: Mode): { pipelines: Pipeline[]; ne
       if (opened) opened.owner.block = text.slice(opened.at + 1, i);
       afterBlock = opened?.owner ?? null;
       start = i + 1;
+    } else if (mode === 'powershell' && char === '&' && pipeline.length > 0 && /^\s*$/.test(text.slice(start, i))) {
+      // Right after a `|`, `&` calls what follows (`… | & { process { … } }`): it ends nothing.
     } else if ('\n\r&'.includes(char) || (mode === 'powershell' ? char === ';' : '()'.includes(char))) {
       cut(i, true);
       start = i + 1;

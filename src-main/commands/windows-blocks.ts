@@ -47,17 +47,29 @@ function runsOf(header: readonly string[][], body: string, after: readonly strin
   const program = last === undefined ? '&' : reader.program(last);
   // A loop's or a filter's block runs with each item piped in; what filters before it pass on may be every item.
   if ((FOR_EACH.has(program) || (last !== undefined && reader.passes(last))) && header.length > 1) {
-    let at = header.length - 2;
-    while (at > 0 && reader.passes(header[at] as string[])) at--;
-    const before = header[at] as string[];
-    // A value alone piped in (`$d | % { … }`, `'C:\' | % { … }`) is the item.
-    const item = reader.listed(before) ?? (before.length === 1 ? (before[0] as string) : null);
+    const item = pipedItem(header, header.length - 2, reader);
     return item === null ? [] : [pathBindings(['_', 'psitem'], item)];
   }
   if (program === 'foreach' && last !== undefined && header.length === 1) return foreachRuns(reader.args(last), reader);
-  if (program === '&' || program === '.') return [parameterBindings(body, after.filter((word) => !/^-[a-z]/i.test(word)))];
+  if (program === '&' || program === '.') {
+    const bindings = parameterBindings(body, after.filter((word) => !/^-[a-z]/i.test(word)));
+    // A block in a pipeline (`gci C:\ | & { process { … } }`) runs with each item piped in.
+    const item = header.length > 1 ? pipedItem(header, header.length - 2, reader) : null;
+    if (item !== null) for (const [key, path] of pathBindings(['_', 'psitem', 'input'], item)) bindings.set(key, path);
+    return [bindings];
+  }
   if (INVOKERS.has(program) && last !== undefined) return [parameterBindings(body, argumentList([...reader.args(last), ...after]))];
   return [];
+}
+
+/**
+ * The path of each item piped out of `header[at]`, past the filters there: what a listing lists, or a value
+ * alone piped in (`$d | % { … }`, `'C:\' | % { … }`); null for another command.
+ */
+function pipedItem(header: readonly string[][], at: number, reader: BlockReader): string | null {
+  while (at > 0 && reader.passes(header[at] as string[])) at--;
+  const before = header[at] as string[];
+  return reader.listed(before) ?? (before.length === 1 ? (before[0] as string) : null);
 }
 
 /** `names` (and their path properties) given `path`. */

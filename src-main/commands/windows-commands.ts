@@ -40,7 +40,7 @@ export function programAt(all: readonly string[]): number {
 /**
  * Remove-Item's words (or those of an alias, or cmd's rd, rmdir, del, erase): whether it recurses
  * (-Recurse or a start of it, not `:$false`; `/s`), whether it keeps all or selects (-WhatIf, -Filter,
- * -Include, -Exclude), and its path operands.
+ * -Include of a pattern other than `*`; not -Exclude, which may keep nothing), and its path operands.
  */
 export function readRemove(args: readonly string[]): { recursive: boolean; keeps: boolean; operands: string[] } {
   let recursive = false;
@@ -68,7 +68,9 @@ export function readRemove(args: readonly string[]): { recursive: boolean; keeps
     if (is('-recurse', 2)) recursive = value === null || !/^(?:\$false|0)$/i.test(value);
     else if (is('-whatif', 3) || name === '-wi') keeps = value === null || !/^(?:\$false|0)$/i.test(value);
     else if (is('-filter', 3) || is('-include', 3) || is('-exclude', 3)) {
-      keeps = true;
+      // -Exclude keeps all it does not name, and `-Include *` all there is: neither selects.
+      const pattern = value ?? args[i + 1] ?? '';
+      if (!is('-exclude', 3) && !/^(?:\*|\*\.\*)$/.test(pattern)) keeps = true;
       if (value === null) i++;
     } else if (is('-path', 2) || is('-literalpath', 2) || is('-pspath', 3) || name === '-lp') {
       if (value !== null) operands.push(value);
@@ -127,4 +129,11 @@ export function runsText(program: string, args: readonly string[]): { text: stri
 /** -EncodedCommand's base64 UTF-16LE text; '' when it is not base64. */
 function decodeCommand(value: string): string {
   return /^[A-Za-z0-9+/]+={0,2}$/.test(value) ? Buffer.from(value, 'base64').toString('utf16le') : '';
+}
+
+/** Whether ForEach-Object's words after its name (`Delete $true`, `-MemberName Delete -ArgumentList $true`) delete each item with all it holds. */
+export function deletesEach(args: readonly string[]): boolean {
+  const named = (word: string) => word.length > 1 && ['-membername', '-argumentlist', '-args'].some((name) => name.startsWith(word.toLowerCase()));
+  const [member, recursive] = args.filter((word) => !named(word));
+  return member?.toLowerCase() === 'delete' && recursive !== undefined && !/^(?:\$false|0)$/i.test(recursive);
 }

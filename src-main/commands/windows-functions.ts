@@ -133,3 +133,13 @@ function parameterNamed(definition: PsFunction, name: string): PsFunction['param
 function setPath(bindings: Bindings, name: string, value: string): void {
   for (const [key, path] of pathBindings([name], value)) bindings.set(key, path);
 }
+
+/** `Invoke-Command [-ScriptBlock] $sb -ArgumentList …`: the block's variable and the values it is given, as a call's words; null for another. */
+export function invokedBlock(args: readonly string[], defined: (name: string) => boolean): string[] | null {
+  const block = args.find((word) => word.startsWith('$') && defined(word.toLowerCase()));
+  if (block === undefined) return null;
+  const list = args.findIndex((word) => /^-arg/i.test(word) && ['-argumentlist', '-args'].some((name) => name.startsWith(word.toLowerCase())));
+  const rest = list === -1 ? [] : args.slice(list + 1);
+  const end = rest.findIndex((word) => /^-[a-z]/i.test(word));
+  return [block, ...(end === -1 ? rest : rest.slice(0, end))];
+}

@@ -5,8 +5,8 @@ import { closingParen } from './powershell-text';
  * reads: text made into a script block (`[scriptblock]::Create('…')`,
  * `$ExecutionContext.InvokeCommand.NewScriptBlock('…')` or `.InvokeScript('…')`), read as the command it
  * holds whether it is run or not; a folder deleted with all it holds (`.Delete($true)` of an item,
- * `[IO.Directory]::Delete('C:\', $true)`, VisualBasic's `FileSystem::DeleteDirectory`); and the block
- * `.ForEach({ … })` runs with each item.
+ * `[IO.Directory]::Delete('C:\', $true)`, VisualBasic's `FileSystem::DeleteDirectory`); the block
+ * `.ForEach({ … })` runs with each item; and a block saved to a variable run by `$sb.Invoke(…)`.
  */
 
 /** What the reader is to read of a method call. */
@@ -16,10 +16,12 @@ export type MethodCall =
   /** A folder deleted recursively: `variable` (lower case, with a property: `_.fullname`), or the raw `group` before `.Delete(`, or the raw `path` argument. */
   | { kind: 'delete'; variable?: string; group?: string; path?: string }
   /** `.ForEach({ … })` (past any `.Where({ … })`): the block's `body`, run with each item of the `variable` or the raw `group` it is called on. */
-  | { kind: 'each'; body: string; variable?: string; group?: string };
+  | { kind: 'each'; body: string; variable?: string; group?: string }
+  /** `$sb.Invoke(…)` (or InvokeReturnAsIs): the block saved in `variable` run with the raw `argument`s. */
+  | { kind: 'invoke'; variable: string; argument: string };
 
 /** A method's name after `.` or `::` and its `(`: 1 the separator, 2 the name. */
-const METHOD = /(::|\.)\s*(delete|deletedirectory|create|newscriptblock|invokescript|foreach)\s*\(/gi;
+const METHOD = /(::|\.)\s*(delete|deletedirectory|create|newscriptblock|invokescript|foreach|invoke|invokereturnasis)\s*\(/gi;
 /** The type a static method is called on, at the end of the text before `::`. */
 const SCRIPT_BLOCK_TYPE = /\[\s*(?:system\.management\.automation\.)?scriptblock\s*\]\s*$/i;
 const DIRECTORY_TYPE = /\[\s*(?:system\.)?io\.directory\s*\]\s*$/i;
@@ -32,7 +34,7 @@ const LOOK_BACK = 600;
 
 /** The method calls in one raw command that the reader reads, in order. Linear: a call inside another's arguments is read with them. */
 export function methodCalls(raw: string): MethodCall[] {
-  if (!/(?:delete|create|newscriptblock|invokescript|foreach)/i.test(raw)) return [];
+  if (!/(?:delete|create|newscriptblock|invoke|foreach)/i.test(raw)) return [];
   const calls: MethodCall[] = [];
   const opens = groupOpenings(raw);
   let past = 0;
@@ -63,6 +65,10 @@ function staticCall(name: string, before: string, argument: string): MethodCall 
 /** `.Delete(recursive)` of a variable's item or of a group's (`(Get-Item ~)`, `[IO.DirectoryInfo]::new('C:\')`); a script block's text. */
 function instanceCall(name: string, raw: string, at: number, opens: ReadonlyMap<number, number>, argument: string): MethodCall | null {
   if (name === 'newscriptblock' || name === 'invokescript') return { kind: 'script', argument };
+  if (name === 'invoke' || name === 'invokereturnasis') {
+    const receiver = receiverAt(raw, at, opens);
+    return receiver !== null && 'variable' in receiver ? { kind: 'invoke', variable: receiver.variable, argument } : null;
+  }
   if (name === 'foreach') {
     const body = /^\s*\{([\s\S]*)\}\s*$/.exec(argument)?.[1];
     const receiver = body === undefined ? null : receiverAt(raw, at, opens);

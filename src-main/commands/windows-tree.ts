@@ -2,8 +2,8 @@ import { homedir } from 'node:os';
 import { assign, type Mode, type Pipeline, splitText, words } from './powershell-text';
 import { recordAlias, withAliases } from './windows-aliases';
 import { type BlockReader, blockRuns, pathBindings } from './windows-blocks';
-import { programAt, programOf, readRemove, runsText } from './windows-commands';
-import { callBindings, definedFunction, type PsFunction } from './windows-functions';
+import { deletesEach, programAt, programOf, readRemove, runsText } from './windows-commands';
+import { callBindings, definedFunction, invokedBlock, type PsFunction } from './windows-functions';
 import { type MethodCall, methodCalls } from './windows-methods';
 import { type PathScope, resolvePath, takesWhole } from './windows-paths';
 import { startedCommands } from './windows-start';
@@ -192,6 +192,11 @@ function methodTree(raw: string, context: Context, depth: number): string | null
       if (found) return found;
       continue;
     }
+    if (call.kind === 'invoke') {
+      const found = callTree([`$${call.variable}`, ...words(call.argument, 'powershell', context)], undefined, context, depth);
+      if (found) return found;
+      continue;
+    }
     const path = receivedPath(call, context);
     if (path === null) continue;
     if (call.kind === 'delete' && takesWhole(path, context)) return `Delete ${path}`;
@@ -222,6 +227,9 @@ const MAX_CALLS = 64;
  */
 function callTree(all: readonly string[], feeder: readonly string[] | undefined, context: Context, depth: number): string | null {
   const at = programAt(all);
+  // Invoke-Command of a block saved to a variable is a call of it.
+  const invoked = ['invoke-command', 'icm'].includes(programOf(all[at] ?? '')) ? invokedBlock(all.slice(at + 1), (word) => context.functions.has(word)) : null;
+  if (invoked !== null) return callTree(invoked, feeder, context, depth);
   const name = (all[at] ?? '').toLowerCase();
   const definition = context.functions.get(name.startsWith('$') ? name : programOf(name));
   if (definition === undefined) return null;
@@ -387,7 +395,8 @@ function pipedTree(commands: readonly string[][], context: Context): string | nu
     const listAt = programAt(lister);
     const removed = readRemove(remover.slice(removeAt + 1));
     if (removed.keeps || removed.operands.length > 0) continue;
-    const value = lister.length === 1 && !LISTERS.has(programOf(lister[0] as string)) ? (lister[0] as string) : null;
+    // A value alone, or a listing in parentheses (`(gci C:\) | ri -r`).
+    const value = lister.length === 1 && !LISTERS.has(programOf(lister[0] as string)) ? (listedItems(lister, context) ?? (lister[0] as string)) : null;
     if (value !== null && removed.recursive && takesWhole(value, context)) return `${value} | ${remover[removeAt]}`;
     // What a function the text defined lists.
     const listing = context.functions.has(programOf(lister[listAt] ?? '')) ? listedItems(lister, context) : null;
@@ -406,9 +415,7 @@ function pipedTree(commands: readonly string[][], context: Context): string | nu
 function memberDelete(command: readonly string[], commands: readonly string[][], at: number, context: Context): string | null {
   const memberAt = programAt(command);
   if (!['foreach-object', '%'].includes(programOf(command[memberAt] ?? ''))) return null;
-  const named = (word: string) => word.length > 1 && ['-membername', '-argumentlist', '-args'].some((name) => name.startsWith(word.toLowerCase()));
-  const args = command.slice(memberAt + 1).filter((word) => !named(word));
-  if (args[0]?.toLowerCase() !== 'delete' || args[1] === undefined || /^(?:\$false|0)$/i.test(args[1])) return null;
+  if (!deletesEach(command.slice(memberAt + 1))) return null;
   const lister = source(commands, at)[0];
   const item = lister === undefined ? null : (listedItems(lister, context) ?? (lister.length === 1 ? (lister[0] as string) : null));
   return item !== null && takesWhole(item, context) ? `Delete ${item}` : null;

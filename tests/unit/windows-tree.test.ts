@@ -246,6 +246,14 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
     expect(refuses('Remove-Item -Recurse -Path (gci C:\\)')).toBe('Remove-Item C:\\*');
   });
 
+  it('reads -Exclude, and -Include or -Filter of *, as selecting nothing, and a listing in parentheses piped on as its items', () => {
+    expect(refuses('ri -r C:\\Users\\u\\* -Exclude .ssh')).toBe('ri C:\\Users\\u\\*');
+    expect(refuses('ri -r C:\\* -Include *')).toBe('ri C:\\*');
+    expect(refuses('gci C:\\ -Exclude x | ri -r')).toBe('gci C:\\ | ri');
+    expect(refuses('gci ~ -Filter *.* | % { ri -r $_ }')).toBe('ri ~\\*');
+    expect(refuses('(gci C:\\) | ri -r')).toBe('C:\\* | ri');
+  });
+
   it('refuses a listing of a whole tree filtered by a condition it cannot evaluate, which may keep every item', () => {
     expect(refuses("gci C:\\ | ? Name -eq 'tmp' | % { ri -r $_.FullName }")).toBe('ri C:\\*');
     expect(refuses("gci C:\\ | Where-Object Name -like 'x*' | % { ri -r $_ }")).toBe('ri C:\\*');
@@ -295,6 +303,14 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
     expect(refuses('Set-Item function:f { ri -r $args[0] }; f C:\\Windows')).toBe('ri C:\\Windows');
   });
 
+  it('reads a block saved to a variable run by .Invoke(), Invoke-Command or in a pipeline with & { process { … } }', () => {
+    expect(refuses('$sb = { ri -r $args[0] }; $sb.Invoke("C:\\")')).toBe('ri C:\\');
+    expect(refuses('$sb = { param($p) ri -r $p }; Invoke-Command -ScriptBlock $sb -ArgumentList C:\\')).toBe('ri C:\\');
+    expect(refuses('$sb = { ri -r $args[0] }; icm $sb -Args ~')).toBe('ri ~');
+    expect(refuses('gci C:\\ | & { process { ri -r $_ } }')).toBe('ri C:\\*');
+    expect(refuses('gci ~ | . { process { ri -r $_ } }')).toBe('ri ~\\*');
+  });
+
   it('reads a command called by an alias the text sets as the command it names', () => {
     expect(refuses('Set-Alias x Remove-Item; x -r -fo C:\\')).toBe('Remove-Item C:\\');
     expect(refuses('sal -Name nuke -Value f; function f($p){ ri -r $p }; nuke C:\\')).toBe('ri C:\\');
@@ -311,7 +327,8 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
   });
 
   it("reads what a function lists as its result: piped, looped over or saved", () => {
-    expect(refuses('function g { gci C:\\ }; g | ri -r')).toBe('g C:\\* | ri');
+    expect(refuses('function g { gci C:\\ }; g | ri -r')).toBe('C:\\* | ri');
+    expect(refuses('function g($p) { gci $p }; g C:\\Windows | ri -r')).toBe('g C:\\Windows\\* | ri');
     expect(refuses('function g { gci C:\\ }; g | % { ri -r $_ }')).toBe('ri C:\\*');
     expect(refuses('function g { return (Get-ChildItem C:\\Users) }; $d = g; $d | ri -r')).toBe('C:\\Users\\* | ri');
     expect(refuses('function g($p) { gci $p | ? { $_ } }; foreach ($x in g C:\\) { ri -r $x }')).toBe('ri C:\\*');
@@ -407,6 +424,9 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
       '(gi C:\\Users\\u).Delete($false)',
       "[IO.Directory]::Delete('C:\\')",
       'gci C:\\build | % Delete $true',
+      '$sb = { ri -r $args[0] }; $sb.InvokeReturnAsIs("C:\\build")',
+      'gci C:\\build | & { process { ri -r $_ } }',
+      'Remove-Item C:\\Users\\u\\* -Include *.tmp -Recurse',
       'gci C:\\ | % Delete', // only empty folders
       'Set-Alias x Remove-Item; x -r C:\\build',
       'Set-Alias a b; Set-Alias b a; a -r C:\\',
