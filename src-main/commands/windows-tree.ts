@@ -29,8 +29,9 @@ import { startedCommands } from './windows-start';
  * filters that may keep them all (Where-Object, Sort-Object, Select-Object, a ForEach-Object that may
  * write their paths), saved to a variable (`$d = gci C:\`) or written by a function. Functions, filters
  * and blocks saved to a variable are read where they are called, with what the call gives them
- * (windows-functions.ts); text made into a script block, `.Delete($true)`, `[IO.Directory]::Delete` and
- * `.ForEach({ … })` are read too (windows-methods.ts).
+ * (windows-functions.ts), and aliases as what they name (windows-aliases.ts); text made into a script
+ * block, `.Delete($true)`, `[IO.Directory]::Delete`, `.ForEach({ … })` and `$sb.Invoke(…)` are read
+ * too (windows-methods.ts).
  * Not read: values computed when it runs (`Remove-Item (Get-Location) -Recurse`, `$d = Resolve-Path ~`),
  * scripts in files (`-File x.ps1`), what a loop's block writes into a variable, other .NET methods
  * and other providers (`HKLM:\`). It is a last guard against mistakes, not a full PowerShell parser.
