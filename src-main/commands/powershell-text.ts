@@ -179,7 +179,7 @@ function subexpressions(body: string): string[] {
 /** A PowerShell variable's use at a position: `${name}` (1) or `$name`, `$env:NAME` (2). Bounded, so many `${` stay linear. */
 const PS_VARIABLE = /\$(?:\{([^{}]{1,200})\}|((?:env:)?[a-z_]\w{0,200}))/iy;
 /** A property or an index read from a variable: `.FullName`, `[0]`. */
-const MEMBER = /\.[a-z_]\w{0,200}|\[\d{1,9}\]/iy;
+const MEMBER = /\.[a-z_]\w{0,200}|\[-?\d{1,9}\]/iy;
 /** A `$( )` that only holds a variable, maybe with a property or index: `$($_.FullName)`; 1 or 2 as PS_VARIABLE's, 3 the member. */
 const SUBEXPRESSION_VARIABLE = /\$\(\s*\$(?:\{([^{}]{1,200})\}|((?:env:)?[a-z_]\w{0,200}))(\.[a-z_]\w{0,200}|\[\d{1,9}\])?\s*\)/iy;
 /** A cmd variable's use at a position: `%NAME%` (1). */
@@ -291,7 +291,9 @@ function variableAt(raw: string, at: number, unquoted: boolean, scope: Scope): {
     length += member[0].length;
   }
   name += (subexpression?.[3] ?? '').toLowerCase();
-  const value = name === 'pwd' ? (scope.cwd ?? undefined) : scope.variables.get(name);
+  // An item of a listing saved to a variable (`$items[0]`) may be any of them: `items[*]`.
+  const item = member?.[0].startsWith('[') ? scope.variables.get(`${name.slice(0, -member[0].length)}[*]`) : undefined;
+  const value = name === 'pwd' ? (scope.cwd ?? undefined) : (scope.variables.get(name) ?? item);
   return { text: value ?? raw.slice(at, at + length), length };
 }
 
@@ -307,6 +309,8 @@ export function assign(raw: string, scope: Scope): boolean {
   // A bare word there is a command call, not a string: only quotes and variables are values as written.
   const literal = /^\s*(?:'[^']*'|"(?:[^"`$]|\$(?:env:)?\w+|\$\{[^{}]*\})*"|\$(?:env:)?\w+|\$\{[^{}]*\})\s*$/i.test(value) || isHereString(value);
   const all = literal ? words(value, 'powershell', scope) : [];
+  // What was known of its items and their paths (a listing's, windows-tree.ts) goes with the old value.
+  for (const property of ['.fullname', '.pspath', '[*]']) scope.variables.delete(`${name}${property}`);
   if (all.length === 1) scope.variables.set(name, all[0] as string);
   else scope.variables.delete(name);
   return true;

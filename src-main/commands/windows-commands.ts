@@ -3,7 +3,7 @@ import type { Mode } from './powershell-text';
 /**
  * A command's words as the never-run rule's Windows reader (windows-tree.ts) reads them: where its program
  * is and what it is called, what Remove-Item (or a listing, which takes the same parameters) is given,
- * and the text a shell or Invoke-Expression is given to run.
+ * the text a shell or Invoke-Expression is given to run, and what a pipeline's commands pass on.
  */
 
 /** Programs that run the command in their arguments as it is (Windows's sudo, gsudo). */
@@ -136,4 +136,55 @@ export function deletesEach(args: readonly string[]): boolean {
   const named = (word: string) => word.length > 1 && ['-membername', '-argumentlist', '-args'].some((name) => name.startsWith(word.toLowerCase()));
   const [member, recursive] = args.filter((word) => !named(word));
   return member?.toLowerCase() === 'delete' && recursive !== undefined && !/^(?:\$false|0)$/i.test(recursive);
+}
+
+/**
+ * The variable a command saves what it writes to: `-OutVariable t` (`-ov`, `+t` to add to it), or
+ * Tee-Object's `-Variable t`, which saves what it is given (`tee`); null when it saves none.
+ */
+export function savedVariable(all: readonly string[]): { name: string; tee: boolean } | null {
+  const at = programAt(all);
+  const tee = ['tee-object', 'tee'].includes(programOf(all[at] ?? ''));
+  const args = all.slice(at + 1);
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i] as string;
+    const colon = word.indexOf(':');
+    const name = (colon === -1 ? word : word.slice(0, colon)).toLowerCase();
+    const names = tee ? name.length >= 3 && '-variable'.startsWith(name) : name === '-ov' || (name.length >= 5 && '-outvariable'.startsWith(name));
+    const value = colon === -1 ? args[i + 1] : word.slice(colon + 1);
+    if (names && value !== undefined) return { name: value.replace(/^\+/, '').toLowerCase(), tee };
+  }
+  return null;
+}
+
+/**
+ * Programs that pass on the items piped into them, all or some (Where-Object, Sort-Object, Select-Object
+ * -First …), or what may be their paths (`ForEach-Object FullName`, `% { $_.FullName }`): what follows them
+ * may be given every item, as a filter or a block that cannot be read may keep or write them all.
+ */
+const PASSERS = new Set([
+  'foreach-object', '%', 'where-object', 'where', '?', 'sort-object', 'sort', 'select-object', 'select', 'get-unique', 'gu', 'tee-object', 'tee',
+  'write-output', 'echo', 'write', 'out-default',
+]);
+
+/** Whether a command only passes on (some of) the items piped into it. */
+export function passes(command: readonly string[]): boolean {
+  return PASSERS.has(programOf(command[programAt(command)] ?? ''));
+}
+
+/** The last of `commands` before `end` that is no passer, alone (or none): what those after it are given, all or some of it. */
+export function source(commands: readonly string[][], end = commands.length): string[][] {
+  let at = end - 1;
+  while (at >= 0 && passes(commands[at] as string[])) at--;
+  return at < 0 ? [] : [commands[at] as string[]];
+}
+
+/**
+ * A block's header: the pipeline's commands, the first going on with the command a block before it ended
+ * (`% -Begin { } -Process { … }` is one ForEach-Object), when it continues one.
+ */
+export function continuedHeader(before: readonly string[][] | undefined, commands: readonly string[][]): string[][] {
+  if (before === undefined || before.length === 0) return [...commands];
+  const [first = [], ...rest] = commands;
+  return [...before.slice(0, -1), [...(before.at(-1) ?? []), ...first], ...rest];
 }

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { assign, type Mode, type Pipeline, splitText, words } from './powershell-text';
 import { recordAlias, withAliases } from './windows-aliases';
 import { type BlockReader, blockRuns, pathBindings } from './windows-blocks';
-import { deletesEach, programAt, programOf, readRemove, runsText } from './windows-commands';
+import { continuedHeader, deletesEach, passes, programAt, programOf, readRemove, runsText, savedVariable, source } from './windows-commands';
 import { callBindings, definedFunction, invokedBlock, type PsFunction } from './windows-functions';
 import { type MethodCall, methodCalls } from './windows-methods';
 import { type PathScope, resolvePath, takesWhole } from './windows-paths';
@@ -45,15 +45,6 @@ const REMOVERS = new Set(['remove-item', 'rm', 'ri', 'del', 'erase', 'rd', 'rmdi
 const LISTERS = new Set(['get-childitem', 'gci', 'ls', 'dir', 'get-item', 'gi']);
 /** The listers among them that write the items they are given, not those in them. */
 const ITEM_LISTERS = new Set(['get-item', 'gi']);
-/**
- * Programs that pass on the items piped into them, all or some (Where-Object, Sort-Object, Select-Object
- * -First …), or what may be their paths (`ForEach-Object FullName`, `% { $_.FullName }`): what follows them
- * may be given every item, as a filter or a block that cannot be read may keep or write them all.
- */
-const PASSERS = new Set([
-  'foreach-object', '%', 'where-object', 'where', '?', 'sort-object', 'sort', 'select-object', 'select', 'get-unique', 'gu', 'tee-object', 'tee',
-  'write-output', 'echo', 'write', 'out-default',
-]);
 const LOCATION_SETTERS = new Set(['cd', 'chdir', 'sl', 'set-location', 'pushd', 'push-location']);
 const LOCATION_RESTORERS = new Set(['popd', 'pop-location']);
 /** icacls operations that change a tree's access list or owner; with /t they walk all of it. */
@@ -153,8 +144,8 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
         commandTree(all, mode, context, depth) ??
         (mode === 'powershell' && context.functions.size > 0 ? callTree(all, feeder, context, depth) : null);
       if (found) return found;
-      // Only calls are given what is piped: functions are defined before the pipeline they are called in.
-      if (context.functions.size > 0 && !passes(all)) feeder = all;
+      if (mode === 'powershell') saveListing(all, feeder, context);
+      if (!passes(all)) feeder = all;
     }
     const continues = before !== undefined && before.blocks < MAX_CONTINUED;
     let header = continues ? continuedHeader(before.header, commands) : [...commands];
@@ -256,28 +247,6 @@ function pickWhole(context: Context): (values: readonly string[]) => string {
  * that goes on further (`if { } elseif { } …`) is read from its last block on, so that its header stays short.
  */
 const MAX_CONTINUED = 3;
-
-/** Whether a command only passes on (some of) the items piped into it. */
-function passes(command: readonly string[]): boolean {
-  return PASSERS.has(programOf(command[programAt(command)] ?? ''));
-}
-
-/** The last of `commands` before `end` that is no passer, alone (or none): what those after it are given, all or some of it. */
-function source(commands: readonly string[][], end = commands.length): string[][] {
-  let at = end - 1;
-  while (at >= 0 && passes(commands[at] as string[])) at--;
-  return at < 0 ? [] : [commands[at] as string[]];
-}
-
-/**
- * A block's header: the pipeline's commands, the first going on with the command a block before it ended
- * (`% -Begin { } -Process { … }` is one ForEach-Object), when it continues one.
- */
-function continuedHeader(before: readonly string[][] | undefined, commands: readonly string[][]): string[][] {
-  if (before === undefined || before.length === 0) return [...commands];
-  const [first = [], ...rest] = commands;
-  return [...before.slice(0, -1), [...(before.at(-1) ?? []), ...first], ...rest];
-}
 
 /**
  * A script block's body read again with what each of its runs is given (windows-blocks.ts): its body is
@@ -433,9 +402,21 @@ function assignListing(raw: string, context: Context): boolean {
   const value = (match[3] ?? '').trim().replace(/^[$@]?\(([\s\S]*)\)$/, '$1');
   const listed = listedItems(words(value, 'powershell', context), context);
   if (listed === null) return false;
-  const name = (match[1] ?? match[2] ?? '').toLowerCase();
-  for (const property of ['', '.fullname', '.pspath']) context.variables.set(`${name}${property}`, listed);
+  setListing((match[1] ?? match[2] ?? '').toLowerCase(), listed, context);
   return true;
+}
+
+/** `-OutVariable t` of a listing, or `Tee-Object -Variable t` after one (`feeder`): records t as each item it lists. */
+function saveListing(all: readonly string[], feeder: readonly string[] | undefined, context: Context): void {
+  const saved = savedVariable(all);
+  if (saved === null) return;
+  const listed = saved.tee ? (feeder === undefined ? null : listedItems(feeder, context)) : listedItems(all, context);
+  if (listed !== null) setListing(saved.name, listed, context);
+}
+
+/** Records a variable as holding the items of a listing (`listed`, their paths): itself, their paths' properties and each of them (`[*]`). */
+function setListing(name: string, listed: string, context: Context): void {
+  for (const property of ['', '.fullname', '.pspath', '[*]']) context.variables.set(`${name}${property}`, listed);
 }
 
 /** Function calls read for what they list, one inside another, deeper than this are not read. */

@@ -271,8 +271,16 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
     expect(refuses('$d = gci C:\\; $d | sort | Remove-Item -Recurse')).toBe('C:\\* | Remove-Item');
   });
 
+  it('reads a listing saved by -OutVariable or Tee-Object -Variable, and an item of a saved listing by its index', () => {
+    expect(refuses('gci C:\\ -OutVariable t; $t | ri -r')).toBe('C:\\* | ri');
+    expect(refuses('gci C:\\ -ov +t | Out-Null; foreach ($x in $t) { ri -r $x }')).toBe('ri C:\\*');
+    expect(refuses('gci C:\\ | Tee-Object -Variable t | Out-Null; $t | ri -r')).toBe('C:\\* | ri');
+    expect(refuses('$items = gci C:\\; ri -r $items[0]')).toBe('ri C:\\*');
+    expect(refuses('$items = gci ~; ri -r $items[-1]')).toBe('ri ~\\*');
+  });
+
   it('lets a listing of a folder below the trees, saved to a variable, through', () => {
-    for (const command of ['$d = gci .\\dist; $d | ri -r', '$d = gci C:\\build; foreach ($x in $d) { ri -r $x }', "$d = gci C:\\; $d | % { $_.Name }", '$d = gci C:\\; $d = 5; $d | ri -r']) {
+    for (const command of ['gci C:\\build -ov t; $t | ri -r', '$items = gci C:\\; $items = "x"; ri -r $items[0]', '$d = gci .\\dist; $d | ri -r', '$d = gci C:\\build; foreach ($x in $d) { ri -r $x }', "$d = gci C:\\; $d | % { $_.Name }", '$d = gci C:\\; $d = 5; $d | ri -r']) {
       expect(refuses(command), command).toBeNull();
     }
   });
