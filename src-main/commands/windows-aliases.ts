@@ -30,7 +30,8 @@ export function recordAlias(all: readonly string[], aliases: Map<string, string>
   }
   name ??= positional.shift();
   value ??= positional.shift();
-  if (name !== undefined && value !== undefined) aliases.set(name.toLowerCase(), value);
+  // An alias of an alias names what that one names now: each is looked up once.
+  if (name !== undefined && value !== undefined) aliases.set(name.toLowerCase(), aliases.get(value.toLowerCase()) ?? value);
   return true;
 }
 
@@ -38,8 +39,6 @@ export function recordAlias(all: readonly string[], aliases: Map<string, string>
 export function withAliases(all: string[], aliases: ReadonlyMap<string, string>): string[] {
   if (aliases.size === 0) return all;
   const at = programAt(all);
-  // An alias may name another: followed a few times, not round a loop.
-  let program = all[at];
-  for (let hops = 0; hops < 8 && program !== undefined && aliases.has(program.toLowerCase()); hops++) program = aliases.get(program.toLowerCase());
-  return program === all[at] || program === undefined ? all : [...all.slice(0, at), program, ...all.slice(at + 1)];
+  const program = aliases.get((all[at] ?? '').toLowerCase());
+  return program === undefined ? all : [...all.slice(0, at), program, ...all.slice(at + 1)];
 }
