@@ -216,6 +216,12 @@ export function words(raw: string, mode: Mode, scope: Scope): string[] {
         started = true;
       }
       i++;
+    } else if (mode === 'powershell' && quote === null && char === '@' && !started && splatAt(raw, i, scope) !== null) {
+      // `@args`, `@a`: a known variable splatted is its value, as a word of the command.
+      const splat = splatAt(raw, i, scope) as { value: string; length: number };
+      word = splat.value;
+      started = true;
+      i += splat.length - 1;
     } else if (mode === 'powershell' && quote === null && char === '@' && hereStringAt(raw, i) !== null) {
       const here = hereStringAt(raw, i) as HereString;
       word += hereStringText(raw.slice(here.bodyStart, here.bodyEnd), here.quote, scope);
@@ -253,6 +259,15 @@ export function words(raw: string, mode: Mode, scope: Scope): string[] {
   }
   end();
   return all;
+}
+
+/** A splatted variable the scope knows at `at` (`@args`), with its value and length; null otherwise. */
+function splatAt(raw: string, at: number, scope: Scope): { value: string; length: number } | null {
+  const splat = /@([a-z_]\w{0,200})(?![\w({'"])/iy;
+  splat.lastIndex = at;
+  const match = splat.exec(raw);
+  const value = match === null ? undefined : scope.variables.get((match[1] ?? '').toLowerCase());
+  return match === null || value === undefined ? null : { value, length: match[0].length };
 }
 
 /** What a group holding one string and nothing else is (`('C:\\')`, `(@'…'@)`): that string's value; null for any other group. */

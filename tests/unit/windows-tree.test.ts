@@ -293,6 +293,8 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
     expect(refuses('function f([switch]$Force, $p){ ri -r $p }; f -Force C:\\Windows')).toBe('ri C:\\Windows');
     expect(refuses('function f($a, $b){ ri -r $b }; f -b:~ x')).toBe('ri ~');
     expect(refuses('function global:Clean-All { ri -r $args }; Clean-All x C:\\')).toBe('ri C:\\');
+    expect(refuses('function f { ri -r @args }; f C:\\')).toBe('ri C:\\');
+    expect(refuses('$a = "C:\\Windows"; ri -r @a')).toBe('ri C:\\Windows');
     expect(refuses("function f($p){ ri -r $p }; gci C:\\ | % { f $_.FullName }")).toBe('ri C:\\*');
     // A function calling another, and one defined inside a body.
     expect(refuses('function a($p){ ri -r $p }; function b($q){ a $q }; function c($r){ b $r }; function d($s){ c $s }; function e($t){ d $t }; e C:\\')).toBe('ri C:\\');
@@ -379,6 +381,8 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
   it('lets functions that remove below the trees through', () => {
     for (const command of [
       'function clean($p){ ri -r $p }; clean C:\\build',
+      'function f { ri -r @args }; f C:\\build',
+      'git log --author=ana@example.com',
       'function clean { param($p) Remove-Item -Recurse -Force $p }; clean .\\dist; clean C:\\Users\\u\\project\\out',
       'function f($n){ if ($n) { f $n } }; f 3', // calls itself with the same: read once
       'function f($p){ Write-Output $p }; f C:\\',
