@@ -377,7 +377,8 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
       '[scriptblock]::Create('.repeat(n / 8) + "'x'" + ')'.repeat(n / 8),
       Array.from({ length: n / 4 }, (_, i) => `$v${i} = gci x${i}`).join(';') + '; function f($p){ ri -r $p }; ' + 'f x; '.repeat(n / 2),
     ];
-    for (const text of [chain, ...shapes.map(timed)]) expect(text.ms).toBeLessThan(1_000);
+    // As elsewhere in this file, 5 s leaves room for a busy machine; what these shapes guard against is a reading that grows with their square.
+    for (const text of [chain, ...shapes.map(timed)]) expect(text.ms).toBeLessThan(5_000);
   });
 
   it('lets functions that remove below the trees through', () => {
