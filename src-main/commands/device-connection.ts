@@ -26,6 +26,11 @@ export interface DeviceConnectionOptions {
   defaultTimeoutMs: number;
   /** Lines the device client writes to stderr (its log). */
   onLog?: (line: string) => void;
+  /**
+   * A device client process ended, whatever the reason (killed, crashed, restarted, closed): the host
+   * ends the commands a killed one could not (endOrphanCommands).
+   */
+  onExit?: () => void;
 }
 
 /**
@@ -130,6 +135,7 @@ export class DeviceConnection {
         this.client = null;
         this.restarts++;
       }
+      this.options.onExit?.();
     };
     try {
       await client.connect(transport);

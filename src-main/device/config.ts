@@ -20,6 +20,12 @@ export const DeviceConfig = z
      * Deskhand tab is the one on screen. Long enough not to turn up in other titles by chance.
      */
     protectTitle: z.string().min(6).max(100).optional(),
+    /**
+     * The folder where the running shell commands are recorded (see command-record.ts), so that the host
+     * can end them if this client is killed; the host passes its data folder's device-commands. Unset:
+     * nothing is recorded (a client started by hand or by a test).
+     */
+    commandRecordDir: z.string().min(1).optional(),
   })
   .strict();
 export type DeviceConfig = z.infer<typeof DeviceConfig>;
@@ -30,8 +36,9 @@ const FLAGS: Record<string, keyof DeviceConfig> = {
   '--quality': 'quality',
   '--protect-pid': 'protectPid',
   '--protect-title': 'protectTitle',
+  '--command-record-dir': 'commandRecordDir',
 };
-const TEXT_FLAGS: ReadonlySet<keyof DeviceConfig> = new Set(['format', 'protectTitle']);
+const TEXT_FLAGS: ReadonlySet<keyof DeviceConfig> = new Set(['format', 'protectTitle', 'commandRecordDir']);
 
 /** Inverse of parseDeviceArgs, for whoever spawns the client. */
 export function deviceArgs(config: Partial<DeviceConfig>): string[] {

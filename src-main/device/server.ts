@@ -41,6 +41,7 @@ import { BandedPngEncoders } from './png-bands';
 import { WhenIdle } from './when-idle';
 import { captureScreenshot, liveScreenSize, screenSize } from './screen';
 import { runShellCommand } from './shell';
+import { CommandRecord } from './command-record';
 import { DEFAULT_COMMAND_TIMEOUT_S, toolTimeoutMs } from './timeouts';
 import { normaliseNewlines, typeText } from './typing';
 import { focusWindow, getWindow, listWindows, monitorBounds, UnsupportedError, windowAt, windowBounds, WindowNotFoundError, type DesktopWindow } from './windows';
@@ -150,6 +151,8 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
   const isProtected = (window: Pick<DesktopWindow, 'pid' | 'title'>): boolean =>
     (config.protectPid !== undefined && window.pid === config.protectPid) ||
     (config.protectTitle !== undefined && window.title.includes(config.protectTitle));
+  // The running commands, for the host to end should this client be killed (launch_app's programs are not in it).
+  const commandRecord = config.commandRecordDir ? new CommandRecord(config.commandRecordDir, (message) => log('error', message)) : undefined;
   const server = new McpServer(
     { name: DEVICE_SERVER_NAME, version: DEVICE_SERVER_VERSION },
     {
@@ -555,6 +558,7 @@ export function createDeviceServer({ config, log = () => undefined, noDisplay }:
         cwd,
         timeoutMs: (timeout_s ?? DEFAULT_COMMAND_TIMEOUT_S) * 1000,
         signal,
+        ...(commandRecord ? { record: commandRecord } : {}),
       });
       const result = text(JSON.stringify(output), { ...output });
       // A command that did not finish is a failed call; one that finished with any exit code is not.

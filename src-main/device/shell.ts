@@ -5,6 +5,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { signalGroup } from '../common/process-group';
 import { unlessAborted } from '../common/unless-aborted';
+import type { CommandRecorder } from './command-record';
 import type { CommandOutput } from './contract';
 import { hasCommand } from './exec';
 import { deviceEnv, WITHHELD_ENV, withheldNames } from './launch';
@@ -29,7 +30,9 @@ import { deviceEnv, WITHHELD_ENV, withheldNames } from './launch';
  * - Background jobs (`cmd &`) that outlive the shell keep running; their output is no longer read once
  *   the shell has exited, so they should redirect it (`cmd > log 2>&1 &`).
  * - On Linux the shell runs under coreutils `timeout` with a slightly longer limit, so a command still
- *   ends if the device client is killed with SIGKILL (which leaves no chance to clean up).
+ *   ends if the device client is killed with SIGKILL (which leaves no chance to clean up). Sooner than
+ *   that, the host ends it: each running command is recorded (`record`, see command-record.ts) for the
+ *   host to end once it sees the device client gone (host/orphan-commands.ts).
  */
 
 export const DEFAULT_OUTPUT_CAP_BYTES = 64 * 1024;
@@ -51,6 +54,8 @@ export interface ShellRunOptions {
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
   platform?: NodeJS.Platform;
+  /** Told when the command's first process starts and exits, so the host can end it if we are killed. */
+  record?: CommandRecorder;
 }
 
 export interface ShellRunResult extends CommandOutput {
@@ -376,6 +381,11 @@ export async function runShellCommand(options: ShellRunOptions): Promise<ShellRu
       windowsHide: true,
     });
     trackChild(child, platform);
+    const pid = child.pid;
+    if (pid !== undefined) {
+      options.record?.started(pid, options.command);
+      child.once('exit', () => options.record?.ended(pid));
+    }
     const stdout = new CappedOutput(cap);
     const stderr = new CappedOutput(cap);
     child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));

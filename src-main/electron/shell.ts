@@ -39,6 +39,7 @@ import { tokenVariables } from '../host/config';
 import { createHost, type Host, type HostOptions } from '../host/create-host';
 import { appRoot, rendererDir } from '../host/paths';
 import { openDataDir } from '../host/open-settings';
+import { deviceCommandsDir } from '../host/orphan-commands';
 import { APP_SCHEME_PRIVILEGES, registerAppProtocol } from './app-protocol';
 import { APP_ORIGIN, Channel, type DesktopSettingsReply } from './channels';
 import { DesktopSettingsFile, effectiveWindowPolicy } from './desktop-settings';
@@ -172,6 +173,8 @@ export async function startShell(options: ShellOptions): Promise<void> {
           maxEdge: config.device.screenshotMaxLongEdge,
           // Deskhand's own windows belong to this process: the agent neither lists nor focuses them.
           protectPid: process.pid,
+          // Where the client records its running commands, for the host to end if the client is killed.
+          commandRecordDir: deviceCommandsDir(dataDir),
         }),
         // Read at each start: the variables named as MCP servers' tokens in Settings now, and at start-up
         // (a device client started after a server was added in Settings must not get its token).

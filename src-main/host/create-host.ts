@@ -29,6 +29,7 @@ import { InteractionBroker, type AutoResponder } from '../session/interaction-br
 import { SessionService, type SettingsHandler } from '../session/session-service';
 import { apiKeyFromEnv, NO_MODEL_MESSAGE, sameEndpoint, tokenVariables, type DeskhandConfig, type ModelProfile } from './config';
 import { claimDataDir, type DataDirLock } from './data-dir-lock';
+import { deviceCommandsDir, endOrphanCommands } from './orphan-commands';
 import { endOrphanServers } from './orphan-servers';
 import { appRoot, promptsDir, runningFromBuild } from './paths';
 import { ProtocolEndpoint } from './protocol-endpoint';
@@ -117,6 +118,16 @@ export function createHost(options: HostOptions): Host {
     logError(`[deskhand] MCP servers left running by a Deskhand that was killed could not all be ended: ${(error as Error).message}`);
   }
   const serverProcesses = new ServerProcessRecord(dataDir);
+  // Shell commands a killed device client left running: those of a killed host's clients now, those of
+  // this host's clients whenever one ends (onExit below). Not waited for at start-up; close() waits.
+  const orphanCommandCleanups = new Set<Promise<unknown>>();
+  const endDeviceOrphans = (): void => {
+    const cleanup = endOrphanCommands(dataDir)
+      .catch((error: Error) => logError(`[deskhand] commands left running by a killed device client could not all be ended: ${error.message}`))
+      .finally(() => orphanCommandCleanups.delete(cleanup));
+    orphanCommandCleanups.add(cleanup);
+  };
+  endDeviceOrphans();
   let prompts: ReturnType<typeof loadPromptLibrary>;
   let policy: SafetyPolicy;
   try {
@@ -193,10 +204,11 @@ export function createHost(options: HostOptions): Host {
       .catch((error: Error) => logError(`[deskhand] the screenshots of deleted sessions could not all be removed: ${error.message}`));
   }
   const device = new DeviceConnection({
-    launch: options.deviceLaunch ?? hostDeviceLaunch(config, env, options.deviceConfig),
+    launch: options.deviceLaunch ?? hostDeviceLaunch(config, env, { commandRecordDir: deviceCommandsDir(dataDir), ...options.deviceConfig }),
     createTransport: options.deviceTransport,
     defaultTimeoutMs: config.device.toolTimeoutMs,
     onLog: (line) => logError(`[device] ${line}`),
+    onExit: endDeviceOrphans,
   });
   // Made without servers too: the Settings may add some while the host runs.
   const externals = new ExternalServers({
@@ -317,6 +329,7 @@ export function createHost(options: HostOptions): Host {
       await externals.close();
       serverProcesses.close();
       await device.close();
+      await Promise.all(orphanCommandCleanups);
       try {
         audit.flush();
       } catch (error) {
