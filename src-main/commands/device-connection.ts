@@ -130,12 +130,15 @@ export class DeviceConnection {
     });
     transport.stderr?.on('end', () => logLines(partLine + decoder.end()));
     const client = new Client({ name: 'deskhand-host', version: '0.1.0' });
+    let ended = false;
     client.onclose = () => {
       if (this.client === client) {
         this.client = null;
         this.restarts++;
       }
-      this.options.onExit?.();
+      // Once per device client: a transport may report its close more than once.
+      if (!ended) this.options.onExit?.();
+      ended = true;
     };
     try {
       await client.connect(transport);

@@ -1,4 +1,6 @@
 import { PassThrough } from 'node:stream';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { describe, expect, it } from 'vitest';
 import { DeviceConnection, DeviceStartError } from '../../src-main/commands/device-connection';
@@ -48,5 +50,30 @@ describe('DeviceConnection', () => {
     await expect(device.callTool('click', { x: 1, y: 2 })).rejects.toThrow('the device client is closed: Deskhand is shutting down');
     await expect(device.tools()).rejects.toThrow(/closed/);
     expect(started).toBe(0);
+  });
+
+  it('tells the host each time a device client ends, so it can end the commands a killed one left', async () => {
+    let exits = 0;
+    const servers: InMemoryTransport[] = [];
+    const device = new DeviceConnection({
+      launch,
+      defaultTimeoutMs: 1_000,
+      onExit: () => exits++,
+      createTransport: () => {
+        const [client, server] = InMemoryTransport.createLinkedPair();
+        void new McpServer({ name: 'stand-in', version: '1' }, { capabilities: { tools: {} } }).connect(server);
+        servers.push(server);
+        return client;
+      },
+    });
+    await device.tools();
+    expect(exits).toBe(0);
+    // The device client dies (its end of the connection closes).
+    await servers[0]?.close();
+    expect(exits).toBe(1);
+    expect(device.restartCount).toBe(1);
+    await device.tools();
+    await device.close();
+    expect(exits).toBe(2);
   });
 });
