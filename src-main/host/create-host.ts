@@ -119,13 +119,16 @@ export function createHost(options: HostOptions): Host {
   }
   const serverProcesses = new ServerProcessRecord(dataDir);
   // Shell commands a killed device client left running: those of a killed host's clients now, those of
-  // this host's clients whenever one ends (onExit below). Not waited for at start-up; close() waits.
-  const orphanCommandCleanups = new Set<Promise<unknown>>();
+  // this host's clients whenever one ends (onExit below). One cleanup at a time, so a command is ended
+  // (and logged) once. Not waited for at start-up; close() waits.
+  let orphanCommandCleanup: Promise<void> = Promise.resolve();
   const endDeviceOrphans = (): void => {
-    const cleanup = endOrphanCommands(dataDir)
-      .catch((error: Error) => logError(`[deskhand] commands left running by a killed device client could not all be ended: ${error.message}`))
-      .finally(() => orphanCommandCleanups.delete(cleanup));
-    orphanCommandCleanups.add(cleanup);
+    orphanCommandCleanup = orphanCommandCleanup
+      .then(() => endOrphanCommands(dataDir))
+      .then(
+        () => undefined,
+        (error: Error) => logError(`[deskhand] commands left running by a killed device client could not all be ended: ${error.message}`),
+      );
   };
   endDeviceOrphans();
   let prompts: ReturnType<typeof loadPromptLibrary>;
@@ -329,7 +332,7 @@ export function createHost(options: HostOptions): Host {
       await externals.close();
       serverProcesses.close();
       await device.close();
-      await Promise.all(orphanCommandCleanups);
+      await orphanCommandCleanup;
       try {
         audit.flush();
       } catch (error) {
