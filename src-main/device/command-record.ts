@@ -16,15 +16,15 @@ export interface CommandRecorder {
  * Keeps the running shell commands in a file of the folder the host named (see DeviceCommandsFile), so
  * the host can end them if this device client is killed with SIGKILL. Written at once at each start and
  * end (atomically: a whole file or the one before), so the file is right whenever the client dies; the
- * only commands it can miss are those started in the instant between their spawn and the write. Removed when the client exits (its
- * exit handler has just ended the commands itself).
+ * only commands it can miss are those started in the instant between their spawn and the write.
+ * Removed when the client exits (its exit handler has just ended the commands itself).
  *
  * Where process identities cannot be read (no /proc: macOS, Windows) nothing is recorded: a bare pid
  * could name another process by the time the host reads it.
  */
 export class CommandRecord implements CommandRecorder {
   private readonly file: string;
-  /** Named as writeJsonAtomic names its own, which the host removes once the writer is gone. */
+  /** `<file>.<pid>.tmp`: the host removes one whose writer is gone (killed between write and rename). */
   private readonly temp: string;
   private readonly device: ProcessIdentity | null = processIdentity(process.pid);
   private readonly commands = new Map<number, RecordedCommand>();
@@ -37,8 +37,12 @@ export class CommandRecord implements CommandRecorder {
     this.file = join(dir, `${process.pid}-${randomUUID()}.json`);
     this.temp = `${this.file}.${process.pid}.tmp`;
     process.once('exit', () => {
-      rmSync(this.file, { force: true });
-      rmSync(this.temp, { force: true });
+      try {
+        rmSync(this.file, { force: true });
+        rmSync(this.temp, { force: true });
+      } catch {
+        // Left for the host, which finds this client gone and its commands ended.
+      }
     });
   }
 

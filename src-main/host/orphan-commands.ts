@@ -38,7 +38,7 @@ interface FoundRecord {
   record: DeviceCommandsFile;
 }
 
-/** A temporary file of writeJsonAtomic (`<name>.json.<pid>.tmp`) whose writer is gone: killed mid-write. */
+/** A record's temporary file (`<name>.json.<pid>.tmp`) whose writer is gone: killed between write and rename. */
 function staleTemp(name: string): boolean {
   const writer = /\.(\d+)\.tmp$/.exec(name)?.[1];
   return writer !== undefined && processIdentity(Number(writer)) === null;
