@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { RECORDED_COMMAND_CHARS, type DeviceCommandsFile, type RecordedCommand } from '../common/device-commands-file';
-import { processIdentity, type ProcessIdentity } from '../host/process-identity';
+import { processIdentity, type ProcessIdentity } from '../common/process-identity';
 
 /** What runShellCommand tells about the commands it runs. */
 export interface CommandRecorder {

@@ -4,7 +4,7 @@ import { signalGroup } from '../common/process-group';
 import { logError } from '../common/log';
 import { DEVICE_COMMANDS_DIR, DeviceCommandsFile } from '../common/device-commands-file';
 import { chooseOrphanCommands, recordOwnerRunning, stillOrphaned, type OrphanCommand } from './orphan-commands-choice';
-import { processIdentity } from './process-identity';
+import { processIdentity } from '../common/process-identity';
 import { processTable } from './process-table';
 
 /**

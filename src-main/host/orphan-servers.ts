@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { logError } from '../common/log';
-import { descendantsOf, identitiesReadable, sessionOf, stillRunning, type ProcessIdentity } from './process-identity';
+import { descendantsOf, identitiesReadable, sessionOf, stillRunning, type ProcessIdentity } from '../common/process-identity';
 import { SERVER_PROCESSES_DIR, ServerProcessesFile } from './server-process-record';
 
 function kill(identity: ProcessIdentity): void {

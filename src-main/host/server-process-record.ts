@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { writeJsonAtomic } from '../common/json-file';
 import { logError } from '../common/log';
-import { processIdentity, type ProcessIdentity } from './process-identity';
+import { processIdentity, type ProcessIdentity } from '../common/process-identity';
 
 /**
  * The stdio MCP server processes a host started and that still run, kept in a file of the data folder

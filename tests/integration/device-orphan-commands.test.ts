@@ -7,7 +7,7 @@ import type { DeviceCommandsFile } from '../../src-main/common/device-commands-f
 import { DeskhandConfig } from '../../src-main/host/config';
 import { createHost } from '../../src-main/host/create-host';
 import { deviceCommandsDir, endOrphanCommands } from '../../src-main/host/orphan-commands';
-import { processIdentity, type ProcessIdentity } from '../../src-main/host/process-identity';
+import { processIdentity, type ProcessIdentity } from '../../src-main/common/process-identity';
 import { startModelServer } from '../fixtures/model-server';
 import { fakeDeviceLaunch, replies, runRequest } from '../support/host-harness';
 import { eventually, processAlive } from '../support/xvfb';

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeskhandConfig } from '../../src-main/host/config';
 import { createHost } from '../../src-main/host/create-host';
-import { processIdentity, stillRunning, type ProcessIdentity } from '../../src-main/host/process-identity';
+import { processIdentity, stillRunning, type ProcessIdentity } from '../../src-main/common/process-identity';
 import { SERVER_PROCESSES_DIR, type ServerProcessesFile } from '../../src-main/host/server-process-record';
 import { fakeDeviceLaunch } from '../support/host-harness';
 

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { descendantsOf, processIdentity, stillRunning } from '../../src-main/host/process-identity';
+import { descendantsOf, processIdentity, stillRunning } from '../../src-main/common/process-identity';
 
 const children: ReturnType<typeof spawn>[] = [];
 afterEach(() => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { sessionMembers } from '../common/process-group';
-import { procPids, procStatField, procStatFields } from '../common/proc-stat';
+import { sessionMembers } from './process-group';
+import { procPids, procStatField, procStatFields } from './proc-stat';
 
 /**
  * What tells one process apart from a later one given the same pid: its start time since boot (from
