@@ -61,6 +61,8 @@ export class StepWriter {
   constructor(
     private readonly out: Step[],
     private readonly opensAt: Map<number, number>,
+    /** A pipeline's last command, or group, runs in the shell itself (bash's lastpipe, zsh, ksh). */
+    private readonly lastPipeInShell = false,
   ) {
     this.levels = [{ kind: 'text', at: out.length, list: out.length, piped: false, pattern: null }];
   }
@@ -90,9 +92,11 @@ export class StepWriter {
     const { closers, openers } = leadingWords((run[0] as Piece).text);
     const closed: Level[] = [];
     for (let n = 0; n < closers && this.level.kind === 'group'; n++) closed.push(levels.pop() as Level);
-    for (const kind of openers) levels.push({ kind: 'group', at: out.length, list: out.length, piped: this.before === '|', pattern: kind === 'case' ? true : null });
+    for (const kind of openers) {
+      levels.push({ kind: 'group', at: out.length, list: out.length, piped: this.before === '|' && !this.lastPipeInShell, pattern: kind === 'case' ? true : null });
+    }
     const after = effectiveOp((run.at(-1) as Piece).op, this.level);
-    const piped = this.before === '|' || after === '|';
+    const piped = (this.before === '|' && !this.lastPipeInShell) || after === '|';
     if (piped) out.push('enter');
     for (const piece of run) out.push({ command: piece.text });
     if (piped) out.push('leave');

@@ -30,11 +30,12 @@ interface Context {
  * /|mkfs"`) is one word, which only a shell given it as a script reads as commands. What runs inside
  * double quotes, `$(…)` and backquotes, comes just before the command it is in, in a subshell; it is
  * read in the same pass, however deep, with the text around it set aside until its end.
+ * `lastPipeInShell`: a pipeline's last command runs in the shell itself (bash's lastpipe, zsh, ksh).
  */
-export function shellSteps(text: string): Step[] {
+export function shellSteps(text: string, lastPipeInShell = false): Step[] {
   const out: Step[] = [];
   const opensAt = new Map<number, number>();
-  const context = (start: number, closer: Context['closer']): Context => ({ writer: new StepWriter(out, opensAt), start, before: '', closer, parens: 0, hereDocs: [] });
+  const context = (start: number, closer: Context['closer']): Context => ({ writer: new StepWriter(out, opensAt, lastPipeInShell), start, before: '', closer, parens: 0, hereDocs: [] });
   let ctx = context(0, null);
   /** The contexts set aside, each inside double quotes, innermost last. */
   const outer: Context[] = [];

@@ -103,9 +103,18 @@ export function isWholeTree(operand: string, home = homedir()): boolean {
  * relative operands are read from it, and from where a `cd` of the script took it.
  */
 export function wholeTreeCommand(text: string, home = homedir(), cwd: string | null = null): string | null {
-  const reading: Reading = { home, scripts: new WrittenScripts(), budget: REREAD_FLOOR + REREAD_PER_CHARACTER * text.length };
-  return treeCommandInText(text, reading, cwd === null ? null : folderOf(cwd, home, home), 0);
+  const folder = cwd === null ? null : folderOf(cwd, home, home);
+  const read = (lastPipeInShell: boolean): string | null => {
+    const reading: Reading = { home, scripts: new WrittenScripts(), budget: REREAD_FLOOR + REREAD_PER_CHARACTER * text.length, lastPipeInShell };
+    return treeCommandInText(text, reading, folder, 0);
+  };
+  // bash runs a pipeline's last command in a subshell, as read first; with lastpipe, and in zsh and
+  // ksh, the shell runs it itself (`true | cd /; rm -rf *`). Whichever runs it, a refusal stands.
+  return read(false) ?? (LAST_PIPE_IN_SHELL.test(text) ? read(true) : null);
 }
+
+/** A text that may run a pipeline's last command in the shell itself: it sets lastpipe, or names zsh or ksh. */
+const LAST_PIPE_IN_SHELL = /lastpipe|\b(?:zsh|ksh|mksh)\b/;
 
 /**
  * A function's body is read again at each call, a written script at each run: together they may read
@@ -121,6 +130,8 @@ interface Reading {
   home: string;
   scripts: WrittenScripts;
   budget: number;
+  /** A pipeline's last command is read as run by the shell itself, not in a subshell of its own. */
+  lastPipeInShell: boolean;
 }
 
 /** Where the text's output goes: the shell it pipes into (1 of PIPED_INTO_SHELL), or into xargs or tee. */
@@ -134,12 +145,12 @@ interface Pipes {
 function treeCommandInText(text: string, reading: Reading, cwd: string | null, depth: number, positionals: Positionals | null = null, zero: string | null = null): string | null {
   const shell = newShell(cwd, positionals);
   if (zero !== null) shell.variables.set('0', zero);
-  return treeCommandInCommands(commandsOf(text), pipesOf(text), shell, reading, depth);
+  return treeCommandInCommands(commandsOf(text, reading.lastPipeInShell), pipesOf(text), shell, reading, depth);
 }
 
 /** The steps of `text`; a backslash at the end of a line continues the command on the next one. */
-function commandsOf(text: string): Step[] {
-  return shellSteps(text.replace(/\\\r?\n/g, ''));
+function commandsOf(text: string, lastPipeInShell: boolean): Step[] {
+  return shellSteps(text.replace(/\\\r?\n/g, ''), lastPipeInShell);
 }
 
 function pipesOf(text: string): Pipes {
@@ -264,7 +275,7 @@ function aliasedTreeCommand(all: readonly string[], shell: Shell, reading: Readi
     functions: shell.functions.apart(),
     calls: [...shell.calls, expanding],
   };
-  return readAgain(line.length, all[at] as string, reading, () => treeCommandInCommands(commandsOf(line), pipesOf(line), aliased, reading, depth + 1));
+  return readAgain(line.length, all[at] as string, reading, () => treeCommandInCommands(commandsOf(line, reading.lastPipeInShell), pipesOf(line), aliased, reading, depth + 1));
 }
 
 /**
@@ -283,7 +294,7 @@ function evaluatedTreeCommand(all: readonly string[], shell: Shell, reading: Rea
     aliases: shell.aliases.copy(),
     functions: shell.functions.apart(),
   };
-  return readAgain(text.length, 'eval', reading, () => treeCommandInCommands(commandsOf(text), pipesOf(text), evaluated, reading, depth + 1));
+  return readAgain(text.length, 'eval', reading, () => treeCommandInCommands(commandsOf(text, reading.lastPipeInShell), pipesOf(text), evaluated, reading, depth + 1));
 }
 
 /** The scripts written on the line that this command runs (or that a start-up file will): read as commands. */

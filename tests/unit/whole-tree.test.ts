@@ -816,6 +816,18 @@ describe('wholeTreeCommand', () => {
       expect(atHome('cd /tmp/x &\nrm -rf *')).toBe('rm *');
     });
 
+    it("reads a pipeline's last command as run by the shell itself too, where lastpipe, zsh or ksh may do so", () => {
+      const inTmp = (text: string) => wholeTreeCommand(`cd /tmp/x; ${text}`, HOME_U, HOME_U);
+      expect(inTmp('shopt -s lastpipe; true | cd /; rm -rf *')).toBe('rm *');
+      expect(inTmp('shopt -s lastpipe; d=/tmp/x; true | d=/; rm -rf "$d"')).toBe('rm /');
+      expect(inTmp("zsh -c 'true | cd /; rm -rf *'")).toBe('rm *');
+      expect(inTmp("ksh -c 'true | { cd /; }; rm -rf *'")).toBe('rm *');
+      // Where it runs in a subshell whichever way it is read, or the other folder is harmless: let through.
+      expect(inTmp('true | cd /; rm -rf *')).toBeNull();
+      expect(inTmp('shopt -s lastpipe; cd / | true; rm -rf *')).toBeNull();
+      expect(inTmp('shopt -s lastpipe; true | cd /tmp/y; rm -rf *')).toBeNull();
+    });
+
     it('reads a function whose body is a subshell at each call, and leaves its cd in it', () => {
       expect(atHome('f() ( rm -rf "$1" ); f /')).toBe('rm /');
       expect(atHome('f()(rm -rf "$1"); f ~')).toBe('rm ~');
