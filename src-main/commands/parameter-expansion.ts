@@ -122,7 +122,9 @@ function operated(
   // HOME is home when not set on the line, set and not empty: kept as written, which reads as home.
   if (value === undefined && name === 'HOME') return kind === '+' ? word : split ? '$HOME' : `\${HOME${op}${word}}`;
   if (value === undefined) {
-    if (kind === '?' || ((kind === '-' || kind === '=') && word === '')) return `\${${name}}`;
+    if (kind === '?') return `\${${name}}`;
+    // `${X:-}`, the `set -u` idiom: said to be possibly unset or empty (`rm -rf "${X:-}/"` may be rm -rf /).
+    if ((kind === '-' || kind === '=') && word === '') return `{\u2039${name}\u203a,}`;
     if (kind === '+') return `{,${word}}`;
     if (kind === '=') assign(name, `{\u2039${name}\u203a,${word}}`);
     return `{\u2039${name}\u203a,${word}}`;

@@ -951,6 +951,18 @@ describe('wholeTreeCommand', () => {
       expect(atHome('X=/; rm -rf "${X:?}"')).toBe('rm /');
     });
 
+    it('reads an empty default (the set -u idiom) as a variable that may be empty', () => {
+      expect(atHome('rm -rf "${X:-}"/')).toMatch(/^rm /);
+      expect(atHome('rm -rf "${X-}/"')).toMatch(/^rm /);
+      expect(atHome('rm -rf "$HOME/${SUB:-}"')).toMatch(/^rm /);
+      expect(atHome('rm -rf "${X:=}/"*')).toMatch(/^rm /);
+      expect(atHome('cd "${X:-}"; rm -rf *')).toBe('rm *');
+      // ${X:?} stops the command when X is empty: the safe spelling stays allowed, as does a value set on the line.
+      expect(atHome('rm -rf "${X:?}/"')).toBeNull();
+      expect(atHome('X=/tmp/x; rm -rf "${X:-}/"')).toBeNull();
+      expect(atHome('rm -rf "${X:-}"')).toBeNull();
+    });
+
     it('lets through defaults that are no whole tree', () => {
       expect(atHome('rm -rf "${X:-build}"')).toBeNull();
       expect(atHome('rm -rf "${X:-/tmp/build}"/*')).toBeNull();
