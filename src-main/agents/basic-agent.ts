@@ -382,19 +382,26 @@ export abstract class BasicAgent {
     this.held = null;
     // Decided while the run was paused: the action waits for Resume like everything else.
     await runtime.untilResumed();
-    if (runtime.signal.aborted) {
-      const actor = { sessionId: runtime.sessionId, agent: this.name, stepIdx: null };
-      runtime.gate.recordRefusal(held.authorization, actor, response.approved ? 'approved' : 'rejected', response.approved ? 'not run: the run was stopped' : undefined);
+    // Stopped before it could run (approved while paused, say): an approved action gets its step, which
+    // says it never ran; a rejected one has its decision in the audit only.
+    const stoppedFirst = runtime.signal.aborted;
+    if (stoppedFirst && !response.approved) {
+      runtime.gate.recordRefusal(held.authorization, { sessionId: runtime.sessionId, agent: this.name, stepIdx: null }, 'rejected');
       throw new StepAborted();
     }
-    await runtime.dispatcher.rebasePointer(runtime.signal);
-    this.userInteracted();
-    runtime.setStatus('running', response.approved ? `Approved: ${held.plan.actionText}` : 'Rejected');
+    if (!stoppedFirst) {
+      await runtime.dispatcher.rebasePointer(runtime.signal);
+      this.userInteracted();
+      runtime.setStatus('running', response.approved ? `Approved: ${held.plan.actionText}` : 'Rejected');
+    }
     const startedAt = Date.now();
     const started = performance.now();
     const actor = { sessionId: runtime.sessionId, agent: this.name, stepIdx: runtime.nextStepIndex() };
     let outcome: StepOutcome;
-    if (!response.approved) {
+    if (stoppedFirst) {
+      runtime.gate.recordRefusal(held.authorization, actor, 'approved', 'not run: the run was stopped');
+      outcome = { status: 'ERROR', result: null, error: 'not run: the run was stopped', approvedBy: 'user', results: [], notRun: 'stopped' };
+    } else if (!response.approved) {
       runtime.gate.recordRefusal(held.authorization, actor, 'rejected');
       const note = response.note?.trim();
       outcome = {
@@ -447,23 +454,25 @@ export abstract class BasicAgent {
 
   private async runApproved(runtime: AgentRuntime, authorization: Authorization, actor: ActorContext): Promise<StepOutcome> {
     let notReady: string | null;
+    let stopped = false;
     try {
       notReady = await this.prepareToAct(runtime);
     } catch (error) {
       if (!(error instanceof StepAborted) && !runtime.signal.aborted) throw error;
       // Stop came between the approval and the action: it never ran, and the record says so.
       notReady = 'the run was stopped';
+      stopped = true;
     }
     if (notReady) {
       runtime.gate.recordRefusal(authorization, actor, 'approved', `not run: ${notReady}`);
-      return { status: 'ERROR', result: null, error: `not run: ${notReady}`, approvedBy: 'user', results: [] };
+      return { status: 'ERROR', result: null, error: `not run: ${notReady}`, approvedBy: 'user', results: [], ...(stopped ? { notRun: 'stopped' as const } : {}) };
     }
     let results;
     try {
       results = await runtime.gate.execute(authorization, actor, true, runtime.signal);
     } catch (error) {
       if (!(error instanceof TakeoverError || error instanceof ApprovalRequiredError)) throw error;
-      const takenOver = error instanceof TakeoverError ? { takenOver: true as const } : {};
+      const takenOver = error instanceof TakeoverError ? { takenOver: true as const, notRun: 'taken-over' as const } : {};
       // A rule added while the action waited for its approval refuses it now.
       const refused = error instanceof ApprovalRequiredError && error.refused ? { notRun: 'refused' as const } : {};
       return { status: 'ERROR', result: null, error: `not run: ${error.message}`, approvedBy: 'user', results: [], ...takenOver, ...refused };

@@ -58,7 +58,7 @@ export interface StepOutcome {
   results: CommandResult[];
   /** Not run because the user had taken the mouse: an ERROR step, but not the agent's error. */
   takenOver?: true;
-  /** Why its action did not run, when it was held back rather than tried: rejected, paused, refused. */
+  /** Why its action did not run, when it was held back rather than tried (see the protocol's NotRun). */
   notRun?: NotRun;
   /** A failure no later step can mend (an unknown model): the round ends with this step. */
   endsRound?: true;
@@ -66,17 +66,24 @@ export interface StepOutcome {
 
 /**
  * The step's outcome once its commands ran (`approvedBy`: the policy, or the user for a held step): the
- * first failure, a sequence cut short by Stop (never "done"), or CONTINUE with the results' text.
+ * first failure, a sequence cut short by Stop (never "done"), or CONTINUE with the results' text. When
+ * none of its actions ran, because the user had the mouse or Stop came first, the outcome says so
+ * (notRun); one that ran in part is not marked, since something did run.
  */
 export function outcomeOfResults(results: CommandResult[], approvedBy: 'user' | 'policy'): StepOutcome {
   const failed = results.find((result) => result.status === 'failure');
+  const ran = results.filter((result) => result.status === 'success').length;
   if (failed) {
     const skipped = results.filter((result) => result.status === 'skipped').length;
     const error = `${failed.error ?? 'the action failed'}${skipped ? ` (${skipped} later action(s) skipped)` : ''}`;
-    return { status: 'ERROR', result: null, error, approvedBy, results, ...(failed.takenOver ? { takenOver: true } : {}) };
+    const takenOver = failed.takenOver ? { takenOver: true as const, ...(ran === 0 ? { notRun: 'taken-over' as const } : {}) } : {};
+    return { status: 'ERROR', result: null, error, approvedBy, results, ...takenOver };
   }
-  const ran = results.filter((result) => result.status === 'success').length;
-  if (ran < results.length) return { status: 'ERROR', result: null, error: `stopped: ${ran} of ${results.length} action(s) ran`, approvedBy, results };
+  if (ran < results.length) {
+    // With no failure, the skipped actions are the ones Stop cut off.
+    const stopped = ran === 0 ? { notRun: 'stopped' as const } : {};
+    return { status: 'ERROR', result: null, error: `stopped: ${ran} of ${results.length} action(s) ran`, approvedBy, results, ...stopped };
+  }
   const text = results.map((result) => result.result).filter(Boolean).join('\n');
   return { status: 'CONTINUE', result: text || 'done', error: null, approvedBy, results };
 }

@@ -171,7 +171,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX audit_running ON audit(id) WHERE status = 'running';
   CREATE INDEX interactions_by_session ON interactions(session_id);
   `,
-  // 6: why a step's action did not run (rejected, paused, refused: see the protocol's NotRun), so that the
+  // 6: why a step's action did not run (rejected, paused, refused…: see the protocol's NotRun), so that the
   // trajectory can say so with a tag after the session is reopened; NULL for every step written before.
   `
   ALTER TABLE steps ADD COLUMN not_run TEXT;

@@ -149,7 +149,7 @@ describe('approvals: what the user approves is what runs, where they meant it', 
     expect(existsSync(effect)).toBe(true);
   });
 
-  it('audits an approved action that Stop cut off while the run was paused, as not run', async () => {
+  it('audits an approved action that Stop cut off while the run was paused, as not run, and gives it a step tagged stopped', async () => {
     const harness = await startHarness({
       name: 'approved, paused, stopped',
       steps: [app({ Function: 'execute_command', Args: { command: 'touch /tmp/deskhand-never' }, Status: 'CONTINUE' })],
@@ -162,11 +162,15 @@ describe('approvals: what the user approves is what runs, where they meant it', 
     await deskhand.endpoint.handle({ type: 'session.pause', id: 'p', sessionId });
     expect(await deskhand.endpoint.handle({ type: 'interaction.decide', id: 'd', sessionId, interactionId: confirm.id, approved: true })).toMatchObject({ ok: true });
     await deskhand.endpoint.handle({ type: 'session.stop', id: 's', sessionId });
-    expect((await run).outcome.status).toBe('stopped');
+    const { outcome, steps } = await run;
+    expect(outcome.status).toBe('stopped');
     expect(harness.deviceActions()).toEqual([]);
     expect(deskhand.audit.list(sessionId)).toMatchObject([
       { tool: 'execute_command', decision: 'approved', status: 'skipped', error: 'not run: the run was stopped' },
     ]);
+    // The approved action has its step, tagged in the trajectory "Not run: stopped".
+    expect(steps.map((step) => `${step.status}:${step.notRun}`)).toEqual(['CONFIRM:null', 'ERROR:stopped']);
+    expect(steps.at(-1)).toMatchObject({ error: 'not run: the run was stopped', approvedBy: 'user' });
   });
 
   it('audits an action still held when the round hits its step limit', async () => {
@@ -198,6 +202,6 @@ describe('approvals: what the user approves is what runs, where they meant it', 
     expect(tools(current)).not.toContain('click');
     const click = current.host.audit.list(sessionId).filter((row) => row.tool === 'click');
     expect(click).toMatchObject([{ decision: 'approved', approvedBy: 'user', status: 'skipped', error: 'not run: the run was stopped' }]);
-    expect(steps.at(-1)).toMatchObject({ actionText: expect.stringContaining('Send'), status: 'ERROR', error: 'not run: the run was stopped', approvedBy: 'user' });
+    expect(steps.at(-1)).toMatchObject({ actionText: expect.stringContaining('Send'), status: 'ERROR', error: 'not run: the run was stopped', approvedBy: 'user', notRun: 'stopped' });
   });
 });

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { AppAgent, HostAgent, ShellAgent } from '../../src-main/agents/agents';
 import type { BasicAgent } from '../../src-main/agents/basic-agent';
 import type { AgentRuntime } from '../../src-main/agents/runtime';
+import { outcomeOfResults } from '../../src-main/agents/step-keys';
 import { PAUSED_BEFORE_ACTING } from '../../src-main/agents/strategies/act';
+import type { CommandResult } from '../../src-main/commands/command';
+import { POINTER_MOVED_META } from '../../src-main/device/contract';
 import { SafetyPolicy } from '../../src-main/commands/safety-policy';
 import { SafetyConfig } from '../../src-main/host/config';
 import { agentHarness, appReply, hostReply, WINDOWS, type AgentHarness } from './agents-review-harness';
@@ -243,5 +246,77 @@ describe('a step whose action did not run says why, for the trajectory to tag it
       ['CONTINUE', null],
       ['ERROR', null],
     ]);
+  });
+});
+
+describe('a step none of whose action ran because the user had the mouse, or Stop came first, says so', () => {
+  /** The user moves the pointer away from where the agent left it: a takeover, until resumed. */
+  function takeOver(h: AgentHarness): void {
+    h.runtime.dispatcher.takeover.agentLeftPointerAt({ x: 0, y: 0 });
+    expect(h.runtime.dispatcher.takeover.check({ x: 150, y: 80 }).takenOver).toBe(true);
+  }
+
+  it('taken over before a step the policy allowed: an ERROR step marked taken-over, nothing run', async () => {
+    const h = agentHarness({ replies: [appReply({ Function: 'execute_command', Args: { command: 'ls' } })], config: { safety: { confirmation: 'never' } } });
+    const agent = new ShellAgent(null);
+    agent.assign('list');
+    takeOver(h);
+    await tick(agent, h.runtime);
+    expect(h.actions).toEqual([]);
+    expect(h.steps).toMatchObject([{ status: 'ERROR', error: expect.stringMatching(/^not run: /), notRun: 'taken-over' }]);
+  });
+
+  it('an approved action the device refused because the pointer had moved: marked taken-over, nothing run', async () => {
+    const h = agentHarness({
+      replies: [appReply({ Function: 'execute_command', Args: { command: 'ls' } })],
+      answer: () => ({ kind: 'decision', approved: true, note: null }),
+      device: (tool) =>
+        tool === 'execute_command'
+          ? { content: [{ type: 'text', text: 'the pointer moved' }], isError: true, _meta: { [POINTER_MOVED_META]: { pointer: { screen: { x: 150, y: 80 }, image: null } } } }
+          : null,
+    });
+    const agent = new ShellAgent(null);
+    agent.assign('list');
+    await tick(agent, h.runtime);
+    await tick(agent, h.runtime);
+    expect(h.audit.filter((row) => row.tool === 'execute_command').map((row) => row.status)).toEqual(['failure']);
+    expect(h.steps.at(-1)).toMatchObject({ status: 'ERROR', approvedBy: 'user', error: expect.stringMatching(/^not run: /), notRun: 'taken-over' });
+  });
+
+  it('Stop between the approval and the action: the approved step is committed marked stopped', async () => {
+    let focuses = 0;
+    let h: AgentHarness | null = null;
+    h = agentHarness({
+      replies: [appReply({ Function: 'click', Args: { x: 50, y: 50 }, ControlText: 'Send' })],
+      answer: () => ({ kind: 'decision', approved: true, note: null }),
+      // The focus before the approved action is where Stop comes.
+      device: (tool) => {
+        if (tool === 'focus_window' && ++focuses === 2) h?.abort.abort();
+        return null;
+      },
+    });
+    const agent = new AppAgent(editor, null);
+    await tick(agent, h.runtime);
+    expect(agent.status).toBe('CONFIRM');
+    await expect(tick(agent, h.runtime)).rejects.toThrow();
+    expect(h.actions.map((action) => action.tool)).not.toContain('click');
+    expect(h.steps.at(-1)).toMatchObject({ status: 'ERROR', approvedBy: 'user', error: 'not run: the run was stopped', notRun: 'stopped' });
+  });
+});
+
+describe('outcomeOfResults: marked not run only when none of the actions ran', () => {
+  const ok: CommandResult = { status: 'success', result: 'done', error: null, durationMs: 1 };
+  const takenOver: CommandResult = { status: 'failure', result: '', error: 'not run: you have taken the mouse', durationMs: 0, takenOver: true };
+  const stopped: CommandResult = { status: 'skipped', result: '', error: 'not run: the run was stopped', durationMs: 0 };
+
+  it('taken over at the first action: taken-over; after one ran: not marked', () => {
+    expect(outcomeOfResults([takenOver, stopped], 'user')).toMatchObject({ status: 'ERROR', takenOver: true, notRun: 'taken-over' });
+    expect(outcomeOfResults([ok, takenOver], 'user').notRun).toBeUndefined();
+  });
+
+  it('every action skipped by Stop: stopped; some ran: not marked', () => {
+    expect(outcomeOfResults([stopped, stopped], 'user')).toMatchObject({ status: 'ERROR', error: 'stopped: 0 of 2 action(s) ran', notRun: 'stopped' });
+    expect(outcomeOfResults([ok, stopped], 'policy').notRun).toBeUndefined();
+    expect(outcomeOfResults([ok], 'policy').notRun).toBeUndefined();
   });
 });

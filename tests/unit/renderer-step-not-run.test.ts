@@ -14,6 +14,10 @@ describe('why a step did not run, as the renderer receives and labels it', () =>
     expect(resultFromReply('session.open', reply).steps.map((step) => step.notRun)).toEqual(['rejected', null]);
     const event = parseHostMessage({ type: 'event', event: { kind: 'step.added', step: makeStep('s1', 2, { notRun: 'refused' }) } });
     expect(event?.type === 'event' && event.event.kind === 'step.added' ? event.event.step.notRun : undefined).toBe('refused');
+    for (const reason of ['taken-over', 'stopped'] as const) {
+      const added = parseHostMessage({ type: 'event', event: { kind: 'step.added', step: makeStep('s1', 3, { notRun: reason }) } });
+      expect(added?.type === 'event' && added.event.kind === 'step.added' ? added.event.step.notRun : undefined).toBe(reason);
+    }
   });
 
   it('drops a step.added whose reason is not one the protocol knows, like any other message that breaks it', () => {
@@ -27,7 +31,13 @@ describe('why a step did not run, as the renderer receives and labels it', () =>
   });
 
   it('names every reason in words, with more on hover', () => {
-    expect(NotRun.options.map((reason) => NOT_RUN_LABELS[reason])).toEqual(['Rejected by you', 'Not run: paused', 'Refused by the safety rule']);
+    expect(NotRun.options.map((reason) => NOT_RUN_LABELS[reason])).toEqual([
+      'Rejected by you',
+      'Not run: paused',
+      'Refused by the safety rule',
+      'Not run: you had the mouse',
+      'Not run: stopped',
+    ]);
     for (const reason of NotRun.options) expect(NOT_RUN_DETAILS[reason]).toMatch(/did not run/);
   });
 });

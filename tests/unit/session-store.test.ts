@@ -112,7 +112,7 @@ describe('SessionStore', () => {
     expect(store.getSession(session.id)?.stepCount).toBe(2);
   });
 
-  it('keeps why a step did not run (rejected, paused, refused) across a reopen, and null for a step that ran', () => {
+  it('keeps why a step did not run (rejected, paused, refused, taken over, stopped) across a reopen, and null for a step that ran', () => {
     const file = tempDb();
     const before = new SessionStore(openDatabase(file));
     const session = before.createSession('tidy up', 'desktop');
@@ -120,13 +120,15 @@ describe('SessionStore', () => {
       before.appendStep(session.id, step({ notRun: 'rejected', result: 'Rejected by the user; the action did not run' })),
       before.appendStep(session.id, step({ notRun: 'paused' })),
       before.appendStep(session.id, step({ notRun: 'refused', status: 'ERROR', result: null, error: 'refused by the safety policy: denied' })),
+      before.appendStep(session.id, step({ notRun: 'taken-over', status: 'ERROR', result: null, error: 'not run: you have taken the mouse' })),
+      before.appendStep(session.id, step({ notRun: 'stopped', status: 'ERROR', result: null, error: 'not run: the run was stopped' })),
       before.appendStep(session.id, step()),
     ];
-    expect(written.map((view) => view.notRun)).toEqual(['rejected', 'paused', 'refused', null]);
+    expect(written.map((view) => view.notRun)).toEqual(['rejected', 'paused', 'refused', 'taken-over', 'stopped', null]);
     const after = new SessionStore(openDatabase(file));
     expect(after.steps(session.id)).toEqual(written);
     expect(after.step(session.id, written[0]?.id ?? '')?.step.notRun).toBe('rejected');
-    expect(after.stepsWithReplies(session.id).map((view) => view.notRun)).toEqual(['rejected', 'paused', 'refused', null]);
+    expect(after.stepsWithReplies(session.id).map((view) => view.notRun)).toEqual(['rejected', 'paused', 'refused', 'taken-over', 'stopped', null]);
   });
 
   it('reads the steps of a schema 5 database back after its migration, none marked as not run', () => {

@@ -182,7 +182,7 @@ export const executeStrategy: Strategy = {
       results = await runtime.gate.execute(authorization, actor, false, runtime.signal);
     } catch (error) {
       if (!(error instanceof TakeoverError)) throw error;
-      return set({ status: 'ERROR', result: null, error: `not run: ${error.message}`, approvedBy: null, results: [], takenOver: true });
+      return set({ status: 'ERROR', result: null, error: `not run: ${error.message}`, approvedBy: null, results: [], takenOver: true, notRun: 'taken-over' });
     }
     set(outcomeOfResults(results, 'policy'));
   },

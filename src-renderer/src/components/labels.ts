@@ -41,6 +41,8 @@ export const NOT_RUN_LABELS: Record<NotRun, string> = {
   rejected: 'Rejected by you',
   paused: 'Not run: paused',
   refused: 'Refused by the safety rule',
+  'taken-over': 'Not run: you had the mouse',
+  stopped: 'Not run: stopped',
 };
 
 /** What the tag says on hover, at more length. */
@@ -48,12 +50,16 @@ export const NOT_RUN_DETAILS: Record<NotRun, string> = {
   rejected: 'You rejected this action when it waited for your approval: it did not run.',
   paused: 'The run was paused before this action: it did not run, and after Resume the agent looked again.',
   refused: "The safety policy's never-run rule refused this action: it did not run.",
+  'taken-over': 'You had taken the mouse, so this action did not run; the run was paused until you resumed it.',
+  stopped: 'Stop came after this action was approved and before it ran: it did not run.',
 };
 
 export const NOT_RUN_COLORS: Record<NotRun, ChipColor> = {
   rejected: 'warning',
   paused: 'default',
   refused: 'error',
+  'taken-over': 'default',
+  stopped: 'default',
 };
 
 export function formatDuration(ms: number): string {
