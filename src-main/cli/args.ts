@@ -27,6 +27,10 @@ Runs one request without the UI and prints one JSON line per event on stdout.
   --answer TEXT         answers the agent's next question (repeat it for several, in order)
   --approve             approves every step held for approval (by default they are rejected)
 
+A step whose action did not run says why on stderr ("deskhand: step 2 not run: rejected ..."), and
+its step.added line has it as notRun: rejected, paused, refused (by the safety policy's never-run
+rule), taken-over (you had the mouse) or stopped (Stop came after it was approved); null otherwise.
+
 A run that pauses (you took the mouse, or the disk that holds Deskhand's data is nearly full) says
 why on stderr; on a terminal Enter resumes it, otherwise it is stopped (exit status 2).
 

@@ -9,6 +9,7 @@ import type { SessionStatus } from '../protocol';
 import { parseCliArgs, USAGE, type CliCommand } from './args';
 import { CliPauses } from './pauses';
 import { cliResponder } from './responder';
+import { notRunNotice } from './steps';
 
 /** finished 0, failed 1, stopped with Ctrl+C 130 (as a shell reports an interrupted command), else 2. */
 const EXIT_CODES: Partial<Record<SessionStatus, number>> = { finished: 0, failed: 1, stopped: 130 };
@@ -117,6 +118,11 @@ async function main(argv: string[]): Promise<number> {
     stop: stopRun,
   });
   const unsubscribePauses = host.sessions.subscribe((event) => pauses.onEvent(event));
+  // A step whose action did not run says why on stderr too, besides its step.added line's notRun.
+  const unsubscribeNotRun = host.sessions.subscribe((event) => {
+    const notice = notRunNotice(event);
+    if (notice) process.stderr.write(notice);
+  });
   // Nobody reads what the run reports any more: it is stopped, as a pipeline stops at a broken pipe.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (outputGone) return;
@@ -143,6 +149,7 @@ async function main(argv: string[]): Promise<number> {
     if (signalled && outcome?.status === 'stopped') return signalCode(signalled);
     return outcome ? (EXIT_CODES[outcome.status] ?? 2) : 2;
   } finally {
+    unsubscribeNotRun();
     unsubscribePauses();
     pauses.close();
     unsubscribe();

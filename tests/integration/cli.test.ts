@@ -122,6 +122,10 @@ describe('npx deskhand run', () => {
     );
     expect(result.code).toBe(1);
     expect(existsSync(out)).toBe(false);
+    // Why it did not run: in the step's JSON line, and in words on stderr.
+    const notRun = result.events.flatMap((event) => (event.kind === 'step.added' ? [`${event.step.index}:${event.step.notRun}`] : []));
+    expect(notRun).toEqual(['0:null', '1:rejected', '2:null']);
+    expect(result.stderr).toContain(`deskhand: step 2 not run: rejected (steps held for approval are rejected unless --approve is given) [Run 'echo no > ${out}']`);
   });
 
   it('--answer answers the agent\'s questions in order', async () => {
