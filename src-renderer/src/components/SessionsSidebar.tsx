@@ -196,7 +196,8 @@ export function SessionsSidebar() {
   if (!narrow) return sidebar;
   // Kept mounted: a search typed there stays when the panel closes and opens again.
   return (
-    <Drawer open={panelOpen} onClose={() => setSessionsOpen(false)} keepMounted>
+    // The panel is a dialog here (MUI's Drawer makes its paper one): named like the button that opens it.
+    <Drawer open={panelOpen} onClose={() => setSessionsOpen(false)} keepMounted slotProps={{ paper: { 'aria-label': 'Sessions' } }}>
       {sidebar}
     </Drawer>
   );

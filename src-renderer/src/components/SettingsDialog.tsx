@@ -205,8 +205,10 @@ export function SettingsDialog() {
         else close();
       }}
       fullWidth maxWidth="md" aria-labelledby="settings-title" slotProps={{ paper: { sx: { height: '85vh' } } }}>
-      <DialogTitle id="settings-title" sx={{ pr: 7 }}>
-        Settings
+      {/* Named by its title's text alone, not by the Close button inside the title too (an id of its own:
+          without one, MUI gives the title the dialog's aria-labelledby). */}
+      <DialogTitle id="settings-heading" sx={{ pr: 7 }}>
+        <span id="settings-title">Settings</span>
         <IconButton aria-label="Close" onClick={close} sx={{ position: 'absolute', right: 8, top: 8 }}>
           <CloseIcon />
         </IconButton>

@@ -9,8 +9,10 @@ export function ShortcutsDialog() {
   const setOpen = useUi((state) => state.setShortcutsOpen);
   return (
     <Dialog open={open} onClose={() => setOpen(false)} aria-labelledby="shortcuts-title" fullWidth maxWidth="sm">
-      <DialogTitle id="shortcuts-title" sx={{ pr: 7 }}>
-        Keyboard shortcuts
+      {/* Named by its title's text alone, not by the Close button inside the title too (an id of its own:
+          without one, MUI gives the title the dialog's aria-labelledby). */}
+      <DialogTitle id="shortcuts-heading" sx={{ pr: 7 }}>
+        <span id="shortcuts-title">Keyboard shortcuts</span>
         <IconButton aria-label="Close" onClick={() => setOpen(false)} sx={{ position: 'absolute', right: 8, top: 8 }}>
           <CloseIcon />
         </IconButton>

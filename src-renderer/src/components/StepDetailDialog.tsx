@@ -161,17 +161,18 @@ export function StepDetailDialog() {
       maxWidth="xl"
       fullScreen={fullScreen}
       onKeyDown={onKeyDown}
-      aria-labelledby="step-detail-title"
+      // Named "Step 2 AppAgent · Text Editor": not by the whole title, whose tags and buttons are no name.
+      aria-labelledby="step-detail-title-step step-detail-title-agent"
       slotProps={{ paper: { sx: fullScreen ? {} : { height: '90vh' }, ref: paperRef } }}
     >
       {step && (
         <>
           <DialogTitle id="step-detail-title" sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', gap: 1.5, pr: 7 }}>
-            <Box component="span" sx={{ flexShrink: 0 }}>
+            <Box component="span" id="step-detail-title-step" sx={{ flexShrink: 0 }}>
               Step {step.index + 1}
             </Box>
             {/* A window title can be one long word: it wraps, and the buttons stay on screen. */}
-            <Typography component="span" color="text.secondary" sx={{ minWidth: 0, overflowWrap: 'anywhere' }}>
+            <Typography component="span" id="step-detail-title-agent" color="text.secondary" sx={{ minWidth: 0, overflowWrap: 'anywhere' }}>
               {step.agent}
               {step.target ? ` · ${step.target}` : ''}
             </Typography>
