@@ -2,7 +2,7 @@
 // approval shortcuts, as plain logic without a DOM.
 import { describe, expect, it } from 'vitest';
 import { ApprovalNotifications, attentionTitle, servedTitleSuffix } from '../../src-renderer/src/components/attention';
-import { confirmKeyAction, type ConfirmKeyEvent } from '../../src-renderer/src/components/confirmKeys';
+import { closedOverlayJustBefore, confirmKeyAction, ESC_AFTER_OVERLAY_MS, noteOtherInput, noteOverlayEscape, type ConfirmKeyEvent } from '../../src-renderer/src/components/confirmKeys';
 
 const key = (overrides: Partial<ConfirmKeyEvent>): ConfirmKeyEvent => ({
   key: 'Escape',
@@ -30,6 +30,21 @@ describe('approval shortcuts (Ctrl/⌘+Enter approves, Esc rejects)', () => {
     expect(confirmKeyAction(key({}), { ...calm, inOverlay: true })).toBeNull();
     // A snackbar on screen does not stop Ctrl+Enter.
     expect(confirmKeyAction(key({ key: 'Enter', ctrlKey: true }), { ...calm, overlayOpen: true })).toBe('approve');
+  });
+
+  it('an Esc just after one that closed a message or dialog rejects nothing; Ctrl+Enter still approves', () => {
+    expect(confirmKeyAction(key({}), { ...calm, justClosedOverlay: true })).toBeNull();
+    expect(confirmKeyAction(key({ key: 'Enter', ctrlKey: true }), { ...calm, justClosedOverlay: true })).toBe('approve');
+    noteOverlayEscape(10_000);
+    expect(closedOverlayJustBefore(10_000 + 300)).toBe(true);
+    expect(closedOverlayJustBefore(10_000 + ESC_AFTER_OVERLAY_MS - 1)).toBe(true);
+    expect(closedOverlayJustBefore(10_000 + ESC_AFTER_OVERLAY_MS)).toBe(false);
+    // An Esc from before it (another clock's stamp) is not "just after".
+    expect(closedOverlayJustBefore(9_000)).toBe(false);
+    // Another key or a click in between: the next Esc is meant.
+    noteOverlayEscape(20_000);
+    noteOtherInput();
+    expect(closedOverlayJustBefore(20_000 + 300)).toBe(false);
   });
 
   it('ignores keys held down and keys that confirm an IME composition', () => {

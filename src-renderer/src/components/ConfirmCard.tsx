@@ -2,7 +2,7 @@ import { Box, Button, Card, CardContent, TextField, Tooltip, Typography } from '
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { Interaction } from '../../../src-main/protocol';
 import { useDeskhand } from '../store';
-import { confirmKeyAction } from './confirmKeys';
+import { closedOverlayJustBefore, confirmKeyAction, noteOtherInput, noteOverlayEscape } from './confirmKeys';
 import { draftKey, useDraft } from './drafts';
 import { noteAnswered, noteCardLeaving, waitingCardProps } from './focus';
 import { MOD_KEY } from './labels';
@@ -43,7 +43,8 @@ export function heldOn(interaction: Pick<ConfirmInteraction, 'target' | 'actions
 /**
  * A step held for approval (status CONFIRM, or a safety rule): what will happen, on what, why it was
  * held, and the screenshot with the action drawn on it. Approve (Ctrl/⌘+Enter, from anywhere) or
- * Reject (Esc, from anywhere but a text field: in the card's note, Esc first leaves the note), with
+ * Reject (Esc, from anywhere but a text field, and not just after an Esc closed a message or dialog: in
+ * the card's note, Esc first leaves the note), with
  * an optional note for the agent. A rejected
  * action never runs (the host's promise; we only send the decision). A key pressed inside a card is that
  * card's; pressed anywhere else it goes to the first card (`shortcuts`).
@@ -80,14 +81,27 @@ export function ConfirmCard({ interaction, shortcuts }: { interaction: ConfirmIn
         inOtherTextField: isTextField(event.target) && !cardRef.current?.contains(event.target as Node),
         inOwnTextField: isTextField(event.target) && cardRef.current?.contains(event.target as Node) === true,
         inOtherCard: inOtherCard(event.target, cardRef.current),
+        justClosedOverlay: closedOverlayJustBefore(event.timeStamp),
       });
       if (action === null) return;
       event.preventDefault();
       if (action === 'leave') cardRef.current?.focus();
       else send.current(action === 'approve');
     };
+    // Seen before the dialog takes it (it stops the key there): an Esc that closes a snackbar or dialog;
+    // any other key or a click in between, and the next Esc is meant as such.
+    const onKeyDownFirst = (event: KeyboardEvent): void => {
+      if (event.key !== 'Escape') noteOtherInput();
+      else if (overlayOpen()) noteOverlayEscape(event.timeStamp);
+    };
+    window.addEventListener('keydown', onKeyDownFirst, { capture: true });
+    window.addEventListener('pointerdown', noteOtherInput, { capture: true });
     window.addEventListener('keydown', onKeyDown);
-    return () => window.removeEventListener('keydown', onKeyDown);
+    return () => {
+      window.removeEventListener('keydown', onKeyDownFirst, { capture: true });
+      window.removeEventListener('pointerdown', noteOtherInput, { capture: true });
+      window.removeEventListener('keydown', onKeyDown);
+    };
   }, [shortcuts]);
 
   const busy = sending !== null;

@@ -36,7 +36,7 @@ export const SHORTCUT_GROUPS: ShortcutGroup[] = [
     title: 'Approval of a held step',
     shortcuts: [
       { keys: `${MOD_KEY}+Enter`, what: 'Approve (the request box too)' },
-      { keys: 'Esc', what: 'Reject (outside text fields; first closes a message)' },
+      { keys: 'Esc', what: 'Reject (outside text fields; first closes a message or dialog, and not just after)' },
     ],
   },
   {
