@@ -14,6 +14,7 @@ import { settingsUiSchema, withoutNullAlternatives, withServerStatus } from '../
 import { useSettledInput } from '../forms/useSettledInput';
 import { useBridge, useDeskhand, useUi } from '../store';
 import { ApiKeyFields } from './ApiKeyFields';
+import { focusOnceShown } from './focus';
 import { settingsRenderers, UnsavedSettingsContext } from './ServerStatusElement';
 import { ServerStatusList } from './ServerStatusList';
 import { ViewErrorBoundary } from './ViewErrorBoundary';
@@ -44,6 +45,10 @@ function SettingsForm({ view, onSaved, onClose, onDirty }: SettingsFormProps) {
   const [typed, setTyped] = useState<Record<string, string>>({});
   const [removing, setRemoving] = useState<Set<string>>(new Set());
   const [saving, setSaving] = useState(false);
+  /** Counts refused saves: each takes the focus to what to fix (see below). */
+  const [refusals, setRefusals] = useState(0);
+  const contentRef = useRef<HTMLDivElement>(null);
+  const refusalRef = useRef<HTMLDivElement>(null);
   /** What the form holds now (read after the inputs settle, not from a stale render). */
   const latest = useRef<{ data: Record<string, unknown>; errors: SchemaError[] }>({ data: view.values, errors: [] });
   const { onInputCapture, changed, settle } = useSettledInput();
@@ -67,6 +72,20 @@ function SettingsForm({ view, onSaved, onClose, onDirty }: SettingsFormProps) {
   const dirty = valuesChanged || inputPending || removing.size > 0 || Object.values(typed).some((key) => key !== '');
   useEffect(() => onDirty(dirty), [dirty, onDirty]);
 
+  /**
+   * A refused Save says why in an alert at the top of the form, which may be scrolled out of sight while
+   * the focus stays on Save: the keyboard goes to the first field marked wrong (once JSONForms has
+   * marked it), or, when that field is on another tab, to the alert, which names it.
+   */
+  useEffect(() => {
+    const root = contentRef.current;
+    if (refusals === 0 || !root) return;
+    return focusOnceShown(root, 'input[aria-invalid="true"], textarea[aria-invalid="true"]', 500, () => {
+      refusalRef.current?.scrollIntoView({ block: 'nearest' });
+      refusalRef.current?.focus();
+    });
+  }, [refusals]);
+
   const save = async (): Promise<void> => {
     setSaving(true);
     try {
@@ -75,6 +94,7 @@ function SettingsForm({ view, onSaved, onClose, onDirty }: SettingsFormProps) {
       if (found.length > 0) {
         setShowErrors(true);
         setRefusal(`Not saved: fix the marked values first (${describeErrors(found, view.schema)}).`);
+        setRefusals((count) => count + 1);
         return;
       }
       const secrets: Record<string, string> = {};
@@ -90,6 +110,7 @@ function SettingsForm({ view, onSaved, onClose, onDirty }: SettingsFormProps) {
         setShowErrors(true);
         setHostErrors(field ? [asFormError(field)] : []);
         setRefusal(field ? `Not saved: ${refusalText(field, view.schema)}` : `Not saved: ${message}`);
+        setRefusals((count) => count + 1);
       }
     } finally {
       setSaving(false);
@@ -98,9 +119,9 @@ function SettingsForm({ view, onSaved, onClose, onDirty }: SettingsFormProps) {
 
   return (
     <>
-      <DialogContent dividers>
+      <DialogContent dividers ref={contentRef}>
         {refusal && (
-          <Alert severity="error" sx={{ mb: 2 }} role="alert">
+          <Alert ref={refusalRef} tabIndex={-1} severity="error" sx={{ mb: 2 }} role="alert">
             {refusal}
           </Alert>
         )}

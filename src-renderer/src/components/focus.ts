@@ -20,10 +20,10 @@ export function focusNextWaiting(): void {
  * Focuses the first element in `root` that matches `selector` once there is one: at once, or when a later
  * render puts it in the page. A frame is no sure wait for that (a busy machine can draw one before React
  * commits), and what is waited for may come a render after the one asked for (JSONForms marks the fields
- * it shows problems for in a render of its own). Gives up after `withinMs`; returns a function that
- * gives up at once (for an unmount).
+ * it shows problems for in a render of its own). Gives up after `withinMs` (then calls `onGiveUp`);
+ * returns a function that gives up at once (for an unmount), without calling it.
  */
-export function focusOnceShown(root: HTMLElement, selector: string, withinMs = 2_000): () => void {
+export function focusOnceShown(root: HTMLElement, selector: string, withinMs = 2_000, onGiveUp?: () => void): () => void {
   const tryFocus = (): boolean => {
     const target = root.querySelector<HTMLElement>(selector);
     target?.focus();
@@ -33,7 +33,10 @@ export function focusOnceShown(root: HTMLElement, selector: string, withinMs = 2
   const observer = new MutationObserver(() => {
     if (tryFocus()) stop();
   });
-  const timer = setTimeout(() => stop(), withinMs);
+  const timer = setTimeout(() => {
+    stop();
+    onGiveUp?.();
+  }, withinMs);
   const stop = (): void => {
     observer.disconnect();
     clearTimeout(timer);
