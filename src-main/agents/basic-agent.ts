@@ -465,7 +465,9 @@ export abstract class BasicAgent {
     }
     if (notReady) {
       runtime.gate.recordRefusal(authorization, actor, 'approved', `not run: ${notReady}`);
-      return { status: 'ERROR', result: null, error: `not run: ${notReady}`, approvedBy: 'user', results: [], ...(stopped ? { notRun: 'stopped' as const } : {}) };
+      // Not ready because the user took the mouse while its window was brought to the front.
+      const why = stopped ? { notRun: 'stopped' as const } : runtime.dispatcher.takeover.paused ? { notRun: 'taken-over' as const } : {};
+      return { status: 'ERROR', result: null, error: `not run: ${notReady}`, approvedBy: 'user', results: [], ...why };
     }
     let results;
     try {

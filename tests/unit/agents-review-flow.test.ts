@@ -283,6 +283,26 @@ describe('a step none of whose action ran because the user had the mouse, or Sto
     expect(h.steps.at(-1)).toMatchObject({ status: 'ERROR', approvedBy: 'user', error: expect.stringMatching(/^not run: /), notRun: 'taken-over' });
   });
 
+  it('the user takes the mouse as the window of an approved action is brought to the front: marked taken-over', async () => {
+    let focuses = 0;
+    let h: AgentHarness | null = null;
+    h = agentHarness({
+      replies: [appReply({ Function: 'click', Args: { x: 50, y: 50 }, ControlText: 'Send' })],
+      answer: () => ({ kind: 'decision', approved: true, note: null }),
+      device: (tool) => {
+        if (tool !== 'focus_window' || ++focuses !== 2) return null;
+        // Where the agent left the pointer (a real device reports it); the device finds it moved.
+        h?.runtime.dispatcher.takeover.agentLeftPointerAt({ x: 0, y: 0 });
+        return { content: [{ type: 'text', text: 'the pointer moved' }], isError: true, _meta: { [POINTER_MOVED_META]: { pointer: { screen: { x: 150, y: 80 }, image: null } } } };
+      },
+    });
+    const agent = new AppAgent(editor, null);
+    await tick(agent, h.runtime);
+    await tick(agent, h.runtime);
+    expect(h.actions.map((action) => action.tool)).not.toContain('click');
+    expect(h.steps.at(-1)).toMatchObject({ status: 'ERROR', approvedBy: 'user', error: expect.stringMatching(/^not run: /), notRun: 'taken-over' });
+  });
+
   it('Stop between the approval and the action: the approved step is committed marked stopped', async () => {
     let focuses = 0;
     let h: AgentHarness | null = null;
