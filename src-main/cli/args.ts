@@ -29,7 +29,7 @@ Runs one request without the UI and prints one JSON line per event on stdout.
 
 A step whose action did not run says why on stderr ("deskhand: step 2 not run: rejected ..."), and
 its step.added line has it as notRun: rejected, paused, refused (by the safety policy's never-run
-rule), taken-over (you had the mouse) or stopped (Stop came after it was approved); null otherwise.
+rule), taken-over (you had the mouse) or stopped (Stop came before it ran); null otherwise.
 
 A run that pauses (you took the mouse, or the disk that holds Deskhand's data is nearly full) says
 why on stderr; on a terminal Enter resumes it, otherwise it is stopped (exit status 2).

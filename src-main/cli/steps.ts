@@ -9,7 +9,7 @@ export const CLI_NOT_RUN: Record<NotRun, string> = {
   paused: 'the run was paused before it',
   refused: "refused by the safety policy's never-run rule",
   'taken-over': 'you had taken the mouse',
-  stopped: 'the run was stopped after it was approved',
+  stopped: 'the run was stopped before it ran',
 };
 
 /**

@@ -8,7 +8,7 @@ export type AgentStatus = z.infer<typeof AgentStatus>;
  * Why a step's action did not run, when it was held back rather than tried: `rejected`, the user said
  * Reject on its approval card; `paused`, the run was paused before it acted; `refused`, the safety
  * policy's never-run rule stopped it; `taken-over`, the user had taken the mouse, so none of it ran;
- * `stopped`, Stop came after the user approved it and before any of it ran. Null (on the step) for
+ * `stopped`, Stop came before any of it ran (after the user approved it, say). Null (on the step) for
  * every other step, one that ran (in part, too) or failed.
  */
 export const NotRun = z.enum(['rejected', 'paused', 'refused', 'taken-over', 'stopped']);

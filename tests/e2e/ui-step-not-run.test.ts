@@ -52,7 +52,7 @@ describe('the trajectory tags a step whose action did not run (fake host)', () =
     await dialog.getByText('Not run: you had the mouse', { exact: true }).waitFor({ timeout: 5000 });
     await page.keyboard.press('Alt+ArrowRight');
     await dialog.getByText('Not run: stopped', { exact: true }).waitFor({ timeout: 5000 });
-    expect(await dialog.locator('[title]', { hasText: 'Not run: stopped' }).getAttribute('title')).toMatch(/^Stop came after this action was approved/);
+    expect(await dialog.locator('[title]', { hasText: 'Not run: stopped' }).getAttribute('title')).toMatch(/^Stop came before this action ran/);
     expect(fresh.ui.problems).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@ describe('the CLI says why a step did not run', () => {
       "deskhand: step 2 not run: rejected (steps held for approval are rejected unless --approve is given) [Run 'rm -r old']\n",
     );
     expect(notRunNotice(added({ actionText: "Click 'Save' at (3, 4)", notRun: 'taken-over' }))).toBe("deskhand: step 2 not run: you had taken the mouse [Click 'Save' at (3, 4)]\n");
-    expect(notRunNotice(added({ actionText: "Run 'ls'", notRun: 'stopped' }))).toBe("deskhand: step 2 not run: the run was stopped after it was approved [Run 'ls']\n");
+    expect(notRunNotice(added({ actionText: "Run 'ls'", notRun: 'stopped' }))).toBe("deskhand: step 2 not run: the run was stopped before it ran [Run 'ls']\n");
     for (const reason of NotRun.options) expect(notRunNotice(added({ notRun: reason }))).toContain(`not run: ${CLI_NOT_RUN[reason]}`);
   });
 

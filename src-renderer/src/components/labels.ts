@@ -51,7 +51,7 @@ export const NOT_RUN_DETAILS: Record<NotRun, string> = {
   paused: 'The run was paused before this action: it did not run, and after Resume the agent looked again.',
   refused: "The safety policy's never-run rule refused this action: it did not run.",
   'taken-over': 'You had taken the mouse, so this action did not run; the run was paused until you resumed it.',
-  stopped: 'Stop came after this action was approved and before it ran: it did not run.',
+  stopped: 'Stop came before this action ran (after you approved it, say): it did not run.',
 };
 
 export const NOT_RUN_COLORS: Record<NotRun, ChipColor> = {
