@@ -27,22 +27,28 @@ export function WaitingElsewhere() {
 
   return (
     <Box sx={{ display: 'flex', flexDirection: 'column', gap: 1, px: 2, py: 1, borderBottom: 1, borderColor: 'divider' }}>
-      {waiting.map((session) => (
-        <Alert
-          key={session.sessionId}
-          severity="warning"
-          variant="outlined"
-          sx={{ overflowWrap: 'anywhere' }}
-          action={
-            <Button color="inherit" size="small" onClick={() => void open(session.sessionId)}>
-              Open
-            </Button>
-          }
-        >
-          {session.title ?? 'Another session'} is waiting for you
-          {session.count > 1 ? ` (${session.count} questions or approvals)` : ''}
-        </Alert>
-      ))}
+      {waiting.map((session) => {
+        // An empty title too (the list shows the request there, which this alert does not have).
+        const name = session.title || 'Another session';
+        return (
+          <Alert
+            key={session.sessionId}
+            severity="warning"
+            variant="outlined"
+            sx={{ overflowWrap: 'anywhere' }}
+            action={
+              // Named by what it opens: with two alerts, two buttons named "Open" would say the same. The name
+              // starts with what the button shows, for speech input.
+              <Button color="inherit" size="small" aria-label={`Open ${name}`} onClick={() => void open(session.sessionId)}>
+                Open
+              </Button>
+            }
+          >
+            {name} is waiting for you
+            {session.count > 1 ? ` (${session.count} questions or approvals)` : ''}
+          </Alert>
+        );
+      })}
     </Box>
   );
 }
