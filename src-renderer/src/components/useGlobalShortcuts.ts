@@ -6,8 +6,12 @@ function isTyping(target: EventTarget | null): boolean {
   return target.isContentEditable || target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement;
 }
 
+function overlayOf(target: EventTarget | null): Element | null {
+  return target instanceof Element ? target.closest('.MuiModal-root, .MuiPopover-root') : null;
+}
+
 function inOverlay(target: EventTarget | null): boolean {
-  return target instanceof Element && target.closest('.MuiModal-root, .MuiPopover-root') !== null;
+  return overlayOf(target) !== null;
 }
 
 function focusById(id: string): void {
@@ -29,6 +33,12 @@ export function useGlobalShortcuts(): void {
       if (mod && !event.altKey && !event.shiftKey) {
         const actions: Record<string, () => void> = {
           k: () => {
+            // Inert in a dialog or menu (but the narrow window's sessions panel, which holds the search): a
+            // modal keeps the keyboard, and closing it for a shortcut would drop what it holds (Settings not
+            // saved, a title being typed). Left to run, the focus escaped the dialog to the search behind it,
+            // or the sessions panel opened over it.
+            const overlay = overlayOf(event.target);
+            if (overlay !== null && !overlay.contains(document.getElementById(FOCUS_TARGETS.sessionSearch))) return;
             // In a narrow window the search is in the sessions panel: open it, then focus the search once it shows.
             if (ui.sessionsOpen || document.getElementById(FOCUS_TARGETS.sessionSearch)?.checkVisibility({ visibilityProperty: true })) {
               focusById(FOCUS_TARGETS.sessionSearch);
