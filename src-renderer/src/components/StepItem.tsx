@@ -3,7 +3,7 @@ import type { StepView } from '../../../src-main/protocol';
 import { SafeMarkdown } from '../forms/SafeMarkdown';
 import { sameHeaders, type StepGroupHeaders } from '../store';
 import { GroupHeaders } from './GroupHeaders';
-import { formatCost, formatCount, formatDuration, totalTokens } from './labels';
+import { formatCost, formatCount, formatDuration, NOT_RUN_LABELS, totalTokens } from './labels';
 import { StepNotRunTag, StepStatusChip } from './StepStatusChip';
 import { resultSummary } from './stepResult';
 import { StepThumbnail } from './StepThumbnail';
@@ -36,6 +36,25 @@ export function stepUsage(step: StepView): string {
   if (tokens > 0) parts.push(`${formatCount(tokens)} tokens`);
   if (step.costUsd !== null && step.costUsd > 0) parts.push(formatCost(step.costUsd));
   return parts.join(' · ');
+}
+
+/** The longest action a step's name says whole; a longer one is cut (the row shows it all). */
+const NAMED_ACTION_CHARS = 80;
+
+/**
+ * A step row's accessible name, short for a screen reader moving through the trajectory ("Step 3,
+ * AppAgent · Text Editor, Click on 'Save', finish, Not run: stopped"): without it the whole row (thought,
+ * result, tokens, cost) is read out at each arrow key. Enter opens the rest in the step detail.
+ */
+export function stepName(step: StepView): string {
+  const action = step.actionText.length > NAMED_ACTION_CHARS ? `${step.actionText.slice(0, NAMED_ACTION_CHARS - 1).trimEnd()}…` : step.actionText;
+  const parts = [`Step ${step.index + 1}`, step.target ? `${step.agent} · ${step.target}` : step.agent];
+  if (action) parts.push(action);
+  // In words, not capitals a screen reader may spell out.
+  parts.push(step.status.toLowerCase());
+  if (step.notRun !== null) parts.push(NOT_RUN_LABELS[step.notRun]);
+  if (step.approvedBy === 'user') parts.push('approved by you');
+  return parts.join(', ');
 }
 
 interface StepItemProps {

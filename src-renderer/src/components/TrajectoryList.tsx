@@ -2,7 +2,7 @@ import { Button, Typography } from '@mui/material';
 import { defaultRangeExtractor, useVirtualizer, type Range, type Virtualizer } from '@tanstack/react-virtual';
 import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState, type FocusEvent, type KeyboardEvent, type UIEvent } from 'react';
 import { currentSession, FOCUS_TARGETS, isSessionActive, stepGroupHeaders, useDeskhand, useUi, type DeskhandState } from '../store';
-import { StepItem } from './StepItem';
+import { StepItem, stepName } from './StepItem';
 import { TRAJECTORY_CLASSES } from './trajectoryStyles';
 
 /** Within this many pixels of the bottom counts as "at the newest step". */
@@ -272,6 +272,7 @@ export function TrajectoryList() {
                 ref={virtualizer.measureElement}
                 data-index={item.index}
                 role="listitem"
+                aria-label={stepName(step)}
                 aria-posinset={item.index + 1}
                 aria-setsize={steps.length}
                 tabIndex={item.index === tabStop ? 0 : -1}
