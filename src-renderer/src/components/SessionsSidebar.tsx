@@ -1,15 +1,17 @@
 import AddIcon from '@mui/icons-material/Add';
 import { Box, Button, Drawer, List, Typography } from '@mui/material';
-import { memo, useCallback, useEffect, useState } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { DamagedSessionView, SessionView } from '../../../src-main/protocol';
 import { useShallow } from 'zustand/react/shallow';
 import { damagedSessionName, FOCUS_TARGETS, listedSessions, sessionListEntries, useDeskhand, useUi } from '../store';
 import { DamagedSessionItem } from './DamagedSessionItem';
 import { DeleteSessionDialog } from './DeleteSessionDialog';
 import { downloadText } from './download';
+import { focusWaitingCard, watchUserInput } from './focus';
 import { RenameSessionDialog } from './RenameSessionDialog';
 import { SESSION_ACTIONS_ATTRIBUTE, SessionListItem } from './SessionListItem';
 import { SessionSearch } from './SessionSearch';
+import { focusNewestStep } from './TrajectoryList';
 import { SESSIONS_PANEL_ID, useNarrowWindow } from './useNarrowWindow';
 import { useAfterCommit } from './useAfterCommit';
 import { visuallyHidden } from './visuallyHidden';
@@ -28,6 +30,17 @@ function searchSummary(query: string, count: number): string {
 }
 
 /**
+ * Where a session opened from the list takes the focus (a keyboard user would otherwise Tab through the
+ * whole list and header to reach it): what it waits for (a question, an approval, an agent's form), else
+ * its newest step (the list shows the newest; the trajectory's keys work from there, and the request box
+ * is a Tab away), else the request box (a session without steps).
+ */
+function focusOpenedSession(): void {
+  if (focusWaitingCard() || focusNewestStep()) return;
+  document.getElementById(FOCUS_TARGETS.request)?.focus();
+}
+
+/**
  * The sessions listed (all, or the search's results). Its own component: every step updates its session's
  * count, and that re-renders this list, not the header and search around it.
  */
@@ -41,14 +54,30 @@ const SessionList = memo(function SessionList({ onRename, onExport, onDelete }: 
   const setSessionsOpen = useUi((state) => state.setSessionsOpen);
   /** The session whose `session.open` is on its way: a big one takes a moment, and the click must show. */
   const [opening, setOpening] = useState<string | null>(null);
+  const afterCommit = useAfterCommit();
+  /** The session on screen as of the last commit (a layout effect: set before `afterCommit`'s steps run). */
+  const shownSessionId = useRef(currentSessionId);
+  useLayoutEffect(() => {
+    shownSessionId.current = currentSessionId;
+  });
   const onOpen = useCallback(
     (sessionId: string) => {
       // In a narrow window the panel covers the session: it goes once one is chosen.
       setSessionsOpen(false);
       setOpening(sessionId);
-      void openSession(sessionId).finally(() => setOpening((current) => (current === sessionId ? null : current)));
+      // Opened (by Enter or a click; Tab through the list opens nothing), the session takes the focus,
+      // unless the user went on to something else while it loaded (a key or a click since), or it failed.
+      const pressedSince = watchUserInput();
+      void openSession(sessionId).finally(() => {
+        setOpening((current) => (current === sessionId ? null : current));
+        const movedOn = pressedSince();
+        if (movedOn) return;
+        afterCommit(() => {
+          if (shownSessionId.current === sessionId) focusOpenedSession();
+        });
+      });
     },
-    [openSession, setSessionsOpen],
+    [openSession, setSessionsOpen, afterCommit],
   );
   const onOpenDamaged = useCallback(
     (entry: DamagedSessionView) =>

@@ -43,6 +43,14 @@ const JumpToNewest = memo(function JumpToNewest({ onClick }: { onClick(): void }
   );
 });
 
+/** The mounted list's way to put the focus on its newest step (false when it has none). */
+let focusNewest: (() => boolean) | null = null;
+
+/** Focuses the newest step of the trajectory on screen (scrolled to, rendered first); false when there is none. */
+export function focusNewestStep(): boolean {
+  return focusNewest?.() ?? false;
+}
+
 /**
  * The live trajectory, virtualised so thousands of steps scroll smoothly; follows the newest step until
  * the user scrolls up or puts the focus on an older step. Keyboard: Tab reaches one step (roving focus),
@@ -210,6 +218,20 @@ export function TrajectoryList() {
     moveTo(index);
     focusWantedRow();
   }, [detailStepId]); // only the dialog's closing, not every new step
+
+  // With this render's steps (and `moveTo`), for a session just opened. A layout effect: the opener's
+  // step runs in a passive effect of the same commit, which may come before this component's own.
+  useLayoutEffect(() => {
+    focusNewest = () => {
+      if (steps.length === 0) return false;
+      moveTo(steps.length - 1);
+      focusWantedRow();
+      return true;
+    };
+    return () => {
+      focusNewest = null;
+    };
+  });
 
   /** A row other than the newest has the focus: following would scroll it away. */
   const onRowFocus = (index: number): void => {

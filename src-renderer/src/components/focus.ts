@@ -12,8 +12,32 @@ export const OPEN_FORM_ATTRIBUTE = 'data-open-form';
  * a form: the agent waits for both), else to the request box. Left alone, it falls to <body>.
  */
 export function focusNextWaiting(): void {
+  if (!focusWaitingCard()) document.getElementById(FOCUS_TARGETS.request)?.focus();
+}
+
+/** Focuses the first question or approval that waits, else an agent's open form; false when there is none. */
+export function focusWaitingCard(): boolean {
   const card = document.querySelector<HTMLElement>('[data-waiting-card]') ?? document.querySelector<HTMLElement>(`[${OPEN_FORM_ATTRIBUTE}]`);
-  (card ?? document.getElementById(FOCUS_TARGETS.request))?.focus();
+  card?.focus();
+  return card !== null;
+}
+
+/**
+ * Starts noting whether the user presses a key or the pointer from now on (moved on to something else
+ * while a session loads, say); the function returned stops that and says whether they did.
+ */
+export function watchUserInput(): () => boolean {
+  let pressed = false;
+  const note = (): void => {
+    pressed = true;
+  };
+  window.addEventListener('keydown', note, true);
+  window.addEventListener('pointerdown', note, true);
+  return () => {
+    window.removeEventListener('keydown', note, true);
+    window.removeEventListener('pointerdown', note, true);
+    return pressed;
+  };
 }
 
 /**
