@@ -166,13 +166,20 @@ function trimmed(value: string | undefined, op: string, pattern: string): string
 }
 
 /** A shell pattern (`*`, `?`, `[…]`) as a regular expression of the whole text; null when it holds what cannot be told (`$`). */
-function patternMatcher(pattern: string): RegExp | null {
+function patternMatcher(written: string): RegExp | null {
+  // In double quotes the pattern's single quotes (and `$'…'`) still quote, as bash reads them
+  // (`"${X%'ab'}"` takes ab off); the shell's reading of the word has left them in.
+  const pattern = written.replace(/\$'(?=[^'\\]*')/g, "'");
   if (/[$`]/.test(pattern) || UNKNOWN.test(pattern)) return null;
   let source = '';
   for (let i = 0; i < pattern.length; i++) {
     const char = pattern[i] as string;
     const close = char === '[' ? pattern.indexOf(']', i + 2) : -1;
-    if (char === '*') {
+    const quoteEnd = char === "'" ? pattern.indexOf("'", i + 1) : -1;
+    if (quoteEnd !== -1) {
+      source += pattern.slice(i + 1, quoteEnd).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+      i = quoteEnd;
+    } else if (char === '*') {
       // A run of * matches what one does; one pattern with many would backtrack on each end tried.
       if (!source.endsWith('[\\s\\S]*')) source += '[\\s\\S]*';
     } else if (char === '?') source += '[\\s\\S]';

@@ -985,6 +985,14 @@ describe('wholeTreeCommand', () => {
       expect(atHome('X=a/usr; rm -rf "/${X#a/}"')).toBe('rm /usr');
       expect(atHome('X=/a/b/etc; rm -rf "/${X##*/}"')).toBe('rm /etc');
       expect(atHome('X=/tmp/x; rm -rf "${X%%/[a-z]*}"/*')).toBe('rm /*');
+      // In double quotes a pattern's single quotes (and $'…') still quote, as bash reads them: `"${X%'ab'}"` is /.
+      expect(atHome(`X=/ab; rm -rf "\${X%'ab'}"`)).toBe('rm /');
+      expect(atHome(`X=/ab; rm -rf "\${X%'a'b}"`)).toBe('rm /');
+      expect(atHome(`X=/a/usr; rm -rf "/\${X#'/a/'}"`)).toBe('rm /usr');
+      expect(atHome(`X=/usr/x; rm -rf "\${X%'/x'}"`)).toBe('rm /usr');
+      expect(atHome(`X=/ab; rm -rf "\${X%$'ab'}"`)).toBe('rm /');
+      expect(atHome(`X=/a*; rm -rf "\${X%'a*'}"`)).toBe('rm /'); // quoted: * is itself
+      expect(atHome(`X=/tmp/ab; rm -rf "\${X%'ab'}"`)).toBeNull();
     });
 
     it('reads a 100 KB line of defaults, nested or not, in linear time', () => {
