@@ -86,8 +86,11 @@ export function learn(all: readonly string[], shell: Shell, mayNotRun = false, d
     if (walked !== undefined && walked !== '') (perhaps ? setOrKeep : setOrForget)(shell.variables, all[1] as string, walked);
   } else if (all[program] === 'unset' || all[program] === 'read') {
     // Unset, or read from input: not known, which a default may then take the place of (`${X:-/}`).
+    // Either may also leave the value as it was: read's input cannot be opened (`read X < missing`),
+    // the variable is readonly, or the word is an option's value (`read -p X Y`), so a value known
+    // before stays one it may have.
     const args = all.slice(program + 1);
-    if (!args.includes('-f')) for (const name of args.filter((word) => /^[A-Za-z_]\w*$/.test(word))) forget(shell.variables, name, perhaps);
+    if (!args.includes('-f')) for (const name of args.filter((word) => /^[A-Za-z_]\w*$/.test(word))) forget(shell.variables, name, true);
   } else if (all[program] === 'alias') {
     for (const word of all.slice(program + 1)) {
       const [, name, text] = /^([^=\s/$`'"]+)=([\s\S]*)$/.exec(word) ?? [];

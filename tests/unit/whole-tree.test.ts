@@ -941,6 +941,12 @@ describe('wholeTreeCommand', () => {
       expect(atHome('X=/tmp/b; if [ -e a ]; then unset X; fi; rm -rf "${X:-/}"')).toMatch(/^rm /);
       expect(atHome('X=/tmp/b; unset -f X; rm -rf "${X:-/}"')).toBeNull();
       expect(atHome('while read d; do rm -rf "$d"/*; done < dirs.txt')).toBeNull(); // not known: not taken as empty
+      // A read or unset may leave the value as it was: read's input cannot be opened, the variable is
+      // readonly, or the name is an option's value (read -p X).
+      expect(atHome('X=/; read X < /nonexistent; rm -rf "$X"*')).toMatch(/^rm /);
+      expect(atHome('X=/; read -p X Y; rm -rf "$X"*')).toMatch(/^rm /);
+      expect(atHome('readonly X=/; unset X; rm -rf "$X"*')).toMatch(/^rm /);
+      expect(atHome('X=/; read X; rm -rf "$X"/build')).toBeNull();
       // A value an earlier default left partly not known may still be unset.
       expect(atHome('f(){ : "${X:=/tmp/b}"; }; rm -rf "${X:-/}"')).toMatch(/^rm /);
       expect(atHome('X=; if [ -e a ]; then : "${X:=/tmp/b}"; fi; rm -rf "${X:-/}"')).toBe('rm {/,/tmp/b}');
