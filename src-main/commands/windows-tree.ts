@@ -203,7 +203,11 @@ function methodTree(raw: string, context: Context, depth: number): string | null
 
 /** The path a method is called on or given: a variable's value, what a group lists or holds (after a cast), or its argument's value. */
 function receivedPath(call: MethodCall & { kind: 'delete' | 'each' }, context: Context): string | null {
-  if (call.variable !== undefined) return context.variables.get(call.variable) ?? null;
+  if (call.variable !== undefined) {
+    // An item of a listing saved to a variable (`$items[0]`, `$items[-1]`) may be any of them: `items[*]`.
+    const item = /^([^[]+)\[-?\d+\]$/.exec(call.variable)?.[1];
+    return context.variables.get(call.variable) ?? (item === undefined ? undefined : context.variables.get(`${item}[*]`)) ?? null;
+  }
   if (call.group === undefined) return call.kind === 'delete' ? (words(call.path ?? '', 'powershell', context)[0] ?? null) : null;
   const all = words(call.group.replace(/^\s*\[[^\]]*\]\s*/, ''), 'powershell', context);
   return listedItems(all, context) ?? (all.length === 1 ? (all[0] as string) : null);

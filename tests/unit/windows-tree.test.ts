@@ -277,6 +277,11 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
     expect(refuses('gci C:\\ | Tee-Object -Variable t | Out-Null; $t | ri -r')).toBe('C:\\* | ri');
     expect(refuses('$items = gci C:\\; ri -r $items[0]')).toBe('ri C:\\*');
     expect(refuses('$items = gci ~; ri -r $items[-1]')).toBe('ri ~\\*');
+    // .Delete($true) of such an item deletes it as ri -r does.
+    expect(refuses('$items = gci C:\\; $items[0].Delete($true)')).toBe('Delete C:\\*');
+    expect(refuses('$items = gci C:\\; $items[-1].Delete($true)')).toBe('Delete C:\\*');
+    expect(refuses('gci ~ -ov t | Out-Null; $t[1].Delete($true)')).toBe('Delete ~\\*');
+    expect(refuses('$items = gci C:\\build; $items[0].Delete($true)')).toBeNull();
   });
 
   it('lets a listing of a folder below the trees, saved to a variable, through', () => {
