@@ -17,8 +17,8 @@ export interface PsFunction {
 
 /** `function f(…)`, `filter f`, with a scope (`global:f`) or not: 1 the name, 2 what its parentheses hold. */
 const FUNCTION_HEADER = /^\s*(?:function|filter)\s+(?:(?:global|script|local|private):)?([^\s(){}$]+)\s*(?:\(([\s\S]*)\))?\s*$/i;
-/** `$sb = ` before a block: 1 or 2 the variable's name; `${function:f} = ` defines the function f. */
-const BLOCK_ASSIGNMENT = /^\s*\$(?:\{([^{}]{1,200})\}|([a-z_]\w{0,200}))\s*=\s*$/i;
+/** `$sb = ` before a block: 1 or 2 the variable's name; `${function:f} = ` (or `$function:f = `) defines the function f. */
+const BLOCK_ASSIGNMENT = /^\s*\$(?:\{([^{}]{1,200})\}|((?:function:)?[a-z_]\w{0,200}))\s*=\s*$/i;
 /** `Set-Item function:f`, `New-Item -Path function:\f -Value` before a block: 1 the function's name. */
 const FUNCTION_ITEM = /^\s*(?:set-item|new-item|si|ni)\s+(?:-path\s+)?(?:microsoft\.powershell\.core\\)?function:\\?([^\s(){}$]+)\s+(?:-value\s+)?$/i;
 

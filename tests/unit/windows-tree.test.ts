@@ -315,6 +315,7 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
     expect(refuses("function f { param([Alias('Path')]$p) ri -r $p }; f -Path C:\\")).toBe('ri C:\\');
     expect(refuses('function f { ri -r $args[1] }; f -x C:\\')).toBe('ri C:\\');
     expect(refuses('${function:f} = { ri -r $args[0] }; f C:\\')).toBe('ri C:\\');
+    expect(refuses('$function:f = { ri -r $args[0] }; f C:\\')).toBe('ri C:\\'); // the same variable without braces
     expect(refuses('Set-Item function:f { ri -r $args[0] }; f C:\\Windows')).toBe('ri C:\\Windows');
   });
 
