@@ -20,6 +20,11 @@ interface Context {
   closer: ')' | '`' | null;
   /** Unquoted `(` open in it, whose `)` does not end it. */
   parens: number;
+  /**
+   * The `${` open in it, and the `$(` open inside those, innermost last: in `${x:-(}` or `${x/)/}` a
+   * parenthesis is part of the word, no subshell's start or end (a `$(` there still is one).
+   */
+  braces: Array<'{' | '('>;
   /** The here-documents opened on the line being read (`<<EOF`, `<<-'END'`): their bodies follow it. */
   hereDocs: Array<{ word: string; tabs: boolean }>;
 }
@@ -35,11 +40,13 @@ interface Context {
 export function shellSteps(text: string, lastPipeInShell = false): Step[] {
   const out: Step[] = [];
   const opensAt = new Map<number, number>();
-  const context = (start: number, closer: Context['closer']): Context => ({ writer: new StepWriter(out, opensAt, lastPipeInShell), start, before: '', closer, parens: 0, hereDocs: [] });
+  const context = (start: number, closer: Context['closer']): Context => ({ writer: new StepWriter(out, opensAt, lastPipeInShell), start, before: '', closer, parens: 0, braces: [], hereDocs: [] });
   let ctx = context(0, null);
   /** The contexts set aside, each inside double quotes, innermost last. */
   const outer: Context[] = [];
   let quote: string | null = null;
+  /** Where the last unescaped, unquoted `$` was: a `(` just after it starts a substitution. */
+  let dollarAt = -1;
   const cut = (end: number, op: Op) => {
     ctx.writer.piece({ text: ctx.before + text.slice(ctx.start, end), op });
     ctx.before = '';
@@ -71,7 +78,7 @@ export function shellSteps(text: string, lastPipeInShell = false): Step[] {
       ctx = context(open, char === '`' ? '`' : ')');
       quote = null;
       i = ctx.start - 1;
-    } else if (quote === null && char === ctx.closer && (char === '`' || ctx.parens === 0)) {
+    } else if (quote === null && char === ctx.closer && (char === '`' || (ctx.parens === 0 && ctx.braces.at(-1) !== '{'))) {
       cut(i, '');
       ctx.writer.end();
       out.push('leave');
@@ -85,6 +92,16 @@ export function shellSteps(text: string, lastPipeInShell = false): Step[] {
       quote = "$'";
       i++;
     }
+    else if (char === '$' && text[i + 1] === '{') {
+      ctx.braces.push('{');
+      i++;
+    } else if (char === '$') dollarAt = i;
+    else if (char === '}' && ctx.braces.at(-1) === '{') ctx.braces.pop();
+    // Inside ${…} a parenthesis (not a `$(`) is part of the word: cut there as before, but no subshell.
+    else if ((char === '(' || char === ')') && ctx.braces.at(-1) === '{' && !(char === '(' && dollarAt === i - 1)) {
+      cut(i, ';');
+      ctx.start = i + 1;
+    }
     // A comment runs to the end of its line: an apostrophe in it (`# don't`) opens no quote.
     else if (char === '#' && (i === ctx.start || /\s/.test(text[i - 1] as string))) {
       cut(i, ';');
@@ -94,6 +111,8 @@ export function shellSteps(text: string, lastPipeInShell = false): Step[] {
     } else if (SEPARATORS.has(char)) {
       if (char === '(') ctx.parens++;
       else if (char === ')' && ctx.parens > 0) ctx.parens--;
+      if (char === '(' && ctx.braces.length > 0) ctx.braces.push('(');
+      else if (char === ')' && ctx.braces.at(-1) === '(') ctx.braces.pop();
       cut(i, separatorAt(text, i));
       // The second character of `&&`, `||`, `;;`, `|&` is read with the first: no piece between them.
       if (/^(?:&&|\|\||;;&?|;&|\|&)/.test(text.slice(i, i + 3))) i += /^;;&/.test(text.slice(i, i + 3)) ? 2 : 1;

@@ -848,6 +848,19 @@ describe('wholeTreeCommand', () => {
       expect(atHome('case a in a) true;; *) cd /tmp/x;; esac; rm -rf *')).toBeNull();
     });
 
+    it('reads a ( or ) inside ${…} as part of the word, not a subshell', () => {
+      const inTmp = (text: string) => wholeTreeCommand(text, '/home/u', '/tmp/w');
+      expect(inTmp('echo ${x:-(}; cd /; echo ${x:-)}; rm -rf *')).toBe('rm *');
+      expect(inTmp('echo ${x/(/}; cd /; echo ${x/)/}; rm -rf *')).toBe('rm *');
+      expect(inTmp('cd /; (echo ${x:-)}; cd /tmp/x); rm -rf *')).toBe('rm *');
+      expect(inTmp('cd /; echo "$(echo ${x:-)}; cd /tmp/x)"; rm -rf *')).toBe('rm *');
+      // A substitution inside one is still a subshell, and still read.
+      expect(inTmp('cd /; echo ${x:-$(cd /tmp/x)}; rm -rf *')).toBe('rm *');
+      expect(inTmp('echo ${x:-$(rm -rf /)}')).toBe('rm /');
+      expect(inTmp('echo ${x:-\\$(}; cd /; echo ${x:-)}; rm -rf *')).toBe('rm *'); // an escaped $ starts none
+      expect(inTmp('echo ${x:-(}; cd /tmp/x; rm -rf *')).toBeNull();
+    });
+
     it('still reads what was set before a subshell inside it, and groups and && as the same shell', () => {
       expect(atHome('cd /tmp/x; (rm -rf *)')).toBeNull();
       expect(atHome('(cd /tmp/x && rm -rf *)')).toBeNull();
