@@ -89,8 +89,14 @@ export function learn(all: readonly string[], shell: Shell, mayNotRun = false, d
     // Either may also leave the value as it was: read's input cannot be opened (`read X < missing`),
     // the variable is readonly, or the word is an option's value (`read -p X Y`), so a value known
     // before stays one it may have.
+    // An unset one is empty: one not known before is then that or (readonly) still not known.
     const args = all.slice(program + 1);
-    if (!args.includes('-f')) for (const name of args.filter((word) => /^[A-Za-z_]\w*$/.test(word))) forget(shell.variables, name, true);
+    if (!args.includes('-f')) {
+      for (const name of args.filter((word) => /^[A-Za-z_]\w*$/.test(word))) {
+        if (all[program] === 'unset' && shell.variables.get(name) === undefined) shell.variables.set(name, `{\u2039${name}\u203a,}`);
+        else forget(shell.variables, name, true);
+      }
+    }
   } else if (all[program] === 'alias') {
     for (const word of all.slice(program + 1)) {
       const [, name, text] = /^([^=\s/$`'"]+)=([\s\S]*)$/.exec(word) ?? [];

@@ -960,6 +960,9 @@ describe('wholeTreeCommand', () => {
       expect(atHome('X=/; read -p X Y; rm -rf "$X"*')).toMatch(/^rm /);
       expect(atHome('readonly X=/; unset X; rm -rf "$X"*')).toMatch(/^rm /);
       expect(atHome('X=/; read X; rm -rf "$X"/build')).toBeNull();
+      // An unset variable is empty, whatever it held before the line.
+      expect(atHome('unset X; rm -rf "$X"/*')).toMatch(/^rm /);
+      expect(atHome('unset X; rm -rf "$X"/build "$X"')).toBeNull();
       // A value an earlier default left partly not known may still be unset.
       expect(atHome('f(){ : "${X:=/tmp/b}"; }; rm -rf "${X:-/}"')).toMatch(/^rm /);
       expect(atHome('X=; if [ -e a ]; then : "${X:=/tmp/b}"; fi; rm -rf "${X:-/}"')).toBe('rm {/,/tmp/b}');
