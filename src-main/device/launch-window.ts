@@ -84,12 +84,11 @@ export function programNames(name: string, argv: readonly string[]): string[] {
     const base = basename(word.trim()).toLowerCase().replace(/\.desktop$/, '');
     if (!base) return;
     names.add(base);
-    // A desktop file id's last part ("org.xfce.mousepad"), a script's stem ("tool.py").
+    // A desktop file id's last part ("org.xfce.mousepad"), a script's stem ("tool.py"); not the id's
+    // domain ("org") nor the extension ("py"), which other programs' classes share.
     const tail = base.split('.').filter(Boolean);
-    if (tail.length > 1) {
-      names.add(tail[tail.length - 1] as string);
-      names.add(tail[0] as string);
-    }
+    if (tail.length > 2) names.add(tail[tail.length - 1] as string);
+    else if (tail.length === 2) names.add(tail[0] as string);
   };
   add(name);
   add(programWord(argv));

@@ -123,6 +123,13 @@ describe('tieOf and the owner facts', () => {
 
   it('names the program by its word, its desktop id\'s last part, and past an env wrapper', () => {
     expect(programNames('org.xfce.mousepad', ['mousepad'])).toEqual(expect.arrayContaining(['org.xfce.mousepad', 'mousepad']));
+    // A desktop file id's reverse-domain prefix, or a script's extension, names no program: another
+    // program's window of class org.gnome.Nautilus is not the launched org.gnome.Terminal's.
+    const terminal = programNames('org.gnome.Terminal', ['gnome-terminal']);
+    expect(terminal).not.toContain('org');
+    expect(tieOf({ pids: [999], inLaunch: false, wmClass: ['org.gnome.Nautilus', 'Org.gnome.Nautilus'], commands: ['nautilus'] }, terminal)).toBe('other_program');
+    expect(programNames('tool.py', ['tool.py'])).toEqual(expect.arrayContaining(['tool.py', 'tool']));
+    expect(programNames('tool.py', ['tool.py'])).not.toContain('py');
     expect(programNames('Game', ['env', 'WINEPREFIX=/w', '/usr/bin/wine', 'game.exe'])).toEqual(expect.arrayContaining(['game', 'wine']));
     expect(isLauncher(['/usr/bin/xdg-open', 'a.pdf'])).toBe(true);
     expect(isLauncher(['xterm'])).toBe(false);
