@@ -104,13 +104,17 @@ export function isWholeTree(operand: string, home = homedir()): boolean {
  */
 export function wholeTreeCommand(text: string, home = homedir(), cwd: string | null = null): string | null {
   const folder = cwd === null ? null : folderOf(cwd, home, home);
+  let mayLastPipe = false;
   const read = (lastPipeInShell: boolean): string | null => {
-    const reading: Reading = { home, scripts: new WrittenScripts(), budget: REREAD_FLOOR + REREAD_PER_CHARACTER * text.length, lastPipeInShell };
-    return treeCommandInText(text, reading, folder, 0);
+    const reading: Reading = { home, scripts: new WrittenScripts(), budget: REREAD_FLOOR + REREAD_PER_CHARACTER * text.length, lastPipeInShell, mayLastPipe: false };
+    const found = treeCommandInText(text, reading, folder, 0);
+    mayLastPipe = reading.mayLastPipe;
+    return found;
   };
   // bash runs a pipeline's last command in a subshell, as read first; with lastpipe, and in zsh and
   // ksh, the shell runs it itself (`true | cd /; rm -rf *`). Whichever runs it, a refusal stands.
-  return read(false) ?? (LAST_PIPE_IN_SHELL.test(text) ? read(true) : null);
+  // What the words say once quotes, escapes and variables are read counts too (`shopt -s last''pipe`).
+  return read(false) ?? (LAST_PIPE_IN_SHELL.test(text) || mayLastPipe ? read(true) : null);
 }
 
 /** A text that may run a pipeline's last command in the shell itself: it sets lastpipe, or names zsh or ksh. */
@@ -132,7 +136,12 @@ interface Reading {
   budget: number;
   /** A pipeline's last command is read as run by the shell itself, not in a subshell of its own. */
   lastPipeInShell: boolean;
+  /** A command's words, as read, may make a pipeline's last command run in the shell itself (shopt, lastpipe, zsh, ksh). */
+  mayLastPipe: boolean;
 }
+
+/** Programs whose use, once the words are read, may run a pipeline's last command in the shell itself. */
+const LAST_PIPE_PROGRAMS = new Set(['shopt', 'zsh', 'ksh', 'mksh']);
 
 /** Where the text's output goes: the shell it pipes into (1 of PIPED_INTO_SHELL), or into xargs or tee. */
 interface Pipes {
@@ -182,6 +191,7 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
     const expanded = expandedWords(written, shell, home, (characters) => spend(characters, reading), defaults);
     if (expanded === null) return '"$@" (expanded too often to be read)';
     const all = withEnvSplit(expanded);
+    if (!reading.mayLastPipe && all.some((word) => LAST_PIPE_PROGRAMS.has(programOf(word)) || /lastpipe/i.test(word))) reading.mayLastPipe = true;
     shell.functions.read(step, all);
     // A command of a body being defined runs only if called: what it sets may never be set.
     if (!cut) learn(all, shell, shell.functions.defining, defaults);

@@ -822,6 +822,12 @@ describe('wholeTreeCommand', () => {
       expect(inTmp('shopt -s lastpipe; d=/tmp/x; true | d=/; rm -rf "$d"')).toBe('rm /');
       expect(inTmp("zsh -c 'true | cd /; rm -rf *'")).toBe('rm *');
       expect(inTmp("ksh -c 'true | { cd /; }; rm -rf *'")).toBe('rm *');
+      // However the words spell them: quotes, escapes, ANSI-C quoting, variables.
+      expect(inTmp("shopt -s last''pipe; true | cd /; rm -rf *")).toBe('rm *');
+      expect(inTmp('shopt -s l\\astpipe; true | cd /; rm -rf *')).toBe('rm *');
+      expect(inTmp("shopt -s $'\\x6castpipe'; true | cd /; rm -rf *")).toBe('rm *');
+      expect(inTmp("z''sh -c 'true | cd /; rm -rf *'")).toBe('rm *');
+      expect(inTmp("s=z; \"${s}sh\" -c 'true | cd /; rm -rf *'")).toBe('rm *');
       // Where it runs in a subshell whichever way it is read, or the other folder is harmless: let through.
       expect(inTmp('true | cd /; rm -rf *')).toBeNull();
       expect(inTmp('shopt -s lastpipe; cd / | true; rm -rf *')).toBeNull();
