@@ -30,15 +30,30 @@ export function recordAlias(all: readonly string[], aliases: Map<string, string>
   }
   name ??= positional.shift();
   value ??= positional.shift();
-  // An alias of an alias names what that one names now: each is looked up once.
-  if (name !== undefined && value !== undefined) aliases.set(name.toLowerCase(), aliases.get(value.toLowerCase()) ?? value);
+  // Kept as written: PowerShell looks an alias of an alias up when it is called, so what it names
+  // then counts (`sal x y; sal y ri; x -r C:\`), however the other was set or set again meanwhile.
+  if (name !== undefined && value !== undefined) aliases.set(name.toLowerCase(), value);
   return true;
 }
 
-/** The command's words with its program spelt as the alias it is called by names, when the text set one; the words as they are otherwise. */
-export function withAliases(all: string[], aliases: ReadonlyMap<string, string>): string[] {
+/** How many aliases of aliases a call is followed through; one deeper is refused, as a text that cannot be read in time. */
+export const MAX_ALIAS_CHAIN = 64;
+
+/**
+ * The command's words with its program spelt as the alias it is called by names (through aliases of
+ * aliases), when the text set one; the words as they are otherwise; null for a chain too long to follow.
+ */
+export function withAliases(all: string[], aliases: ReadonlyMap<string, string>): string[] | null {
   if (aliases.size === 0) return all;
   const at = programAt(all);
-  const program = aliases.get((all[at] ?? '').toLowerCase());
+  const seen = new Set<string>();
+  let program: string | undefined;
+  for (let next = aliases.get((all[at] ?? '').toLowerCase()); next !== undefined; next = aliases.get(next.toLowerCase())) {
+    // A loop: PowerShell runs neither.
+    if (seen.has(next.toLowerCase())) return all;
+    if (seen.size >= MAX_ALIAS_CHAIN) return null;
+    seen.add(next.toLowerCase());
+    program = next;
+  }
   return program === undefined ? all : [...all.slice(0, at), program, ...all.slice(at + 1)];
 }

@@ -137,7 +137,9 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
         feeder = undefined;
         continue;
       }
-      const all = mode === 'powershell' ? withAliases(words(raw, mode, context), context.aliases) : words(raw, mode, context);
+      const spelt = words(raw, mode, context);
+      const all = mode === 'powershell' ? withAliases(spelt, context.aliases) : spelt;
+      if (all === null) return `${spelt[programAt(spelt)] ?? 'alias'} (aliases nested too deep to be read)`;
       if (mode === 'powershell') recordAlias(all, context.aliases);
       commands.push(all);
       const found =

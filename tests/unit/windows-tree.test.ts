@@ -332,6 +332,10 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
     expect(refuses('sal -Name nuke -Value f; function f($p){ ri -r $p }; nuke C:\\')).toBe('ri C:\\');
     expect(refuses('nal x ri -Scope Global; gci C:\\ | x -r')).toBe('gci C:\\ | ri');
     expect(refuses('Set-Alias y Remove-Item; Set-Alias x y; x -Recurse ~')).toBe('Remove-Item ~');
+    // PowerShell looks an alias up when it is called: one set to an alias defined later names it too.
+    expect(refuses('Set-Alias x y; Set-Alias y Remove-Item; x -Recurse ~')).toBe('Remove-Item ~');
+    expect(refuses('sal x y; sal y z; sal z ri; x -r C:\\')).toBe('ri C:\\');
+    expect(refuses('sal x y; sal y x; x -r C:\\')).toBeNull(); // a loop: PowerShell runs neither
     expect(refuses(Array.from({ length: 12 }, (_, i) => `Set-Alias a${i + 1} a${i}`).join('; ').replace('a0', 'Remove-Item') + '; a12 -r C:\\')).toBe('Remove-Item C:\\');
   });
 
@@ -377,6 +381,7 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
       '$x' + '.Delete('.repeat(n / 2) + ')'.repeat(n / 2),
       'gci x | ' + 'ri | '.repeat(n / 2) + 'ri',
       Array.from({ length: n / 2 }, (_, i) => `Set-Alias a${i + 1} a${i}`).join(';') + `;a${n / 2} -r C:\\`,
+      Array.from({ length: n / 4 }, (_, i) => `sal a${i} a${i + 1}`).join(';') + `;sal a${n / 4} ri;` + 'a0 -r x;'.repeat(n / 4),
       '(gi x)' + '.Where({ $_ })'.repeat(n / 2) + '.ForEach({ ri -r $_ })',
       // Each group is text of its own, read again for each level it is in.
       '(gi x).Delete($true);'.repeat(n / 8),
