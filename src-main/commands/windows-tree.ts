@@ -118,6 +118,9 @@ function knownVariables(home: string): Map<string, string> {
   ]);
 }
 
+/** An assignment whose value is a command called by name (`$x = ri -r C:\`): 1 the command. */
+const ASSIGNED_COMMAND = /^\s*\$(?:\{[^}]*\}|(?:env:)?[a-z_]\w*)\s*=(?!=)\s*([a-z_][\w.-]*(?:\s[\s\S]*)?)$/i;
+
 function treeCommandInText(text: string, mode: Mode, context: Context, depth: number): string | null {
   const { pipelines, nested } = splitText(text, mode);
   const headers = new Map<Pipeline, { header: string[][]; blocks: number }>();
@@ -133,6 +136,17 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
       const method = mode === 'powershell' ? methodTree(raw, context, depth) : null;
       if (method) return method;
       if (mode === 'powershell' && (assignListing(raw, context) || assign(raw, context))) {
+        // A command as the value runs all the same (`$x = ri -r C:\`, `$x = f C:\`), its output piped on.
+        const value = ASSIGNED_COMMAND.exec(raw)?.[1];
+        if (value !== undefined) {
+          const spelt = words(value, mode, context);
+          const all = withAliases(spelt, context.aliases) ?? spelt;
+          const found = commandTree(all, mode, context, depth) ?? (context.functions.size > 0 ? callTree(all, feeder, context, depth) : null);
+          if (found) return found;
+          commands.push(all);
+          if (!passes(all)) feeder = all;
+          continue;
+        }
         commands.push([]);
         feeder = undefined;
         continue;

@@ -271,6 +271,16 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
     expect(refuses('$d = gci C:\\; $d | sort | Remove-Item -Recurse')).toBe('C:\\* | Remove-Item');
   });
 
+  it('reads a command whose output is assigned to a variable: it runs all the same', () => {
+    expect(refuses('$x = ri -r C:\\')).toBe('ri C:\\');
+    expect(refuses('$x = Remove-Item -Recurse -Force $env:USERPROFILE')).toBe('Remove-Item C:\\Users\\u');
+    expect(refuses('function f { ri -r $args }; $x = f C:\\')).toBe('ri C:\\');
+    expect(refuses('sal x ri; $y = x -r C:\\')).toBe('ri C:\\');
+    expect(refuses('$x = gci C:\\ | ri -r')).toBe('gci C:\\ | ri');
+    expect(refuses('$x = ri -r .\\build')).toBeNull();
+    expect(refuses('$out = git clean -fdx; $n = 5; $s = "C:\\"')).toBeNull();
+  });
+
   it('reads a listing saved by -OutVariable or Tee-Object -Variable, and an item of a saved listing by its index', () => {
     expect(refuses('gci C:\\ -OutVariable t; $t | ri -r')).toBe('C:\\* | ri');
     expect(refuses('gci C:\\ -ov +t | Out-Null; foreach ($x in $t) { ri -r $x }')).toBe('ri C:\\*');
