@@ -13,6 +13,11 @@ import { type Bindings, parameterList, pathBindings } from './windows-blocks';
 export interface PsFunction {
   body: string;
   parameters: ReadonlyArray<{ name: string; switch: boolean }>;
+  /**
+   * The definition this one replaced: a definition in a child scope (`& { function f … }`, a function's
+   * body) replaces it only there, so a call may run either.
+   */
+  previous?: PsFunction;
 }
 
 /** `function f(…)`, `filter f`, with a scope (`global:f`) or not: 1 the name, 2 what its parentheses hold. */

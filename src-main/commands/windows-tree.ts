@@ -174,7 +174,11 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
     lineBefore = pipeline.block === null ? (pipeline.commands.at(-1) ?? '') : '';
     if (pipeline.block === null) continue;
     const defined = mode === 'powershell' ? definedFunction(owner, pipeline.block) : null;
-    if (defined !== null) context.functions.set(defined.name, defined.definition);
+    if (defined !== null) {
+      const previous = context.functions.get(defined.name);
+      const same = previous !== undefined && previous.body === defined.definition.body;
+      if (!same) context.functions.set(defined.name, previous === undefined ? defined.definition : { ...defined.definition, previous });
+    }
     const block = blockTree(header, pipeline.block, pipeline.after, context, depth);
     if (block) return block;
   }
@@ -243,18 +247,25 @@ function callTree(all: readonly string[], feeder: readonly string[] | undefined,
   const invoked = ['invoke-command', 'icm'].includes(programOf(all[at] ?? '')) ? invokedBlock(all.slice(at + 1), (word) => context.functions.has(word)) : null;
   if (invoked !== null) return callTree(invoked, feeder, context, depth);
   const name = (all[at] ?? '').toLowerCase();
-  const definition = context.functions.get(name.startsWith('$') ? name : programOf(name));
-  if (definition === undefined) return null;
+  const latest = context.functions.get(name.startsWith('$') ? name : programOf(name));
+  if (latest === undefined) return null;
   const piped = feeder === undefined ? null : (listedItems(feeder, context) ?? (feeder.length === 1 ? (feeder[0] as string) : null));
-  const bindings = callBindings(definition, all.slice(at + 1), piped, pickWhole(context));
-  const call = [name, ...[...bindings].flat()].join('\0');
-  if (context.calls.includes(call)) return null;
-  if (context.calls.length >= MAX_CALLS) return `${all[at]} (calls nested too deep to be read)`;
-  // The body sees the caller's variables: copying them is paid for too.
-  if (!spend(definition.body.length + REREAD_EACH + context.variables.size + bindings.size, context)) return `${all[at]} (run too often to be read)`;
-  const variables = new Map(context.variables);
-  for (const [key, value] of bindings) variables.set(key, value);
-  return treeCommandInText(definition.body, 'powershell', { ...context, variables, calls: [...context.calls, call] }, depth);
+  // Each definition the name has had may be the one run (see PsFunction.previous).
+  let definitions = 0;
+  for (let definition: PsFunction | undefined = latest; definition !== undefined; definition = definition.previous) {
+    if (++definitions > MAX_CALLS) return `${all[at]} (defined too many times to be read)`;
+    const bindings = callBindings(definition, all.slice(at + 1), piped, pickWhole(context));
+    const call = [name, definitions, ...[...bindings].flat()].join('\0');
+    if (context.calls.includes(call)) continue;
+    if (context.calls.length >= MAX_CALLS) return `${all[at]} (calls nested too deep to be read)`;
+    // The body sees the caller's variables: copying them is paid for too.
+    if (!spend(definition.body.length + REREAD_EACH + context.variables.size + bindings.size, context)) return `${all[at]} (run too often to be read)`;
+    const variables = new Map(context.variables);
+    for (const [key, value] of bindings) variables.set(key, value);
+    const found = treeCommandInText(definition.body, 'powershell', { ...context, variables, calls: [...context.calls, call] }, depth);
+    if (found) return found;
+  }
+  return null;
 }
 
 /** Picks of several values one that takes a whole tree, if any: the one a command given any of them is read with. */

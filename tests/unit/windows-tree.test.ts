@@ -318,6 +318,13 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
     expect(refuses('$sb = { param($p) ri -r $p }; & $sb C:\\')).toBe('ri C:\\');
   });
 
+  it('reads a function defined again, maybe only in a child scope (& { … }), as either definition', () => {
+    expect(refuses('function f { ri -r $args }; & { function f { Get-Date } }; f C:\\')).toBe('ri C:\\');
+    expect(refuses('function f { ri -r $args }; function g { function f { Get-Date } }; g; f C:\\')).toBe('ri C:\\');
+    expect(refuses('function f { Get-Date }; function f { ri -r $args }; f C:\\')).toBe('ri C:\\');
+    expect(refuses('function f { ri -r $args }; function f { Get-Date }; f .\\build')).toBeNull();
+  });
+
   it('reads functions written with the { on the next line, attributes before param(), parameter aliases, or defined as function: items', () => {
     expect(refuses('function f\n{ ri -r $args[0] }\nf C:\\')).toBe('ri C:\\');
     expect(refuses('function Remove-All\n{\n  param($p)\n  Remove-Item -Recurse -Force $p\n}\nRemove-All ~')).toBe('Remove-Item ~');
