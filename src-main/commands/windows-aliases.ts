@@ -10,8 +10,11 @@ const ALIAS_SETTERS = new Set(['set-alias', 'new-alias', 'sal', 'nal']);
 /** Their parameters that take a value other than the name and the value. */
 const OTHER_VALUES = ['-scope', '-option', '-description'];
 
-/** Records the alias a Set-Alias or New-Alias command sets (lower-case name to the command it names); whether it is one. */
-export function recordAlias(all: readonly string[], aliases: Map<string, string>): boolean {
+/**
+ * Records the alias a Set-Alias or New-Alias command sets (lower-case name to each command it was set
+ * to, the latest last: one set in a child scope, `& { sal x … }`, names it only there); whether it is one.
+ */
+export function recordAlias(all: readonly string[], aliases: Map<string, string[]>): boolean {
   const at = programAt(all);
   if (!ALIAS_SETTERS.has(programOf(all[at] ?? ''))) return false;
   let name: string | undefined;
@@ -32,7 +35,13 @@ export function recordAlias(all: readonly string[], aliases: Map<string, string>
   value ??= positional.shift();
   // Kept as written: PowerShell looks an alias of an alias up when it is called, so what it names
   // then counts (`sal x y; sal y ri; x -r C:\`), however the other was set or set again meanwhile.
-  if (name !== undefined && value !== undefined) aliases.set(name.toLowerCase(), value);
+  if (name !== undefined && value !== undefined) {
+    const values = aliases.get(name.toLowerCase()) ?? [];
+    const again = values.findIndex((known) => known.toLowerCase() === value.toLowerCase());
+    if (again !== -1) values.splice(again, 1);
+    values.push(value);
+    aliases.set(name.toLowerCase(), values);
+  }
   return true;
 }
 
@@ -40,20 +49,29 @@ export function recordAlias(all: readonly string[], aliases: Map<string, string>
 export const MAX_ALIAS_CHAIN = 64;
 
 /**
- * The command's words with its program spelt as the alias it is called by names (through aliases of
- * aliases), when the text set one; the words as they are otherwise; null for a chain too long to follow.
+ * The command's words with its program spelt as each command the alias it is called by may name
+ * (through aliases of aliases, each value they were set to), the latest first; the words as they are
+ * when the text set no alias of it; null for aliases too many or too deep to follow.
  */
-export function withAliases(all: string[], aliases: ReadonlyMap<string, string>): string[] | null {
-  if (aliases.size === 0) return all;
+export function withAliases(all: string[], aliases: ReadonlyMap<string, readonly string[]>): string[][] | null {
+  if (aliases.size === 0) return [all];
   const at = programAt(all);
-  const seen = new Set<string>();
-  let program: string | undefined;
-  for (let next = aliases.get((all[at] ?? '').toLowerCase()); next !== undefined; next = aliases.get(next.toLowerCase())) {
-    // A loop: PowerShell runs neither.
-    if (seen.has(next.toLowerCase())) return all;
-    if (seen.size >= MAX_ALIAS_CHAIN) return null;
-    seen.add(next.toLowerCase());
-    program = next;
-  }
-  return program === undefined ? all : [...all.slice(0, at), program, ...all.slice(at + 1)];
+  const programs: string[] = [];
+  let looked = 0;
+  const follow = (name: string, path: ReadonlySet<string>): boolean => {
+    const values = aliases.get(name.toLowerCase());
+    if (values === undefined) {
+      if (path.size > 0 && !programs.includes(name)) programs.push(name);
+      return true;
+    }
+    for (let i = values.length - 1; i >= 0; i--) {
+      const value = values[i] as string;
+      // A loop: PowerShell runs neither.
+      if (path.has(value.toLowerCase())) continue;
+      if (++looked > MAX_ALIAS_CHAIN || !follow(value, new Set([...path, name.toLowerCase()]))) return false;
+    }
+    return true;
+  };
+  if (!follow(all[at] ?? '', new Set())) return null;
+  return programs.length === 0 ? [all] : programs.map((program) => [...all.slice(0, at), program, ...all.slice(at + 1)]);
 }

@@ -59,7 +59,7 @@ interface Context extends PathScope {
   /** The functions (and script blocks saved to a variable, as `$name`) the text has defined so far, by lower-case name, shared by all the text. */
   functions: Map<string, PsFunction>;
   /** The aliases the text has set so far (windows-aliases.ts), shared by all the text. */
-  aliases: Map<string, string>;
+  aliases: Map<string, string[]>;
   /** The calls being read, outermost first, each as its function's name and what it was given. */
   calls: readonly string[];
 }
@@ -140,9 +140,13 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
         const value = ASSIGNED_COMMAND.exec(raw)?.[1];
         if (value !== undefined) {
           const spelt = words(value, mode, context);
-          const all = withAliases(spelt, context.aliases) ?? spelt;
-          const found = commandTree(all, mode, context, depth) ?? (context.functions.size > 0 ? callTree(all, feeder, context, depth) : null);
-          if (found) return found;
+          const readings = withAliases(spelt, context.aliases);
+          if (readings === null) return `${spelt[programAt(spelt)] ?? 'alias'} (aliases nested too deep to be read)`;
+          const all = readings[0] as string[];
+          for (const reading of readings) {
+            const found = commandTree(reading, mode, context, depth) ?? (context.functions.size > 0 ? callTree(reading, feeder, context, depth) : null);
+            if (found) return found;
+          }
           commands.push(all);
           if (!passes(all)) feeder = all;
           continue;
@@ -152,8 +156,14 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
         continue;
       }
       const spelt = words(raw, mode, context);
-      const all = mode === 'powershell' ? withAliases(spelt, context.aliases) : spelt;
-      if (all === null) return `${spelt[programAt(spelt)] ?? 'alias'} (aliases nested too deep to be read)`;
+      const readings = mode === 'powershell' ? withAliases(spelt, context.aliases) : [spelt];
+      if (readings === null) return `${spelt[programAt(spelt)] ?? 'alias'} (aliases nested too deep to be read)`;
+      const all = readings[0] as string[];
+      // An alias set again (maybe only in a child scope) may name any command it was set to: those are read first.
+      for (const other of readings.slice(1)) {
+        const found = commandTree(other, mode, context, depth) ?? (context.functions.size > 0 ? callTree(other, feeder, context, depth) : null);
+        if (found) return found;
+      }
       if (mode === 'powershell') recordAlias(all, context.aliases);
       commands.push(all);
       const found =

@@ -353,6 +353,10 @@ describe('windowsTreeCommand: what passes through filters, variables, functions 
     expect(refuses('Set-Alias x y; Set-Alias y Remove-Item; x -Recurse ~')).toBe('Remove-Item ~');
     expect(refuses('sal x y; sal y z; sal z ri; x -r C:\\')).toBe('ri C:\\');
     expect(refuses('sal x y; sal y x; x -r C:\\')).toBeNull(); // a loop: PowerShell runs neither
+    // An alias set again, maybe only in a child scope, may name either command.
+    expect(refuses('sal x ri; & { sal x Get-Date }; x -r C:\\')).toBe('ri C:\\');
+    expect(refuses('sal x ri; function g { sal x Get-Date }; g; x -r C:\\')).toBe('ri C:\\');
+    expect(refuses('sal x Get-Date; sal x Get-Item; x -r C:\\')).toBeNull();
     expect(refuses(Array.from({ length: 12 }, (_, i) => `Set-Alias a${i + 1} a${i}`).join('; ').replace('a0', 'Remove-Item') + '; a12 -r C:\\')).toBe('Remove-Item C:\\');
   });
 
