@@ -92,6 +92,8 @@ export function shellSteps(text: string, lastPipeInShell = false): Step[] {
       quote = "$'";
       i++;
     }
+    // `$$` is the shell's pid: a `{` after it opens no ${…}.
+    else if (char === '$' && text[i + 1] === '$') i++;
     else if (char === '$' && text[i + 1] === '{') {
       ctx.braces.push('{');
       i++;

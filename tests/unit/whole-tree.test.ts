@@ -864,6 +864,7 @@ describe('wholeTreeCommand', () => {
       expect(inTmp('cd /; echo ${x:-$(cd /tmp/x)}; rm -rf *')).toBe('rm *');
       expect(inTmp('echo ${x:-$(rm -rf /)}')).toBe('rm /');
       expect(inTmp('echo ${x:-\\$(}; cd /; echo ${x:-)}; rm -rf *')).toBe('rm *'); // an escaped $ starts none
+      expect(inTmp('cd /; echo $${; (cd /tmp/x); rm -rf *')).toBe('rm *'); // $$ and a {: no ${…}
       expect(inTmp('echo ${x:-(}; cd /tmp/x; rm -rf *')).toBeNull();
     });
 
