@@ -359,6 +359,9 @@ function afterCd(args: readonly string[], cwd: string | null, home: string): str
   return target === '-' ? null : folderOf(target, cwd, home);
 }
 
+/** How many parameters the texts of one command may be given in all before it is refused as too large to read. */
+const MAX_PARAMETERS_GIVEN = 2_000_000;
+
 /**
  * In the shell text a shell or eval is given to run: the words after it that are more than one word.
  * A shell's words after its text are its $0, $1… (`sh -c 'rm -rf "$1"' sh /`).
@@ -367,11 +370,16 @@ function nestedTreeCommand(all: readonly string[], reading: Reading, cwd: string
   const runner = all.findIndex((word) => SHELL_TEXT_RUNNERS.has(programOf(word)));
   if (runner === -1) return null;
   const takesArguments = SHELLS.has(programOf(all[runner] as string)) && !all.slice(0, runner).some((word) => ADDS_ARGUMENTS.has(programOf(word)));
+  let given = 0;
   for (let at = runner + 1; at < all.length; at++) {
     const word = all[at] as string;
+    if (!/\s/.test(word)) continue;
+    // The words after each text are its parameters: thousands of texts, each given thousands of words, are too many.
+    given += takesArguments ? all.length - at : 0;
+    if (given > MAX_PARAMETERS_GIVEN) return `${programOf(all[runner] as string)} (given too many texts to be read)`;
     const positionals = takesArguments ? positionalsOf(all.slice(at + 2)) : null;
     const zero = takesArguments ? (positionalsOf(all.slice(at + 1, at + 2))[0] ?? null) : null;
-    const found = /\s/.test(word) ? treeCommandInText(word, reading, cwd, depth + 1, positionals, zero) : null;
+    const found = treeCommandInText(word, reading, cwd, depth + 1, positionals, zero);
     if (found) return found;
   }
   return null;
