@@ -226,6 +226,28 @@ describe('a step whose action did not run says why, for the trajectory to tag it
     expect(h.steps.at(-1)).toMatchObject({ status: 'ERROR', approvedBy: 'user', notRun: 'refused', error: expect.stringMatching(/^not run: refused by the safety policy/) });
   });
 
+  it('allowed, then refused or held by safety settings changed just before it ran: not run, the refusal marked', async () => {
+    const shell = appReply({ Function: 'execute_command', Args: { command: 'ls' } });
+    const allowAll = SafetyConfig.parse({ confirmAllShellCommands: false, sensitiveCommandPatterns: [] });
+    for (const [changed, notRun, error] of [
+      [SafetyConfig.parse({ confirmAllShellCommands: false, sensitiveCommandPatterns: [], denyCommandPatterns: ['^ls'] }), 'refused', /^not run: refused by the safety policy/],
+      [SafetyConfig.parse({ confirmation: 'always' }), null, /^not run: this action now needs the user's approval/],
+    ] as const) {
+      const h = agentHarness({ replies: [shell] });
+      h.runtime.gate.setPolicy(new SafetyPolicy(allowAll));
+      const agent = new ShellAgent(null);
+      agent.assign('list');
+      // Read just before the action runs, after the step was judged.
+      const isPaused = (): boolean => {
+        h.runtime.gate.setPolicy(new SafetyPolicy(changed));
+        return false;
+      };
+      await tick(agent, { ...h.runtime, isPaused });
+      expect(h.actions).toEqual([]);
+      expect(h.steps).toMatchObject([{ status: 'ERROR', error: expect.stringMatching(error), notRun, approvedBy: null }]);
+    }
+  });
+
   it('paused before it acted: marked paused, nothing run', async () => {
     const h = agentHarness({ replies: [appReply({ Function: 'click', Args: { x: 10, y: 10 }, ControlText: 'OK' })] });
     const agent = new AppAgent(editor, null);

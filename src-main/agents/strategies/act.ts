@@ -1,4 +1,4 @@
-import { TakeoverError, type ActionContext, type Authorization } from '../../commands/command-gate';
+import { ApprovalRequiredError, TakeoverError, type ActionContext, type Authorization } from '../../commands/command-gate';
 import type { Command } from '../../commands/command';
 import { validateAction } from '../../commands/validate-action';
 import type { AppAgentReply } from '../../llm/reply-schemas';
@@ -181,6 +181,11 @@ export const executeStrategy: Strategy = {
     try {
       results = await runtime.gate.execute(authorization, actor, false, runtime.signal);
     } catch (error) {
+      // The safety settings changed while the step was prepared: a rule now refuses it, or it now needs
+      // approval; not run, and the agent's next step is judged by the settings as they are.
+      if (error instanceof ApprovalRequiredError) {
+        return set({ status: 'ERROR', result: null, error: `not run: ${error.message}`, approvedBy: null, results: [], ...(error.refused ? { notRun: 'refused' as const } : {}) });
+      }
       if (!(error instanceof TakeoverError)) throw error;
       return set({ status: 'ERROR', result: null, error: `not run: ${error.message}`, approvedBy: null, results: [], takenOver: true, notRun: 'taken-over' });
     }
