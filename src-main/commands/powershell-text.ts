@@ -1,7 +1,7 @@
 /**
  * PowerShell text (and cmd text inside it) as the never-run rule's Windows reader (windows-tree.ts)
  * reads it: cut into pipelines of commands and script blocks, each command into words with the
- * variables known so far given their values, and `$name = 'value'` recorded.
+ * variables known so far given their values, and a group's value where the reader knows it (`evaluate`).
  */
 
 export type Mode = 'powershell' | 'cmd';
@@ -10,7 +10,14 @@ export type Mode = 'powershell' | 'cmd';
 export interface Scope {
   cwd: string | null;
   variables: Map<string, string>;
+  /** The value of a group operand's text (`(Join-Path C:\ *)`, `$(Get-Location)`) when the reader knows it; null otherwise. */
+  evaluate?(inner: string, scope: Scope): string | null;
 }
+
+/** Words before a group that make it no value: a statement's header (`foreach (…)`, `if (…)`) or a block's `param(…)`. */
+const HEADER_WORDS = new Set(['param', 'foreach', 'for', 'while', 'until', 'if', 'elseif', 'switch', 'catch', 'trap', 'function', 'filter', 'data']);
+/** A property of a path's item that is its path: `(Get-Location).Path`. */
+const PATH_MEMBER = /\.(?:path|providerpath|fullname|pspath)\b/iy;
 
 /** A here-string: its quote (`'` takes the text as it is, `"` expands it), the text's bounds and the index past its closing `'@`. */
 export interface HereString {
@@ -184,6 +191,28 @@ const MEMBER = /\.[a-z_]\w{0,200}|\[-?\d{1,9}\]/iy;
 const SUBEXPRESSION_VARIABLE = /\$\(\s*\$(?:\{([^{}]{1,200})\}|((?:env:)?[a-z_]\w{0,200}))(\.[a-z_]\w{0,200}|\[\d{1,9}\])?\s*\)/iy;
 /** A cmd variable's use at a position: `%NAME%` (1). */
 const CMD_VARIABLE = /%([^%\s]{1,200})%/y;
+/** A cmd variable's use with delayed expansion: `!NAME!` (1). */
+const CMD_DELAYED = /!([^!\s%]{1,200})!/y;
+
+/** Whether a `$( )` that only holds a variable starts at `at`. */
+function onlyVariableAt(raw: string, at: number): boolean {
+  SUBEXPRESSION_VARIABLE.lastIndex = at;
+  return SUBEXPRESSION_VARIABLE.test(raw);
+}
+
+/** The length of a path property read at `at` (`.Path`), 0 when none is. */
+function pathMemberLength(raw: string, at: number): number {
+  PATH_MEMBER.lastIndex = at;
+  return PATH_MEMBER.exec(raw)?.[0].length ?? 0;
+}
+
+/** A cmd variable the scope knows used with delayed expansion (`!NAME!`) at `at`, with its value and length; null otherwise. */
+function delayedAt(raw: string, at: number, scope: Scope): { value: string; length: number } | null {
+  CMD_DELAYED.lastIndex = at;
+  const match = CMD_DELAYED.exec(raw);
+  const value = match === null ? undefined : scope.variables.get(`env:${(match[1] ?? '').toLowerCase()}`);
+  return match === null || value === undefined ? null : { value, length: match[0].length };
+}
 
 function cmdVariableAt(text: string, at: number): RegExpExecArray | null {
   CMD_VARIABLE.lastIndex = at;
@@ -218,8 +247,10 @@ export function words(raw: string, mode: Mode, scope: Scope): string[] {
       i++;
     } else if (mode === 'powershell' && quote === null && char === '@' && !started && splatAt(raw, i, scope) !== null) {
       // `@args`, `@a`: a known variable splatted is its value, as a word of the command.
-      const splat = splatAt(raw, i, scope) as { value: string; length: number };
-      word = splat.value;
+      const splat = splatAt(raw, i, scope) as { values: string[]; length: number };
+      // A hashtable splatted is its entries, each a `-Name:value` word.
+      for (const value of splat.values.slice(0, -1)) all.push(value);
+      word = splat.values.at(-1) ?? '';
       started = true;
       i += splat.length - 1;
     } else if (mode === 'powershell' && quote === null && char === '@' && hereStringAt(raw, i) !== null) {
@@ -233,7 +264,14 @@ export function words(raw: string, mode: Mode, scope: Scope): string[] {
       quote = char;
       started = true;
     } else if (quote === null && (/\s/.test(char) || (mode === 'powershell' && char === ','))) end();
-    else if (mode === 'powershell' && quote !== "'" && char === '$') {
+    else if (mode === 'powershell' && quote !== "'" && char === '$' && raw[i + 1] === '(' && !onlyVariableAt(raw, i)) {
+      // `$(…)`, quoted or not: the value of what it holds, when known.
+      const close = closingParen(raw, i + 2);
+      const value = scope.evaluate?.(raw.slice(i + 2, close), scope) ?? null;
+      word += value ?? raw.slice(i, close + 1);
+      started = true;
+      i = close + (value === null ? 0 : pathMemberLength(raw, close + 1));
+    } else if (mode === 'powershell' && quote !== "'" && char === '$') {
       const { text, length } = variableAt(raw, i, quote === null, scope);
       word += text;
       started = true;
@@ -242,9 +280,18 @@ export function words(raw: string, mode: Mode, scope: Scope): string[] {
       // A command's name ends where a group starts: `iex('…')` is iex given ('…'), `foreach($d in …)` foreach.
       if (all.length === 0 && started && !word.startsWith('$')) end();
       const close = closingParen(raw, i + 1);
-      word += groupValue(raw.slice(i + 1, close), scope) ?? raw.slice(i, close + 1);
+      const inner = raw.slice(i + 1, close);
+      const header = word === '' && HEADER_WORDS.has((all.at(-1) ?? '').toLowerCase());
+      const value = groupValue(inner, scope) ?? (word === '' && !header ? (scope.evaluate?.(inner, scope) ?? null) : null);
+      word += value ?? raw.slice(i, close + 1);
       started = true;
-      i = close;
+      i = close + (value === null ? 0 : pathMemberLength(raw, close + 1));
+    } else if (mode === 'cmd' && char === '!' && delayedAt(raw, i, scope) !== null) {
+      // `!NAME!`, expanded when the command runs where delayed expansion is on: read as if it were.
+      const delayed = delayedAt(raw, i, scope) as { value: string; length: number };
+      word += delayed.value;
+      started = true;
+      i += delayed.length - 1;
     } else if (mode === 'cmd' && char === '%') {
       const variable = cmdVariableAt(raw, i);
       const name = (variable?.[1] ?? '').toLowerCase();
@@ -261,13 +308,17 @@ export function words(raw: string, mode: Mode, scope: Scope): string[] {
   return all;
 }
 
-/** A splatted variable the scope knows at `at` (`@args`), with its value and length; null otherwise. */
-function splatAt(raw: string, at: number, scope: Scope): { value: string; length: number } | null {
+/** A splatted variable the scope knows at `at` (`@args`, `@p`), with the words it makes (a hashtable's, under `@p`) and its length; null otherwise. */
+function splatAt(raw: string, at: number, scope: Scope): { values: string[]; length: number } | null {
   const splat = /@([a-z_]\w{0,200})(?![\w({'"])/iy;
   splat.lastIndex = at;
   const match = splat.exec(raw);
-  const value = match === null ? undefined : scope.variables.get((match[1] ?? '').toLowerCase());
-  return match === null || value === undefined ? null : { value, length: match[0].length };
+  if (match === null) return null;
+  const name = (match[1] ?? '').toLowerCase();
+  const table = scope.variables.get(`@${name}`);
+  if (table !== undefined) return { values: table === '' ? [] : table.split('\0'), length: match[0].length };
+  const value = scope.variables.get(name);
+  return value === undefined ? null : { values: [value], length: match[0].length };
 }
 
 /** What a group holding one string and nothing else is (`('C:\\')`, `(@'…'@)`): that string's value; null for any other group. */
@@ -310,29 +361,4 @@ function variableAt(raw: string, at: number, unquoted: boolean, scope: Scope): {
   const item = member?.[0].startsWith('[') ? scope.variables.get(`${name.slice(0, -member[0].length)}[*]`) : undefined;
   const value = name === 'pwd' ? (scope.cwd ?? undefined) : (scope.variables.get(name) ?? item);
   return { text: value ?? raw.slice(at, at + length), length };
-}
-
-/**
- * Records `$name = value` (or `$env:NAME = value`) when the value is one literal word; one computed
- * when it runs (`$d = Get-Location`, `$d = "$(pwd)"`) is forgotten. Whether `raw` is an assignment.
- */
-export function assign(raw: string, scope: Scope): boolean {
-  const match = /^\s*\$(?:\{([^}]*)\}|((?:env:)?[a-z_]\w*))\s*=(?!=)([\s\S]*)$/i.exec(raw);
-  if (!match) return false;
-  const name = (match[1] ?? match[2] ?? '').toLowerCase();
-  const value = match[3] ?? '';
-  // A bare word there is a command call, not a string: only quotes and variables are values as written.
-  const literal = /^\s*(?:'[^']*'|"(?:[^"`$]|\$(?:env:)?\w+|\$\{[^{}]*\})*"|\$(?:env:)?\w+|\$\{[^{}]*\})\s*$/i.test(value) || isHereString(value);
-  const all = literal ? words(value, 'powershell', scope) : [];
-  // What was known of its items and their paths (a listing's, windows-tree.ts) goes with the old value.
-  for (const property of ['.fullname', '.pspath', '[*]']) scope.variables.delete(`${name}${property}`);
-  if (all.length === 1) scope.variables.set(name, all[0] as string);
-  else scope.variables.delete(name);
-  return true;
-}
-
-/** Whether `value` is one here-string and nothing else. */
-function isHereString(value: string): boolean {
-  const at = value.search(/\S/);
-  return at !== -1 && hereStringAt(value, at)?.end === value.trimEnd().length;
 }

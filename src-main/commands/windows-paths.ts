@@ -74,3 +74,25 @@ function globMatches(glob: string, path: string): boolean {
   }
   return matched[path.length] === true;
 }
+
+/** The variables whose values say where the trees are, as Windows sets them for the user of `home`. */
+export function knownVariables(home: string): Map<string, string> {
+  const drive = /^[a-z]:/i.exec(home)?.[0] ?? 'C:';
+  const user = home.split(/[\\/]/).filter((part) => part !== '').pop() ?? '';
+  return new Map([
+    ['home', home],
+    ['env:userprofile', home],
+    ['env:homedrive', drive],
+    ['env:homepath', home.slice(/^[a-z]:/i.test(home) ? 2 : 0)],
+    ['env:username', user],
+    ['env:systemdrive', 'C:'],
+    ['env:systemroot', 'C:\\Windows'],
+    ['env:windir', 'C:\\Windows'],
+    ['env:programfiles', 'C:\\Program Files'],
+    ['env:programfiles(x86)', 'C:\\Program Files (x86)'],
+    ['env:programw6432', 'C:\\Program Files'],
+    ['env:programdata', 'C:\\ProgramData'],
+    ['env:allusersprofile', 'C:\\ProgramData'],
+    ['env:public', 'C:\\Users\\Public'],
+  ]);
+}

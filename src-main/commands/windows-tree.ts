@@ -1,12 +1,14 @@
 import { homedir } from 'node:os';
-import { assign, type Mode, type Pipeline, splitText, words } from './powershell-text';
+import { type Mode, type Pipeline, splitText, words } from './powershell-text';
+import { assignCollected, assignHashtable, assignValue, cmdSet, setVariableCommand } from './windows-assign';
 import { recordAlias, withAliases } from './windows-aliases';
 import { type BlockReader, blockRuns, pathBindings } from './windows-blocks';
 import { continuedHeader, deletesEach, passes, programAt, programOf, readRemove, runsText, savedVariable, source } from './windows-commands';
 import { callBindings, definedFunction, invokedBlock, type PsFunction } from './windows-functions';
 import { type MethodCall, methodCalls } from './windows-methods';
-import { type PathScope, resolvePath, takesWhole } from './windows-paths';
+import { knownVariables, type PathScope, resolvePath, takesWhole } from './windows-paths';
 import { startedCommands } from './windows-start';
+import { expressionValue, type ValueReader } from './windows-values';
 
 /**
  * The never-run rule (whole-tree.ts) for commands the Windows device runs: PowerShell text, as
@@ -32,9 +34,13 @@ import { startedCommands } from './windows-start';
  * (windows-functions.ts), and aliases as what they name (windows-aliases.ts); text made into a script
  * block, `.Delete($true)`, `[IO.Directory]::Delete`, `.ForEach({ … })` and `$sb.Invoke(…)` are read
  * too (windows-methods.ts).
- * Not read: values computed when it runs (`Remove-Item (Get-Location) -Recurse`, `$d = Resolve-Path ~`),
- * scripts in files (`-File x.ps1`), what a loop's block writes into a variable, other .NET methods
- * and other providers (`HKLM:\`). It is a last guard against mistakes, not a full PowerShell parser.
+ * Values (windows-assign.ts, windows-values.ts): `$d = …` with a cast, chained or `+=`, Set-Variable,
+ * cmd's `set`, arrays read as the item that takes a whole tree, hashtables splatted (`@p`), what a loop
+ * collects (`$d = foreach (…) { … }`), and a group's value where it is known (Get-Location, Join-Path,
+ * Split-Path, Combine, a listing); a group's commands are read before the command around it, in its scope.
+ * Not read: values computed when it runs (`Remove-Item (Get-Content list.txt) -Recurse`, `-replace`),
+ * a hashtable or array changed in place, scripts in files (`-File x.ps1`), other .NET methods and other
+ * providers (`HKLM:\`). It is a last guard against mistakes, not a full PowerShell parser.
  */
 
 /** Text nested deeper than this (`powershell -c "cmd /c '…'"` is two levels) is not read. */
@@ -62,6 +68,8 @@ interface Context extends PathScope {
   aliases: Map<string, string[]>;
   /** The calls being read, outermost first, each as its function's name and what it was given. */
   calls: readonly string[];
+  /** The value of a group's text, when known (windows-values.ts). */
+  evaluate(inner: string, scope: Context): string | null;
 }
 
 /**
@@ -91,38 +99,13 @@ export function isWindowsWholeTree(path: string, home = homedir(), cwd: string |
 
 /** A context whose folder is `cwd`, read from home when relative. */
 function contextFor(home: string, cwd: string | null, variables: Map<string, string>): Context {
-  const context: Context = { home, cwd: null, variables, budget: { left: 0 }, functions: new Map(), aliases: new Map(), calls: [] };
+  const context: Context = { home, cwd: null, variables, budget: { left: 0 }, functions: new Map(), aliases: new Map(), calls: [], evaluate: groupValue };
   context.cwd = cwd === null ? null : resolvePath(cwd, context, '~');
   return context;
 }
 
-/** The variables whose values say where the trees are, as Windows sets them for the user of `home`. */
-function knownVariables(home: string): Map<string, string> {
-  const drive = /^[a-z]:/i.exec(home)?.[0] ?? 'C:';
-  const user = home.split(/[\\/]/).filter((part) => part !== '').pop() ?? '';
-  return new Map([
-    ['home', home],
-    ['env:userprofile', home],
-    ['env:homedrive', drive],
-    ['env:homepath', home.slice(/^[a-z]:/i.test(home) ? 2 : 0)],
-    ['env:username', user],
-    ['env:systemdrive', 'C:'],
-    ['env:systemroot', 'C:\\Windows'],
-    ['env:windir', 'C:\\Windows'],
-    ['env:programfiles', 'C:\\Program Files'],
-    ['env:programfiles(x86)', 'C:\\Program Files (x86)'],
-    ['env:programw6432', 'C:\\Program Files'],
-    ['env:programdata', 'C:\\ProgramData'],
-    ['env:allusersprofile', 'C:\\ProgramData'],
-    ['env:public', 'C:\\Users\\Public'],
-  ]);
-}
-
-/** An assignment whose value is a command called by name (`$x = ri -r C:\`): 1 the command. */
-const ASSIGNED_COMMAND = /^\s*\$(?:\{[^}]*\}|(?:env:)?[a-z_]\w*)\s*=(?!=)\s*([a-z_][\w.-]*(?:\s[\s\S]*)?)$/i;
-
 function treeCommandInText(text: string, mode: Mode, context: Context, depth: number): string | null {
-  const { pipelines, nested } = splitText(text, mode);
+  const { pipelines } = splitText(text, mode);
   const headers = new Map<Pipeline, { header: string[][]; blocks: number }>();
   /** The last command of the pipeline before, when no block ended it: a function's header whose `{` is on the next line. */
   let lineBefore = '';
@@ -132,30 +115,14 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
     // The command whose output the next one is given, past the filters between them.
     let feeder = before !== undefined && pipeline.piped ? source(before.header)[0] : undefined;
     for (const raw of pipeline.commands) {
+      const grouped = mode === 'powershell' ? groupsTree(raw, context, depth) : null;
+      if (grouped) return grouped;
       // A method may be called in an assignment's value too (`$sb = [scriptblock]::Create('…')`).
       const method = mode === 'powershell' ? methodTree(raw, context, depth) : null;
       if (method) return method;
-      if (mode === 'powershell' && (assignListing(raw, context) || assign(raw, context))) {
-        // A command as the value runs all the same (`$x = ri -r C:\`, `$x = f C:\`), its output piped on.
-        const value = ASSIGNED_COMMAND.exec(raw)?.[1];
-        if (value !== undefined) {
-          const spelt = words(value, mode, context);
-          const readings = withAliases(spelt, context.aliases);
-          if (readings === null) return `${spelt[programAt(spelt)] ?? 'alias'} (aliases nested too deep to be read)`;
-          const all = readings[0] as string[];
-          for (const reading of readings) {
-            const found = commandTree(reading, mode, context, depth) ?? (context.functions.size > 0 ? callTree(reading, feeder, context, depth) : null);
-            if (found) return found;
-          }
-          commands.push(all);
-          if (!passes(all)) feeder = all;
-          continue;
-        }
-        commands.push([]);
-        feeder = undefined;
-        continue;
-      }
-      const spelt = words(raw, mode, context);
+      // What follows an assignment is read as any command (`$d = gci C:\ | ri -r`, `$x = f C:\`).
+      const command = mode === 'powershell' ? (assignValue(raw, context.variables, valueReader(context)) ?? raw) : raw;
+      const spelt = words(command, mode, context);
       const readings = mode === 'powershell' ? withAliases(spelt, context.aliases) : [spelt];
       if (readings === null) return `${spelt[programAt(spelt)] ?? 'alias'} (aliases nested too deep to be read)`;
       const all = readings[0] as string[];
@@ -164,7 +131,7 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
         const found = commandTree(other, mode, context, depth) ?? (context.functions.size > 0 ? callTree(other, feeder, context, depth) : null);
         if (found) return found;
       }
-      if (mode === 'powershell') recordAlias(all, context.aliases);
+      if (mode === 'powershell' && !recordAlias(all, context.aliases)) setVariableCommand(all, context.variables, valueReader(context));
       commands.push(all);
       const found =
         commandTree(all, mode, context, depth) ??
@@ -189,12 +156,22 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
       const same = previous !== undefined && previous.body === defined.definition.body;
       if (!same) context.functions.set(defined.name, previous === undefined ? defined.definition : { ...defined.definition, previous });
     }
+    const hashtable = mode === 'powershell' && assignHashtable(owner, pipeline.block, context.variables, valueReader(context));
     const block = blockTree(header, pipeline.block, pipeline.after, context, depth);
     if (block) return block;
+    if (mode === 'powershell' && !hashtable && defined === null) collectBlock(owner, header, pipeline, context);
   }
-  if (depth >= MAX_NESTING) return null;
-  for (const inner of nested) {
-    const found = treeCommandInText(inner, 'powershell', { ...context, variables: new Map(context.variables) }, depth + 1);
+  return null;
+}
+
+/**
+ * The text of the groups in a raw command (`$(…)`, `@(…)`, `(…)`, and `$(…)` in a `@"…"@`), read before
+ * the command, as PowerShell runs them: in the same scope, so a `cd` or a variable set there holds after it.
+ */
+function groupsTree(raw: string, context: Context, depth: number): string | null {
+  if (depth >= MAX_NESTING || !/[(]/.test(raw)) return null;
+  for (const inner of splitText(raw, 'powershell').nested) {
+    const found = treeCommandInText(inner, 'powershell', context, depth + 1);
     if (found) return found;
   }
   return null;
@@ -356,6 +333,10 @@ function commandTree(all: readonly string[], mode: Mode, context: Context, depth
     else if (mode === 'powershell') context.cwd = null;
     return null;
   }
+  if (mode === 'cmd' && program === 'set') {
+    cmdSet(args, context.variables);
+    return null;
+  }
   if (LOCATION_RESTORERS.has(program)) {
     context.cwd = null;
     return null;
@@ -432,21 +413,6 @@ function memberDelete(command: readonly string[], commands: readonly string[][],
   return item !== null && takesWhole(item, context) ? `Delete ${item}` : null;
 }
 
-/**
- * Records `$d = Get-ChildItem C:\` (or `(gci C:\)`, `@(…)`, `Get-Item ~`) as the path of each item the
- * listing writes (`C:\*`), which a loop, a pipe or Remove-Item then takes as it would the listing. Filters
- * piped after it may keep every item, so they leave the value as it is. Whether `raw` is such an assignment.
- */
-function assignListing(raw: string, context: Context): boolean {
-  const match = /^\s*\$(?:\{([^}]*)\}|((?:env:)?[a-z_]\w*))\s*=(?!=)([\s\S]*)$/i.exec(raw);
-  if (!match) return false;
-  const value = (match[3] ?? '').trim().replace(/^[$@]?\(([\s\S]*)\)$/, '$1');
-  const listed = listedItems(words(value, 'powershell', context), context);
-  if (listed === null) return false;
-  setListing((match[1] ?? match[2] ?? '').toLowerCase(), listed, context);
-  return true;
-}
-
 /** `-OutVariable t` of a listing, or `Tee-Object -Variable t` after one (`feeder`): records t as each item it lists. */
 function saveListing(all: readonly string[], feeder: readonly string[] | undefined, context: Context): void {
   const saved = savedVariable(all);
@@ -458,6 +424,34 @@ function saveListing(all: readonly string[], feeder: readonly string[] | undefin
 /** Records a variable as holding the items of a listing (`listed`, their paths): itself, their paths' properties and each of them (`[*]`). */
 function setListing(name: string, listed: string, context: Context): void {
   for (const property of ['', '.fullname', '.pspath', '[*]']) context.variables.set(`${name}${property}`, listed);
+}
+
+/** `$d = foreach (…) { … }`: the variable is what the block may write (windows-assign.ts), as each value or item it runs with, too. */
+function collectBlock(owner: string, header: readonly string[][], pipeline: Pipeline, context: Context): void {
+  if (pipeline.block === null) return;
+  const runs = blockRuns(header, pipeline.block, words(pipeline.after, 'powershell', context), blockReader(context));
+  assignCollected(owner, pipeline.block, runs.flatMap((variables) => [...variables.values()]), context.variables, valueReader(context));
+}
+
+/** Groups read for their value inside each other deeper than this are not known: each level reads the text again. */
+const MAX_EVALUATING = 4;
+let evaluating = 0;
+
+/** The value of a group's text (`(Join-Path C:\ *)`, `$(gci C:\)`) as windows-values.ts reads it; null when not known, or when it still holds a variable. */
+function groupValue(inner: string, context: Context): string | null {
+  if (evaluating >= MAX_EVALUATING) return null;
+  evaluating++;
+  try {
+    const value = expressionValue(inner, valueReader(context));
+    return value === null || /\$[\w{(]/.test(value) ? null : value;
+  } finally {
+    evaluating--;
+  }
+}
+
+/** How windows-values.ts reads values in this context. */
+function valueReader(context: Context): ValueReader {
+  return { words: (text) => words(text, 'powershell', context), listed: (command) => listedItems(command, context), cwd: context.cwd, pick: pickWhole(context) };
 }
 
 /** Function calls read for what they list, one inside another, deeper than this are not read. */
@@ -511,7 +505,10 @@ function readListing(definition: PsFunction, args: readonly string[], context: C
   for (const pipeline of splitText(definition.body, 'powershell').pipelines) {
     const [first, ...rest] = pipeline.commands.map((raw) => words(raw, 'powershell', inner));
     if (first === undefined || !rest.every(passes)) continue;
-    const listed = listedItems(first[0]?.toLowerCase() === 'return' ? first.slice(1) : first, inner, calls);
+    const written = first[0]?.toLowerCase() === 'return' ? first.slice(1) : first;
+    // A value (`return (gci C:\)`, `'C:\'`) is what it writes.
+    const value = written.length === 1 && /^\s*(?:return\s+)?[($@'"]/i.test(pipeline.commands[0] ?? '') ? (written[0] as string) : null;
+    const listed = listedItems(written, inner, calls) ?? value;
     if (listed !== null) return listed;
   }
   return null;

@@ -585,3 +585,114 @@ describe('isWindowsWholeTree', () => {
     expect(isWindowsWholeTree('build', HOME)).toBe(false);
   });
 });
+
+describe('windowsTreeCommand: values built, splatted, collected or computed', () => {
+  /** As the never-run rule is measured: home and the folder it runs in are C:\\Users\\u. */
+  const refuses = (text: string) => windowsTreeCommand(text, 'C:\\Users\\u', 'C:\\Users\\u');
+
+  it('reads an array set in an assignment as the item that takes a whole tree: removed, piped, looped over or indexed', () => {
+    expect(refuses("$a = @('C:\\'); ri -r -fo $a")).toBe('ri C:\\');
+    expect(refuses("$a = 'x', 'C:\\'; $a | ri -r")).toBe('C:\\ | ri');
+    expect(refuses("$a = 'x', 'C:\\'; foreach ($p in $a) { ri -r $p }")).toBe('ri C:\\');
+    expect(refuses("$a = 'x', 'C:\\'; ri -r $a[1]")).toBe('ri C:\\');
+    expect(refuses("$a = @('build'\n  $env:USERPROFILE); ri -r $a")).toBe('ri C:\\Users\\u');
+  });
+
+  it('reads a hashtable splatted into Remove-Item as its parameters', () => {
+    expect(refuses("$p = @{ Path = 'C:\\'; Recurse = $true }; Remove-Item @p")).toBe('Remove-Item C:\\');
+    expect(refuses("$p = [ordered]@{ LiteralPath = 'C:\\'; Recurse = $true }; Remove-Item @p")).toBe('Remove-Item C:\\');
+    expect(refuses('$p = @{\n  LiteralPath = "$env:USERPROFILE"\n  Recurse = $true\n}\nRemove-Item @p -Force')).toBe('Remove-Item C:\\Users\\u');
+    expect(refuses("$h = @{ Path = 'C:\\Windows' }; ri -r @h")).toBe('ri C:\\Windows');
+    expect(refuses("$p = @{ 'Path' = (Join-Path $HOME ''); Recurse = $r }; ri @p")).toBe('ri C:\\Users\\u\\');
+  });
+
+  it('reads what a loop or a pipeline in parentheses collects into a variable as what it may write', () => {
+    expect(refuses('$d = foreach ($x in gci C:\\) { $x.FullName }; $d | ri -r')).toBe('C:\\* | ri');
+    expect(refuses('$d = (gci C:\\ | % FullName); $d | ri -r')).toBe('C:\\* | ri');
+    expect(refuses("$d = if ($y) { 'C:\\' } else { 'x' }; ri -r $d")).toBe('ri C:\\');
+    // The block runs with each item too, and what follows an assignment runs.
+    expect(refuses('$d = foreach ($x in gci C:\\) { ri -r $x }')).toBe('ri C:\\*');
+    expect(refuses('$d = Remove-Item -Recurse C:\\Windows')).toBe('Remove-Item C:\\Windows');
+    expect(refuses("$d = 'C:\\' | ri -r")).toBe('C:\\ | ri');
+  });
+
+  it('reads $( … ) and ( … ) as their value where it is known, and what they run before the command around them', () => {
+    expect(refuses('ri -r -fo "$(Get-Location)"')).toBe('ri c:\\users\\u');
+    expect(refuses('ri -r (Get-Location).Path')).toBe('ri c:\\users\\u');
+    expect(refuses('echo $(cd C:\\); ri -r -fo Windows')).toBe('ri Windows');
+    expect(refuses('$null = (Set-Location C:\\); ri -r Users')).toBe('ri Users');
+    expect(refuses("ri -r ($p = 'C:\\')")).toBe('ri C:\\');
+    expect(refuses("($p = 'C:\\Windows'); ri -r $p")).toBe('ri C:\\Windows');
+  });
+
+  it('reads variables set in other ways, and paths Join-Path, Split-Path, Combine and Resolve-Path make', () => {
+    expect(refuses("Set-Variable p 'C:\\'; ri -r $p")).toBe('ri C:\\');
+    expect(refuses('New-Variable -Name p -Value C:\\; ri -r $p')).toBe('ri C:\\');
+    expect(refuses("sv -Name p -Value 'x','C:\\Windows'; ri -r $p")).toBe('ri C:\\Windows');
+    expect(refuses("[string]$p = 'C:\\'; ri -r $p")).toBe('ri C:\\');
+    expect(refuses("$p += 'C:\\'; ri -r $p")).toBe('ri C:\\');
+    expect(refuses("$a = $b = 'C:\\'; ri -r $b")).toBe('ri C:\\');
+    expect(refuses('ri -r (Join-Path C:\\ *)')).toBe('ri C:\\*');
+    expect(refuses("ri -r (Join-Path $HOME '')")).toBe('ri C:\\Users\\u\\');
+    expect(refuses("ri -r ([IO.Path]::Combine('C:\\', ''))")).toBe('ri C:\\');
+    expect(refuses("ri -r ([System.IO.Path]::Combine('C:\\build', '\\'))")).toBe('ri \\');
+    expect(refuses('ri -r (Split-Path C:\\x -Parent)')).toBe('ri C:\\');
+    expect(refuses('ri -r (Split-Path -Path C:\\Windows\\x)')).toBe('ri C:\\Windows');
+    expect(refuses('ri -r (Split-Path C:\\x -Qualifier)')).toBe('ri C:');
+    expect(refuses('$p = Resolve-Path ~; ri -r $p')).toBe('ri ~');
+  });
+
+  it("reads cmd's set as the value the variable may have after it, with %…% or delayed !…!", () => {
+    expect(refuses('cmd /c "set P=C:\\ && rd /s /q %P%"')).toBe('rd C:\\');
+    expect(refuses('cmd /v:on /c "set P=C:\\Windows&& rd /s /q !P!"')).toBe('rd C:\\Windows');
+    expect(refuses("cmd /c 'set \"P=C:\\Users\\u\" & rd /s /q %P%'")).toBe('rd C:\\Users\\u');
+  });
+
+  it('lets values below the trees through', () => {
+    for (const command of [
+      'ri -r -fo C:\\build',
+      "$a = @('C:\\build', '.\\dist'); ri -r $a",
+      "$p = @{ Path = 'C:\\build'; Recurse = $true }; Remove-Item @p",
+      "$p = @{ Path = 'C:\\'; Recurse = $false }; Remove-Item @p",
+      "$p = @{ Path = 'C:\\' }; Remove-Item @p",
+      "ri -r (Join-Path $HOME 'build')",
+      '$d = foreach ($x in gci C:\\build) { $x.FullName }; $d | ri -r',
+      'cd C:\\build; ri -r "$(Get-Location)"',
+      'ri -r -fo "$(Get-Location)\\build"',
+      'ri -r (Split-Path C:\\x\\y)',
+      "$p = 'C:\\build'; $p += '\\out'; ri -r $p",
+      '$x = $(cd C:\\build); ri -r *',
+      'cmd /c "set P=C:\\build && rd /s /q %P%"',
+      'cmd /c "set /p P=Folder: && rd /s /q %P%"',
+      "$a = 'C:\\'; $a = 'build'; ri -r $a",
+      "$p = @{ Path = 'C:\\'; Recurse = $true }; $p = @{ Path = 'build'; Recurse = $true }; Remove-Item @p",
+      "Set-Variable p 'C:\\'; Set-Variable p build; ri -r $p",
+      "foreach ($d in 'build','dist') { Remove-Item -Recurse $d }",
+      "function f { param($p = 'x') ri -r $p }; f build",
+    ]) {
+      expect(refuses(command), command).toBeNull();
+    }
+  });
+
+  it('reads values in near-linear time', () => {
+    const n = 20_000;
+    const shapes = [
+      `$a = ${"'x', ".repeat(n)}'y'; ri -r $a`,
+      `$a = ${'@('.repeat(n / 4)}'x'${')'.repeat(n / 4)}; ri -r $a`,
+      `ri -r ${'$('.repeat(n / 4)}'x'${')'.repeat(n / 4)}`,
+      `ri -r ${'(Join-Path '.repeat(n / 4)}x y${')'.repeat(n / 4)}`,
+      `ri -r ${'(Split-Path '.repeat(n / 4)}C:\\x${')'.repeat(n / 4)}`,
+      `$p = @{ ${"Path = 'x'; ".repeat(n)}}; ri @p`,
+      `$d = foreach ($x in ${"'a',".repeat(n)}'b') { $x }; ri -r $d`,
+      `$a = 'x'; ${'$a += $a; '.repeat(n / 4)}ri -r $a`,
+      `$a = ${'$b = '.repeat(n / 2)}'x'; ri -r $a`,
+      `${'echo $(cd x); '.repeat(n / 4)}ri -r *`,
+      `cmd /c "${'set P=x&& '.repeat(n / 4)}rd /s /q %P%"`,
+    ];
+    for (const text of shapes) {
+      const started = performance.now();
+      refuses(text);
+      expect(performance.now() - started, text.slice(0, 40)).toBeLessThan(5_000);
+    }
+  });
+});

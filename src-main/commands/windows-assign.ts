@@ -1,0 +1,143 @@
+import { splitText } from './powershell-text';
+import { programAt, programOf } from './windows-commands';
+import { ASSIGNMENT, expressionValue, type ValueReader } from './windows-values';
+
+/**
+ * What PowerShell variables the text sets, for the never-run rule's Windows reader (windows-tree.ts):
+ * `$p = value` (a cast before it, `$a = $b = value` and `$p += value` too), Set-Variable and New-Variable,
+ * and a hashtable (`@{ Path = 'C:\'; Recurse = $true }`, `[ordered]@{ … }`) to be splatted (`@p`). A value
+ * that is not known (windows-values.ts) makes the variable not known.
+ */
+
+/** A variable's properties and items that hold its value as a path: what is known of them goes with it. */
+const PROPERTIES = ['', '.fullname', '.pspath', '[*]'];
+
+/** ASSIGNMENT where the one before it ended (`$a = $b = …`), read in one pass. */
+const NEXT_ASSIGNMENT = new RegExp(ASSIGNMENT.source.slice(1), 'iy');
+
+/** Records the value `raw` assigns to each variable it names; the text after the assignments (a value or a command), or null when `raw` assigns nothing. */
+export function assignValue(raw: string, variables: Map<string, string>, reader: ValueReader): string | null {
+  const names: Array<{ name: string; adds: boolean }> = [];
+  let at = 0;
+  NEXT_ASSIGNMENT.lastIndex = 0;
+  for (let match = NEXT_ASSIGNMENT.exec(raw); match !== null; match = NEXT_ASSIGNMENT.exec(raw)) {
+    names.push({ name: (match[1] ?? match[2] ?? '').toLowerCase(), adds: match[3] === '+' });
+    at = NEXT_ASSIGNMENT.lastIndex;
+  }
+  if (names.length === 0) return null;
+  const rest = raw.slice(at);
+  const value = rest.trim() === '' ? null : expressionValue(rest, reader);
+  for (const { name, adds } of names) {
+    const old = variables.get(name);
+    // `+=` adds to a string or to an array's items: the result may be either, or what was there.
+    const values = adds ? [...(value === null ? [] : [value, ...(old === undefined ? [] : [`${old}${value}`])]), ...(old === undefined ? [] : [old])] : value === null ? [] : [value];
+    setVariable(name, values.length === 0 ? null : reader.pick(values), variables);
+  }
+  return rest;
+}
+
+/** Records `name` as holding `value` (its path properties and items too), or as not known. */
+export function setVariable(name: string, value: string | null, variables: Map<string, string>): void {
+  variables.delete(`@${name}`);
+  for (const property of PROPERTIES) {
+    if (value === null) variables.delete(`${name}${property}`);
+    else variables.set(`${name}${property}`, value);
+  }
+}
+
+const VARIABLE_SETTERS = new Set(['set-variable', 'sv', 'new-variable', 'nv']);
+/** Their parameters that take a value other than the name and the value. */
+const OTHER_VALUES = ['-scope', '-option', '-description', '-visibility', '-include', '-exclude'];
+
+/** Records the variable a Set-Variable or New-Variable command (`set` in PowerShell) sets; whether it is one. */
+export function setVariableCommand(all: readonly string[], variables: Map<string, string>, reader: ValueReader): boolean {
+  const at = programAt(all);
+  const program = programOf(all[at] ?? '');
+  if (!VARIABLE_SETTERS.has(program) && program !== 'set') return false;
+  let name: string | undefined;
+  let value: string[] | undefined;
+  const positional: string[] = [];
+  const args = all.slice(at + 1);
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i] as string;
+    const colon = word.indexOf(':');
+    const parameter = (colon === -1 ? word : word.slice(0, colon)).toLowerCase();
+    const given = colon === -1 ? undefined : word.slice(colon + 1);
+    if (!/^-[a-z]/i.test(word)) positional.push(word);
+    else if (parameter.length > 1 && '-name'.startsWith(parameter)) name = given ?? args[++i];
+    else if (parameter.length > 2 && '-value'.startsWith(parameter)) {
+      // An array's items come as words, up to the next parameter.
+      value = given === undefined ? [] : [given];
+      while (given === undefined && i + 1 < args.length && !/^-[a-z]/i.test(args[i + 1] as string)) value.push(args[++i] as string);
+    } else if (given === undefined && OTHER_VALUES.some((other) => parameter.length > 2 && other.startsWith(parameter))) i++;
+  }
+  name ??= positional.shift();
+  value ??= positional;
+  if (name !== undefined) setVariable(name.toLowerCase(), value.length === 0 ? null : reader.pick(value), variables);
+  return true;
+}
+
+/** `$p = @{`, `$p = [ordered]@{` before a block: 1 or 2 the variable's name. */
+const HASHTABLE_ASSIGNMENT = /^\s*(?:\[[^\]]{1,200}\]\s*)*\$(?:\{([^{}]{1,200})\}|(?:(?:global|script|local|private):)?([a-z_]\w{0,200}))\s*=\s*(?:\[ordered\]\s*)?@\s*$/i;
+/** A hashtable's entry: 1, 2 or 3 its key, 4 its value. */
+const ENTRY = /^\s*(?:'([^']{1,200})'|"([^"]{1,200})"|([a-z_][\w-]{0,200}))\s*=([\s\S]*)$/i;
+
+/**
+ * Records the hashtable the command before a block's `{` sets (`$p = @{`) as the words splatting it gives
+ * (`-Path:C:\ -Recurse:$true`, under `@p`), each value read as an expression (an unknown one as written,
+ * so `Recurse = $r` may recurse); whether the command sets one.
+ */
+export function assignHashtable(owner: string, body: string, variables: Map<string, string>, reader: ValueReader): boolean {
+  const match = HASHTABLE_ASSIGNMENT.exec(owner);
+  if (match === null) return false;
+  const entries: string[] = [];
+  for (const pipeline of splitText(body, 'powershell').pipelines) {
+    for (const raw of pipeline.commands) {
+      const entry = ENTRY.exec(raw);
+      if (entry === null) continue;
+      const key = entry[1] ?? entry[2] ?? entry[3] ?? '';
+      const value = expressionValue(entry[4] ?? '', reader) ?? (entry[4] ?? '').trim();
+      entries.push(`-${key}:${value}`);
+    }
+  }
+  const name = (match[1] ?? match[2] ?? '').toLowerCase();
+  setVariable(name, null, variables);
+  variables.set(`@${name}`, entries.join('\0'));
+  return true;
+}
+
+/** `$d = ` before a statement: 1 or 2 the name, 3 the statement. */
+const ASSIGNED = /^\s*(?:\[[^\]]{1,200}\]\s*)*\$(?:\{([^{}]{1,200})\}|(?:(?:global|script|local|private):)?([a-z_]\w{0,200}))\s*=(?!=)([\s\S]*)$/i;
+
+/**
+ * `$d = foreach (…) { … }` (or another statement whose block writes what is collected, `$d = if (…) { … }`):
+ * records the variable as what the block may write, read as each of `runValues` (the values or items the
+ * block runs with) and each value its statements write (`'C:\'`, `$x.FullName`); a value not known is not read.
+ */
+export function assignCollected(owner: string, body: string, runValues: readonly string[], variables: Map<string, string>, reader: ValueReader): void {
+  const match = ASSIGNED.exec(owner);
+  if (match === null || match[3]?.trim() === '') return;
+  const values = [...runValues];
+  for (const inner of splitText(body, 'powershell').pipelines) {
+    const [raw] = inner.commands;
+    if (inner.commands.length !== 1 || raw === undefined || !/^\s*['"$@(]/.test(raw)) continue;
+    const value = expressionValue(raw, reader);
+    if (value !== null) values.push(value);
+  }
+  setVariable((match[1] ?? match[2] ?? '').toLowerCase(), values.length === 0 ? null : reader.pick(values), variables);
+}
+
+/**
+ * cmd's `set NAME=value`: NAME holds the value after it. cmd expands `%NAME%` when it reads the line, before
+ * `set` runs, so in `set P=C:\ && rd /s /q %P%` it is the value P had before, which is not known: it is read
+ * as the new one, as `!P!` takes it where delayed expansion is on. `set /p` (typed in) makes it not known.
+ */
+export function cmdSet(args: readonly string[], variables: Map<string, string>): void {
+  const prompt = args[0]?.toLowerCase() === '/p';
+  const assignment = (prompt ? args.slice(1) : args).join(' ');
+  const equals = assignment.indexOf('=');
+  if (equals <= 0 || /^\/a/i.test(assignment)) return;
+  const name = `env:${assignment.slice(0, equals).trim().toLowerCase()}`;
+  if (prompt) variables.delete(name);
+  else variables.set(name, assignment.slice(equals + 1).trim());
+}
