@@ -161,8 +161,8 @@ export function splitText(text: string, mode: Mode): { pipelines: Pipeline[]; ne
       if (opened) opened.owner.block = text.slice(opened.at + 1, i);
       afterBlock = opened?.owner ?? null;
       start = i + 1;
-    } else if (mode === 'powershell' && char === '&' && pipeline.length > 0 && /^\s*$/.test(text.slice(start, i))) {
-      // Right after a `|`, `&` calls what follows (`… | & { process { … } }`): it ends nothing.
+    } else if (mode === 'powershell' && char === '&' && ((pipeline.length > 0 && /^\s*$/.test(text.slice(start, i))) || /^\s*\$[^=]{1,400}=\s*$/.test(text.slice(start, i)))) {
+      // Right after a `|` or an assignment's `=`, `&` calls what follows (`… | & { process { … } }`, `$d = & { … }`): it ends nothing.
     } else if ('\n\r&'.includes(char) || (mode === 'powershell' ? char === ';' : '()'.includes(char))) {
       cut(i, true);
       start = i + 1;
@@ -245,6 +245,12 @@ export function words(raw: string, mode: Mode, scope: Scope): string[] {
         started = true;
       }
       i++;
+    } else if (mode === 'powershell' && quote === null && char === '@' && !started && raw[i + 1] === '(') {
+      // `@(…)`: the value of what it holds, when known.
+      const close = closingParen(raw, i + 2);
+      word = scope.evaluate?.(raw.slice(i + 2, close), scope) ?? raw.slice(i, close + 1);
+      started = true;
+      i = close;
     } else if (mode === 'powershell' && quote === null && char === '@' && !started && splatAt(raw, i, scope) !== null) {
       // `@args`, `@a`: a known variable splatted is its value, as a word of the command.
       const splat = splatAt(raw, i, scope) as { values: string[]; length: number };

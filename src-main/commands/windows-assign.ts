@@ -1,6 +1,6 @@
 import { splitText } from './powershell-text';
 import { programAt, programOf } from './windows-commands';
-import { ASSIGNMENT, expressionValue, type ValueReader } from './windows-values';
+import { ASSIGNMENT, expressionValue, topLevelItems, type ValueReader } from './windows-values';
 
 /**
  * What PowerShell variables the text sets, for the never-run rule's Windows reader (windows-tree.ts):
@@ -90,14 +90,13 @@ const ENTRY = /^\s*(?:'([^']{1,200})'|"([^"]{1,200})"|([a-z_][\w-]{0,200}))\s*=(
 export function assignHashtable(owner: string, body: string, variables: Map<string, string>, reader: ValueReader): boolean {
   const match = HASHTABLE_ASSIGNMENT.exec(owner);
   if (match === null) return false;
-  const entries: string[] = [];
+  let entries: string[] = [];
   for (const pipeline of splitText(body, 'powershell').pipelines) {
     for (const raw of pipeline.commands) {
       const entry = ENTRY.exec(raw);
       if (entry === null) continue;
       const key = entry[1] ?? entry[2] ?? entry[3] ?? '';
-      const value = expressionValue(entry[4] ?? '', reader) ?? (entry[4] ?? '').trim();
-      entries.push(`-${key}:${value}`);
+      entries = withEntry(entries, key, expressionValue(entry[4] ?? '', reader) ?? (entry[4] ?? '').trim(), reader);
     }
   }
   const name = (match[1] ?? match[2] ?? '').toLowerCase();
@@ -106,25 +105,86 @@ export function assignHashtable(owner: string, body: string, variables: Map<stri
   return true;
 }
 
+/** The parameters (or starts of them) a hashtable splatted may give that say what is removed, started or run, each kept however many entries it has. */
+const KEY_PARAMETERS = ['path', 'literalpath', 'pspath', 'lp', 'recurse', 'filter', 'include', 'exclude', 'whatif', 'filepath', 'argumentlist', 'args', 'workingdirectory', 'scriptblock', 'command', 'encodedcommand'];
+/** Entries of other keys kept: a function the text defines may take any, but reading very many at each splat would take too long. */
+const MAX_OTHER_ENTRIES = 16;
+
+/**
+ * A hashtable's entries (`-Key:value` words) with `key` set to `value`: an entry of the same key keeps the
+ * one of the two values that takes a whole tree, if any, else the new one.
+ */
+function withEntry(entries: readonly string[], key: string, value: string, reader: ValueReader): string[] {
+  const lower = key.toLowerCase();
+  const at = entries.findIndex((entry) => entry.slice(1, entry.indexOf(':')).toLowerCase() === lower);
+  if (at !== -1) {
+    const old = entries[at] as string;
+    return entries.map((entry, i) => (i === at ? `-${key}:${reader.pick([value, old.slice(old.indexOf(':') + 1)])}` : entry));
+  }
+  const known = KEY_PARAMETERS.some((parameter) => parameter.startsWith(lower));
+  if (!known && entries.length >= MAX_OTHER_ENTRIES + KEY_PARAMETERS.length) return [...entries];
+  return [...entries, `-${key}:${value}`];
+}
+
+/** `$p.Key = value`, `$p['Key'] = value`, `$a[0] = value`: 1 the variable, 2 a member's name, 3 or 4 a quoted key, 5 an index, 6 the value. */
+const MEMBER_ASSIGNMENT = /^\s*\$([a-z_]\w{0,200})(?:\.([a-z_]\w{0,200})|\[\s*(?:'([^']{0,200})'|"([^"]{0,200})"|([^\]]{0,200}))\s*\])\s*\+?=(?!=)([\s\S]*)$/i;
+/** `$p.Add(…)`: 1 the variable, 2 the arguments. */
+const ADD_CALL = /^\s*\$([a-z_]\w{0,200})\s*\.\s*add\s*\(([\s\S]*)\)\s*$/i;
+
+/**
+ * A hashtable's entry or an array's item set in place (`$p.Recurse = $true`, `$p['Path'] = 'C:\'`, `$a[0] = …`,
+ * `$p.Add('Path', 'C:\')`, `$list.Add('C:\')`): a splatted hashtable gains the entry, another variable may
+ * hold the new value as well as the old. Whether `raw` is one.
+ */
+export function assignInPlace(raw: string, variables: Map<string, string>, reader: ValueReader): boolean {
+  const member = MEMBER_ASSIGNMENT.exec(raw);
+  const add = member === null ? ADD_CALL.exec(raw) : null;
+  if (member === null && add === null) return false;
+  const name = ((member ?? add)?.[1] ?? '').toLowerCase();
+  const args = add === null ? [] : topLevelItems(add[2] ?? '');
+  const key = member !== null ? (member[2] ?? member[3] ?? member[4] ?? member[5] ?? '') : args.length === 2 ? (expressionValue(args[0] as string, reader) ?? '') : '';
+  const written = member !== null ? (member[6] ?? '') : (args.at(-1) ?? '');
+  const value = expressionValue(written, reader);
+  const table = variables.get(`@${name}`);
+  if (table !== undefined && /^[a-z_][\w-]*$/i.test(key)) {
+    variables.set(`@${name}`, withEntry(table === '' ? [] : table.split('\0'), key, value ?? written.trim(), reader).join('\0'));
+    return true;
+  }
+  const old = variables.get(name);
+  if (value !== null) setVariable(name, reader.pick(old === undefined ? [value] : [value, old]), variables);
+  return true;
+}
+
 /** `$d = ` before a statement: 1 or 2 the name, 3 the statement. */
 const ASSIGNED = /^\s*(?:\[[^\]]{1,200}\]\s*)*\$(?:\{([^{}]{1,200})\}|(?:(?:global|script|local|private):)?([a-z_]\w{0,200}))\s*=(?!=)([\s\S]*)$/i;
 
+/** The variable an assignment at the start of `raw` sets (`$d = …`, lower case), or null. */
+export function assignedName(raw: string): string | null {
+  const match = ASSIGNED.exec(raw);
+  return match === null ? null : (match[1] ?? match[2] ?? '').toLowerCase();
+}
+
 /**
- * `$d = foreach (…) { … }` (or another statement whose block writes what is collected, `$d = if (…) { … }`):
- * records the variable as what the block may write, read as each of `runValues` (the values or items the
- * block runs with) and each value its statements write (`'C:\'`, `$x.FullName`); a value not known is not read.
+ * What a block may write, collected into a variable: `$d = foreach (…) { … }` (or another statement,
+ * `$d = if (…) { … }`, `$d = & { … }`) when `owner` assigns its value, or `$d = … | % { … }` for `name`, the
+ * variable a pipeline it ends assigns to (what the variable held may still be passed on). Read as each of
+ * `runValues` (the values or items the block runs with) and each value its statements write (`'C:\'`,
+ * `$x.FullName`); a value not known is not read.
  */
-export function assignCollected(owner: string, body: string, runValues: readonly string[], variables: Map<string, string>, reader: ValueReader): void {
+export function assignCollected(owner: string, name: string | null, body: string, runValues: readonly string[], variables: Map<string, string>, reader: ValueReader): void {
   const match = ASSIGNED.exec(owner);
-  if (match === null || match[3]?.trim() === '') return;
-  const values = [...runValues];
+  const assigned = match === null || match[3]?.trim() === '' ? null : (match[1] ?? match[2] ?? '').toLowerCase();
+  const target = assigned ?? name;
+  if (target === null) return;
+  const old = assigned === null ? variables.get(target) : undefined;
+  const values = [...runValues, ...(old === undefined ? [] : [old])];
   for (const inner of splitText(body, 'powershell').pipelines) {
     const [raw] = inner.commands;
     if (inner.commands.length !== 1 || raw === undefined || !/^\s*['"$@(]/.test(raw)) continue;
     const value = expressionValue(raw, reader);
     if (value !== null) values.push(value);
   }
-  setVariable((match[1] ?? match[2] ?? '').toLowerCase(), values.length === 0 ? null : reader.pick(values), variables);
+  setVariable(target, values.length === 0 ? null : reader.pick(values), variables);
 }
 
 /**

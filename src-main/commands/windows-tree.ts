@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { type Mode, type Pipeline, splitText, words } from './powershell-text';
-import { assignCollected, assignHashtable, assignValue, cmdSet, setVariableCommand } from './windows-assign';
+import { assignCollected, assignedName, assignHashtable, assignInPlace, assignValue, cmdSet, setVariableCommand } from './windows-assign';
 import { recordAlias, withAliases } from './windows-aliases';
 import { type BlockReader, blockRuns, pathBindings } from './windows-blocks';
 import { continuedHeader, deletesEach, passes, programAt, programOf, readRemove, runsText, savedVariable, source } from './windows-commands';
@@ -35,11 +35,11 @@ import { expressionValue, type ValueReader } from './windows-values';
  * block, `.Delete($true)`, `[IO.Directory]::Delete`, `.ForEach({ … })` and `$sb.Invoke(…)` are read
  * too (windows-methods.ts).
  * Values (windows-assign.ts, windows-values.ts): `$d = …` with a cast, chained or `+=`, Set-Variable,
- * cmd's `set`, arrays read as the item that takes a whole tree, hashtables splatted (`@p`), what a loop
- * collects (`$d = foreach (…) { … }`), and a group's value where it is known (Get-Location, Join-Path,
+ * cmd's `set`, arrays read as the item that takes a whole tree, hashtables splatted (`@p`), what a loop,
+ * `& { … }` or a pipeline's block collects (`$d = foreach (…) { … }`), and a group's value where it is known (Get-Location, Join-Path,
  * Split-Path, Combine, a listing); a group's commands are read before the command around it, in its scope.
  * Not read: values computed when it runs (`Remove-Item (Get-Content list.txt) -Recurse`, `-replace`),
- * a hashtable or array changed in place, scripts in files (`-File x.ps1`), other .NET methods and other
+ * a hashtable or array changed other than by `$p.Key = …`, `$a[0] = …` or `.Add(…)`, scripts in files (`-File x.ps1`), other .NET methods and other
  * providers (`HKLM:\`). It is a last guard against mistakes, not a full PowerShell parser.
  */
 
@@ -109,7 +109,12 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
   const headers = new Map<Pipeline, { header: string[][]; blocks: number }>();
   /** The last command of the pipeline before, when no block ended it: a function's header whose `{` is on the next line. */
   let lineBefore = '';
+  /** The variable each pipeline (through blocks piped on, `$d = … | ? { … } | % { … }`) assigns what it writes to, if any. */
+  const collects = new Map<Pipeline, string | null>();
   for (const pipeline of pipelines) {
+    const assigns = mode === 'powershell' && pipeline.commands.length > 1 ? assignedName(pipeline.commands[0] as string) : null;
+    const collecting = pipeline.piped ? (collects.get(pipeline.continues as Pipeline) ?? null) : assigns;
+    collects.set(pipeline, collecting);
     const commands: string[][] = [];
     const before = headers.get(pipeline.continues as Pipeline);
     // The command whose output the next one is given, past the filters between them.
@@ -121,7 +126,7 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
       const method = mode === 'powershell' ? methodTree(raw, context, depth) : null;
       if (method) return method;
       // What follows an assignment is read as any command (`$d = gci C:\ | ri -r`, `$x = f C:\`).
-      const command = mode === 'powershell' ? (assignValue(raw, context.variables, valueReader(context)) ?? raw) : raw;
+      const command = mode === 'powershell' && !assignInPlace(raw, context.variables, valueReader(context)) ? (assignValue(raw, context.variables, valueReader(context)) ?? raw) : raw;
       const spelt = words(command, mode, context);
       const readings = mode === 'powershell' ? withAliases(spelt, context.aliases) : [spelt];
       if (readings === null) return `${spelt[programAt(spelt)] ?? 'alias'} (aliases nested too deep to be read)`;
@@ -159,7 +164,7 @@ function treeCommandInText(text: string, mode: Mode, context: Context, depth: nu
     const hashtable = mode === 'powershell' && assignHashtable(owner, pipeline.block, context.variables, valueReader(context));
     const block = blockTree(header, pipeline.block, pipeline.after, context, depth);
     if (block) return block;
-    if (mode === 'powershell' && !hashtable && defined === null) collectBlock(owner, header, pipeline, context);
+    if (mode === 'powershell' && !hashtable && defined === null) collectBlock(owner, collecting, header, pipeline, context);
   }
   return null;
 }
@@ -426,11 +431,11 @@ function setListing(name: string, listed: string, context: Context): void {
   for (const property of ['', '.fullname', '.pspath', '[*]']) context.variables.set(`${name}${property}`, listed);
 }
 
-/** `$d = foreach (…) { … }`: the variable is what the block may write (windows-assign.ts), as each value or item it runs with, too. */
-function collectBlock(owner: string, header: readonly string[][], pipeline: Pipeline, context: Context): void {
-  if (pipeline.block === null) return;
+/** `$d = foreach (…) { … }`, `$d = … | % { … }`: the variable is what the block may write (windows-assign.ts), as each value or item it runs with, too. */
+function collectBlock(owner: string, collecting: string | null, header: readonly string[][], pipeline: Pipeline, context: Context): void {
+  if (pipeline.block === null || (collecting === null && assignedName(owner) === null)) return;
   const runs = blockRuns(header, pipeline.block, words(pipeline.after, 'powershell', context), blockReader(context));
-  assignCollected(owner, pipeline.block, runs.flatMap((variables) => [...variables.values()]), context.variables, valueReader(context));
+  assignCollected(owner, collecting, pipeline.block, runs.flatMap((variables) => [...variables.values()]), context.variables, valueReader(context));
 }
 
 /** Groups read for their value inside each other deeper than this are not known: each level reads the text again. */

@@ -642,6 +642,20 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
     expect(refuses('$p = Resolve-Path ~; ri -r $p')).toBe('ri ~');
   });
 
+  it('reads @( … ) as an operand, a hashtable or an array changed in place, and what a pipeline or & { … } collects', () => {
+    expect(refuses("ri -r @('x','C:\\')")).toBe('ri C:\\');
+    expect(refuses("$p = @{ Path = 'C:\\' }; $p.Recurse = $true; ri @p")).toBe('ri C:\\');
+    expect(refuses("$p = @{ Recurse = $true }; $p['Path'] = 'C:\\'; ri @p")).toBe('ri C:\\');
+    expect(refuses("$p = @{ Recurse = $true; Path = 'C:\\' }; $p.Path = 'build'; ri @p")).toBe('ri C:\\');
+    expect(refuses("$p = @{ Recurse = $true }; $p.Add('Path', 'C:\\Windows'); ri @p")).toBe('ri C:\\Windows');
+    expect(refuses("$a = @('x'); $a[0] = 'C:\\'; ri -r $a")).toBe('ri C:\\');
+    expect(refuses("$l = [System.Collections.Generic.List[string]]::new(); $l.Add('C:\\'); ri -r $l")).toBe('ri C:\\');
+    expect(refuses("$d = 1..2 | % { 'C:\\' }; ri -r $d")).toBe('ri C:\\');
+    expect(refuses("$d = 'x' | ? { $_ } | % { $HOME }; $d | ri -r")).toBe('C:\\Users\\u | ri');
+    expect(refuses("$d = & { 'C:\\' }; ri -r $d")).toBe('ri C:\\');
+    expect(refuses("$d = Invoke-Command { 'C:\\Windows' }; ri -r $d")).toBe('ri C:\\Windows');
+  });
+
   it("reads cmd's set as the value the variable may have after it, with %…% or delayed !…!", () => {
     expect(refuses('cmd /c "set P=C:\\ && rd /s /q %P%"')).toBe('rd C:\\');
     expect(refuses('cmd /v:on /c "set P=C:\\Windows&& rd /s /q !P!"')).toBe('rd C:\\Windows');
@@ -669,6 +683,10 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
       "Set-Variable p 'C:\\'; Set-Variable p build; ri -r $p",
       "foreach ($d in 'build','dist') { Remove-Item -Recurse $d }",
       "function f { param($p = 'x') ri -r $p }; f build",
+      "$p = @{ Path = 'C:\\build' }; $p.Recurse = $true; ri @p",
+      "$d = gci C:\\build | % { $_.FullName }; $d | ri -r",
+      "$d = & { 'build' }; ri -r $d",
+      "$a = @('x'); $a[0] = 'dist'; ri -r $a",
     ]) {
       expect(refuses(command), command).toBeNull();
     }
@@ -688,6 +706,11 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
       `$a = ${'$b = '.repeat(n / 2)}'x'; ri -r $a`,
       `${'echo $(cd x); '.repeat(n / 4)}ri -r *`,
       `cmd /c "${'set P=x&& '.repeat(n / 4)}rd /s /q %P%"`,
+      `$p = @{}; ${'$p.a = 1; $p.b = 2; '.repeat(n / 4)}${'ri @p; '.repeat(n / 4)}`,
+      `$p = @{ ${Array.from({ length: n / 4 }, (_, i) => `k${i} = ${i}`).join('; ')} }; ${'ri @p; '.repeat(n / 4)}`,
+      `${"$d = & { 'x' }; ".repeat(n / 4)}ri -r $d`,
+      `$d = 'x' | ${'? { $_ } | '.repeat(n / 4)}% { 'y' }; ri -r $d`,
+      `${"$a[0] = 'x'; $l.Add('y'); ".repeat(n / 4)}ri -r $a`,
     ];
     for (const text of shapes) {
       const started = performance.now();
