@@ -365,6 +365,7 @@ function variableAt(raw: string, at: number, unquoted: boolean, scope: Scope): {
   name += (subexpression?.[3] ?? '').toLowerCase();
   // An item of a listing saved to a variable (`$items[0]`) may be any of them: `items[*]`.
   const item = member?.[0].startsWith('[') ? scope.variables.get(`${name.slice(0, -member[0].length)}[*]`) : undefined;
-  const value = name === 'pwd' ? (scope.cwd ?? undefined) : (scope.variables.get(name) ?? item);
+  // `$PWD`, `$PWD.Path`, `$PWD.ProviderPath`: the folder it runs in.
+  const value = /^pwd(?:\.(?:path|providerpath))?$/.test(name) ? (scope.cwd ?? undefined) : (scope.variables.get(name) ?? item);
   return { text: value ?? raw.slice(at, at + length), length };
 }

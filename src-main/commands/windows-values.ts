@@ -5,9 +5,10 @@ import { programAt, programOf, readRemove } from './windows-commands';
  * The value a PowerShell expression or a command in parentheses has, as far as the never-run rule's
  * Windows reader (windows-tree.ts) can tell without running it: a string, a variable, an array (`'x', 'C:\'`,
  * `@(…)`, read as the one of its items that takes a whole tree, if any), a cast (`[string]'C:\'`), an
- * assignment's value (`($p = 'C:\')`), the folder Get-Location gives, what Join-Path, Split-Path,
- * `[IO.Path]::Combine` and Resolve-Path make of known paths, what Write-Output writes and the items a
- * listing writes (`C:\*`). Null when it is not known.
+ * assignment's value (`($p = 'C:\')`), strings joined with `+` or filled by `-f`, the folder Get-Location
+ * gives, what Join-Path, Split-Path, Resolve-Path and .NET's path methods (`[IO.Path]::Combine`,
+ * `GetPathRoot`, `GetDirectoryName`, `[Environment]::GetFolderPath`) make of known values, what
+ * Write-Output writes and the items a listing writes (`C:\*`). Null when it is not known.
  */
 
 /** How the reader reads words, listings and paths, which this module does not know. */
@@ -24,8 +25,13 @@ export interface ValueReader {
 
 /** A type cast before a value (`[string]`, `[object[]]`), not a type whose static member follows (`[IO.Path]::`). */
 const CAST = /^\[[^\]]{1,200}\](?!\s*::)\s*/;
-/** `[IO.Path]::Combine(` or `::Join(`: 1 the method. */
-const PATH_COMBINE = /^\[\s*(?:system\.)?io\.path\s*\]\s*::\s*(combine|join)\s*\(/i;
+/** `[IO.Path]::Combine(`, `[Environment]::GetFolderPath(`: 1 the type past `System.`, 2 the method. */
+const STATIC_CALL = /^\[\s*(?:system\.)?(io\.path|environment|io\.directory)\s*\]\s*::\s*([a-z]{1,40})\s*\(/i;
+/** The folders `[Environment]::GetFolderPath` names that are whole trees, by lower-case name. */
+const SPECIAL_FOLDERS: ReadonlyMap<string, string> = new Map([
+  ['userprofile', '~'], ['windows', 'C:\\Windows'], ['programfiles', 'C:\\Program Files'], ['programfilesx86', 'C:\\Program Files (x86)'],
+  ['commonapplicationdata', 'C:\\ProgramData'],
+]);
 /** `$name = ` or `$name += ` at the start of a statement (a scope before the name or not): 1 or 2 the name, 3 `+` when it adds. */
 export const ASSIGNMENT = /^\s*(?:\[[^\]]{1,200}\]\s*)*\$(?:\{([^{}]{1,200})\}|(?:(?:global|script|local|private):)?((?:env:)?[a-z_][\w]{0,200}))\s*(\+)?=(?!=)/i;
 
@@ -39,11 +45,16 @@ export function expressionValue(text: string, reader: ValueReader, depth = 0): s
   for (let cast = CAST.exec(value); cast !== null; cast = CAST.exec(value)) value = value.slice(cast[0].length);
   const chained = ASSIGNMENT.exec(value);
   if (chained !== null) return expressionValue(value.slice(chained[0].length), reader, depth + 1);
-  const combine = PATH_COMBINE.exec(value);
-  if (combine !== null && closingParen(value, combine[0].length) === value.length - 1) {
-    const parts = topLevelItems(value.slice(combine[0].length, -1)).map((part) => expressionValue(part, reader, depth + 1));
-    if (parts.some((part) => part === null)) return null;
-    return joinPaths(parts as string[], (combine[1] ?? '').toLowerCase() === 'combine');
+  // `+` binds least of these, then -f, then the comma; a command's words (`Write-Output a + b`) are no expression.
+  const expression = /^['"$@([\d]/.test(value);
+  const sum = expression ? topLevelItems(value, plusAt) : [];
+  if (sum.length > 1) return sumValue(sum, reader, depth + 1);
+  const format = expression ? topLevelItems(value, formatAt) : [];
+  if (format.length === 2) return formatValue(format[0] as string, format[1] as string, reader, depth + 1);
+  const call = STATIC_CALL.exec(value);
+  if (call !== null && closingParen(value, call[0].length) === value.length - 1) {
+    const parts = topLevelItems(value.slice(call[0].length, -1)).map((part) => expressionValue(part, reader, depth + 1));
+    return parts.some((part) => part === null) ? null : staticValue((call[1] ?? '').toLowerCase(), (call[2] ?? '').toLowerCase(), parts as string[], reader);
   }
   const items = topLevelItems(value);
   if (items.length > 1) return pickKnown(items.map((item) => expressionValue(item, reader, depth + 1)), reader);
@@ -54,6 +65,51 @@ export function expressionValue(text: string, reader: ValueReader, depth = 0): s
   if (/^[a-z]/i.test(value) && !/^[a-z]:/i.test(value)) return statementsValue(value, reader, depth + 1);
   const all = reader.words(value);
   return all.length === 1 ? (all[0] as string) : null;
+}
+
+/** What .NET's path methods give of known arguments; null for another method or type. */
+function staticValue(type: string, method: string, args: readonly string[], reader: ValueReader): string | null {
+  const [first = ''] = args;
+  if (type === 'io.path' && (method === 'combine' || method === 'join')) return joinPaths(args, method === 'combine');
+  if (type === 'io.path' && method === 'getfullpath') return first;
+  if (type === 'io.path' && method === 'getpathroot') return /^[a-z]:/i.test(first) ? `${first.slice(0, 2)}\\` : /^[\\/]/.test(first) ? '\\' : null;
+  if ((type === 'io.path' && method === 'getdirectoryname') || (type === 'io.directory' && method === 'getparent')) return splitPathValue([first]);
+  if (type === 'io.directory' && method === 'getcurrentdirectory') return reader.cwd;
+  // `'UserProfile'` or `[Environment+SpecialFolder]::UserProfile`.
+  if (type === 'environment' && method === 'getfolderpath') return SPECIAL_FOLDERS.get(first.split(/[:\s]/).pop()?.toLowerCase() ?? '') ?? null;
+  return null;
+}
+
+/** `a + b`: the values joined, when all are known; an array first (`@(…) + 'C:\'`) may be any of its items too. */
+function sumValue(parts: readonly string[], reader: ValueReader, depth: number): string | null {
+  const values = parts.map((part) => expressionValue(part, reader, depth));
+  if (values.some((value) => value === null)) return null;
+  const joined = values.join('');
+  return /^[@,]/.test(parts[0] as string) ? reader.pick([joined, ...(values as string[])]) : joined;
+}
+
+/** `'{0}\{1}' -f 'C:', 'x'`: the format filled with the known values; null when a value it uses is not known. */
+function formatValue(format: string, list: string, reader: ValueReader, depth: number): string | null {
+  const pattern = expressionValue(format, reader, depth);
+  const values = topLevelItems(list).map((item) => expressionValue(item, reader, depth));
+  if (pattern === null) return null;
+  let known = true;
+  const filled = pattern.replace(/\{(\d{1,3})(?:[,:][^}]{0,40})?\}/g, (_, at: string) => {
+    const value = values[Number(at)];
+    if (value === null || value === undefined) known = false;
+    return value ?? '';
+  });
+  return known ? filled : null;
+}
+
+/** A `+` at `at` that adds (not `++` or `+=`): its length, or 0. */
+function plusAt(text: string, at: number): number {
+  return text[at] === '+' && text[at + 1] !== '+' && text[at + 1] !== '=' && text[at - 1] !== '+' ? 1 : 0;
+}
+
+/** The format operator ` -f ` at `at`: its length, or 0. */
+function formatAt(text: string, at: number): number {
+  return /\s/.test(text[at] ?? '') && /^\s-f\s/i.test(text.slice(at, at + 4)) ? 3 : 0;
 }
 
 /** What statements write (`gci C:\ | % FullName`, `$p = 'C:\'`, `'a'; 'b'`): the value each writes, picked; null when none is known. */
@@ -163,8 +219,11 @@ function pickKnown(values: ReadonlyArray<string | null>, reader: ValueReader): s
   return known.length === 0 ? null : reader.pick(known);
 }
 
-/** An expression's items at its top-level commas (`'x', 'C:\'`), outside quotes, groups, brackets and blocks. */
-export function topLevelItems(text: string): string[] {
+/**
+ * An expression's items at its top-level commas (`'x', 'C:\'`), or at another separator (`separator` gives
+ * its length at an index, 0 where there is none), outside quotes, groups, brackets and blocks.
+ */
+export function topLevelItems(text: string, separator: (text: string, at: number) => number = (all, at) => (all[at] === ',' ? 1 : 0)): string[] {
   const items: string[] = [];
   let quote: string | null = null;
   let depth = 0;
@@ -176,9 +235,10 @@ export function topLevelItems(text: string): string[] {
     else if (char === "'" || char === '"') quote = char;
     else if ('([{'.includes(char)) depth++;
     else if (')]}'.includes(char)) depth = Math.max(0, depth - 1);
-    else if (char === ',' && depth === 0) {
+    else if (depth === 0 && separator(text, i) > 0) {
       items.push(text.slice(start, i));
-      start = i + 1;
+      start = i + separator(text, i);
+      i = start - 1;
     }
   }
   items.push(text.slice(start));

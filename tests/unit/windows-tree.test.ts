@@ -656,6 +656,19 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
     expect(refuses("$d = Invoke-Command { 'C:\\Windows' }; ri -r $d")).toBe('ri C:\\Windows');
   });
 
+  it('reads strings joined with + or filled by -f, $PWD.Path, and the paths .NET gives of known values', () => {
+    expect(refuses('ri -r $PWD.Path')).toBe('ri c:\\users\\u');
+    expect(refuses("$p = $env:SystemDrive + '\\'; ri -r $p")).toBe('ri C:\\');
+    expect(refuses("ri -r ('{0}\\' -f 'C:')")).toBe('ri C:\\');
+    expect(refuses("$p = '{0}\\{1}' -f $HOME, '*'; ri -r $p")).toBe('ri C:\\Users\\u\\*');
+    expect(refuses("$a = @('build') + 'C:\\'; ri -r $a")).toBe('ri C:\\');
+    expect(refuses("ri -r ([Environment]::GetFolderPath('UserProfile'))")).toBe('ri ~');
+    expect(refuses('ri -r ([Environment]::GetFolderPath([Environment+SpecialFolder]::Windows))')).toBe('ri C:\\Windows');
+    expect(refuses('ri -r ([IO.Path]::GetPathRoot($HOME))')).toBe('ri C:\\');
+    expect(refuses("ri -r ([System.IO.Path]::GetDirectoryName('C:\\Windows\\x'))")).toBe('ri C:\\Windows');
+    expect(refuses('ri -r ([IO.Directory]::GetCurrentDirectory())')).toBe('ri c:\\users\\u');
+  });
+
   it("reads cmd's set as the value the variable may have after it, with %…% or delayed !…!", () => {
     expect(refuses('cmd /c "set P=C:\\ && rd /s /q %P%"')).toBe('rd C:\\');
     expect(refuses('cmd /v:on /c "set P=C:\\Windows&& rd /s /q !P!"')).toBe('rd C:\\Windows');
@@ -687,6 +700,11 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
       "$d = gci C:\\build | % { $_.FullName }; $d | ri -r",
       "$d = & { 'build' }; ri -r $d",
       "$a = @('x'); $a[0] = 'dist'; ri -r $a",
+      "$p = $env:SystemDrive + '\\build'; ri -r $p",
+      "ri -r ($HOME + '\\build')",
+      "ri -r ('{0}\\build' -f $HOME)",
+      "ri -r ([Environment]::GetFolderPath('Desktop'))",
+      "$a = @('build') + 'dist'; ri -r $a",
     ]) {
       expect(refuses(command), command).toBeNull();
     }
@@ -711,6 +729,10 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
       `${"$d = & { 'x' }; ".repeat(n / 4)}ri -r $d`,
       `$d = 'x' | ${'? { $_ } | '.repeat(n / 4)}% { 'y' }; ri -r $d`,
       `${"$a[0] = 'x'; $l.Add('y'); ".repeat(n / 4)}ri -r $a`,
+      `$p = ${"'a' + ".repeat(n)}'b'; ri -r $p`,
+      `$p = ${"('a' + ".repeat(n / 4)}'b'${')'.repeat(n / 4)}; ri -r $p`,
+      `$p = '${'{0}'.repeat(n)}' -f ${"'a', ".repeat(n)}'b'; ri -r $p`,
+      `ri -r ${'([IO.Path]::GetDirectoryName('.repeat(n / 8)}'C:\\x'${'))'.repeat(n / 8)}`,
     ];
     for (const text of shapes) {
       const started = performance.now();
