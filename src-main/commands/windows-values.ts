@@ -75,9 +75,17 @@ function staticValue(type: string, method: string, args: readonly string[], read
   if (type === 'io.path' && method === 'getpathroot') return /^[a-z]:/i.test(first) ? `${first.slice(0, 2)}\\` : /^[\\/]/.test(first) ? '\\' : null;
   if ((type === 'io.path' && method === 'getdirectoryname') || (type === 'io.directory' && method === 'getparent')) return splitPathValue([first]);
   if (type === 'io.directory' && method === 'getcurrentdirectory') return reader.cwd;
+  if (type === 'environment' && method === 'getenvironmentvariable') return variableValue(`env:${first}`, reader);
   // `'UserProfile'` or `[Environment+SpecialFolder]::UserProfile`.
   if (type === 'environment' && method === 'getfolderpath') return SPECIAL_FOLDERS.get(first.split(/[:\s]/).pop()?.toLowerCase() ?? '') ?? null;
   return null;
+}
+
+/** A variable's value by its name (`p`, `env:USERPROFILE`), or null when not known. */
+function variableValue(name: string, reader: ValueReader): string | null {
+  if (!/^(?:env:)?[\w()]{1,200}$/i.test(name)) return null;
+  const value = reader.words(`\${${name}}`)[0];
+  return value === undefined || value.startsWith('$') ? null : value;
 }
 
 /** `a + b`: the values joined, when all are known; an array first (`@(…) + 'C:\'`) may be any of its items too. */
@@ -144,6 +152,10 @@ export function commandValue(all: readonly string[], reader: ValueReader): strin
   if (['write-output', 'echo', 'write'].includes(program)) return args.length === 0 ? null : reader.pick(args.filter((word) => !/^-[a-z]/i.test(word)));
   if (['resolve-path', 'rvpa', 'convert-path', 'cvpa'].includes(program)) return readRemove(args).operands[0] ?? null;
   if (program === 'join-path') return joinPathValue(args);
+  if (['get-variable', 'gv'].includes(program) && args.some((word) => /^-v/i.test(word))) {
+    const name = args.find((word, i) => !word.startsWith('-') && (i === 0 || !/^-n/i.test(args[i - 1] as string))) ?? args[args.findIndex((word) => /^-n/i.test(word)) + 1];
+    return name === undefined ? null : variableValue(name, reader);
+  }
   if (program === 'split-path') return splitPathValue(args);
   return reader.listed(all);
 }

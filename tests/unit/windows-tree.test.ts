@@ -669,6 +669,14 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
     expect(refuses('ri -r ([IO.Directory]::GetCurrentDirectory())')).toBe('ri c:\\users\\u');
   });
 
+  it('reads a variable named with its scope, and one read by Get-Variable -ValueOnly or GetEnvironmentVariable', () => {
+    expect(refuses("$global:p = 'C:\\'; ri -r $global:p")).toBe('ri C:\\');
+    expect(refuses("$p = 'C:\\Windows'; ri -r \"$($script:p)\"")).toBe('ri C:\\Windows');
+    expect(refuses("$p = 'C:\\'; ri -r (Get-Variable p -ValueOnly)")).toBe('ri C:\\');
+    expect(refuses("$p = 'C:\\'; ri -r (gv -Name p -ValueOnly)")).toBe('ri C:\\');
+    expect(refuses("ri -r ([Environment]::GetEnvironmentVariable('USERPROFILE'))")).toBe('ri C:\\Users\\u');
+  });
+
   it("reads cmd's set as the value the variable may have after it, with %…% or delayed !…!", () => {
     expect(refuses('cmd /c "set P=C:\\ && rd /s /q %P%"')).toBe('rd C:\\');
     expect(refuses('cmd /v:on /c "set P=C:\\Windows&& rd /s /q !P!"')).toBe('rd C:\\Windows');
@@ -705,6 +713,8 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
       "ri -r ('{0}\\build' -f $HOME)",
       "ri -r ([Environment]::GetFolderPath('Desktop'))",
       "$a = @('build') + 'dist'; ri -r $a",
+      "$p = 'build'; ri -r (Get-Variable p -ValueOnly)",
+      "$global:p = 'C:\\build'; ri -r $global:p",
     ]) {
       expect(refuses(command), command).toBeNull();
     }
