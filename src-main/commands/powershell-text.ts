@@ -186,7 +186,7 @@ function subexpressions(body: string): string[] {
 /** A PowerShell variable's use at a position: `${name}` (1) or `$name`, `$env:NAME` (2). Bounded, so many `${` stay linear. */
 const PS_VARIABLE = /\$(?:\{([^{}]{1,200})\}|(?:(?:global|script|local|private|using):)?((?:env:)?[a-z_]\w{0,200}))/iy;
 /** A property or an index read from a variable: `.FullName`, `[0]`. */
-const MEMBER = /\.[a-z_]\w{0,200}|\[-?\d{1,9}\]/iy;
+const MEMBER = /\.[a-z_]\w{0,200}|\[[^[\]]{1,200}\]/iy;
 /** A `$( )` that only holds a variable, maybe with a property or index: `$($_.FullName)`; 1 or 2 as PS_VARIABLE's, 3 the member. */
 const SUBEXPRESSION_VARIABLE = /\$\(\s*\$(?:\{([^{}]{1,200})\}|(?:(?:global|script|local|private|using):)?((?:env:)?[a-z_]\w{0,200}))(\.[a-z_]\w{0,200}|\[\d{1,9}\])?\s*\)/iy;
 /** A cmd variable's use at a position: `%NAME%` (1). */

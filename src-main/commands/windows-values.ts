@@ -45,6 +45,8 @@ export function expressionValue(text: string, reader: ValueReader, depth = 0): s
   for (let cast = CAST.exec(value); cast !== null; cast = CAST.exec(value)) value = value.slice(cast[0].length);
   const chained = ASSIGNMENT.exec(value);
   if (chained !== null) return expressionValue(value.slice(chained[0].length), reader, depth + 1);
+  // A value piped on (`$HOME | Split-Path`) is what the pipeline writes.
+  if (topLevelItems(value, pipeAt).length > 1) return statementsValue(value, reader, depth + 1);
   // `+` binds least of these, then -f, then the comma; a command's words (`Write-Output a + b`) are no expression.
   const expression = /^['"$@([\d]/.test(value);
   const sum = expression ? topLevelItems(value, plusAt) : [];
@@ -110,6 +112,11 @@ function formatValue(format: string, list: string, reader: ValueReader, depth: n
   return known ? filled : null;
 }
 
+/** A `|` at `at` that pipes (not `||`): its length, or 0. */
+function pipeAt(text: string, at: number): number {
+  return text[at] === '|' && text[at + 1] !== '|' && text[at - 1] !== '|' ? 1 : 0;
+}
+
 /** A `+` at `at` that adds (not `++` or `+=`): its length, or 0. */
 function plusAt(text: string, at: number): number {
   return text[at] === '+' && text[at + 1] !== '+' && text[at + 1] !== '=' && text[at - 1] !== '+' ? 1 : 0;
@@ -127,13 +134,17 @@ function statementsValue(text: string, reader: ValueReader, depth: number): stri
   if (first === undefined) return null;
   const [raw, ...rest] = first.commands;
   if (raw === undefined) return null;
-  // A filter or a block that may write the items' paths after the first command keeps what it writes.
-  if (!rest.every((command) => passes(reader.words(command)))) return null;
-  if (pipelines.length > 1 && first.block === null) {
+  if (pipelines.length > 1 && first.block === null && rest.length === 0) {
     return pickKnown(pipelines.map((pipeline) => (pipeline.commands.length === 1 ? expressionValue(pipeline.commands[0] as string, reader, depth + 1) : null)), reader);
   }
-  if (/^\s*['"$@(\d[]/.test(raw)) return expressionValue(raw, reader, depth + 1);
-  return commandValue(reader.words(raw), reader);
+  let value = /^\s*['"$@(\d[]/.test(raw) ? expressionValue(raw, reader, depth + 1) : commandValue(reader.words(raw), reader);
+  for (const command of rest) {
+    if (value === null) return null;
+    const all = reader.words(command);
+    // A filter or a block that may write the items' paths keeps what it is given; another command known here is given it as its path (`$HOME | Split-Path`).
+    if (!passes(all)) value = commandValue([...all, value], reader);
+  }
+  return value;
 }
 
 /** Filters after a command that may pass on all it writes, or the items' paths. */

@@ -677,6 +677,14 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
     expect(refuses("ri -r ([Environment]::GetEnvironmentVariable('USERPROFILE'))")).toBe('ri C:\\Users\\u');
   });
 
+  it('reads an item taken by a computed index as any item, a value piped into a path command, and a cast value', () => {
+    expect(refuses("$i = 1; $a = 'x','C:\\'; ri -r $a[$i]")).toBe('ri C:\\');
+    expect(refuses('ri -r ($HOME | Split-Path)')).toBe('ri C:\\Users');
+    expect(refuses("ri -r ('C:\\Windows\\x' | Split-Path -Parent)")).toBe('ri C:\\Windows');
+    expect(refuses('ri -r ($HOME | gci)')).toBe('ri C:\\Users\\u\\*');
+    expect(refuses("$d = [System.IO.DirectoryInfo]'C:\\'; $d.Delete($true)")).toBe('Delete C:\\');
+  });
+
   it("reads cmd's set as the value the variable may have after it, with %…% or delayed !…!", () => {
     expect(refuses('cmd /c "set P=C:\\ && rd /s /q %P%"')).toBe('rd C:\\');
     expect(refuses('cmd /v:on /c "set P=C:\\Windows&& rd /s /q !P!"')).toBe('rd C:\\Windows');
@@ -715,6 +723,9 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
       "$a = @('build') + 'dist'; ri -r $a",
       "$p = 'build'; ri -r (Get-Variable p -ValueOnly)",
       "$global:p = 'C:\\build'; ri -r $global:p",
+      "ri -r ('C:\\build\\x' | Split-Path)",
+      "$a = 'x','y'; ri -r $a[$i]",
+      'ri -r ($HOME | Join-Path -ChildPath build)',
     ]) {
       expect(refuses(command), command).toBeNull();
     }
@@ -743,6 +754,8 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
       `$p = ${"('a' + ".repeat(n / 4)}'b'${')'.repeat(n / 4)}; ri -r $p`,
       `$p = '${'{0}'.repeat(n)}' -f ${"'a', ".repeat(n)}'b'; ri -r $p`,
       `ri -r ${'([IO.Path]::GetDirectoryName('.repeat(n / 8)}'C:\\x'${'))'.repeat(n / 8)}`,
+      `ri -r ($HOME ${'| Split-Path '.repeat(n / 2)})`,
+      `ri -r ${'$a[$i]'.repeat(n / 2)}`,
     ];
     for (const text of shapes) {
       const started = performance.now();
