@@ -77,8 +77,8 @@ export function setVariableCommand(all: readonly string[], variables: Map<string
   return true;
 }
 
-/** `$p = @{`, `$p = [ordered]@{` before a block: 1 or 2 the variable's name. */
-const HASHTABLE_ASSIGNMENT = /^\s*(?:\[[^\]]{1,200}\]\s*)*\$(?:\{([^{}]{1,200})\}|(?:(?:global|script|local|private):)?([a-z_]\w{0,200}))\s*=\s*(?:\[ordered\]\s*)?@\s*$/i;
+/** `$p = @{`, `$p = [ordered]@{`, `$o = [pscustomobject]@{` before a block: 1 or 2 the variable's name. */
+const HASHTABLE_ASSIGNMENT = /^\s*(?:\[[^\]]{1,200}\]\s*)*\$(?:\{([^{}]{1,200})\}|(?:(?:global|script|local|private):)?([a-z_]\w{0,200}))\s*=\s*(?:\[[^\]]{1,200}\]\s*)?@\s*$/i;
 /** A hashtable's entry: 1, 2 or 3 its key, 4 its value. */
 const ENTRY = /^\s*(?:'([^']{1,200})'|"([^"]{1,200})"|([a-z_][\w-]{0,200}))\s*=([\s\S]*)$/i;
 
@@ -100,7 +100,10 @@ export function assignHashtable(owner: string, body: string, variables: Map<stri
     }
   }
   const name = (match[1] ?? match[2] ?? '').toLowerCase();
-  setVariable(name, null, variables);
+  // Piped on (`$o | Remove-Item`, which takes its Path), the table or object may give any of its values; `$o.Path` is its entry.
+  const values = entries.map((entry) => entry.slice(entry.indexOf(':') + 1));
+  setVariable(name, values.length === 0 ? null : reader.pick(values), variables);
+  for (const entry of entries) variables.set(`${name}.${entry.slice(1, entry.indexOf(':')).toLowerCase()}`, entry.slice(entry.indexOf(':') + 1));
   variables.set(`@${name}`, entries.join('\0'));
   return true;
 }
@@ -137,8 +140,10 @@ const ADD_CALL = /^\s*\$([a-z_]\w{0,200})\s*\.\s*add\s*\(([\s\S]*)\)\s*$/i;
  * hold the new value as well as the old. Whether `raw` is one.
  */
 export function assignInPlace(raw: string, variables: Map<string, string>, reader: ValueReader): boolean {
-  const member = MEMBER_ASSIGNMENT.exec(raw);
-  const add = member === null ? ADD_CALL.exec(raw) : null;
+  // What it gives may be dropped: `[void]$list.Add(…)`, `$null = $list.Add(…)`.
+  const statement = raw.replace(/^\s*(?:\[[^\]]{1,200}\]\s*)*(?:\$null\s*=\s*)?/i, '');
+  const member = MEMBER_ASSIGNMENT.exec(statement);
+  const add = member === null ? ADD_CALL.exec(statement) : null;
   if (member === null && add === null) return false;
   const name = ((member ?? add)?.[1] ?? '').toLowerCase();
   const args = add === null ? [] : topLevelItems(add[2] ?? '');
@@ -147,7 +152,10 @@ export function assignInPlace(raw: string, variables: Map<string, string>, reade
   const value = expressionValue(written, reader);
   const table = variables.get(`@${name}`);
   if (table !== undefined && /^[a-z_][\w-]*$/i.test(key)) {
-    variables.set(`@${name}`, withEntry(table === '' ? [] : table.split('\0'), key, value ?? written.trim(), reader).join('\0'));
+    const entries = withEntry(table === '' ? [] : table.split('\0'), key, value ?? written.trim(), reader);
+    variables.set(`@${name}`, entries.join('\0'));
+    const entry = entries.find((one) => one.slice(1, one.indexOf(':')).toLowerCase() === key.toLowerCase());
+    if (entry !== undefined) variables.set(`${name}.${key.toLowerCase()}`, entry.slice(entry.indexOf(':') + 1));
     return true;
   }
   const old = variables.get(name);

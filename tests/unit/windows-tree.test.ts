@@ -685,6 +685,15 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
     expect(refuses("$d = [System.IO.DirectoryInfo]'C:\\'; $d.Delete($true)")).toBe('Delete C:\\');
   });
 
+  it('reads a list added to with its result dropped, an object made from a hashtable piped on, and an entry read by name', () => {
+    expect(refuses("$l = New-Object System.Collections.ArrayList; [void]$l.Add('C:\\'); ri -r $l")).toBe('ri C:\\');
+    expect(refuses("$null = $l.Add('C:\\Windows'); ri -r $l")).toBe('ri C:\\Windows');
+    expect(refuses("$o = [pscustomobject]@{ Path = 'C:\\' }; $o | Remove-Item -Recurse")).toBe('C:\\ | Remove-Item');
+    expect(refuses("$p = @{ Path = 'C:\\Windows' }; ri -r $p.Path")).toBe('ri C:\\Windows');
+    expect(refuses("$p = @{}; $p.Path = 'C:\\Users'; ri -r $p.Path")).toBe('ri C:\\Users');
+    expect(refuses('function f { $p = @{ Path = $args[0]; Recurse = $true }; ri @p }; f C:\\')).toBe('ri C:\\');
+  });
+
   it("reads cmd's set as the value the variable may have after it, with %…% or delayed !…!", () => {
     expect(refuses('cmd /c "set P=C:\\ && rd /s /q %P%"')).toBe('rd C:\\');
     expect(refuses('cmd /v:on /c "set P=C:\\Windows&& rd /s /q !P!"')).toBe('rd C:\\Windows');
@@ -726,6 +735,8 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
       "ri -r ('C:\\build\\x' | Split-Path)",
       "$a = 'x','y'; ri -r $a[$i]",
       'ri -r ($HOME | Join-Path -ChildPath build)',
+      "$o = [pscustomobject]@{ Path = 'C:\\build' }; $o | Remove-Item -Recurse",
+      "$p = @{ Path = 'C:\\build'; Recurse = $true }; ri $p.Path -Recurse",
     ]) {
       expect(refuses(command), command).toBeNull();
     }
