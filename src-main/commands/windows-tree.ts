@@ -8,7 +8,7 @@ import { callBindings, definedFunction, invokedBlock, type PsFunction } from './
 import { type MethodCall, methodCalls } from './windows-methods';
 import { knownVariables, type PathScope, resolvePath, takesWhole } from './windows-paths';
 import { startedCommands } from './windows-start';
-import { expressionValue, type ValueReader } from './windows-values';
+import { knownGroupValue, type ValueReader } from './windows-values';
 
 /**
  * The never-run rule (whole-tree.ts) for commands the Windows device runs: PowerShell text, as
@@ -438,20 +438,9 @@ function collectBlock(owner: string, collecting: string | null, header: readonly
   assignCollected(owner, collecting, pipeline.block, runs.flatMap((variables) => [...variables.values()]), context.variables, valueReader(context));
 }
 
-/** Groups read for their value inside each other deeper than this are not known: each level reads the text again. */
-const MAX_EVALUATING = 4;
-let evaluating = 0;
-
-/** The value of a group's text (`(Join-Path C:\ *)`, `$(gci C:\)`) as windows-values.ts reads it; null when not known, or when it still holds a variable. */
+/** The value of a group's text (`(Join-Path C:\ *)`, `$(gci C:\)`), when known (windows-values.ts). */
 function groupValue(inner: string, context: Context): string | null {
-  if (evaluating >= MAX_EVALUATING) return null;
-  evaluating++;
-  try {
-    const value = expressionValue(inner, valueReader(context));
-    return value === null || /\$[\w{(]/.test(value) ? null : value;
-  } finally {
-    evaluating--;
-  }
+  return knownGroupValue(inner, valueReader(context));
 }
 
 /** How windows-values.ts reads values in this context. */

@@ -35,7 +35,23 @@ const SPECIAL_FOLDERS: ReadonlyMap<string, string> = new Map([
 /** `$name = ` or `$name += ` at the start of a statement (a scope before the name or not): 1 or 2 the name, 3 `+` when it adds. */
 export const ASSIGNMENT = /^\s*(?:\[[^\]]{1,200}\]\s*)*\$(?:\{([^{}]{1,200})\}|(?:(?:global|script|local|private):)?((?:env:)?[a-z_][\w]{0,200}))\s*(\+)?=(?!=)/i;
 
-/** Expressions read inside each other deeper than this are not known: each level reads the text again. */
+/** Groups read for their value inside each other (a group in a group's words) deeper than this are not known: each level reads the text again. */
+const MAX_GROUPS = 4;
+let evaluating = 0;
+
+/** The value of a group's text (`(Join-Path C:\ *)`, `$(gci C:\)`); null when not known, or when it still holds a variable. */
+export function knownGroupValue(inner: string, reader: ValueReader): string | null {
+  if (evaluating >= MAX_GROUPS) return null;
+  evaluating++;
+  try {
+    const value = expressionValue(inner, reader);
+    return value === null || /\$[\w{(]/.test(value) ? null : value;
+  } finally {
+    evaluating--;
+  }
+}
+
+/** Expressions read inside each other are not known: each level reads the text again. */
 const MAX_DEPTH = 8;
 
 /** The value of an expression (an assignment's right side, a group's text), or null when not known. */
