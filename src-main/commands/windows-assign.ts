@@ -78,7 +78,7 @@ export function setVariableCommand(all: readonly string[], variables: Map<string
 }
 
 /** `$p = @{`, `$p = [ordered]@{`, `$o = [pscustomobject]@{` before a block: 1 or 2 the variable's name. */
-const HASHTABLE_ASSIGNMENT = /^\s*(?:\[[^\]]{1,200}\]\s*)*\$(?:\{([^{}]{1,200})\}|(?:(?:global|script|local|private):)?([a-z_]\w{0,200}))\s*=\s*(?:\[[^\]]{1,200}\]\s*)?@\s*$/i;
+const HASHTABLE_ASSIGNMENT = /^\s*(?:\[(?:[^[\]]|\[[^[\]]{0,100}\]){1,200}\]\s*)*\$(?:\{([^{}]{1,200})\}|(?:(?:global|script|local|private):)?([a-z_]\w{0,200}))\s*=\s*(?:\[(?:[^[\]]|\[[^[\]]{0,100}\]){1,200}\]\s*)?@\s*$/i;
 /** A hashtable's entry: 1, 2 or 3 its key, 4 its value. */
 const ENTRY = /^\s*(?:'([^']{1,200})'|"([^"]{1,200})"|([a-z_][\w-]{0,200}))\s*=([\s\S]*)$/i;
 
@@ -141,7 +141,7 @@ const ADD_CALL = /^\s*\$([a-z_]\w{0,200})\s*\.\s*add\s*\(([\s\S]*)\)\s*$/i;
  */
 export function assignInPlace(raw: string, variables: Map<string, string>, reader: ValueReader): boolean {
   // What it gives may be dropped: `[void]$list.Add(…)`, `$null = $list.Add(…)`.
-  const statement = raw.replace(/^\s*(?:\[[^\]]{1,200}\]\s*)*(?:\$null\s*=\s*)?/i, '');
+  const statement = raw.replace(/^\s*(?:\[(?:[^[\]]|\[[^[\]]{0,100}\]){1,200}\]\s*)*(?:\$null\s*=\s*)?/i, '');
   const member = MEMBER_ASSIGNMENT.exec(statement);
   const add = member === null ? ADD_CALL.exec(statement) : null;
   if (member === null && add === null) return false;
@@ -164,7 +164,7 @@ export function assignInPlace(raw: string, variables: Map<string, string>, reade
 }
 
 /** `$d = ` before a statement: 1 or 2 the name, 3 the statement. */
-const ASSIGNED = /^\s*(?:\[[^\]]{1,200}\]\s*)*\$(?:\{([^{}]{1,200})\}|(?:(?:global|script|local|private):)?([a-z_]\w{0,200}))\s*=(?!=)([\s\S]*)$/i;
+const ASSIGNED = /^\s*(?:\[(?:[^[\]]|\[[^[\]]{0,100}\]){1,200}\]\s*)*\$(?:\{([^{}]{1,200})\}|(?:(?:global|script|local|private):)?([a-z_]\w{0,200}))\s*=(?!=)([\s\S]*)$/i;
 
 /** The variable an assignment at the start of `raw` sets (`$d = …`, lower case), or null. */
 export function assignedName(raw: string): string | null {

@@ -24,7 +24,7 @@ export interface ValueReader {
 }
 
 /** A type cast before a value (`[string]`, `[object[]]`), not a type whose static member follows (`[IO.Path]::`). */
-const CAST = /^\[[^\]]{1,200}\](?!\s*::)\s*/;
+const CAST = /^\[(?:[^[\]]|\[[^[\]]{0,100}\]){1,200}\](?!\s*::)\s*/;
 /** `[IO.Path]::Combine(`, `[Environment]::GetFolderPath(`: 1 the type past `System.`, 2 the method. */
 const STATIC_CALL = /^\[\s*(?:system\.)?(io\.path|environment|io\.directory)\s*\]\s*::\s*([a-z]{1,40})\s*\(/i;
 /** The folders `[Environment]::GetFolderPath` names that are whole trees, by lower-case name. */
@@ -33,7 +33,7 @@ const SPECIAL_FOLDERS: ReadonlyMap<string, string> = new Map([
   ['commonapplicationdata', 'C:\\ProgramData'],
 ]);
 /** `$name = ` or `$name += ` at the start of a statement (a scope before the name or not): 1 or 2 the name, 3 `+` when it adds. */
-export const ASSIGNMENT = /^\s*(?:\[[^\]]{1,200}\]\s*)*\$(?:\{([^{}]{1,200})\}|(?:(?:global|script|local|private):)?((?:env:)?[a-z_][\w]{0,200}))\s*(\+)?=(?!=)/i;
+export const ASSIGNMENT = /^\s*(?:\[(?:[^[\]]|\[[^[\]]{0,100}\]){1,200}\]\s*)*\$(?:\{([^{}]{1,200})\}|(?:(?:global|script|local|private):)?((?:env:)?[a-z_][\w]{0,200}))\s*(\+)?=(?!=)/i;
 
 /** Groups read for their value inside each other (a group in a group's words) deeper than this are not known: each level reads the text again. */
 const MAX_GROUPS = 4;

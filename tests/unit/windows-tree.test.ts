@@ -694,6 +694,12 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
     expect(refuses('function f { $p = @{ Path = $args[0]; Recurse = $true }; ri @p }; f C:\\')).toBe('ri C:\\');
   });
 
+  it('reads a cast to an array type before a value or a variable', () => {
+    expect(refuses("Remove-Item -Recurse -LiteralPath ([string[]]@('C:\\'))")).toBe('Remove-Item C:\\');
+    expect(refuses("[string[]]$p = 'x', 'C:\\'; ri -r $p")).toBe('ri C:\\');
+    expect(refuses("$p = [string[]]@('C:\\Windows'); ri -r $p")).toBe('ri C:\\Windows');
+  });
+
   it("reads cmd's set as the value the variable may have after it, with %…% or delayed !…!", () => {
     expect(refuses('cmd /c "set P=C:\\ && rd /s /q %P%"')).toBe('rd C:\\');
     expect(refuses('cmd /v:on /c "set P=C:\\Windows&& rd /s /q !P!"')).toBe('rd C:\\Windows');
@@ -737,6 +743,7 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
       'ri -r ($HOME | Join-Path -ChildPath build)',
       "$o = [pscustomobject]@{ Path = 'C:\\build' }; $o | Remove-Item -Recurse",
       "$p = @{ Path = 'C:\\build'; Recurse = $true }; ri $p.Path -Recurse",
+      "[string[]]$p = 'x', 'build'; ri -r $p",
     ]) {
       expect(refuses(command), command).toBeNull();
     }
@@ -767,6 +774,8 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
       `ri -r ${'([IO.Path]::GetDirectoryName('.repeat(n / 8)}'C:\\x'${'))'.repeat(n / 8)}`,
       `ri -r ($HOME ${'| Split-Path '.repeat(n / 2)})`,
       `ri -r ${'$a[$i]'.repeat(n / 2)}`,
+      `$a = ${'[x[]]'.repeat(n / 2)}'y'; ri -r $a`,
+      `${'['.repeat(n)}$a = 1; ri -r $a`,
     ];
     for (const text of shapes) {
       const started = performance.now();
