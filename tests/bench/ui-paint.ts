@@ -1,7 +1,8 @@
 // Figure 5: the UI in headless Chromium, fed by a stand-in host that replays `step.added` events over
 // browser mode's WebSocket (tests/support/fake-ui-host.ts, serving the built renderer): the time from a
 // step event's arrival to the first frame that shows the step, p95, with 5,000 steps in the trajectory;
-// and the DOM's size with 5,000 steps against 50.
+// the DOM's size with 5,000 steps against 50; and how busy the main thread is while a run waits on
+// the model, with nothing arriving.
 import type { Page } from 'playwright-core';
 import { emit, goal, info, note, percentile, runBench, sleep } from '../support/bench-stats';
 import { startFakeUiHost } from '../support/fake-ui-host';
@@ -60,6 +61,33 @@ async function domNodes(page: Page): Promise<number> {
   return page.evaluate('document.querySelectorAll("*").length') as Promise<number>;
 }
 
+/** How long the page is watched with a run going on and nothing arriving, as it is while the model thinks. */
+const IDLE_MS = 3_000;
+
+/**
+ * The share of `ms` the page's main thread spent on tasks (Chromium's TaskDuration), with nothing
+ * arriving: what showing a running session costs between steps (an animation that needs the main
+ * thread every frame shows here).
+ */
+async function mainThreadBusyShare(page: Page, ms: number): Promise<number> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const taskSeconds = async (): Promise<number> => {
+    const { metrics } = await cdp.send('Performance.getMetrics');
+    const task = metrics.find((metric) => metric.name === 'TaskDuration');
+    if (task === undefined) throw new Error('Chromium reported no TaskDuration metric');
+    return task.value;
+  };
+  await sleep(500); // the last step's frames
+  const before = await taskSeconds();
+  const started = performance.now();
+  await sleep(ms);
+  const busy = (await taskSeconds()) - before;
+  const elapsed = (performance.now() - started) / 1_000;
+  await cdp.detach();
+  return busy / elapsed;
+}
+
 async function main(): Promise<void> {
   const host = await startFakeUiHost();
   const browser = await launchChromium();
@@ -110,6 +138,8 @@ async function main(): Promise<void> {
     const nodesAt5000 = await domNodes(page);
     note(`${SAMPLES} more, one at a time, timed from arrival to the frame that shows them ...`);
     const large = await timeSteps(5_000, SAMPLES);
+    note(`${IDLE_MS / 1_000} s with the session running and no step coming (the model thinking) ...`);
+    const idleBusy = await mainThreadBusyShare(page, IDLE_MS);
     if (problems.length) throw new Error(`the page had errors: ${problems.join('; ')}`);
     emit([
       info('Step event to the row in the document (React commit), 50 steps shown, p95', percentile(small.dom, 95), 'ms'),
@@ -117,6 +147,7 @@ async function main(): Promise<void> {
       info('Step event to the row in the document (React commit), 5,000 steps shown, p95', percentile(large.dom, 95), 'ms'),
       info('Step event to paint with 5,000 steps shown, p50', percentile(large.paint, 50), 'ms'),
       goal('Step event to paint with 5,000 steps shown, p95', percentile(large.paint, 95), 'ms', '<=', 16),
+      info('UI main thread busy while a run waits on the model (share of one core)', idleBusy * 100, '%'),
       info('DOM nodes with 50 steps', nodesAt50, 'nodes'),
       info('DOM nodes with 5,000 steps', nodesAt5000, 'nodes'),
       goal('DOM nodes at 5,000 steps / at 50 steps', nodesAt5000 / nodesAt50, 'ratio', '<=', 1.5),

@@ -133,7 +133,7 @@ export function ServerStatusList({ unsavedChanges }: { unsavedChanges: boolean }
           size="small"
           onClick={() => void check()}
           aria-disabled={checking}
-          startIcon={checking ? <CircularProgress size={14} aria-hidden="true" /> : undefined}>
+          startIcon={checking ? <CircularProgress size={14} disableShrink aria-hidden="true" /> : undefined}>
           Check connections
         </Button>
         <Typography variant="body2" color="text.secondary" role="status" aria-live="polite" aria-atomic="true" data-testid="server-check-result">

@@ -131,7 +131,9 @@ export function StatusLine() {
     // Below 600 px the step count and the cost wrap under the status instead of squeezing it to nothing.
     <Box sx={{ display: 'flex', flexWrap: { xs: 'wrap', sm: 'nowrap' }, alignItems: 'center', columnGap: 1.5, minWidth: 0, flex: 1 }}>
       <ConnectionNotice />
-      {busy && <CircularProgress size={16} aria-hidden />}
+      {/* Turning only (disableShrink): the arc's growing and shrinking is drawn on the main thread every
+          frame, the whole run long; a turn is the compositor's alone. */}
+      {busy && <CircularProgress size={16} disableShrink aria-hidden />}
       <Typography role="status" aria-live="polite" noWrap title={text} sx={{ minWidth: 0, flex: { xs: '1 1 calc(100% - 48px)', sm: '0 1 auto' }, fontWeight: 500 }}>
         {text}
       </Typography>
