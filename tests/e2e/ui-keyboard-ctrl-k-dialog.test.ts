@@ -39,3 +39,25 @@ describe('Ctrl+K leaves an open dialog alone (fake host)', () => {
     });
   }
 });
+
+// Ctrl+, (Settings) in a dialog opened Settings over it: two modals, one on the other. It is inert there
+// too; Ctrl+. (Stop) is not, being how a run is halted whatever is open.
+describe('Ctrl+, leaves an open dialog alone (fake host)', () => {
+  it('the Keyboard shortcuts dialog stays the only one with the focus in it; after Esc, Ctrl+, opens Settings', async () => {
+    const { page } = await fresh.open({ width: 1440, height: 900 });
+    await page.keyboard.press('?');
+    await page.getByRole('dialog', { name: 'Keyboard shortcuts', exact: true }).waitFor();
+    await expect.poll(() => focusInDialog(page, 'Keyboard shortcuts')).toBe(true);
+    await page.keyboard.press('Control+,');
+    await page.waitForTimeout(400);
+    expect(await page.getByRole('dialog').count()).toBe(1);
+    expect(await focusInDialog(page, 'Keyboard shortcuts')).toBe(true);
+
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+    await page.keyboard.press('Control+,');
+    await page.getByRole('dialog', { name: 'Settings', exact: true }).waitFor();
+    expect(await page.getByRole('dialog').count()).toBe(1);
+    expect(fresh.ui.problems).toEqual([]);
+  });
+});

@@ -14,6 +14,15 @@ function inOverlay(target: EventTarget | null): boolean {
   return overlayOf(target) !== null;
 }
 
+/**
+ * In a dialog or menu, but not the narrow window's sessions panel (which holds the search): a modal keeps
+ * the keyboard, and what a shortcut opens or focuses would come over it or pull the focus out of it.
+ */
+function inModal(target: EventTarget | null): boolean {
+  const overlay = overlayOf(target);
+  return overlay !== null && !overlay.contains(document.getElementById(FOCUS_TARGETS.sessionSearch));
+}
+
 function focusById(id: string): void {
   const element = document.getElementById(id);
   if (!element) return;
@@ -33,12 +42,10 @@ export function useGlobalShortcuts(): void {
       if (mod && !event.altKey && !event.shiftKey) {
         const actions: Record<string, () => void> = {
           k: () => {
-            // Inert in a dialog or menu (but the narrow window's sessions panel, which holds the search): a
-            // modal keeps the keyboard, and closing it for a shortcut would drop what it holds (Settings not
-            // saved, a title being typed). Left to run, the focus escaped the dialog to the search behind it,
-            // or the sessions panel opened over it.
-            const overlay = overlayOf(event.target);
-            if (overlay !== null && !overlay.contains(document.getElementById(FOCUS_TARGETS.sessionSearch))) return;
+            // Inert in a modal: closing it for a shortcut would drop what it holds (Settings not saved, a
+            // title being typed). Left to run, the focus escaped the dialog to the search behind it, or the
+            // sessions panel opened over it.
+            if (inModal(event.target)) return;
             // In a narrow window the search is in the sessions panel: open it, then focus the search once it shows.
             if (ui.sessionsOpen || document.getElementById(FOCUS_TARGETS.sessionSearch)?.checkVisibility({ visibilityProperty: true })) {
               focusById(FOCUS_TARGETS.sessionSearch);
@@ -47,7 +54,11 @@ export function useGlobalShortcuts(): void {
             ui.setSessionsOpen(true);
             requestAnimationFrame(() => requestAnimationFrame(() => focusById(FOCUS_TARGETS.sessionSearch)));
           },
-          ',': () => ui.setSettingsOpen(true),
+          // Inert in a modal too: Settings opened over a dialog, a second modal on the first.
+          ',': () => {
+            if (!inModal(event.target)) ui.setSettingsOpen(true);
+          },
+          // Stop works everywhere: it is how a run is halted, whatever is open.
           '.': () => void stop(),
         };
         const action = actions[event.key.toLowerCase()];
