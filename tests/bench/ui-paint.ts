@@ -17,10 +17,11 @@ const SESSION = 'bench-long-run';
  * Runs in the page before the app: every WebSocket gets a first listener that, while measuring is on,
  * notes when a step event arrives and, frame by frame (requestAnimationFrame), when the step's row is in
  * the document: the frame that paints it. Frames come every 16.7 ms, so this includes the wait for the
- * next frame; the time until the row enters the document (React's commit) is noted too.
+ * next frame; the time until the row enters the document (React's commit) is noted too, and how many
+ * frames came until one had the row (1: the first frame after the event showed it).
  */
 const PAGE_PROBE = `(() => {
-  const state = { measuring: false, samples: [], dom: [] };
+  const state = { measuring: false, samples: [], dom: [], frames: [] };
   window.__deskhandPaint = state;
   const Native = window.WebSocket;
   class Measured extends Native {
@@ -41,8 +42,10 @@ const PAGE_PROBE = `(() => {
         observer.observe(document.body, { childList: true, subtree: true });
         let frames = 0;
         const check = () => {
-          if (document.querySelector(selector)) state.samples.push(performance.now() - received);
-          else if (++frames < 600) requestAnimationFrame(check);
+          if (document.querySelector(selector)) {
+            state.samples.push(performance.now() - received);
+            state.frames.push(frames + 1);
+          } else if (++frames < 600) requestAnimationFrame(check);
           else state.samples.push(-1);
         };
         requestAnimationFrame(check);
@@ -105,8 +108,8 @@ async function main(): Promise<void> {
 
     const steps = (from: number, count: number) => Array.from({ length: count }, (_, i) => makeStep(SESSION, from + i, { subtask: `Part ${Math.floor((from + i) / 50) + 1}` }));
     /** Adds `count` steps one at a time from `from`, and returns the timings the page noted for them. */
-    const timeSteps = async (from: number, count: number): Promise<{ paint: number[]; dom: number[] }> => {
-      await page.evaluate('Object.assign(window.__deskhandPaint, { measuring: true, samples: [], dom: [] })');
+    const timeSteps = async (from: number, count: number): Promise<{ paint: number[]; dom: number[]; frames: number[] }> => {
+      await page.evaluate('Object.assign(window.__deskhandPaint, { measuring: true, samples: [], dom: [], frames: [] })');
       for (let i = 0; i < count; i++) {
         host.addStep(makeStep(SESSION, from + i));
         // Nothing touches the page while it works (no polling: that would take its main thread), and the
@@ -120,9 +123,10 @@ async function main(): Promise<void> {
       }
       const paint = (await page.evaluate('window.__deskhandPaint.samples')) as number[];
       const dom = (await page.evaluate('window.__deskhandPaint.dom')) as number[];
+      const frames = (await page.evaluate('window.__deskhandPaint.frames')) as number[];
       await page.evaluate('window.__deskhandPaint.measuring = false');
       if (paint.some((sample) => sample < 0)) throw new Error('a step was never shown');
-      return { paint: paint.slice(WARMUP), dom: dom.slice(WARMUP) };
+      return { paint: paint.slice(WARMUP), dom: dom.slice(WARMUP), frames: frames.slice(WARMUP) };
     };
 
     note('50 steps ...');
@@ -147,6 +151,7 @@ async function main(): Promise<void> {
       info('Step event to the row in the document (React commit), 5,000 steps shown, p95', percentile(large.dom, 95), 'ms'),
       info('Step event to paint with 5,000 steps shown, p50', percentile(large.paint, 50), 'ms'),
       goal('Step event to paint with 5,000 steps shown, p95', percentile(large.paint, 95), 'ms', '<=', 16),
+      info('Steps shown in the first frame after their event, 5,000 steps shown', (large.frames.filter((frames) => frames === 1).length / large.frames.length) * 100, '%'),
       info('UI main thread busy while a run waits on the model (share of one core)', idleBusy * 100, '%'),
       info('DOM nodes with 50 steps', nodesAt50, 'nodes'),
       info('DOM nodes with 5,000 steps', nodesAt5000, 'nodes'),
