@@ -122,7 +122,8 @@ function operated(
   // HOME is home when not set on the line, set and not empty: kept as written, which reads as home.
   if (value === undefined && name === 'HOME') return kind === '+' ? word : split ? '$HOME' : `\${HOME${op}${word}}`;
   if (value === undefined) {
-    if (kind === '?') return `\${${name}}`;
+    // `${X:?}` stops the command when X is unset or empty: kept, so that the value is read as not empty.
+    if (kind === '?') return colon ? `\${${name}:?}` : `\${${name}}`;
     // `${X:-}`, the `set -u` idiom: said to be possibly unset or empty (`rm -rf "${X:-}/"` may be rm -rf /).
     if ((kind === '-' || kind === '=') && word === '') return `{\u2039${name}\u203a,}`;
     if (kind === '+') return `{,${word}}`;

@@ -455,13 +455,50 @@ const OTHER_PROGRAMS: ReadonlyArray<readonly [string, (args: readonly string[], 
   ['mv', mvTarget],
 ];
 
+/** Variables the shell sets itself, never empty. */
+const ALWAYS_SET = 'HOME|PWD|USER|LOGNAME|UID|EUID|PPID|RANDOM|SECONDS|LINENO|SHLVL|BASHPID|HOSTNAME';
+/**
+ * A value the line does not tell, that may be empty where the command runs: a variable not set on the
+ * line (`$X`, `${X}`, `${X%/}`; a `while read d` line may be blank), or a command's output (`$(…)`,
+ * backquotes: `$(mktemp -d)` is nothing when mktemp fails). Not those the shell always sets (HOME,
+ * PWD…), numbers (`$$`, `$#`, `${#X}`), `${X:?}`, which stops the command when X is empty or unset,
+ * nor the positional parameters ($1…), which a call, `sh -c '…' _ a` or xargs gives.
+ */
+const MAY_BE_EMPTY = new RegExp(
+  [
+    `\\$\\{(?!(?:${ALWAYS_SET})[}:%#/])(?![^}]*:\\?)!?[A-Za-z_][^}]*\\}`, // ${X}, ${X%/}, ${!X}; not ${#X}, ${HOME}, ${X:?}
+    '\\$\\((?:[^()]|\\([^()]*\\))*\\)', // $(…), one level of parentheses inside
+    '`[^`]*`',
+    `\\$(?!(?:${ALWAYS_SET})\\b)[A-Za-z_]\\w*`, // $X
+  ].join('|'),
+  'g',
+);
+
+/**
+ * `word` with each value MAY_BE_EMPTY empty, as the command runs when it is (`"$DIR"/*` is `/*`), or
+ * null when it has none: removing `$DIR/` with DIR unset or empty takes the root.
+ */
+function emptied(word: string): string | null {
+  if (!word.includes('$') && !word.includes('`')) return null;
+  const out = word.replace(MAY_BE_EMPTY, '');
+  return out === word ? null : out;
+}
+
 /** `program operand` when the command's words remove or recursively re-own a whole tree, else null. */
 function treeCommand(all: readonly string[], home: string, localCwd: string | null): string | null {
   // An empty operand (`rm -rf ""`, `"$1"` of a call given none) names no file.
-  // Each word braces make is read from the folder (`{‹X›,*}`, a default not known, is `*` too).
-  const takesWhole = (cwd: string | null) => (operand: string) =>
-    operand !== '' &&
-    (braceWords(operand) ?? [operand]).some((word) => word !== '' && isWholeTree((cwd === null ? null : folderOf(word, cwd, home)) ?? word, home));
+  // Each word braces make is read from the folder (`{‹X›,*}`, a default not known, is `*` too), and
+  // with its values not known empty (`"$DIR/"` is `/` then).
+  const takesWhole = (cwd: string | null) => {
+    const whole = (word: string): boolean => word !== '' && isWholeTree((cwd === null ? null : folderOf(word, cwd, home)) ?? word, home);
+    return (operand: string) =>
+      operand !== '' &&
+      (braceWords(operand) ?? [operand]).some((word) => {
+        if (whole(word)) return true;
+        const empty = emptied(word);
+        return empty !== null && whole(empty);
+      });
+  };
   for (const [name, target] of OTHER_PROGRAMS) {
     const at = all.findIndex((word) => programOf(word) === name);
     const found = at === -1 ? undefined : target(all.slice(at + 1), takesWhole(folderFor(all, at, localCwd)));
@@ -486,9 +523,15 @@ function treeCommand(all: readonly string[], home: string, localCwd: string | nu
   return target === undefined ? null : named(program, target);
 }
 
-/** `program operand` for the reason shown, saying so when the operand's braces make too much to read. */
+/**
+ * `program operand` for the reason shown, saying so when the operand's braces make too much to read,
+ * or when it takes a whole tree only if a value in it is empty (with the way to say it must not be).
+ */
 function named(program: string, operand: string): string {
-  return braceWords(operand) === null ? `${program} (braces too large to read) ${operand}` : `${program} ${operand}`;
+  if (braceWords(operand) === null) return `${program} (braces too large to read) ${operand}`;
+  const empty = emptied(operand);
+  if (empty === null) return `${program} ${operand}`;
+  return `${program} ${operand} (that is ${empty === '' ? 'nothing' : empty} if a variable or a command's output in it is empty; \${X:?} stops the command when X is empty or unset)`;
 }
 
 /**

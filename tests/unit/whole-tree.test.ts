@@ -915,6 +915,66 @@ describe('wholeTreeCommand', () => {
     });
   });
 
+  // A variable not set on the line may be empty or unset where the command runs, and a command's
+  // output may be nothing: `rm -rf "$DIR"/*` is then rm -rf /*. Such a target was taken as not known.
+  describe('a value the line does not tell may be empty', () => {
+    const HOME_U = '/home/u';
+    const atHome = (text: string) => wholeTreeCommand(text, HOME_U, HOME_U);
+    const inProject = (text: string) => wholeTreeCommand(text, HOME_U, `${HOME_U}/project`);
+
+    it('refuses a target that is a whole tree once such a value is empty', () => {
+      for (const text of [
+        'rm -rf "$DIR/"',
+        'rm -rf "$DIR"/*',
+        'rm -rf $DIR/',
+        'rm -rf "${DIR}/"',
+        'rm -rf "${DIR%/}/"',
+        'rm -rf "${!NAME}/"',
+        'rm -rf "$DIR"/usr',
+        'rm -rf "$TMPDIR"/*',
+        'rm -rf "$HOMEDIR/"',
+        'rm -rf "$(cat dir.txt)/"',
+        'rm -rf "$(mktemp -d)"/*',
+        'rm -rf "$(dirname "$(pwd)")/"',
+        'find "$DIR/" -delete',
+        'chown -R u "$DIR/"',
+        'chmod -R 000 "$DIR"/etc',
+        'sudo rm -rf "$DIR/"',
+        'bash -c \'rm -rf "$DIR/"\'',
+        'for d in $(ls); do rm -rf "$d/"; done',
+        'while read -r d; do rm -rf "$d/"; done < list.txt',
+      ]) {
+        expect(inProject(text), text).toMatch(/^\S+ .* \(that is \/\S* if a variable or a command's output in it is empty; \$\{X:\?\} stops/);
+      }
+      // A glob in the folder the command runs in: home's.
+      expect(atHome('rm -rf "$PREFIX"*')).toMatch(/^rm \$PREFIX\* \(that is \* if/);
+    });
+
+    it('lets through what stays a part of a tree when it is empty, what must be set, and what the line sets', () => {
+      for (const text of [
+        'rm -rf "$DIR"',
+        'rm -rf "$DIR/build"',
+        'rm -rf "$DIR"/build/*',
+        'rm -rf "${DIR:?}/"',
+        'rm -rf "${DIR:?no folder given}"/*',
+        'rm -rf "$PREFIX"*',
+        'DIR=/tmp/a; rm -rf "$DIR/"',
+        'for d in a b; do rm -rf "$d/"; done',
+        'rm -rf "$HOME/.cache/x"',
+        'rm -rf "${HOME}/.cache/x"',
+        'rm -rf "$PWD/build"',
+        'rm -rf "$USER"/tmp',
+        'f(){ rm -rf "$1/"; }; f /tmp/x',
+        'sh -c \'rm -rf "$1/"\' _ /tmp/x',
+        "find . -name '*.tmp' | xargs -n1 sh -c 'rm -rf \"$1/\"' _",
+        'ls "$DIR/"',
+        'rm -f "$DIR/"*',
+      ]) {
+        expect(inProject(text), text).toBeNull();
+      }
+    });
+  });
+
   describe('defaults and alternates (${X:-…})', () => {
     const HOME_U = '/home/u';
     const atHome = (text: string) => wholeTreeCommand(text, HOME_U, HOME_U);
@@ -973,7 +1033,9 @@ describe('wholeTreeCommand', () => {
       expect(atHome('X=/tmp/b; read X; rm -rf "${X:-/}"')).toMatch(/^rm /);
       expect(atHome('X=/tmp/b; if [ -e a ]; then unset X; fi; rm -rf "${X:-/}"')).toMatch(/^rm /);
       expect(atHome('X=/tmp/b; unset -f X; rm -rf "${X:-/}"')).toBeNull();
-      expect(atHome('while read d; do rm -rf "$d"/*; done < dirs.txt')).toBeNull(); // not known: not taken as empty
+      // Not known: may be empty (a blank line), and rm -rf "$d"/* is then rm -rf /*.
+      expect(atHome('while read d; do rm -rf "$d"/*; done < dirs.txt')).toMatch(/^rm \$d\/\* \(that is \/\* if/);
+      expect(atHome('while read d; do rm -rf "${d:?}"/*; done < dirs.txt')).toBeNull();
       // A read or unset may leave the value as it was: read's input cannot be opened, the variable is
       // readonly, or the name is an option's value (read -p X).
       expect(atHome('X=/; read X < /nonexistent; rm -rf "$X"*')).toMatch(/^rm /);
