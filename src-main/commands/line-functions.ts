@@ -1,5 +1,5 @@
 import { ScopedMap } from './scoped-map';
-import type { Step } from './shell-steps';
+import { isFlow, type Step } from './shell-steps';
 
 /**
  * Shell functions defined on the line, for the never-run rule (whole-tree.ts): `f() { …; }`,
@@ -84,6 +84,8 @@ export class LineFunctions {
 
   /** After `f` come `()`, which the reading cuts as a subshell around an empty command, then the body. */
   private afterHeader(header: Header, step: Step, all: readonly string[]): void {
+    // Where the text may fork (`f || g`, the `{` a body starts with): no command of its own.
+    if (isFlow(step)) return;
     // A subshell the text does not spell after `()` (`"$(…)"` in the body's first command) is no part
     // of the header; after a name alone, it is another command (`ls | cat`).
     if (step === 'enter' && header.stage === 'name') {

@@ -25,11 +25,16 @@ export interface Shell {
   aliases: ScopedMap<string>;
   /** The functions and aliases being read, outermost first (`function:f`, `alias:ls`). */
   calls: readonly string[];
+  /**
+   * The way the text was read to here ends before it (`exit`, `return`, `exec prog`): what follows runs
+   * only by another way (`cd x || exit; …`), or, if none, is read as if it ran, where the shell was.
+   */
+  ended: boolean;
 }
 
 /** A shell that has learnt nothing yet, in `cwd`, given `positionals` ($1…) if any. */
 export function newShell(cwd: string | null, positionals: Positionals | null = null): Shell {
-  return { cwd, variables: new ScopedMap(), positionals, pushed: null, functions: new LineFunctions(), aliases: new ScopedMap(), calls: [] };
+  return { cwd, variables: new ScopedMap(), positionals, pushed: null, functions: new LineFunctions(), aliases: new ScopedMap(), calls: [], ended: false };
 }
 
 /** A stack of folders that is never changed, only added to: a subshell keeps the one it started with at no cost. */
@@ -40,14 +45,15 @@ export interface Snapshot {
   cwd: string | null;
   positionals: Positionals | null;
   pushed: Pushed;
+  ended: boolean;
   variables: number;
   aliases: number;
   functions: number;
 }
 
 export function snapshotOf(shell: Shell): Snapshot {
-  const { cwd, positionals, pushed } = shell;
-  return { cwd, positionals, pushed, variables: shell.variables.mark(), aliases: shell.aliases.mark(), functions: shell.functions.mark() };
+  const { cwd, positionals, pushed, ended } = shell;
+  return { cwd, positionals, pushed, ended, variables: shell.variables.mark(), aliases: shell.aliases.mark(), functions: shell.functions.mark() };
 }
 
 /** Takes the shell back to `snapshot`: a subshell's folder, variables, parameters, aliases and functions end with it. */
@@ -55,6 +61,7 @@ export function restore(shell: Shell, snapshot: Snapshot): void {
   shell.cwd = snapshot.cwd;
   shell.positionals = snapshot.positionals;
   shell.pushed = snapshot.pushed;
+  shell.ended = snapshot.ended;
   shell.variables.rollback(snapshot.variables);
   shell.aliases.rollback(snapshot.aliases);
   shell.functions.rollback(snapshot.functions);

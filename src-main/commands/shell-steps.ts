@@ -3,7 +3,8 @@
  * (whole-tree.ts), with where a subshell starts and ends: `( … )`, `$( … )` and backquotes, each
  * command of a pipeline (`cd x | true`: bash runs each in a subshell of its own), a command or group
  * run in the background (`cd x & …`), and a `{ … }` or `if … fi` group piped or run in the
- * background. What a subshell sets (its folder, variables, functions) is gone after it.
+ * background. What a subshell sets (its folder, variables, functions) is gone after it. Where the
+ * commands may not all run (`&&`, `||`, a group's reserved words) is marked too (Flow).
  */
 
 /**
@@ -12,14 +13,30 @@
  * substitution in double quotes, a here-document's lines, a command of a pipeline, one run in the
  * background), which no function's body can be.
  */
-export type Step = { readonly command: string } | 'open' | 'close' | 'enter' | 'leave';
+export type Step = { readonly command: string } | 'open' | 'close' | 'enter' | 'leave' | Flow;
 
 /**
- * What ends a piece of text: `;` (a line, `;`), `and` (`&&`, `||`), `;;` (the end of a case branch), `|`
+ * Where the text's commands may not all run, for the reading to fork and join what the shell may be
+ * (shell-flow.ts): `&&` and `||` after an and-or list's command, `;` where a list ends; a group's
+ * reserved words (`{`, `}`, `if`, `then`, `elif`, `else`, `fi`, `loop` for while, until, for and
+ * select, `do`, `done`, `case`, `esac`), `branch` where a case pattern's `)` starts a branch, and `!`.
+ * Each comes before the command whose piece starts with it; `&&`, `||`, `;` and `branch` after it.
+ */
+export type Flow = '&&' | '||' | ';' | '{' | '}' | 'if' | 'then' | 'elif' | 'else' | 'fi' | 'loop' | 'do' | 'done' | 'case' | 'branch' | 'esac' | '!';
+
+const FLOWS: ReadonlySet<string> = new Set<Flow>(['&&', '||', ';', '{', '}', 'if', 'then', 'elif', 'else', 'fi', 'loop', 'do', 'done', 'case', 'branch', 'esac', '!']);
+
+/** Whether `step` is a Flow marker. */
+export function isFlow(step: Step): step is Flow {
+  return typeof step === 'string' && FLOWS.has(step);
+}
+
+/**
+ * What ends a piece of text: `;` (a line, `;`), `&&`, `||`, `;;` (the end of a case branch), `|`
  * (a pipe), `&` (the background), `glue` (the `&` of a redirection, `2>&1`, which ends no command),
  * a parenthesis, a backquote, or '' (the end of the text).
  */
-export type Op = ';' | 'and' | ';;' | '|' | '&' | 'glue' | '(' | ')' | '`' | '';
+export type Op = ';' | '&&' | '||' | ';;' | '|' | '&' | 'glue' | '(' | ')' | '`' | '';
 
 /** Text between two separators, and the separator that ends it. */
 export interface Piece {
@@ -89,13 +106,25 @@ export class StepWriter {
     const { out, levels } = this;
     const run = this.run;
     this.run = [];
-    const { closers, openers } = leadingWords((run[0] as Piece).text);
+    const { closers, openers, flows } = leadingWords((run[0] as Piece).text);
     const closed: Level[] = [];
     for (let n = 0; n < closers && this.level.kind === 'group'; n++) closed.push(levels.pop() as Level);
+    // The words that end or part a group (`}`, `fi`, `then`, `do`…) come first, before a list that
+    // starts here; those that start one after, the group's steps starting before them.
+    const opening = flows.findIndex((flow) => OPENING_FLOWS.has(flow));
+    const listHere = this.level.list === out.length;
+    for (const flow of opening === -1 ? flows : flows.slice(0, opening)) out.push(flow);
+    if (listHere) this.level.list = out.length;
+    const opened: Level[] = [];
     for (const kind of openers) {
-      levels.push({ kind: 'group', at: out.length, list: out.length, piped: this.before === '|' && !this.lastPipeInShell, pattern: kind === 'case' ? true : null });
+      opened.push({ kind: 'group', at: out.length, list: out.length, piped: this.before === '|' && !this.lastPipeInShell, pattern: kind === 'case' ? true : null });
     }
-    const after = effectiveOp((run.at(-1) as Piece).op, this.level);
+    levels.push(...opened);
+    if (opening !== -1) for (const flow of flows.slice(opening)) out.push(flow);
+    for (const level of opened) level.list = out.length;
+    const last = (run.at(-1) as Piece).op;
+    const branch = this.level.pattern === true && last === ')';
+    const after = effectiveOp(last, this.level);
     const piped = (this.before === '|' && !this.lastPipeInShell) || after === '|';
     if (piped) out.push('enter');
     for (const piece of run) out.push({ command: piece.text });
@@ -109,6 +138,8 @@ export class StepWriter {
       this.openAt(this.level.list);
       out.push('leave');
     }
+    if (branch) out.push('branch');
+    if (after === '&&' || after === '||' || after === ';' || after === '&') out.push(after === '&' ? ';' : after);
     if (after === ';' || after === '&') this.level.list = out.length;
     if (after === '(' || (after === '`' && !this.backquoted)) {
       out.push('open');
@@ -143,25 +174,40 @@ export function assembled(out: readonly Step[], opensAt: ReadonlyMap<number, num
 function effectiveOp(op: Op, group: Level): Op {
   if (op === ';;' || op === 'glue') {
     if (op === ';;' && group.pattern === false) group.pattern = true;
-    return op === ';;' ? ';' : 'and';
+    return op === ';;' ? ';' : 'glue';
   }
   if (group.pattern !== true || (op !== '|' && op !== '(' && op !== ')')) return op;
   if (op === ')') group.pattern = false;
   return ';';
 }
 
-/** The reserved words a piece starts with: how many groups they end (`}`, `fi`…), and the groups they start. */
-function leadingWords(text: string): { closers: number; openers: string[] } {
+/** The Flow marker each reserved word a piece may start with is read as. */
+const FLOW_OF: Readonly<Record<string, Flow>> = {
+  '{': '{', '}': '}', if: 'if', then: 'then', elif: 'elif', else: 'else', fi: 'fi', while: 'loop', until: 'loop', for: 'loop', select: 'loop',
+  do: 'do', done: 'done', case: 'case', esac: 'esac', '!': '!',
+};
+
+/** The markers that start a group, and those that may come with them (`! {`). */
+const OPENING_FLOWS: ReadonlySet<Flow> = new Set<Flow>(['{', 'if', 'loop', 'case']);
+
+/**
+ * The reserved words a piece starts with: how many groups they end (`}`, `fi`…), the groups they start,
+ * and the Flow marker of each, in order.
+ */
+function leadingWords(text: string): { closers: number; openers: string[]; flows: Flow[] } {
   let closers = 0;
   const openers: string[] = [];
+  const flows: Flow[] = [];
   const word = /\s*(\S+)/y;
   for (let match = word.exec(text); match !== null; match = word.exec(text)) {
     const next = match[1] as string;
     if (openers.length === 0 && CLOSERS.has(next)) closers++;
     else if (OPENERS.has(next)) openers.push(next);
     else if (!BEFORE_OPENER.has(next)) break;
+    const flow = FLOW_OF[next];
+    if (flow !== undefined) flows.push(flow);
     // for, select and case are followed by words, not commands.
     if (next === 'for' || next === 'select' || next === 'case') break;
   }
-  return { closers, openers };
+  return { closers, openers, flows };
 }

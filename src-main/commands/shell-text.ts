@@ -128,16 +128,16 @@ export function shellSteps(text: string, lastPipeInShell = false): Step[] {
   return assembled(out, opensAt);
 }
 
-/** What the separator at `at` does: `&&` and `||` run the next command in the same shell, as `;` does. */
+/** What the separator at `at` does: `&&` and `||` run the next command in the same shell, if at all. */
 function separatorAt(text: string, at: number): Op {
   const char = text[at] as string;
   const next = text[at + 1];
   if (char === '&') {
-    if (next === '&') return 'and';
+    if (next === '&') return '&&';
     // `2>&1`, `<&0`, `&> f`: a redirection, which the reading cuts at its & but which ends no command.
     return next === '>' || /[<>]/.test(text[at - 1] ?? '') ? 'glue' : '&';
   }
-  if (char === '|') return next === '|' ? 'and' : '|';
+  if (char === '|') return next === '|' ? '||' : '|';
   if (char === ';') return next === ';' || next === '&' ? ';;' : ';';
   return char === '(' || char === ')' || char === '`' ? char : ';';
 }

@@ -7,7 +7,8 @@ import { globMatches, globParts } from './tree-glob';
 import { isRemoteShell, remoteCommands } from './remote-shells';
 import { UNKNOWN } from './parameter-expansion';
 import { expandedWords, learn, newShell, restore, type Shell, SHELL_KEYWORDS, type Snapshot, snapshotOf, withVariables } from './shell-scope';
-import type { Step } from './shell-steps';
+import { isFlow, type Step } from './shell-steps';
+import { ShellFlow } from './shell-flow';
 import { blankQuoted, programOf, shellSteps, words } from './shell-text';
 import { findListed, findTarget, mvTarget, rsyncTarget, TREE_PROGRAMS } from './tree-operations';
 import { type ScriptRun, WrittenScripts } from './written-scripts';
@@ -26,7 +27,11 @@ import { writtenText } from './written-text';
  * A variable set earlier in the text is read with its value (`d=/; rm -rf "$d"`), `$PWD` as that folder,
  * one with a default as either (`${X:-/}`: X may be unset), and so are the positional parameters `set
  * -- /` gives. What a subshell sets (`( … )`, `$( … )`, each command of a pipeline, one run in the
- * background) ends with it: `(cd /tmp/x); rm -rf *` runs in home. A function defined on the line is read at each
+ * background) ends with it: `(cd /tmp/x); rm -rf *` runs in home. A command that may not run is read as
+ * such (shell-flow.ts): after `a && b` or `a || b`, after an if, a case or a loop, the shell may be where
+ * any way through left it (`cd /; true || cd /tmp; rm -rf *` runs in /), a way that ends in `exit`,
+ * `return` or `exec prog` left out (`cd build || exit 1; rm -rf *` runs in build); a plain sequence
+ * (`cd x; rm -rf *`) takes each command as done, the text giving no sign it may fail. A function defined on the line is read at each
  * call with its arguments as $1… (`f(){ rm -rf "$1"; }; f /`), an alias where a command starts with it,
  * env's split string (`env -S '…'`) as the words it runs, and what echo or printf writes to a file the
  * line then runs, or to a shell's start-up file.
@@ -168,22 +173,32 @@ function pipesOf(text: string): Pipes {
   return { shell: PIPED_INTO_SHELL.exec(unquoted)?.[1], xargs: PIPED_INTO_XARGS.test(unquoted), tee: PIPED_INTO_TEE.test(unquoted) };
 }
 
-function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shell, reading: Reading, depth: number): string | null {
+/** `body`: the steps are a function's body read at a call, which a `return` ends. */
+function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shell, reading: Reading, depth: number, body = false): string | null {
   const { home } = reading;
   /** What the command before wrote, when the text pipes into xargs: xargs adds it to its program's words. */
   let fed: string[] = [];
   /** What the shell knew as each subshell open started: what one sets ends with it. */
   const subshells: Snapshot[] = [];
+  /** Where the shell may be where not every command runs (`a || cd x`, an if's branches). */
+  const joined = new Map<string, string | null>();
+  const flow = new ShellFlow(shell, (a, b) => joinedFolders(a, b, home, joined), body);
   for (const step of steps) {
-    if (step === 'open' || step === 'enter') subshells.push(snapshotOf(shell));
-    else if (step === 'close' || step === 'leave') {
+    if (step === 'open' || step === 'enter') {
+      subshells.push(snapshotOf(shell));
+      flow.open();
+    } else if (step === 'close' || step === 'leave') {
       const before = subshells.pop();
-      if (before !== undefined) restore(shell, before);
-    }
+      if (before !== undefined) {
+        restore(shell, before);
+        flow.close();
+      }
+    } else if (isFlow(step)) flow.flow(step);
     if (typeof step === 'string') {
       shell.functions.read(step, []);
       continue;
     }
+    const start = flow.here();
     const { command } = step;
     const { all: written, cut } = words(command);
     // "$@" makes a word of each parameter: a text that uses it over and over is read within the budget too.
@@ -220,12 +235,63 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
       aliasedTreeCommand(all, shell, reading, depth);
     if (found) return found;
     fed = pipes.xargs ? writtenWords(all) : [];
+    // A group's `}`, `fi`, `done` or `esac`, or no command at all: the group's own end was read at its marker.
+    if (!all.every((word) => CLOSING_WORDS.has(word))) flow.ran(start, shell.functions.defining ? null : endsTheWay(all, name));
   }
   // A subshell never closed (`(cd x`, a syntax error) leaves nothing set either.
   const outermost = subshells[0];
   if (outermost !== undefined) restore(shell, outermost);
+  flow.end();
   return null;
 }
+
+/** Words that only end a group. */
+const CLOSING_WORDS = new Set(['}', 'fi', 'done', 'esac']);
+
+/**
+ * Whether the command (its program at `name`) ends the way the shell reads: `exit`, `return`, or `exec`
+ * given a program to run in its place (a bare `exec` with only redirections goes on).
+ */
+function endsTheWay(all: readonly string[], name: number): 'exit' | 'return' | null {
+  const program = name === -1 ? '' : programOf(all[name] as string);
+  if (program === 'exit' || program === 'logout') return 'exit';
+  if (program === 'return') return 'return';
+  if (program !== 'exec' || all[name] !== 'exec') return null;
+  for (let at = name + 1; at < all.length; at++) {
+    const word = all[at] as string;
+    // A redirection (`>log`, `2>&1`, `> log`: its target the next word) or an option (`exec -a name prog`).
+    if (/^\d*(?:[<>]|&>)/.test(word)) {
+      if (/^\d*(?:[<>]+|&>+)&?$/.test(word)) at++;
+      continue;
+    }
+    if (word === '-a') {
+      at++;
+      continue;
+    }
+    if (/^-/.test(word)) continue;
+    return 'exit';
+  }
+  return null;
+}
+
+/**
+ * Either folder (each may be several, `{a,b}`; null: not known, left out), as the braces that make each.
+ * `joined` keeps those read before (the same folders are joined over and over).
+ */
+function joinedFolders(a: string | null, b: string | null, home: string, joined: Map<string, string | null>): string | null {
+  if (a === b || b === null) return a;
+  if (a === null) return b;
+  const key = `${a}\n${b}`;
+  const known = joined.get(key);
+  if (known !== undefined || joined.has(key)) return known ?? null;
+  if (joined.size >= MAX_JOINS_KEPT) joined.clear();
+  const folder = folderOf(`{${a},${b}}`, null, home);
+  joined.set(key, folder);
+  return folder;
+}
+
+/** How many joins of folders one reading keeps. */
+const MAX_JOINS_KEPT = 4_096;
 
 /**
  * Reads `text` again (a body at a call, a script at a run) with what is left of the budget; past it, the
@@ -259,9 +325,11 @@ function calledTreeCommand(all: readonly string[], pipes: Pipes, shell: Shell, r
   const called: Shell = { ...shell, positionals: positionalsOf(all.slice(at + 1)), functions: shell.functions.forCall(), calls: [...shell.calls, call] };
   const length = body.reduce((sum, step) => sum + (typeof step === 'string' ? 1 : step.command.length + 1), 0);
   return readAgain(length, name, reading, () => {
-    const found = treeCommandInCommands(body, pipes, called, reading, depth + 1);
+    const found = treeCommandInCommands(body, pipes, called, reading, depth + 1, true);
     shell.cwd = called.cwd;
     shell.pushed = called.pushed;
+    // An exit in the body ends the caller's way too; a return only the call's.
+    shell.ended = called.ended;
     return found;
   });
 }

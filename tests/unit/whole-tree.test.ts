@@ -850,8 +850,12 @@ describe('wholeTreeCommand', () => {
 
     it('reads a case branch, whose pattern ends in ), as no subshell', () => {
       expect(atHome('(case a in a) cd /tmp/x;; esac); rm -rf *')).toBe('rm *');
-      expect(atHome('case a in (a|b) cd /tmp/x;; esac; rm -rf *')).toBeNull();
-      expect(atHome('case a in a) true;; *) cd /tmp/x;; esac; rm -rf *')).toBeNull();
+      // After esac the shell may be where any branch left it, or where it was when no pattern matched.
+      expect(atHome('case a in (a|b) cd /tmp/x;; esac; rm -rf *')).toBe('rm *');
+      expect(atHome('case a in a) true;; *) cd /tmp/x;; esac; rm -rf *')).toBe('rm *');
+      // Patterns are not matched, a `*)` neither: no branch may be taken.
+      expect(atHome('case a in (a|b) cd /tmp/x;; *) cd /tmp/y;; esac; rm -rf *')).toBe('rm *');
+      expect(atHome('case a in (a|b) cd /tmp/x && rm -rf *;; esac')).toBeNull();
     });
 
     it('reads a ( or ) inside ${…} as part of the word, not a subshell', () => {
@@ -898,6 +902,81 @@ describe('wholeTreeCommand', () => {
       expect(atHome(`echo ${'"$('.repeat(20_000)}cd /tmp/x${')"'.repeat(20_000)}; rm -rf *`)).toBe('rm *');
       expect(atHome(`echo ${'"$('.repeat(20_000)}rm -rf /${')"'.repeat(20_000)}`)).toBe('rm /');
       expect(atHome(`${'cd /tmp/x & '.repeat(20_000)}rm -rf *`)).toBe('rm *');
+      expect(performance.now() - started).toBeLessThan(5_000);
+    });
+  });
+
+  describe('commands that may not run: after && and ||, in branches and loops', () => {
+    const HOME_U = '/home/u';
+    const atHome = (text: string) => wholeTreeCommand(text, HOME_U, HOME_U);
+
+    it('reads a command after || as run only if the list before failed, and one after && only if it succeeded', () => {
+      expect(atHome('cd /; true || cd /tmp; rm -rf *')).toBe('rm *');
+      expect(atHome('cd /; false && cd /tmp; rm -rf *')).toBe('rm *');
+      expect(atHome('test -d /tmp/x && cd /tmp/x; rm -rf *')).toBe('rm *'); // the cd may not run: rm in home
+      expect(atHome('cd /; [ -n "$x" ] && { cd /tmp; }; rm -rf *')).toBe('rm *');
+      expect(atHome('cd /; cd /tmp && true || true; rm -rf *')).toBe('rm *'); // the cd may fail, staying in /
+      expect(atHome('! cd /tmp/x && rm -rf *')).toBe('rm *'); // runs when the cd failed
+      // An exit in a subshell ends only the subshell.
+      expect(atHome('cd /tmp/x || (echo no; exit 1); rm -rf *')).toBe('rm *');
+      // A bare exec (redirections only) goes on.
+      expect(atHome('cd /tmp/x || exec 2>/dev/null; rm -rf *')).toBe('rm *');
+      // Refused before as well, and still: the way where the command after || runs, a pipeline's cd, popd.
+      expect(atHome('cd /tmp; true || cd /; rm -rf *')).toBe('rm *');
+      expect(atHome('cd /; false && cd /tmp | cat; rm -rf *')).toBe('rm *');
+      expect(atHome('cd /; true || pushd /tmp; popd; rm -rf *')).toBe('rm *');
+    });
+
+    it('reads the shell after an if, a case or a loop as where any branch left it, or none', () => {
+      expect(atHome('cd /; if false; then cd /tmp; fi; rm -rf *')).toBe('rm *');
+      expect(atHome('cd /; if true; then cd /tmp; elif false; then cd /var/tmp; fi; rm -rf *')).toBe('rm *');
+      expect(atHome('cd /; case $x in a) cd /tmp;; esac; rm -rf *')).toBe('rm *');
+      expect(atHome('cd /; while false; do cd /tmp; done; rm -rf *')).toBe('rm *');
+      expect(atHome('cd /; until true; do cd /tmp; done; rm -rf *')).toBe('rm *');
+      expect(atHome('cd /; for d in a; do cd /tmp; done; rm -rf *')).toBe('rm *');
+      expect(atHome('if cd /tmp/x; then true; fi; rm -rf *')).toBe('rm *'); // the cd may fail
+      // Each branch safe, an else always taken: let through.
+      expect(atHome('cd /; if [ -n "$x" ]; then cd /tmp; else cd /var/tmp; fi; rm -rf *')).toBeNull();
+      expect(atHome('cd /; case $x in a) cd /tmp;; esac; cd /tmp/x; rm -rf *')).toBeNull();
+    });
+
+    it('lets the common safe idioms through: a cd checked by && or || exit, a test before rm', () => {
+      expect(atHome('cd build && rm -rf *')).toBeNull();
+      expect(atHome('cd build || exit 1; rm -rf *')).toBeNull();
+      expect(atHome('cd build || exit; cd sub || exit; rm -rf *')).toBeNull();
+      expect(atHome('cd build 2>/dev/null || exit 1; rm -rf *')).toBeNull();
+      expect(atHome('cd build || { echo no >&2; exit 1; }; rm -rf *')).toBeNull();
+      expect(atHome('cd build || return; rm -rf *')).toBeNull();
+      expect(atHome('cd build || exec false; rm -rf *')).toBeNull();
+      expect(atHome('die(){ echo "$1" >&2; exit 1; }; cd build || die no; rm -rf *')).toBeNull();
+      expect(atHome('mkdir -p out && cd out && rm -rf *')).toBeNull();
+      expect(atHome('[ -d build ] && rm -rf build')).toBeNull();
+      expect(atHome('if [ -d build ]; then rm -rf build; fi')).toBeNull();
+      expect(atHome('if cd build; then rm -rf *; fi')).toBeNull();
+      expect(atHome('cd "$(mktemp -d)" && rm -rf *')).toBeNull();
+      expect(atHome('cd build && rm -rf * || echo failed')).toBeNull();
+      expect(atHome('pushd /tmp/x || exit; rm -rf *')).toBeNull();
+      // A plain sequence takes each cd as done: the text gives no sign it may fail.
+      expect(atHome('cd build; rm -rf *')).toBeNull();
+    });
+
+    it('reads a return in a function as ending the call, not the caller', () => {
+      expect(atHome('f(){ cd /tmp/x || return; }; cd /; f; rm -rf *')).toBe('rm *'); // the cd may fail: still in /
+      expect(atHome('f(){ cd /tmp/x || return; }; f; rm -rf *')).toBe('rm *'); // or still in home
+      expect(atHome('f(){ cd /tmp/x; }; cd /; f || exit; rm -rf *')).toBeNull();
+    });
+
+    it('reads 100 KB of || and && lists, ifs, cases and loops in linear time', () => {
+      const started = performance.now();
+      expect(atHome(`cd /; ${'true || '.repeat(12_000)}cd /tmp; rm -rf *`)).toBe('rm *');
+      expect(atHome(`cd /; ${'a && b || '.repeat(10_000)}cd /tmp; rm -rf *`)).toBe('rm *');
+      expect(atHome(`${'cd /tmp/x || '.repeat(10_000)}exit; rm -rf *`)).toBeNull();
+      expect(atHome(`cd /; ${'if x; then '.repeat(10_000)}cd /tmp;${' fi;'.repeat(10_000)} rm -rf *`)).toBe('rm *');
+      expect(atHome(`cd /; ${'if x; then cd /tmp/a; else cd /tmp/b; fi; '.repeat(5_000)}rm -rf *`)).toBeNull();
+      expect(atHome(`cd /; ${'case $x in a) '.repeat(10_000)}cd /tmp;${' esac;'.repeat(10_000)} rm -rf *`)).toBe('rm *');
+      expect(atHome(`cd /; ${'while x; do '.repeat(10_000)}cd /tmp;${' done;'.repeat(10_000)} rm -rf *`)).toBe('rm *');
+      expect(atHome(`${'pushd /tmp/a || '.repeat(8_000)}true; rm -rf *`)).toBe('rm *');
+      expect(atHome(`${Array.from({ length: 5_000 }, (_, i) => `true || cd /tmp/d${i}; `).join('')}rm -rf *`)).toBe('rm *'); // many folders: read as /
       expect(performance.now() - started).toBeLessThan(5_000);
     });
   });
