@@ -15,8 +15,8 @@ import type { Flow } from './shell-steps';
  * command started, since a command may fail before it changes anything (a cd that fails stays). After a
  * list, where any of its ways stopped. A plain sequence (`cd x; rm -rf *`) is read as run in order,
  * each command taken as done: the text gives no sign that one may fail. Variables are not forked here:
- * an assignment after a reserved word is read as one that may not run (shell-scope's learn), one after
- * `&&` or `||` as one that runs.
+ * an assignment that may be skipped (mayBeSkipped) is read by shell-scope's learn as giving the
+ * variable either value, its own or the one before (`d=/; true || d=/tmp; rm -rf "$d"` reads both).
  */
 
 /** Where the shell may be: its folder (or folders, `{a,b}`), its pushd stack, and whether this way has ended. */
@@ -57,6 +57,8 @@ interface Frame {
   branches: Place | null;
   /** An if with an else (one branch is always taken); a case in a branch. */
   otherwise: boolean;
+  /** Its commands may be skipped: it is in a branch or a loop, or after `&&` or `||`. */
+  skippable: boolean;
 }
 
 /** How much of two pushd stacks is joined level by level; below, the first's is kept. */
@@ -67,7 +69,7 @@ const MAX_PUSHED_JOINED = 8;
  * several, `{a,b}`, or null: not known) into the braces that make each known one.
  */
 export class ShellFlow {
-  private readonly frames: Frame[];
+  private readonly frames: Frame[] = [];
   /** In a function's body: where a `return` left it, for the caller to go on from. */
   private returned: Place | null = null;
 
@@ -77,7 +79,13 @@ export class ShellFlow {
     /** The steps are a function's body, read at a call: `return` ends the call, not the caller. */
     private readonly body = false,
   ) {
-    this.frames = [this.frame('text')];
+    this.frames.push(this.frame('text'));
+  }
+
+  /** Whether the next command may be skipped (after `&&` or `||`, in a branch, a loop's condition or body). */
+  mayBeSkipped(): boolean {
+    const top = this.top;
+    return top.skippable || top.pending !== null;
   }
 
   /** Where the shell is now. */
@@ -207,7 +215,9 @@ export class ShellFlow {
   }
 
   private frame(kind: Frame['kind']): Frame {
-    return { kind, start: this.here(), list: null, pending: null, operand: false, negated: false, condition: null, branches: null, otherwise: false };
+    const parent = this.frames.at(-1) as Frame | undefined;
+    const skippable = parent !== undefined && (parent.skippable || parent.pending !== null || (kind !== 'subshell' && kind !== '{'));
+    return { kind, start: this.here(), list: null, pending: null, operand: false, negated: false, condition: null, branches: null, otherwise: false, skippable };
   }
 
   /** A group's list starts again (a branch, a body). */

@@ -71,10 +71,12 @@ export function restore(shell: Shell, snapshot: Snapshot): void {
  * Learns what a command sets: variables (assign, `printf -v`, and `for d` walking $@), the positional
  * parameters `set` gives and `shift` moves, and aliases. `mayNotRun`: the command may never run (it is
  * in a function's body being defined); so may one after a reserved word (`then d=/tmp`, `do d=…`).
+ * `skippable`: the command may be skipped (after `&&` or `||`, in a branch or a loop: shell-flow.ts):
+ * a variable it sets holds either value, as after a reserved word; the parameters `set` gives are taken.
  */
-export function learn(all: readonly string[], shell: Shell, mayNotRun = false, defaults: ReadonlyArray<readonly [string, string]> = []): void {
+export function learn(all: readonly string[], shell: Shell, mayNotRun = false, defaults: ReadonlyArray<readonly [string, string]> = [], skippable = false): void {
   const program = all.findIndex((word) => !SHELL_KEYWORDS.has(word) && word !== 'builtin');
-  const perhaps = mayNotRun || program > 0;
+  const perhaps = mayNotRun || skippable || program > 0;
   // What `${X:=…}` set as the words were expanded: one not known before stays so if this may not run.
   for (const [name, value] of defaults) {
     if (!perhaps) setOrForget(shell.variables, name, value);

@@ -209,7 +209,7 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
     if (!reading.mayLastPipe && all.some((word) => LAST_PIPE_PROGRAMS.has(programOf(word)) || /lastpipe/i.test(word))) reading.mayLastPipe = true;
     shell.functions.read(step, all);
     // A command of a body being defined runs only if called: what it sets may never be set.
-    if (!cut) learn(all, shell, shell.functions.defining, defaults);
+    if (!cut) learn(all, shell, shell.functions.defining, defaults, flow.mayBeSkipped());
     const name = all.findIndex((word) => !SHELL_KEYWORDS.has(word) && word !== 'builtin' && word !== 'command');
     const program = name === -1 ? '' : programOf(all[name] as string);
     // Words only guessed (a quote that never closes): where a cd among them went cannot be told.

@@ -960,6 +960,17 @@ describe('wholeTreeCommand', () => {
       expect(atHome('cd build; rm -rf *')).toBeNull();
     });
 
+    it('reads a variable a command that may be skipped sets as either value: its own or the one before', () => {
+      expect(atHome('X=/; true || X=/tmp/x; rm -rf "$X"')).toBe('rm {/,/tmp/x}');
+      expect(atHome('X=/; false && X=/tmp/x; rm -rf "$X"')).toBe('rm {/,/tmp/x}');
+      expect(atHome('X=/; case a in b) X=/tmp/x;; esac; rm -rf "$X"')).toBe('rm {/,/tmp/x}');
+      // Either value taking no tree, or one that runs: let through, as before.
+      expect(atHome('d=build; [ -n "$x" ] && d=dist; rm -rf "$d"')).toBeNull();
+      expect(atHome('X=/; X=/tmp/x && rm -rf "$X"')).toBeNull();
+      // The parameters set gives are taken as given, as before.
+      expect(atHome('[ -x ] && set -- /; rm -rf "$1"')).toBe('rm /');
+    });
+
     it('reads a return in a function as ending the call, not the caller', () => {
       expect(atHome('f(){ cd /tmp/x || return; }; cd /; f; rm -rf *')).toBe('rm *'); // the cd may fail: still in /
       expect(atHome('f(){ cd /tmp/x || return; }; f; rm -rf *')).toBe('rm *'); // or still in home
