@@ -194,9 +194,11 @@ function assign(all: readonly string[], variables: ScopedMap<string>, perhaps: b
  * a variable known before holds either value, given as the braces that make each (`{/,/tmp}`); a
  * value computed as it runs leaves it as it was, which it may still be.
  */
-function setOrKeep(variables: ScopedMap<string>, name: string, value: string): void {
+function setOrKeep(variables: ScopedMap<string>, name: string, given: string): void {
   const before = variables.get(name);
-  if (before === undefined) return setOrForget(variables, name, value);
+  if (before === undefined) return setOrForget(variables, name, given);
+  // `${HOME}` is written `$HOME`, so the braces that make either value read it as one word.
+  const value = given.replace(/\$\{([A-Za-z_]\w*)\}(?!\w)/g, '$$$1');
   if (isComputed(value) || before === value) return;
   const known = /^\{[^{}]*\}$/.test(before) ? before.slice(1, -1).split(',') : [before];
   variables.set(name, `{${[...new Set([...known, value])].join(',')}}`);

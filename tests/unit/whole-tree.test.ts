@@ -964,6 +964,8 @@ describe('wholeTreeCommand', () => {
       expect(atHome('X=/; true || X=/tmp/x; rm -rf "$X"')).toBe('rm {/,/tmp/x}');
       expect(atHome('X=/; false && X=/tmp/x; rm -rf "$X"')).toBe('rm {/,/tmp/x}');
       expect(atHome('X=/; case a in b) X=/tmp/x;; esac; rm -rf "$X"')).toBe('rm {/,/tmp/x}');
+      expect(atHome('d=/tmp/x; true || d="${HOME}"/; rm -rf "$d"')).toBe('rm {/tmp/x,$HOME/}');
+      expect(atHome('d=/tmp/x; if [ -n "$x" ]; then d="${HOME}"; fi; rm -rf "$d"')).toBe('rm {/tmp/x,$HOME}');
       // Either value taking no tree, or one that runs: let through, as before.
       expect(atHome('d=build; [ -n "$x" ] && d=dist; rm -rf "$d"')).toBeNull();
       expect(atHome('X=/; X=/tmp/x && rm -rf "$X"')).toBeNull();
