@@ -8,7 +8,10 @@ import type { Flow } from './shell-steps';
  * order written (the reading stays linear in the text); at each fork the places the shell may be are
  * kept, and where the ways join again they are joined: the folders of each (a set of folders, in the
  * brace form `{a,b}` folderOf reads), their pushd stacks level by level. A way that ends (`exit`,
- * `return`, `exec prog`) is left out of a join, so `cd build || exit 1; rm -rf *` runs in build only.
+ * `exec prog`, `return` in a function's body) is left out of a join, so `cd build || exit 1; rm -rf *`
+ * runs in build only. Outside a function `return` ends nothing: `bash -c`, which runs the command, says
+ * it can only return from a function or a sourced script and goes on (`cd build || return; rm -rf *`
+ * runs in home when the cd fails).
  *
  * Read per POSIX: `a && b || c` is `(a && b) || c`; b after `&&` from where a left the shell; c after
  * `||` from where the list before it failed: where its last command left the shell, or where that
@@ -98,7 +101,9 @@ export class ShellFlow {
    * A command read from `start` (here before it), with the shell now where it left it; `ends`: it
    * ends the way (`exit`, `return`, `exec prog`).
    */
-  ran(start: Place, ends: 'exit' | 'return' | null): void {
+  ran(start: Place, how: 'exit' | 'return' | null): void {
+    // Outside a function, bash -c (which runs the command) says return is not allowed there and goes on.
+    const ends = how === 'return' && !this.body ? null : how;
     let after = this.here();
     if (ends === 'return' && this.body && !after.ended) this.returned = this.returned === null ? after : this.join(this.returned, after);
     if (ends !== null) {

@@ -30,7 +30,8 @@ import { writtenText } from './written-text';
  * background) ends with it: `(cd /tmp/x); rm -rf *` runs in home. A command that may not run is read as
  * such (shell-flow.ts): after `a && b` or `a || b`, after an if, a case or a loop, the shell may be where
  * any way through left it (`cd /; true || cd /tmp; rm -rf *` runs in /), a way that ends in `exit`,
- * `return` or `exec prog` left out (`cd build || exit 1; rm -rf *` runs in build); a plain sequence
+ * `exec prog` or a function's `return` left out (`cd build || exit 1; rm -rf *` runs in build; outside
+ * a function bash -c goes on past a `return`); a plain sequence
  * (`cd x; rm -rf *`) takes each command as done, the text giving no sign it may fail. A function defined on the line is read at each
  * call with its arguments as $1… (`f(){ rm -rf "$1"; }; f /`), an alias where a command starts with it,
  * env's split string (`env -S '…'`) as the words it runs, and what echo or printf writes to a file the
