@@ -76,12 +76,15 @@ export function restore(shell: Shell, snapshot: Snapshot): void {
  */
 export function learn(all: readonly string[], shell: Shell, mayNotRun = false, defaults: ReadonlyArray<readonly [string, string]> = [], skippable = false): void {
   const program = all.findIndex((word) => !SHELL_KEYWORDS.has(word) && word !== 'builtin');
-  const perhaps = mayNotRun || skippable || program > 0;
+  const mayNotBeSet = mayNotRun || program > 0;
   // What `${X:=…}` set as the words were expanded: one not known before stays so if this may not run.
+  // One that may only be skipped is taken as set (`true && : "${X:=/}"`): its value is the one it had
+  // before (known: either), or the default's.
   for (const [name, value] of defaults) {
-    if (!perhaps) setOrForget(shell.variables, name, value);
-    else if (shell.variables.get(name) !== undefined) setOrKeep(shell.variables, name, value);
+    if (!mayNotBeSet && !skippable) setOrForget(shell.variables, name, value);
+    else if (!mayNotBeSet || shell.variables.get(name) !== undefined) setOrKeep(shell.variables, name, value);
   }
+  const perhaps = mayNotBeSet || skippable;
   assign(all, shell.variables, perhaps);
   const printed = printfAssignment(all);
   if (printed) (perhaps ? setOrKeep : setOrForget)(shell.variables, printed.name, printed.value);

@@ -968,6 +968,8 @@ describe('wholeTreeCommand', () => {
       // Either value taking no tree, or one that runs: let through, as before.
       expect(atHome('d=build; [ -n "$x" ] && d=dist; rm -rf "$d"')).toBeNull();
       expect(atHome('X=/; X=/tmp/x && rm -rf "$X"')).toBeNull();
+      // A default set (`:=`) by a command that may be skipped: either the value before or the default, as before.
+      expect(atHome('true && : ${d:=/}; rm -rf "$d"')).toBe('rm {\u2039d\u203a,/}');
       // The parameters set gives are taken as given, as before.
       expect(atHome('[ -x ] && set -- /; rm -rf "$1"')).toBe('rm /');
     });
