@@ -994,6 +994,10 @@ describe('wholeTreeCommand', () => {
       expect(atHome(`cd /; ${'while x; do '.repeat(10_000)}cd /tmp;${' done;'.repeat(10_000)} rm -rf *`)).toBe('rm *');
       expect(atHome(`${'pushd /tmp/a || '.repeat(8_000)}true; rm -rf *`)).toBe('rm *');
       expect(atHome(`${Array.from({ length: 5_000 }, (_, i) => `true || cd /tmp/d${i}; `).join('')}rm -rf *`)).toBe('rm *'); // many folders: read as /
+      expect(atHome(`${'{ true || '.repeat(10_000)}cd /tmp/x;${' }'.repeat(10_000)} rm -rf *`)).toBe('rm *');
+      expect(atHome(`case $x in ${Array.from({ length: 8_000 }, (_, i) => `p${i}) cd /tmp/d${i};;`).join(' ')} esac; rm -rf *`)).toBe('rm *');
+      expect(atHome(`if x; then true; ${'elif y; then cd /tmp/a; '.repeat(8_000)}fi; rm -rf *`)).toBe('rm *');
+      expect(atHome(`${'! '.repeat(50_000)}cd /tmp/x && rm -rf *`)).toBeNull(); // an even number of !: as none
       expect(performance.now() - started).toBeLessThan(5_000);
     });
   });
