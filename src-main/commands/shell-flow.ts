@@ -62,6 +62,8 @@ interface Frame {
   otherwise: boolean;
   /** Its commands may be skipped: it is in a branch or a loop, or after `&&` or `||`. */
   skippable: boolean;
+  /** A case's branch just read ended in `;&` or `;;&`: the next may run after it. */
+  fallthrough: boolean;
 }
 
 /** How much of two pushd stacks is joined level by level; below, the first's is kept. */
@@ -98,8 +100,8 @@ export class ShellFlow {
   }
 
   /**
-   * A command read from `start` (here before it), with the shell now where it left it; `ends`: it
-   * ends the way (`exit`, `return`, `exec prog`).
+   * A command read from `start` (here before it), with the shell now where it left it; `how`: it
+   * ends the way (`exit`, `exec prog`; `return` in a function's body).
    */
   ran(start: Place, how: 'exit' | 'return' | null): void {
     // Outside a function, bash -c (which runs the command) says return is not allowed there and goes on.
@@ -136,9 +138,11 @@ export class ShellFlow {
         top.operand = false;
         return;
       case ';':
+      case ';&':
         this.endOperand();
         top.pending = null;
         top.operand = false;
+        if (top.kind === 'case') top.fallthrough = marker === ';&';
         return;
       case '!':
         top.negated = !top.negated;
@@ -195,8 +199,10 @@ export class ShellFlow {
       case 'branch':
         if (top.kind !== 'case') return;
         if (top.otherwise) top.branches = this.joinOf(top.branches, this.here());
+        // After `;&` (or `;;&`) the branch may also run from where the one before ended.
+        this.set(top.otherwise && top.fallthrough ? this.join(top.start, this.here()) : top.start);
         top.otherwise = true;
-        this.set(top.start);
+        top.fallthrough = false;
         this.restart(top);
         return;
       case 'esac': {
@@ -222,7 +228,7 @@ export class ShellFlow {
   private frame(kind: Frame['kind']): Frame {
     const parent = this.frames.at(-1) as Frame | undefined;
     const skippable = parent !== undefined && (parent.skippable || parent.pending !== null || (kind !== 'subshell' && kind !== '{'));
-    return { kind, start: this.here(), list: null, pending: null, operand: false, negated: false, condition: null, branches: null, otherwise: false, skippable };
+    return { kind, start: this.here(), list: null, pending: null, operand: false, negated: false, condition: null, branches: null, otherwise: false, skippable, fallthrough: false };
   }
 
   /** A group's list starts again (a branch, a body). */

@@ -17,14 +17,15 @@ export type Step = { readonly command: string } | 'open' | 'close' | 'enter' | '
 
 /**
  * Where the text's commands may not all run, for the reading to fork and join what the shell may be
- * (shell-flow.ts): `&&` and `||` after an and-or list's command, `;` where a list ends; a group's
+ * (shell-flow.ts): `&&` and `||` after an and-or list's command, `;` where a list ends (`;&` where a
+ * case branch ends that goes on into the next, `;&` or `;;&`); a group's
  * reserved words (`{`, `}`, `if`, `then`, `elif`, `else`, `fi`, `loop` for while, until, for and
  * select, `do`, `done`, `case`, `esac`), `branch` where a case pattern's `)` starts a branch, and `!`.
  * Each comes before the command whose piece starts with it; `&&`, `||`, `;` and `branch` after it.
  */
-export type Flow = '&&' | '||' | ';' | '{' | '}' | 'if' | 'then' | 'elif' | 'else' | 'fi' | 'loop' | 'do' | 'done' | 'case' | 'branch' | 'esac' | '!';
+export type Flow = '&&' | '||' | ';' | ';&' | '{' | '}' | 'if' | 'then' | 'elif' | 'else' | 'fi' | 'loop' | 'do' | 'done' | 'case' | 'branch' | 'esac' | '!';
 
-const FLOWS: ReadonlySet<string> = new Set<Flow>(['&&', '||', ';', '{', '}', 'if', 'then', 'elif', 'else', 'fi', 'loop', 'do', 'done', 'case', 'branch', 'esac', '!']);
+const FLOWS: ReadonlySet<string> = new Set<Flow>(['&&', '||', ';', ';&', '{', '}', 'if', 'then', 'elif', 'else', 'fi', 'loop', 'do', 'done', 'case', 'branch', 'esac', '!']);
 
 /** Whether `step` is a Flow marker. */
 export function isFlow(step: Step): step is Flow {
@@ -32,11 +33,12 @@ export function isFlow(step: Step): step is Flow {
 }
 
 /**
- * What ends a piece of text: `;` (a line, `;`), `&&`, `||`, `;;` (the end of a case branch), `|`
+ * What ends a piece of text: `;` (a line, `;`), `&&`, `||`, `;;` (the end of a case branch), `;&`
+ * (one that goes on into the next branch: `;&`, `;;&`), `|`
  * (a pipe), `&` (the background), `glue` (the `&` of a redirection, `2>&1`, which ends no command),
  * a parenthesis, a backquote, or '' (the end of the text).
  */
-export type Op = ';' | '&&' | '||' | ';;' | '|' | '&' | 'glue' | '(' | ')' | '`' | '';
+export type Op = ';' | '&&' | '||' | ';;' | ';&' | '|' | '&' | 'glue' | '(' | ')' | '`' | '';
 
 /** Text between two separators, and the separator that ends it. */
 export interface Piece {
@@ -139,7 +141,7 @@ export class StepWriter {
       out.push('leave');
     }
     if (branch) out.push('branch');
-    if (after === '&&' || after === '||' || after === ';' || after === '&') out.push(after === '&' ? ';' : after);
+    if (after === '&&' || after === '||' || after === ';' || after === '&') out.push(after === '&' ? ';' : last === ';&' ? ';&' : after);
     if (after === ';' || after === '&') this.level.list = out.length;
     if (after === '(' || (after === '`' && !this.backquoted)) {
       out.push('open');
@@ -172,9 +174,9 @@ export function assembled(out: readonly Step[], opensAt: ReadonlyMap<number, num
  * ends a branch, after which a pattern comes again.
  */
 function effectiveOp(op: Op, group: Level): Op {
-  if (op === ';;' || op === 'glue') {
-    if (op === ';;' && group.pattern === false) group.pattern = true;
-    return op === ';;' ? ';' : 'glue';
+  if (op === ';;' || op === ';&' || op === 'glue') {
+    if (op !== 'glue' && group.pattern === false) group.pattern = true;
+    return op === 'glue' ? 'glue' : ';';
   }
   if (group.pattern !== true || (op !== '|' && op !== '(' && op !== ')')) return op;
   if (op === ')') group.pattern = false;

@@ -138,7 +138,7 @@ function separatorAt(text: string, at: number): Op {
     return next === '>' || /[<>]/.test(text[at - 1] ?? '') ? 'glue' : '&';
   }
   if (char === '|') return next === '|' ? '||' : '|';
-  if (char === ';') return next === ';' || next === '&' ? ';;' : ';';
+  if (char === ';') return next === '&' || (next === ';' && text[at + 2] === '&') ? ';&' : next === ';' ? ';;' : ';';
   return char === '(' || char === ')' || char === '`' ? char : ';';
 }
 

@@ -935,6 +935,10 @@ describe('wholeTreeCommand', () => {
       expect(atHome('cd /; until true; do cd /tmp; done; rm -rf *')).toBe('rm *');
       expect(atHome('cd /; for d in a; do cd /tmp; done; rm -rf *')).toBe('rm *');
       expect(atHome('if cd /tmp/x; then true; fi; rm -rf *')).toBe('rm *'); // the cd may fail
+      // A case branch ending in ;& or ;;& goes on into the next: it runs where the one before left it.
+      expect(atHome('cd /tmp/x; case a in a) cd / ;& b) rm -rf *;; esac')).toBe('rm *');
+      expect(atHome('cd /tmp/x; case a in a) cd / ;;& b) rm -rf *;; esac')).toBe('rm *');
+      expect(atHome('cd /tmp/x; case a in a) cd /;; b) rm -rf *;; esac')).toBeNull(); // ;; ends it
       // Each branch safe, an else always taken: let through.
       expect(atHome('cd /; if [ -n "$x" ]; then cd /tmp; else cd /var/tmp; fi; rm -rf *')).toBeNull();
       expect(atHome('cd /; case $x in a) cd /tmp;; esac; cd /tmp/x; rm -rf *')).toBeNull();
