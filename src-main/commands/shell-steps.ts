@@ -183,6 +183,9 @@ function effectiveOp(op: Op, group: Level): Op {
   return ';';
 }
 
+/** A function's name after `function`, followed by its body's `{`. */
+const FUNCTION_HEADER = /\s+[^\s{}()]+(?=\s+\{(?:\s|$))/y;
+
 /** The Flow marker each reserved word a piece may start with is read as. */
 const FLOW_OF: Readonly<Record<string, Flow>> = {
   '{': '{', '}': '}', if: 'if', then: 'then', elif: 'elif', else: 'else', fi: 'fi', while: 'loop', until: 'loop', for: 'loop', select: 'loop',
@@ -203,6 +206,12 @@ function leadingWords(text: string): { closers: number; openers: string[]; flows
   const word = /\s*(\S+)/y;
   for (let match = word.exec(text); match !== null; match = word.exec(text)) {
     const next = match[1] as string;
+    // `function f { …`: the body's `{` starts a group as any other does.
+    FUNCTION_HEADER.lastIndex = word.lastIndex;
+    if (next === 'function' && FUNCTION_HEADER.test(text)) {
+      word.lastIndex = FUNCTION_HEADER.lastIndex;
+      continue;
+    }
     if (openers.length === 0 && CLOSERS.has(next)) closers++;
     else if (OPENERS.has(next)) openers.push(next);
     else if (!BEFORE_OPENER.has(next)) break;

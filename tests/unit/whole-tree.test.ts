@@ -917,6 +917,8 @@ describe('wholeTreeCommand', () => {
       expect(atHome('cd /; [ -n "$x" ] && { cd /tmp; }; rm -rf *')).toBe('rm *');
       expect(atHome('cd /; cd /tmp && true || true; rm -rf *')).toBe('rm *'); // the cd may fail, staying in /
       expect(atHome('! cd /tmp/x && rm -rf *')).toBe('rm *'); // runs when the cd failed
+      // A function's body written `function f { … }` inside the group ends no group.
+      expect(atHome('true || { function f { :; }; cd /tmp/x; }; rm -rf *')).toBe('rm *');
       // An exit in a subshell ends only the subshell.
       expect(atHome('cd /tmp/x || (echo no; exit 1); rm -rf *')).toBe('rm *');
       // A bare exec (redirections only) goes on.
