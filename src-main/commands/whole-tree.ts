@@ -184,7 +184,8 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
   /** Where the shell may be where not every command runs (`a || cd x`, an if's branches). */
   const joined = new Map<string, string | null>();
   const flow = new ShellFlow(shell, (a, b) => joinedFolders(a, b, home, joined), body);
-  for (const step of steps) {
+  for (let at = 0; at < steps.length; at++) {
+    const step = steps[at] as Step;
     if (step === 'open' || step === 'enter') {
       subshells.push(snapshotOf(shell));
       flow.open();
@@ -237,7 +238,9 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
     if (found) return found;
     fed = pipes.xargs ? writtenWords(all) : [];
     // A group's `}`, `fi`, `done` or `esac`, or no command at all: the group's own end was read at its marker.
-    if (!all.every((word) => CLOSING_WORDS.has(word))) flow.ran(start, shell.functions.defining ? null : endsTheWay(all, name));
+    // `exit() { … }` names a function: no exit.
+    const ends = shell.functions.defining || isFunctionHeader(steps, at) ? null : endsTheWay(all, name, shell);
+    if (!all.every((word) => CLOSING_WORDS.has(word))) flow.ran(start, ends);
   }
   // A subshell never closed (`(cd x`, a syntax error) leaves nothing set either.
   const outermost = subshells[0];
@@ -246,18 +249,27 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
   return null;
 }
 
+/** Whether the command at `at` is followed by `()`, which makes it a function's name (`f() { … }`). */
+function isFunctionHeader(steps: readonly Step[], at: number): boolean {
+  const parentheses = steps[at + 2];
+  return steps[at + 1] === 'open' && typeof parentheses === 'object' && parentheses.command.trim() === '' && steps[at + 3] === 'close';
+}
+
 /** Words that only end a group. */
 const CLOSING_WORDS = new Set(['}', 'fi', 'done', 'esac']);
 
 /**
  * Whether the command (its program at `name`) ends the way the shell reads: `exit`, `return`, or `exec`
- * given a program to run in its place (a bare `exec` with only redirections goes on).
+ * given a program to run in its place (a bare `exec` with only redirections goes on). Not when the line
+ * defines a function or an alias of that name, which the shell runs instead (`exit(){ :; }`), nor a
+ * program of that name elsewhere (`./exit`); nor `logout`, which bash -c refuses and goes on past.
  */
-function endsTheWay(all: readonly string[], name: number): 'exit' | 'return' | null {
-  const program = name === -1 ? '' : programOf(all[name] as string);
-  if (program === 'exit' || program === 'logout') return 'exit';
+function endsTheWay(all: readonly string[], name: number, shell: Shell): 'exit' | 'return' | null {
+  const program = all[name];
+  if (program !== 'exit' && program !== 'return' && program !== 'exec') return null;
+  if (shell.functions.body(program) !== undefined || shell.aliases.get(program) !== undefined) return null;
+  if (program === 'exit') return 'exit';
   if (program === 'return') return 'return';
-  if (program !== 'exec' || all[name] !== 'exec') return null;
   for (let at = name + 1; at < all.length; at++) {
     const word = all[at] as string;
     // A redirection (`>log`, `2>&1`, `> log`: its target the next word) or an option (`exec -a name prog`).

@@ -989,6 +989,23 @@ describe('wholeTreeCommand', () => {
       expect(atHome('f(){ cd /tmp/x; }; cd /; f || exit; rm -rf *')).toBeNull();
     });
 
+    it('ends no way at an exit the line redefines, at a function header named exit, or at logout (bash -c goes on past it)', () => {
+      expect(atHome('exit(){ :; }; cd /tmp/x || exit; rm -rf *')).toBe('rm *');
+      expect(atHome('exit () { echo; }; cd /tmp/x || exit 1; rm -rf *')).toBe('rm *');
+      expect(atHome('function exit { :; }; cd /tmp/x || exit; rm -rf *')).toBe('rm *');
+      expect(atHome('shopt -s expand_aliases\nalias exit=true\ncd /tmp/x || exit\nrm -rf *')).toBe('rm *');
+      expect(atHome('exec(){ :; }; cd /tmp/x || exec false; rm -rf *')).toBe('rm *');
+      expect(atHome('cd /tmp/x || logout; rm -rf *')).toBe('rm *');
+      expect(atHome('cd /tmp/x || ./exit; rm -rf *')).toBe('rm *');
+      // An exit in a subshell, a pipeline or eval ends only that.
+      expect(atHome('cd /tmp/x || (exit 1); rm -rf *')).toBe('rm *');
+      expect(atHome('cd /tmp/x || exit | true; rm -rf *')).toBe('rm *');
+      expect(atHome('cd /tmp/x || { exit; } | cat; rm -rf *')).toBe('rm *');
+      // The builtin itself still ends it.
+      expect(atHome('cd /tmp/x || command exit; rm -rf *')).toBeNull();
+      expect(atHome('cd /tmp/x || builtin exit 1; rm -rf *')).toBeNull();
+    });
+
     it('reads 100 KB of || and && lists, ifs, cases and loops in linear time', () => {
       const started = performance.now();
       expect(atHome(`cd /; ${'true || '.repeat(12_000)}cd /tmp; rm -rf *`)).toBe('rm *');
