@@ -316,8 +316,12 @@ function startDetached(
   });
 }
 
-/** Reads, once per window, what ties it to the launch: its owner's pids, their names, its class. */
-function ownerFactsReader(launchedPid: number | null): (id: string) => Promise<WindowFacts | null> {
+/**
+ * Reads, once per window, what ties it to the launch: its owner's pids, their names, its class. A read
+ * that failed (the X server busy, a reply cut short) is tried again at the next look: kept, it would
+ * leave the window out of the launch for good.
+ */
+export function ownerFactsReader(launchedPid: number | null): (id: string) => Promise<WindowFacts | null> {
   const cache = new Map<string, Promise<WindowFacts | null>>();
   const host = hostname();
   const read = async (id: string): Promise<WindowFacts | null> => {
@@ -333,8 +337,12 @@ function ownerFactsReader(launchedPid: number | null): (id: string) => Promise<W
   return (id) => {
     let facts = cache.get(id);
     if (!facts) {
-      facts = read(id);
-      cache.set(id, facts);
+      const reading = read(id);
+      facts = reading;
+      cache.set(id, reading);
+      reading.catch(() => {
+        if (cache.get(id) === reading) cache.delete(id);
+      });
     }
     return facts;
   };
