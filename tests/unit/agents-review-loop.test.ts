@@ -176,6 +176,26 @@ describe('hostHandoffStrategy: the window of an application just opened', () => 
     expect(ctx.get<StepOutcome>(K.outcome)).toMatchObject({ status: 'CONTINUE', result: 'Opened Untitled 1 - Mousepad' });
   });
 
+  it('is not a window the device could not tie to the program unless it is named like the application', async () => {
+    vi.useFakeTimers();
+    // A notification that came while Mousepad started, neither owner nor class known: not handed the sub-task.
+    const popup: WindowInfo = { id: '0x500005', title: 'Update available', app: '', bounds: { x: 0, y: 0, width: 10, height: 10 } };
+    const ctx = handoffContext('mousepad', [xterm], [[xterm, popup]], { pid: 42, command: ['mousepad'], window: popup, window_match: 'unverified' });
+    const running = hostHandoffStrategy.run(ctx);
+    await vi.advanceTimersByTimeAsync(11_000);
+    await running;
+    expect(ctx.get(HANDOFF)).toBeNull();
+    expect(ctx.get<StepOutcome>(K.outcome)).toMatchObject({ status: 'ERROR', error: 'opened mousepad, but no window of it appeared' });
+
+    // Named like it, it is taken; and a window of the program named otherwise comes from the listing.
+    const named = handoffContext('mousepad', [xterm], [[xterm, mousepad]], { pid: 42, command: ['mousepad'], window: mousepad, window_match: 'unverified' });
+    await hostHandoffStrategy.run(named);
+    expect(named.get(HANDOFF)).toEqual({ kind: 'window', window: mousepad });
+    const listed = handoffContext('mousepad', [xterm], [[xterm, popup, mousepad]], { pid: 42, command: ['mousepad'], window: popup, window_match: 'unverified' });
+    await hostHandoffStrategy.run(listed);
+    expect(listed.get(HANDOFF)).toEqual({ kind: 'window', window: mousepad });
+  });
+
   it('is never a guess among several older windows: no new one is an error', async () => {
     vi.useFakeTimers();
     const ctx = handoffContext('xterm', [xterm, second], [[xterm, second]]);

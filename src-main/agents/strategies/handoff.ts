@@ -85,12 +85,22 @@ const WINDOW_WAIT_MS = 10_000;
 /** After this long without a new window, the one listed window of the application is taken (a single-instance program). */
 const REUSED_WINDOW_AFTER_MS = 2_000;
 
-/** The new window the device reported for launch_app, if it did. */
-function reportedWindow(outcome: StepOutcome): WindowInfo | null {
+/** Whether `window`'s program or title names the application asked for. */
+function namedLike(window: WindowInfo, wanted: string): boolean {
+  return window.app.toLowerCase().includes(wanted) || window.title.toLowerCase().includes(wanted);
+}
+
+/**
+ * The new window the device reported for launch_app, if it did. One it could not tie to the program
+ * (`unverified`: no owner known, a class that does not name it) may be another program's: taken only
+ * when it is named like the application, else looked for as if none was reported.
+ */
+function reportedWindow(outcome: StepOutcome, wanted: string): WindowInfo | null {
   const launched = LaunchResult.safeParse(outcome.results[0]?.structured);
   if (!launched.success || !launched.data.window) return null;
   const { id, title, app, bounds } = launched.data.window;
-  return { id, title, app, bounds };
+  const window = { id, title, app, bounds };
+  return launched.data.window_match === 'unverified' && !namedLike(window, wanted) ? null : window;
 }
 
 /**
@@ -99,14 +109,14 @@ function reportedWindow(outcome: StepOutcome): WindowInfo | null {
  * when no new one appears and it is the only one named so; anything else is a guess, hence an error.
  */
 async function findOpenedWindow(runtime: AgentRuntime, app: string, before: readonly WindowInfo[], outcome: StepOutcome): Promise<WindowInfo | null> {
-  const reported = reportedWindow(outcome);
+  const wanted = app.toLowerCase();
+  const reported = reportedWindow(outcome, wanted);
   if (reported) return reported;
   const listed = new Set(before.map((window) => window.id));
-  const wanted = app.toLowerCase();
   const started = Date.now();
   while (Date.now() - started < WINDOW_WAIT_MS && !runtime.signal.aborted) {
     const windows = await runtime.dispatcher.listWindows(runtime.signal);
-    const named = windows.filter((window) => window.app.toLowerCase().includes(wanted) || window.title.toLowerCase().includes(wanted));
+    const named = windows.filter((window) => namedLike(window, wanted));
     const fresh = named.find((window) => !listed.has(window.id));
     if (fresh) return fresh;
     if (named.length === 1 && Date.now() - started >= REUSED_WINDOW_AFTER_MS) return named[0] as WindowInfo;
