@@ -28,7 +28,7 @@ const DIRECTORY_TYPE = /\[\s*(?:system\.)?io\.directory\s*\]\s*$/i;
 const VB_FILE_SYSTEM_TYPE = /\[\s*(?:microsoft\.visualbasic\.fileio\.)?filesystem\s*\]\s*$/i;
 const DIRECTORY_INFO_NEW = /\[\s*(?:system\.)?io\.directoryinfo\s*\]\s*::\s*new\s*$/i;
 /** A variable, maybe with properties or indexes read from it, at the end of the text before `.Delete(`: 1 or 2 its name, 3 the rest. */
-const RECEIVER_VARIABLE = /\$(?:\{([^{}]{1,200})\}|((?:env:)?[a-z_]\w{0,200}))((?:\.[a-z_]\w{0,200}|\[-?\d{1,9}\]){0,20})$/i;
+const RECEIVER_VARIABLE = /\$(?:\{([^{}]{1,200})\}|(?:(?:global|script|local|private):)?((?:env:)?[a-z_]\w{0,200}))((?:\.[a-z_]\w{0,200}|\[-?\d{1,9}\]){0,20})$/i;
 /** How far back a type or a variable before a method is looked for. */
 const LOOK_BACK = 600;
 

@@ -706,6 +706,14 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
     expect(refuses("cmd /c 'set \"P=C:\\Users\\u\" & rd /s /q %P%'")).toBe('rd C:\\Users\\u');
   });
 
+  it('reads a variable named with its scope holding an item, a method then called on it', () => {
+    expect(refuses('$global:d = Get-Item C:\\; $global:d.Delete($true)')).toBe('Delete C:\\');
+    expect(refuses('$script:d = Get-Item C:\\; $script:d.Delete($true)')).toBe('Delete C:\\');
+    expect(refuses('$local:d = gi ~; $local:d.Delete(1)')).toBe('Delete ~');
+    expect(refuses('$global:d = Get-Item C:\\; $d.Delete($true)')).toBe('Delete C:\\');
+    expect(refuses("$global:d = gci C:\\Windows; $global:d.ForEach({ ri -r $_ })")).toBe('ri C:\\Windows\\*');
+  });
+
   it('lets values below the trees through', () => {
     for (const command of [
       'ri -r -fo C:\\build',
