@@ -222,7 +222,8 @@ function receivedPath(call: MethodCall & { kind: 'delete' | 'each' }, context: C
   }
   if (call.group === undefined) return call.kind === 'delete' ? (words(call.path ?? '', 'powershell', context)[0] ?? null) : null;
   const all = words(call.group.replace(/^\s*\[[^\]]*\]\s*/, ''), 'powershell', context);
-  return listedItems(all, context) ?? (all.length === 1 ? (all[0] as string) : null);
+  // What a listing lists, a value alone, or the value of what the group holds (`(New-Object IO.DirectoryInfo C:\)`).
+  return listedItems(all, context) ?? (all.length === 1 ? (all[0] as string) : null) ?? context.evaluate(call.group, context);
 }
 
 /** Calls read inside calls deeper than this are refused, as a text that cannot be read in time. */

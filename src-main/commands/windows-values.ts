@@ -26,7 +26,7 @@ export interface ValueReader {
 /** A type cast before a value (`[string]`, `[object[]]`), not a type whose static member follows (`[IO.Path]::`). */
 const CAST = /^\[(?:[^[\]]|\[[^[\]]{0,100}\]){1,200}\](?!\s*::)\s*/;
 /** `[IO.Path]::Combine(`, `[Environment]::GetFolderPath(`: 1 the type past `System.`, 2 the method. */
-const STATIC_CALL = /^\[\s*(?:system\.)?(io\.path|environment|io\.directory)\s*\]\s*::\s*([a-z]{1,40})\s*\(/i;
+const STATIC_CALL = /^\[\s*(?:system\.)?(io\.path|environment|io\.directory|io\.directoryinfo)\s*\]\s*::\s*([a-z]{1,40})\s*\(/i;
 /** The folders `[Environment]::GetFolderPath` names that are whole trees, by lower-case name. */
 const SPECIAL_FOLDERS: ReadonlyMap<string, string> = new Map([
   ['userprofile', '~'], ['windows', 'C:\\Windows'], ['programfiles', 'C:\\Program Files'], ['programfilesx86', 'C:\\Program Files (x86)'],
@@ -93,6 +93,8 @@ function staticValue(type: string, method: string, args: readonly string[], read
   if (type === 'io.path' && method === 'getpathroot') return /^[a-z]:/i.test(first) ? `${first.slice(0, 2)}\\` : /^[\\/]/.test(first) ? '\\' : null;
   if ((type === 'io.path' && method === 'getdirectoryname') || (type === 'io.directory' && method === 'getparent')) return splitPathValue([first]);
   if (type === 'io.directory' && method === 'getcurrentdirectory') return reader.cwd;
+  // `[IO.DirectoryInfo]::new('C:\')`: the folder's item, read as its path.
+  if (type === 'io.directoryinfo' && method === 'new') return args.length === 1 ? first : null;
   if (type === 'environment' && method === 'getenvironmentvariable') return variableValue(`env:${first}`, reader);
   // `'UserProfile'` or `[Environment+SpecialFolder]::UserProfile`.
   if (type === 'environment' && method === 'getfolderpath') return SPECIAL_FOLDERS.get(first.split(/[:\s]/).pop()?.toLowerCase() ?? '') ?? null;
@@ -184,7 +186,26 @@ export function commandValue(all: readonly string[], reader: ValueReader): strin
     return name === undefined ? null : variableValue(name, reader);
   }
   if (program === 'split-path') return splitPathValue(args);
+  if (program === 'new-object') return newObjectValue(args);
   return reader.listed(all);
+}
+
+/** `New-Object [-TypeName] IO.DirectoryInfo [-ArgumentList] C:\`: the folder's item, read as its path; null for another type. */
+function newObjectValue(args: readonly string[]): string | null {
+  let type: string | undefined;
+  let list: string | undefined;
+  const positional: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i] as string;
+    const name = /^-([a-z]+)(?::([\s\S]*))?$/i.exec(word);
+    if (name === null) positional.push(word);
+    else if ('typename'.startsWith((name[1] ?? '').toLowerCase())) type = name[2] ?? args[++i];
+    else if (['argumentlist', 'args'].some((one) => one.startsWith((name[1] ?? '').toLowerCase()))) list = name[2] ?? args[++i];
+    else return null;
+  }
+  type ??= positional.shift();
+  list ??= positional.shift();
+  return /^(?:system\.)?io\.directoryinfo$/i.test(type ?? '') && list !== undefined && positional.length === 0 ? list : null;
 }
 
 /** Join-Path's path and child paths (named or in order), joined with a backslash. */

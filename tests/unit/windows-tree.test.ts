@@ -714,6 +714,15 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
     expect(refuses("$global:d = gci C:\\Windows; $global:d.ForEach({ ri -r $_ })")).toBe('ri C:\\Windows\\*');
   });
 
+  it('reads a DirectoryInfo made by New-Object or ::new as its folder', () => {
+    expect(refuses("(New-Object IO.DirectoryInfo 'C:\\Windows').Delete($true)")).toBe('Delete C:\\Windows');
+    expect(refuses('(New-Object System.IO.DirectoryInfo $env:USERPROFILE).Delete($true)')).toBe('Delete C:\\Users\\u');
+    expect(refuses("[IO.DirectoryInfo]::new('C:\\').Delete($true)")).toBe('Delete C:\\');
+    expect(refuses('$d = New-Object IO.DirectoryInfo C:\\; $d.Delete($true)')).toBe('Delete C:\\');
+    expect(refuses('$d = New-Object -TypeName IO.DirectoryInfo -ArgumentList C:\\Users; $d.Delete($true)')).toBe('Delete C:\\Users');
+    expect(refuses("$d = [System.IO.DirectoryInfo]::new('C:\\ProgramData'); $d.Delete($true)")).toBe('Delete C:\\ProgramData');
+  });
+
   it('lets values below the trees through', () => {
     for (const command of [
       'ri -r -fo C:\\build',
