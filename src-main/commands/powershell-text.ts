@@ -1,3 +1,5 @@
+import { memberChain } from './windows-members';
+
 /**
  * PowerShell text (and cmd text inside it) as the never-run rule's Windows reader (windows-tree.ts)
  * reads it: cut into pipelines of commands and script blocks, each command into words with the
@@ -12,12 +14,12 @@ export interface Scope {
   variables: Map<string, string>;
   /** The value of a group operand's text (`(Join-Path C:\ *)`, `$(Get-Location)`) when the reader knows it; null otherwise. */
   evaluate?(inner: string, scope: Scope): string | null;
+  /** Of several values a word may have, the one it is read as: one that takes a whole tree, if any (the first otherwise). */
+  pick?(values: readonly string[], scope: Scope): string;
 }
 
 /** Words before a group that make it no value: a statement's header (`foreach (…)`, `if (…)`) or a block's `param(…)`. */
 const HEADER_WORDS = new Set(['param', 'foreach', 'for', 'while', 'until', 'if', 'elseif', 'switch', 'catch', 'trap', 'function', 'filter', 'data']);
-/** A property of a path's item that is its path: `(Get-Location).Path`. */
-const PATH_MEMBER = /\.(?:path|providerpath|fullname|pspath)\b/iy;
 
 /** A here-string: its quote (`'` takes the text as it is, `"` expands it), the text's bounds and the index past its closing `'@`. */
 export interface HereString {
@@ -200,10 +202,9 @@ function onlyVariableAt(raw: string, at: number): boolean {
   return SUBEXPRESSION_VARIABLE.test(raw);
 }
 
-/** The length of a path property read at `at` (`.Path`), 0 when none is. */
-function pathMemberLength(raw: string, at: number): number {
-  PATH_MEMBER.lastIndex = at;
-  return PATH_MEMBER.exec(raw)?.[0].length ?? 0;
+/** A known value with the members read from it at `at` (`.FullName`, `.Parent`, `.Trim()`: windows-members.ts), as far as they are known. */
+function withMembers(value: string, raw: string, at: number, scope: Scope): { value: string; length: number } {
+  return memberChain(value, raw, at, { argument: (text) => scope.evaluate?.(text, scope) ?? null, pick: (values) => scope.pick?.(values, scope) ?? (values[0] as string) });
 }
 
 /** A cmd variable the scope knows used with delayed expansion (`!NAME!`) at `at`, with its value and length; null otherwise. */
@@ -229,6 +230,8 @@ export function words(raw: string, mode: Mode, scope: Scope): string[] {
   let word = '';
   let started = false;
   let quote: string | null = null;
+  /** Whether the quotes open (or last closed) at the start of the word. */
+  let literal = false;
   const escape = mode === 'powershell' ? '`' : '^';
   const end = () => {
     if (started) all.push(word);
@@ -264,9 +267,16 @@ export function words(raw: string, mode: Mode, scope: Scope): string[] {
       word += hereStringText(raw.slice(here.bodyStart, here.bodyEnd), here.quote, scope);
       started = true;
       i = here.end - 1;
-    } else if (quote === "'" && char === "'") quote = null;
-    else if (quote === '"' && char === '"') quote = null;
-    else if (quote === null && (char === '"' || (mode === 'powershell' && char === "'"))) {
+    } else if ((quote === "'" && char === "'") || (quote === '"' && char === '"')) {
+      quote = null;
+      // A string alone is a value: the members read from it (`'C:\Windowsx'.Replace('x', '')`) are read with it.
+      if (literal && mode === 'powershell' && raw[i + 1] === '.') {
+        const read = withMembers(word, raw, i + 1, scope);
+        word = read.value;
+        i += read.length;
+      }
+    } else if (quote === null && (char === '"' || (mode === 'powershell' && char === "'"))) {
+      literal = !started;
       quote = char;
       started = true;
     } else if (quote === null && (/\s/.test(char) || (mode === 'powershell' && char === ','))) end();
@@ -274,9 +284,10 @@ export function words(raw: string, mode: Mode, scope: Scope): string[] {
       // `$(…)`, quoted or not: the value of what it holds, when known.
       const close = closingParen(raw, i + 2);
       const value = scope.evaluate?.(raw.slice(i + 2, close), scope) ?? null;
-      word += value ?? raw.slice(i, close + 1);
+      const read = value === null ? null : withMembers(value, raw, close + 1, scope);
+      word += read?.value ?? raw.slice(i, close + 1);
       started = true;
-      i = close + (value === null ? 0 : pathMemberLength(raw, close + 1));
+      i = close + (read?.length ?? 0);
     } else if (mode === 'powershell' && quote !== "'" && char === '$') {
       const { text, length } = variableAt(raw, i, quote === null, scope);
       word += text;
@@ -289,9 +300,10 @@ export function words(raw: string, mode: Mode, scope: Scope): string[] {
       const inner = raw.slice(i + 1, close);
       const header = word === '' && HEADER_WORDS.has((all.at(-1) ?? '').toLowerCase());
       const value = groupValue(inner, scope) ?? (word === '' && !header ? (scope.evaluate?.(inner, scope) ?? null) : null);
-      word += value ?? raw.slice(i, close + 1);
+      const read = value === null ? null : withMembers(value, raw, close + 1, scope);
+      word += read?.value ?? raw.slice(i, close + 1);
       started = true;
-      i = close + (value === null ? 0 : pathMemberLength(raw, close + 1));
+      i = close + (read?.length ?? 0);
     } else if (mode === 'cmd' && char === '!' && delayedAt(raw, i, scope) !== null) {
       // `!NAME!`, expanded when the command runs where delayed expansion is on: read as if it were.
       const delayed = delayedAt(raw, i, scope) as { value: string; length: number };
@@ -367,5 +379,19 @@ function variableAt(raw: string, at: number, unquoted: boolean, scope: Scope): {
   const item = member?.[0].startsWith('[') ? scope.variables.get(`${name.slice(0, -member[0].length)}[*]`) : undefined;
   // `$PWD`, `$PWD.Path`, `$PWD.ProviderPath`: the folder it runs in.
   const value = /^pwd(?:\.(?:path|providerpath))?$/.test(name) ? (scope.cwd ?? undefined) : (scope.variables.get(name) ?? item);
-  return { text: value ?? raw.slice(at, at + length), length };
+  if (!unquoted) return { text: value ?? raw.slice(at, at + length), length };
+  // Members read from a known value (`$d.Parent.FullName`, `$p.Replace('x', '')`), or from the variable itself when its member is not known by name.
+  const base = value === undefined && member !== null ? (subexpression === null ? baseValue(name.slice(0, -member[0].length), scope) : undefined) : undefined;
+  if (base !== undefined) {
+    const read = withMembers(base, raw, at + written[0].length, scope);
+    if (read.length > 0) return { text: read.value, length: written[0].length + read.length };
+  }
+  if (value === undefined || subexpression !== null) return { text: value ?? raw.slice(at, at + length), length };
+  const read = withMembers(value, raw, at + length, scope);
+  return { text: read.value, length: length + read.length };
+}
+
+/** A variable's own value, by its lower-case name: the folder it runs in for `$PWD`. */
+function baseValue(name: string, scope: Scope): string | undefined {
+  return name === 'pwd' ? (scope.cwd ?? undefined) : scope.variables.get(name);
 }

@@ -13,10 +13,10 @@ import { closingParen } from './powershell-text';
 export type MethodCall =
   /** Text a script block is made of: the raw arguments, to be read as a string's value. */
   | { kind: 'script'; argument: string }
-  /** A folder deleted recursively: `variable` (lower case, with a property: `_.fullname`), or the raw `group` before `.Delete(`, or the raw `path` argument. */
-  | { kind: 'delete'; variable?: string; group?: string; path?: string }
+  /** A folder deleted recursively: `variable` (lower case, with a property: `_.fullname`), or the raw `group` before `.Delete(` with the raw `members` read from it (`.Parent`), or the raw `path` argument. */
+  | { kind: 'delete'; variable?: string; group?: string; members?: string; path?: string }
   /** `.ForEach({ … })` (past any `.Where({ … })`): the block's `body`, run with each item of the `variable` or the raw `group` it is called on. */
-  | { kind: 'each'; body: string; variable?: string; group?: string }
+  | { kind: 'each'; body: string; variable?: string; group?: string; members?: string }
   /** `$sb.Invoke(…)` (or InvokeReturnAsIs): the block saved in `variable` run with the raw `argument`s. */
   | { kind: 'invoke'; variable: string; argument: string };
 
@@ -29,6 +29,8 @@ const VB_FILE_SYSTEM_TYPE = /\[\s*(?:microsoft\.visualbasic\.fileio\.)?filesyste
 const DIRECTORY_INFO_NEW = /\[\s*(?:system\.)?io\.directoryinfo\s*\]\s*::\s*new\s*$/i;
 /** A variable, maybe with properties or indexes read from it, at the end of the text before `.Delete(`: 1 or 2 its name, 3 the rest. */
 const RECEIVER_VARIABLE = /\$(?:\{([^{}]{1,200})\}|(?:(?:global|script|local|private):)?((?:env:)?[a-z_]\w{0,200}))((?:\.[a-z_]\w{0,200}|\[-?\d{1,9}\]){0,20})$/i;
+/** Properties read from a group before a method (`(Get-Item ~).Parent.Delete(`), at the end of the text before it. */
+const GROUP_MEMBERS = /\)((?:\.[a-z_]\w{0,40}){1,20})$/i;
 /** How far back a type or a variable before a method is looked for. */
 const LOOK_BACK = 600;
 
@@ -92,8 +94,12 @@ const WHERE_METHOD = /\.\s*where\s*$/i;
  * What a method at `at` is called on: a group (`(Get-Item ~)`) or a variable with its properties (`$_.FullName`),
  * past the `.Where({ … })` calls between them. Null for another.
  */
-function receiverAt(raw: string, at: number, opens: ReadonlyMap<number, number>): { variable: string } | { group: string } | null {
+function receiverAt(raw: string, at: number, opens: ReadonlyMap<number, number>): { variable: string } | { group: string; members?: string } | null {
   let end = raw.slice(0, at).trimEnd().length;
+  // `(…).Parent.Delete(`: the group, with the properties read from it.
+  const members = GROUP_MEMBERS.exec(raw.slice(Math.max(0, end - LOOK_BACK), end));
+  const open = members === null ? undefined : opens.get(end - (members[1] ?? '').length - 1);
+  if (members !== null && open !== undefined) return { group: raw.slice(open + 1, end - (members[1] ?? '').length - 1), members: members[1] ?? '' };
   for (let open = opens.get(end - 1); raw[end - 1] === ')' && open !== undefined; open = opens.get(end - 1)) {
     const before = raw.slice(Math.max(0, open - LOOK_BACK), open);
     if (!WHERE_METHOD.test(before)) return { group: raw.slice(open + 1, end - 1) };

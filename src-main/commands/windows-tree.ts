@@ -5,6 +5,7 @@ import { recordAlias, withAliases } from './windows-aliases';
 import { type BlockReader, blockRuns, pathBindings } from './windows-blocks';
 import { continuedHeader, deletesEach, passes, programAt, programOf, readRemove, runsText, savedVariable, source } from './windows-commands';
 import { callBindings, definedFunction, invokedBlock, type PsFunction } from './windows-functions';
+import { memberChain } from './windows-members';
 import { type MethodCall, methodCalls } from './windows-methods';
 import { knownVariables, type PathScope, resolvePath, takesWhole } from './windows-paths';
 import { startedCommands } from './windows-start';
@@ -38,7 +39,10 @@ import { knownGroupValue, type ValueReader } from './windows-values';
  * cmd's `set`, arrays read as the item that takes a whole tree, hashtables splatted (`@p`), what a loop,
  * `& { … }` or a pipeline's block collects (`$d = foreach (…) { … }`), and a group's value where it is known (Get-Location, Join-Path,
  * Split-Path, Combine, a listing); a group's commands are read before the command around it, in its scope.
- * Not read: values computed when it runs (`Remove-Item (Get-Content list.txt) -Recurse`, `-replace`),
+ * Members of a known value (`.Parent`, `.FullName`, `.Replace(…)`, `.Trim()`, `-replace` of plain text) are
+ * computed where their arguments are known, and a cut they cannot compute is read as possibly leaving a folder the
+ * path is in (windows-members.ts); a DirectoryInfo made by New-Object or `::new` is its folder.
+ * Not read: values computed when it runs (`Remove-Item (Get-Content list.txt) -Recurse`, other string methods),
  * a hashtable or array changed other than by `$p.Key = …`, `$a[0] = …` or `.Add(…)`, scripts in files (`-File x.ps1`), other .NET methods and other
  * providers (`HKLM:\`). It is a last guard against mistakes, not a full PowerShell parser.
  */
@@ -70,6 +74,8 @@ interface Context extends PathScope {
   calls: readonly string[];
   /** The value of a group's text, when known (windows-values.ts). */
   evaluate(inner: string, scope: Context): string | null;
+  /** Of several values, the one that takes a whole tree, if any (the first otherwise). */
+  pick(values: readonly string[], scope: Context): string;
 }
 
 /**
@@ -99,7 +105,7 @@ export function isWindowsWholeTree(path: string, home = homedir(), cwd: string |
 
 /** A context whose folder is `cwd`, read from home when relative. */
 function contextFor(home: string, cwd: string | null, variables: Map<string, string>): Context {
-  const context: Context = { home, cwd: null, variables, budget: { left: 0 }, functions: new Map(), aliases: new Map(), calls: [], evaluate: groupValue };
+  const context: Context = { home, cwd: null, variables, budget: { left: 0 }, functions: new Map(), aliases: new Map(), calls: [], evaluate: groupValue, pick: (values, scope) => pickWhole(scope)(values) };
   context.cwd = cwd === null ? null : resolvePath(cwd, context, '~');
   return context;
 }
@@ -218,12 +224,20 @@ function receivedPath(call: MethodCall & { kind: 'delete' | 'each' }, context: C
   if (call.variable !== undefined) {
     // An item of a listing saved to a variable (`$items[0]`, `$items[-1]`) may be any of them: `items[*]`.
     const item = /^([^[]+)\[-?\d+\]$/.exec(call.variable)?.[1];
-    return context.variables.get(call.variable) ?? (item === undefined ? undefined : context.variables.get(`${item}[*]`)) ?? null;
+    const known = context.variables.get(call.variable) ?? (item === undefined ? undefined : context.variables.get(`${item}[*]`));
+    if (known !== undefined || !/[.[]/.test(call.variable)) return known ?? null;
+    // Members read from a known variable (`$d.Parent`): the variable read as a word.
+    const [word] = words(`\${${call.variable.replace(/[.[].*$/s, '')}}${call.variable.replace(/^[^.[]*/, '')}`, 'powershell', context);
+    return word === undefined || word.startsWith('$') ? null : word;
   }
   if (call.group === undefined) return call.kind === 'delete' ? (words(call.path ?? '', 'powershell', context)[0] ?? null) : null;
   const all = words(call.group.replace(/^\s*\[[^\]]*\]\s*/, ''), 'powershell', context);
   // What a listing lists, a value alone, or the value of what the group holds (`(New-Object IO.DirectoryInfo C:\)`).
-  return listedItems(all, context) ?? (all.length === 1 ? (all[0] as string) : null) ?? context.evaluate(call.group, context);
+  const path = listedItems(all, context) ?? (all.length === 1 ? (all[0] as string) : null) ?? context.evaluate(call.group, context);
+  if (path === null || call.members === undefined) return path;
+  // Properties read from it (`(Get-Item ~\x).Parent`): known ones give the path, another makes it not known.
+  const read = memberChain(path, call.members, 0, { argument: (text) => context.evaluate(text, context), pick: pickWhole(context) });
+  return read.length === call.members.length ? read.value : null;
 }
 
 /** Calls read inside calls deeper than this are refused, as a text that cannot be read in time. */

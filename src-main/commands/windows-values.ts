@@ -1,4 +1,5 @@
 import { closingParen, splitText } from './powershell-text';
+import { mayBeCut, replaceValue } from './windows-members';
 import { programAt, programOf, readRemove } from './windows-commands';
 
 /**
@@ -63,8 +64,10 @@ export function expressionValue(text: string, reader: ValueReader, depth = 0): s
   if (chained !== null) return expressionValue(value.slice(chained[0].length), reader, depth + 1);
   // A value piped on (`$HOME | Split-Path`) is what the pipeline writes.
   if (topLevelItems(value, pipeAt).length > 1) return statementsValue(value, reader, depth + 1);
-  // `+` binds least of these, then -f, then the comma; a command's words (`Write-Output a + b`) are no expression.
+  // -replace binds least of these, then `+`, then -f, then the comma; a command's words (`Write-Output a + b`) are no expression.
   const expression = /^['"$@([\d]/.test(value);
+  const replaced = expression ? replacements(value) : null;
+  if (replaced !== null) return replacedValue(replaced, reader, depth + 1);
   const sum = expression ? topLevelItems(value, plusAt) : [];
   if (sum.length > 1) return sumValue(sum, reader, depth + 1);
   const format = expression ? topLevelItems(value, formatAt) : [];
@@ -128,6 +131,45 @@ function formatValue(format: string, list: string, reader: ValueReader, depth: n
     return value ?? '';
   });
   return known ? filled : null;
+}
+
+/** `-replace`, `-ireplace`, `-creplace` at `at`, outside a word: 1 the `c` of the case-sensitive one. */
+const REPLACE_AT = /(?<![\w-])-([ic]?)replace(?![\w-])/iy;
+
+/** `a -replace 'x', 'y' -creplace …`: the value replaced (first) and each operator's operands, with whether it is case-sensitive; null when none is used. */
+function replacements(text: string): Array<{ operands: string; caseSensitive: boolean }> | null {
+  if (!/replace/i.test(text)) return null;
+  const sensitive: boolean[] = [];
+  const parts = topLevelItems(text, (all, at) => {
+    if (all[at] !== '-') return 0;
+    REPLACE_AT.lastIndex = at;
+    const match = REPLACE_AT.exec(all);
+    if (match === null) return 0;
+    sensitive[at] = (match[1] ?? '').toLowerCase() === 'c';
+    return match[0].length;
+  });
+  const flags = sensitive.flatMap((one, at) => (one === undefined ? [] : [{ at, one }])).map(({ one }) => one);
+  if (flags.length === 0 || parts.length !== flags.length + 1) return null;
+  return parts.map((operands, at) => ({ operands, caseSensitive: at === 0 ? false : (flags[at - 1] as boolean) }));
+}
+
+/**
+ * The value first replaced by each operator in turn (windows-members.ts), when all is known; with a
+ * pattern not known or not plain text and nothing to replace it with, what cutting its end may leave.
+ */
+function replacedValue(parts: ReadonlyArray<{ operands: string; caseSensitive: boolean }>, reader: ValueReader, depth: number): string | null {
+  const [first, ...rest] = parts;
+  let value = first === undefined ? null : expressionValue(first.operands, reader, depth);
+  for (const { operands, caseSensitive } of rest) {
+    if (value === null) return null;
+    const [pattern, replacement = "''", ...more] = topLevelItems(operands);
+    const from = pattern === undefined || more.length > 0 ? null : expressionValue(pattern, reader, depth);
+    const to = expressionValue(replacement, reader, depth);
+    const replaced = from === null || to === null ? null : replaceValue(value, from, to, caseSensitive);
+    // A pattern not read, replaced by nothing, only cuts characters: it may leave a folder the path is in.
+    value = replaced ?? (to === '' ? mayBeCut(value, reader.pick) : null);
+  }
+  return value;
 }
 
 /** A `|` at `at` that pipes (not `||`): its length, or 0. */

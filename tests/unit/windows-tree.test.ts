@@ -706,6 +706,20 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
     expect(refuses("cmd /c 'set \"P=C:\\Users\\u\" & rd /s /q %P%'")).toBe('rd C:\\Users\\u');
   });
 
+  it('reads the parent of a known item (.Parent, .Directory) and its root (.Root) as that folder, used as a target or deleted', () => {
+    expect(refuses('ri -r -fo (Get-Item ~\\x).Parent.FullName')).toBe('ri ~\\x\\..');
+    expect(refuses('(Get-Item ~\\Documents).Parent.Delete($true)')).toBe('Delete ~\\Documents\\..');
+    expect(refuses('(Get-Item C:\\Windows\\Temp).Parent.Delete($true)')).toBe('Delete C:\\Windows');
+    expect(refuses('ri -r (Get-Item .).Parent')).toBe('ri .\\..');
+    expect(refuses('$p = (gi ~\\x).Parent.FullName; ri -r -fo $p')).toBe('ri ~\\x\\..');
+    expect(refuses('$d = Get-Item C:\\Windows\\Temp; $d.Parent.Delete($true)')).toBe('Delete C:\\Windows');
+    expect(refuses('$d = (Get-Item ~\\x).Parent; $d.Delete($true)')).toBe('Delete ~\\x\\..');
+    expect(refuses('(gi ~\\x\\y).Parent.Parent.Delete($true)')).toBe('Delete ~\\x\\y\\..\\..');
+    expect(refuses('ri -r ((gi $HOME\\x.txt).Directory)')).toBe('ri C:\\Users\\u');
+    expect(refuses('(Get-Item ~).Root.Delete($true)')).toBe('Delete \\');
+    expect(refuses("ri -r (gi 'C:\\Program Files\\x').Root")).toBe('ri C:\\');
+  });
+
   it('reads a variable named with its scope holding an item, a method then called on it', () => {
     expect(refuses('$global:d = Get-Item C:\\; $global:d.Delete($true)')).toBe('Delete C:\\');
     expect(refuses('$script:d = Get-Item C:\\; $script:d.Delete($true)')).toBe('Delete C:\\');
@@ -721,6 +735,63 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
     expect(refuses('$d = New-Object IO.DirectoryInfo C:\\; $d.Delete($true)')).toBe('Delete C:\\');
     expect(refuses('$d = New-Object -TypeName IO.DirectoryInfo -ArgumentList C:\\Users; $d.Delete($true)')).toBe('Delete C:\\Users');
     expect(refuses("$d = [System.IO.DirectoryInfo]::new('C:\\ProgramData'); $d.Delete($true)")).toBe('Delete C:\\ProgramData');
+    expect(refuses("ri -r -fo (New-Object IO.DirectoryInfo 'C:\\').FullName")).toBe('ri C:\\');
+  });
+
+  it('reads string methods and -replace of known values where the result is computed', () => {
+    expect(refuses("$p = 'C:\\Windowsx'.Replace('x',''); ri -r -fo $p")).toBe('ri C:\\Windows');
+    expect(refuses("ri -r -fo ('C:\\Windows ').Trim()")).toBe('ri C:\\Windows');
+    expect(refuses("ri -r -fo 'C:\\WINDOWS'.ToLower()")).toBe('ri c:\\windows');
+    expect(refuses("$p = 'C:\\Windowsx' -replace 'x',''; ri -r -fo $p")).toBe('ri C:\\Windows');
+    expect(refuses("$p = 'C:\\WindowsX' -ireplace 'x'; ri -r -fo $p")).toBe('ri C:\\Windows');
+    expect(refuses("$p = 'C:\\Windows\\x' -replace '\\\\x$', ''; ri -r $p")).toBe('ri C:\\Windows');
+    expect(refuses("$p = 'C:\\Windows\\x'.Substring(0, 10); ri -r -fo $p")).toBe('ri C:\\Windows');
+    expect(refuses("$p = 'C:\\Windows\\'.TrimEnd('\\'); ri -r -fo $p")).toBe('ri C:\\Windows');
+    expect(refuses("$p = 'C:\\build'.Remove(3); ri -r $p")).toBe('ri C:\\');
+    expect(refuses("$p = 'C:\\build'; ri -r $p.Replace('build', '')")).toBe('ri C:\\');
+    expect(refuses("$p = '  ~  '; ri -r $p.Trim().ToUpper()")).toBe('ri ~');
+    expect(refuses("ri -r ('C:\\bu' + 'ild').Replace('build', '')")).toBe('ri C:\\');
+    expect(refuses("ri -r ($HOME -replace '\\\\x$')")).toBe('ri C:\\Users\\u');
+  });
+
+  it('reads a string cut by a method or -replace it cannot compute as possibly any of the first folders it is in', () => {
+    expect(refuses("$p = 'C:\\Windows\\x' -replace '\\\\[^\\\\]+$', ''; ri -r $p")).toBe('ri C:\\');
+    expect(refuses("$p = \"$HOME\\x\" -replace '\\\\[^\\\\]+$'; ri -r $p")).toBe('ri C:\\');
+    expect(refuses("$p = 'build\\x' -replace $pattern, ''; ri -r $p")).toBeNull();
+    expect(refuses("$p = 'C:\\build'.Substring(0, $n); ri -r $p")).toBe('ri C:\\');
+    expect(refuses("ri -r ('~\\x').TrimEnd($c)")).toBe('ri ~');
+    expect(refuses("$p = '~\\x'; ri -r $p.Replace($name, '')")).toBe('ri ~');
+    expect(refuses("$p = '~\\x'; ri -r $p.Remove($i)")).toBe('ri ~');
+  });
+
+  it('reads a block saved to a variable and called with & and arguments as a function', () => {
+    expect(refuses('$sb = { param($p) ri -r -fo $p }; & $sb C:\\')).toBe('ri C:\\');
+    expect(refuses('$sb = { ri -r -fo $args[0] }; & $sb ~')).toBe('ri ~');
+    expect(refuses('$sb = { param($p) ri -r $p }; & $sb -p C:\\Windows')).toBe('ri C:\\Windows');
+    expect(refuses('$sb = { param($p) ri -r $p }; . $sb $HOME')).toBe('ri C:\\Users\\u');
+  });
+
+  it('lets parents, members and replacements that stay below the trees, or are not known, through', () => {
+    for (const command of [
+      'ri -r (Get-Item C:\\build\\x).Parent',
+      '(Get-Item ~\\x\\y).Parent.Delete($true)',
+      '(Get-Item C:\\).Parent.Delete($true)', // a root has no parent
+      '(gi ~\\x).Parent.Delete()',
+      "(New-Object IO.DirectoryInfo 'C:\\build').Delete($true)",
+      "(New-Object IO.FileInfo 'C:\\Windows').Delete()",
+      "$p = 'C:\\Windows\\Temp'.Replace('x', ''); ri -r $p",
+      "$p = 'C:\\WindowsX' -creplace 'x', ''; ri -r $p", // case-sensitive: nothing replaced
+      "ri -r 'C:\\build'.Trim()",
+      "$p = 'build\\out'.Substring(0, $n); ri -r $p", // cut, it stays below the folder it runs in
+      "$p = 'C:\\build' -replace $pattern, 'x'; ri -r $p", // replaced by something: not known
+      "$p = 'C:\\build'.Replace($a, $b); ri -r $p",
+      "$p = 'C:\\build\\'.TrimEnd('\\'); ri -r $p",
+      "ri -r ('C:\\Windows\\x').Length",
+      '$global:d = Get-Item C:\\build; $global:d.Delete($true)',
+      '$sb = { param($p) ri -r $p }; & $sb C:\\build',
+    ]) {
+      expect(refuses(command), command).toBeNull();
+    }
   });
 
   it('lets values below the trees through', () => {
@@ -793,6 +864,15 @@ describe('windowsTreeCommand: values built, splatted, collected or computed', ()
       `ri -r ${'$a[$i]'.repeat(n / 2)}`,
       `$a = ${'[x[]]'.repeat(n / 2)}'y'; ri -r $a`,
       `${'['.repeat(n)}$a = 1; ri -r $a`,
+      `ri -r 'C:\\x'${'.Trim()'.repeat(n / 2)}`,
+      `$p = 'x'; ${"$p = $p.Replace('x', 'xx'); ".repeat(n / 8)}ri -r $p`,
+      `ri -r ${"'a'.Trim(".repeat(n / 4)}`,
+      `ri -r (gi C:\\x)${'.Parent'.repeat(n / 2)}`,
+      `(gi C:\\x)${'.Parent'.repeat(n / 2)}.Delete($true)`,
+      `$p = 'x' ${"-replace 'a', 'b' ".repeat(n / 4)}; ri -r $p`,
+      `$p = '${'a'.repeat(n)}' -replace '${'a'.repeat(n / 2)}'; ri -r $p`,
+      `$p = '${'a\\'.repeat(500)}'; ${'ri -r ($p.Trim($x)); '.repeat(n / 4)}`,
+      `$p = '${'a\\'.repeat(500)}'; ${'(gi $p).Parent.Delete(1); '.repeat(n / 4)}`,
     ];
     for (const text of shapes) {
       const started = performance.now();
