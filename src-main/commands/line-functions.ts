@@ -36,6 +36,11 @@ export class LineFunctions {
   private open: OpenBody | null = null;
   /** Subshells the text does not spell open after a header, whose commands come before the body's. */
   private hidden = 0;
+  /**
+   * The Flow markers read since the last other step: those a body's first command starts with (`{`,
+   * `if`, `while`… of `f() { if …`) come before it, and are part of the body.
+   */
+  private flows: Step[] = [];
 
   /** `bodies`: the functions known so far, shared with the reading of a body, which can define more. */
   constructor(private readonly bodies = new ScopedMap<readonly Step[]>()) {}
@@ -71,19 +76,22 @@ export class LineFunctions {
 
   /** Learns from the next step (a command's words `all`): a header, a body's start, its steps. */
   read(step: Step, all: readonly string[]): void {
+    const flows = this.flows;
+    if (isFlow(step)) flows.push(step);
+    else this.flows = [];
     if (this.open) this.extend(this.open, step, all);
-    else if (this.header) this.afterHeader(this.header, step, all);
+    else if (this.header) this.afterHeader(this.header, step, all, flows);
     else if (typeof step === 'string') return;
     else if (all.length === 1 && FUNCTION_NAME.test(all[0] as string)) this.header = { name: all[0] as string, stage: 'name', function: false };
     else if (all[0] === 'function' && FUNCTION_NAME.test(all[1] ?? '')) {
       const name = all[1] as string;
       if (all.length === 2) this.header = { name, stage: 'function', function: true };
-      else if (all[2] === '{') this.open = { name, steps: [step], depth: 1, parens: false };
+      else if (all[2] === '{') this.open = { name, steps: [...fromBrace(flows), step], depth: 1, parens: false };
     }
   }
 
   /** After `f` come `()`, which the reading cuts as a subshell around an empty command, then the body. */
-  private afterHeader(header: Header, step: Step, all: readonly string[]): void {
+  private afterHeader(header: Header, step: Step, all: readonly string[], flows: Step[]): void {
     // Where the text may fork (`f || g`, the `{` a body starts with): no command of its own.
     if (isFlow(step)) return;
     // A subshell the text does not spell after `()` (`"$(…)"` in the body's first command) is no part
@@ -104,11 +112,15 @@ export class LineFunctions {
     // `function f ( … )`: what follows its `(` is a body in parentheses, not `()`.
     else if (header.stage === 'inParens' && header.function) {
       this.header = null;
-      this.open = { name: header.name, steps: ['open', step], depth: 1, parens: true };
+      this.open = { name: header.name, steps: ['open', ...flows, step], depth: 1, parens: true };
     } else {
       this.header = null;
-      if (all[0] === '{' && header.stage !== 'name' && header.stage !== 'inParens') this.open = { name: header.name, steps: [step], depth: 1, parens: false };
-      else this.read(step, all);
+      if (all[0] === '{' && header.stage !== 'name' && header.stage !== 'inParens') this.open = { name: header.name, steps: [...fromBrace(flows), step], depth: 1, parens: false };
+      else {
+        // Read as the line's own step, the markers before it with it (`f\nfunction g { if …`).
+        this.flows = flows;
+        this.read(step, all);
+      }
     }
   }
 
@@ -120,4 +132,10 @@ export class LineFunctions {
     this.bodies.set(open.name, open.steps);
     this.open = null;
   }
+}
+
+/** The markers from the body's `{` on: those before it (`;` after the command before) are the line's. */
+function fromBrace(flows: readonly Step[]): Step[] {
+  const at = flows.indexOf('{');
+  return at === -1 ? [] : flows.slice(at);
 }

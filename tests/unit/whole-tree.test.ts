@@ -989,6 +989,18 @@ describe('wholeTreeCommand', () => {
       expect(atHome('f(){ cd /tmp/x; }; cd /; f || exit; rm -rf *')).toBeNull();
     });
 
+    it("reads a function's body that starts with an if, a loop or a case as the group it is: an exit in it may not run", () => {
+      expect(atHome('f() { if false; then exit; fi; }; cd /; cd /tmp/x || f; rm -rf *')).toBe('rm *');
+      expect(atHome('f() { for i in; do exit; done; }; cd /; cd /tmp/x || f; rm -rf *')).toBe('rm *');
+      expect(atHome('f() { case a in b) exit;; esac; }; cd /; cd /tmp/x || f; rm -rf *')).toBe('rm *');
+      expect(atHome('f() { while false; do exit; done; }; cd /; cd /tmp/x || f; rm -rf *')).toBe('rm *');
+      expect(atHome('function f { if false; then exit; fi; }; cd /; cd /tmp/x || f; rm -rf *')).toBe('rm *');
+      expect(atHome('g\nfunction f { if false; then exit; fi; }; cd /; cd /tmp/x || f; rm -rf *')).toBe('rm *');
+      expect(atHome('f() {\n  if [ -z "$1" ]; then\n    return\n  fi\n  cd "$1"\n}\ncd /; f /tmp/x; rm -rf *')).toBe('rm *');
+      // A body that always ends the way still does.
+      expect(atHome('f() { echo no; exit 1; }; cd /; cd /tmp/x || f; rm -rf *')).toBeNull();
+    });
+
     it('ends no way at an exit the line redefines, at a function header named exit, or at logout (bash -c goes on past it)', () => {
       expect(atHome('exit(){ :; }; cd /tmp/x || exit; rm -rf *')).toBe('rm *');
       expect(atHome('exit () { echo; }; cd /tmp/x || exit 1; rm -rf *')).toBe('rm *');
