@@ -70,21 +70,24 @@ export function restore(shell: Shell, snapshot: Snapshot): void {
 /**
  * Learns what a command sets: variables (assign, `printf -v`, and `for d` walking $@), the positional
  * parameters `set` gives and `shift` moves, and aliases. `mayNotRun`: the command may never run (it is
- * in a function's body being defined); so may one after a reserved word (`then d=/tmp`, `do d=…`).
- * `skippable`: the command may be skipped (after `&&` or `||`, in a branch or a loop: shell-flow.ts):
- * a variable it sets holds either value, as after a reserved word; the parameters `set` gives are taken.
+ * in a function's body being defined). `skippable`: the command may be skipped (after `&&` or `||`, in
+ * a branch or a loop: shell-flow.ts), as may one after a reserved word (`then d=/tmp`, `do d=…`): a
+ * variable it sets holds either value, a default it sets is set; the parameters `set` gives are taken.
  */
 export function learn(all: readonly string[], shell: Shell, mayNotRun = false, defaults: ReadonlyArray<readonly [string, string]> = [], skippable = false): void {
   const program = all.findIndex((word) => !SHELL_KEYWORDS.has(word) && word !== 'builtin');
-  const mayNotBeSet = mayNotRun || program > 0;
+  // After a reserved word (`then : "${X:=/}"`, `{ d=/tmp`) the command is read as one that may be
+  // skipped: a default it sets is still set, the value before (if known) kept as one it may have.
+  const mayNotBeSet = mayNotRun;
+  const skipped = skippable || program > 0;
   // What `${X:=…}` set as the words were expanded: one not known before stays so if this may not run.
   // One that may only be skipped is taken as set (`true && : "${X:=/}"`): its value is the one it had
   // before (known: either), or the default's.
   for (const [name, value] of defaults) {
-    if (!mayNotBeSet && !skippable) setOrForget(shell.variables, name, value);
+    if (!mayNotBeSet && !skipped) setOrForget(shell.variables, name, value);
     else if (!mayNotBeSet || shell.variables.get(name) !== undefined) setOrKeep(shell.variables, name, value);
   }
-  const perhaps = mayNotBeSet || skippable;
+  const perhaps = mayNotBeSet || skipped;
   assign(all, shell.variables, perhaps);
   const printed = printfAssignment(all);
   if (printed) (perhaps ? setOrKeep : setOrForget)(shell.variables, printed.name, printed.value);

@@ -976,6 +976,11 @@ describe('wholeTreeCommand', () => {
       expect(atHome('X=/; X=/tmp/x && rm -rf "$X"')).toBeNull();
       // A default set (`:=`) by a command that may be skipped: either the value before or the default, as before.
       expect(atHome('true && : ${d:=/}; rm -rf "$d"')).toBe('rm {\u2039d\u203a,/}');
+      // So is one after a reserved word: in a branch, a loop or a group.
+      expect(atHome('if true; then : ${d:=/}; fi; rm -rf "$d"')).toBe('rm {\u2039d\u203a,/}');
+      expect(atHome('{ : "${d:=/}"; }; rm -rf "$d"')).toBe('rm {\u2039d\u203a,/}');
+      expect(atHome('while true; do : ${d:=/}; break; done; rm -rf "$d"')).toBe('rm {\u2039d\u203a,/}');
+      expect(atHome('d=/tmp/x; if true; then : ${d:=/}; fi; rm -rf "$d"')).toBeNull(); // d is set: the default is not used
       // The parameters set gives are taken as given, as before.
       expect(atHome('[ -x ] && set -- /; rm -rf "$1"')).toBe('rm /');
     });
