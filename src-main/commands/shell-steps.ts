@@ -87,6 +87,9 @@ export class StepWriter {
   }
 
   piece(piece: Piece): void {
+    // A line break (or a comment) after `&&`, `||` or `|` continues the list: the next line's command is
+    // the one they run (`cd build &&⏎ rm -rf *`).
+    if (piece.op === ';' && this.run.length === 0 && CONTINUED.has(this.before) && piece.text.trim() === '') return;
     this.run.push(piece);
     if (piece.op !== 'glue') this.flush();
   }
@@ -157,6 +160,9 @@ export class StepWriter {
     this.before = after;
   }
 }
+
+/** The operators a list or a pipeline goes on after, past line breaks. */
+const CONTINUED: ReadonlySet<Op> = new Set<Op>(['&&', '||', '|']);
 
 /** `out` with the subshell starts `opensAt` holds put in before the steps at their indices. */
 export function assembled(out: readonly Step[], opensAt: ReadonlyMap<number, number>): Step[] {

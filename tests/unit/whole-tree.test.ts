@@ -961,6 +961,12 @@ describe('wholeTreeCommand', () => {
       expect(atHome('cd "$(mktemp -d)" && rm -rf *')).toBeNull();
       expect(atHome('cd build && rm -rf * || echo failed')).toBeNull();
       expect(atHome('pushd /tmp/x || exit; rm -rf *')).toBeNull();
+      // A line break or a comment after && or || continues the list.
+      expect(atHome('cd build &&\n  rm -rf *')).toBeNull();
+      expect(atHome('cd build ||\n  exit 1\nrm -rf *')).toBeNull();
+      expect(atHome('cd build || # no build folder\n  exit 1\nrm -rf *')).toBeNull();
+      expect(atHome('cd /; true ||\n  cd /tmp/x\nrm -rf *')).toBe('rm *');
+      expect(atHome('cd /tmp/x; echo |\n  cd /\nrm -rf *')).toBeNull(); // the cd is a pipeline's: in a subshell
       // A plain sequence takes each cd as done: the text gives no sign it may fail.
       expect(atHome('cd build; rm -rf *')).toBeNull();
     });
