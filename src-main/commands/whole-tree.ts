@@ -217,7 +217,7 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
     // Words only guessed (a quote that never closes): where a cd among them went cannot be told.
     if (cut) shell.cwd = null;
     // A cd in a body being defined moves the shell only when the function is called.
-    else if (!shell.functions.defining) move(program, all.slice(name + 1), shell, home);
+    else if (!shell.functions.defining) move(program, all.slice(name + 1), shell, home, UNQUOTED_CD.test(blankQuoted(command)));
     const runs = reading.scripts.read(command, all, (word) => withVariables(word, shell, home), { shell: pipes.shell !== undefined, tee: pipes.tee });
     // `env -C dir` runs its program there, the shell staying where it is.
     const chdir = envFolder(all);
@@ -422,11 +422,17 @@ function folderOf(dir: string, base: string | null, home: string): string | null
 /** The folders a shell may be in that are read each. */
 const MAX_FOLDERS = 16;
 
-/** Where `cd`, `pushd` or `popd` (`program`, given `args`) takes the shell; another program leaves it. */
-function move(program: string, args: readonly string[], shell: Shell, home: string): void {
+/** A cd or pushd whose folder is a value not in quotes (`cd $DIR`): empty, it is no word, and cd goes home. Matched on text whose quotes are blanked. */
+const UNQUOTED_CD = /(?:^|[\s;&|(){}])(?:cd|pushd)\s+(?:-[LPe@]+\s+|--\s+)*[$`]/;
+
+/**
+ * Where `cd`, `pushd` or `popd` (`program`, given `args`) takes the shell; another program leaves it.
+ * `unquoted`: the folder is written as a value not in quotes.
+ */
+function move(program: string, args: readonly string[], shell: Shell, home: string, unquoted: boolean): void {
   if (program === 'cd' || program === 'pushd') {
     if (program === 'pushd') shell.pushed = { folder: shell.cwd, below: shell.pushed };
-    shell.cwd = afterCd(args, shell.cwd, home);
+    shell.cwd = afterCd(args, shell.cwd, home, unquoted);
   } else if (program === 'popd' && shell.pushed !== null) {
     // With none pushed, popd fails and the shell stays where it is.
     shell.cwd = shell.pushed.folder;
@@ -434,10 +440,19 @@ function move(program: string, args: readonly string[], shell: Shell, home: stri
   }
 }
 
-/** Where `cd` or `pushd` leaves the shell: home without a folder; null when it cannot be told (`cd -`, `cd "$DIR"`). */
-function afterCd(args: readonly string[], cwd: string | null, home: string): string | null {
+/**
+ * Where `cd` or `pushd` leaves the shell: home without a folder; null when it cannot be told (`cd -`,
+ * `cd "$DIR"` of a DIR set). A variable the line does not set may be empty (the command runs in a
+ * shell of its own, which has none of an earlier command's): `cd "$DIR"` then stays where it is
+ * (`cd ""`), and `cd $DIR` goes home, so `cd "$DIR" && rm -rf *` run in home takes home. A command's
+ * output (`cd "$(mktemp -d)"`) is not read so.
+ */
+function afterCd(args: readonly string[], cwd: string | null, home: string, unquoted: boolean): string | null {
   const target = args.find((word) => word === '-' || !word.startsWith('-')) ?? '~';
-  return target === '-' ? null : folderOf(target, cwd, home);
+  if (target === '-') return null;
+  const empty = emptied(target, false);
+  if (empty === '') return unquoted ? home : cwd;
+  return folderOf(empty ?? target, cwd, home);
 }
 
 /** How many parameters the texts of one command may be given in all before it is refused as too large to read. */
@@ -559,9 +574,10 @@ const MAY_BE_EMPTY = new RegExp(
  * `word` with each value MAY_BE_EMPTY empty, as the command runs when it is (`"$DIR"/*` is `/*`), or
  * null when it has none: removing `$DIR/` with DIR unset or empty takes the root.
  */
-function emptied(word: string): string | null {
+function emptied(word: string, outputs = true): string | null {
   if (!word.includes('$') && !word.includes('`')) return null;
-  const out = word.replace(MAY_BE_EMPTY, '');
+  // `outputs`: a command's output is read as empty too.
+  const out = word.replace(MAY_BE_EMPTY, (value) => (outputs || !/^(?:\$\(|`)/.test(value) ? '' : value));
   return out === word ? null : out;
 }
 

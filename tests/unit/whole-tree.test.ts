@@ -62,7 +62,8 @@ describe('the whole-tree rule in the safety policy', () => {
     expect(inFolder('cd && rm -rf ./*', '/tmp')).toBe('deny');
     expect(inFolder('rm -rf *', 'projects/app/build')).not.toBe('deny');
     expect(inFolder('cd build && rm -rf *')).not.toBe('deny');
-    expect(inFolder('cd "$OUT" && rm -rf *')).not.toBe('deny'); // where $OUT is cannot be told
+    expect(inFolder('cd "$OUT" && rm -rf *')).toBe('deny'); // OUT empty: cd "" stays in home
+    expect(inFolder('cd "${OUT:?}" && rm -rf *')).not.toBe('deny'); // where $OUT is cannot be told
     expect(inFolder('rm -rf node_modules dist')).not.toBe('deny');
     expect(typed('rm -rf *')).not.toBe('deny'); // typed text: the folder it would run in is not known
   });
@@ -1068,6 +1069,22 @@ describe('wholeTreeCommand', () => {
     const atHome = (text: string) => wholeTreeCommand(text, HOME_U, HOME_U);
     const inProject = (text: string) => wholeTreeCommand(text, HOME_U, `${HOME_U}/project`);
 
+    it('reads a cd to a variable not set on the line as one that may stay where it is (cd "") or go home (cd $X, empty: no word)', () => {
+      const HOME_U = '/home/u';
+      const atHome = (text: string) => wholeTreeCommand(text, HOME_U, HOME_U);
+      const inProject = (text: string) => wholeTreeCommand(text, HOME_U, `${HOME_U}/project`);
+      expect(atHome('cd "$DIR" && rm -rf *')).toBe('rm *');
+      expect(atHome('cd "${DIR}" || exit 1; rm -rf *')).toBe('rm *');
+      expect(inProject('cd $DIR && rm -rf *')).toBe('rm *');
+      expect(inProject('pushd -- $DIR && rm -rf *')).toBe('rm *');
+      expect(inProject('cd "$DIR"/.. && rm -rf *')).toBe('rm *'); // cd /..: the root
+      // Quoted, it stays in the project; ${DIR:?} stops the cd; a command's output and $1 are not read so.
+      expect(inProject('cd "$DIR" && rm -rf *')).toBeNull();
+      expect(atHome('cd "${DIR:?}" && rm -rf *')).toBeNull();
+      expect(atHome('cd "$(mktemp -d)" && rm -rf *')).toBeNull();
+      expect(atHome('cd "$DIR/build" && rm -rf *')).toBeNull();
+    });
+
     it('refuses a target that is a whole tree once such a value is empty', () => {
       for (const text of [
         'rm -rf "$DIR/"',
@@ -1165,7 +1182,7 @@ describe('wholeTreeCommand', () => {
       expect(atHome('for d in /tmp/a /; do cd "$d" && rm -rf *; done')).toBe('rm *');
       expect(atHome('cd "${X:-/tmp/x}" && rm -rf *')).toBeNull();
       expect(atHome('for d in /tmp/a /tmp/b; do cd "$d" && rm -rf *; done')).toBeNull();
-      expect(atHome('cd "$X" && rm -rf *')).toBeNull(); // not known at all: not read, as before
+      expect(atHome('cd "${X:?}" && rm -rf *')).toBeNull(); // not known at all, and not empty: not read, as before
     });
 
     it('reads a default with what the line set: empty takes it with :, set takes the value', () => {
