@@ -112,7 +112,7 @@ export function wholeTreeCommand(text: string, home = homedir(), cwd: string | n
   const folder = cwd === null ? null : folderOf(cwd, home, home);
   let mayLastPipe = false;
   const read = (lastPipeInShell: boolean): string | null => {
-    const reading: Reading = { home, scripts: new WrittenScripts(), budget: REREAD_FLOOR + REREAD_PER_CHARACTER * text.length, lastPipeInShell, mayLastPipe: false };
+    const reading: Reading = { home, scripts: new WrittenScripts(), budget: REREAD_FLOOR + REREAD_PER_CHARACTER * text.length, lastPipeInShell, mayLastPipe: false, oldPwd: OLD_PWD.test(text) };
     const found = treeCommandInText(text, reading, folder, 0);
     mayLastPipe = reading.mayLastPipe;
     return found;
@@ -122,6 +122,9 @@ export function wholeTreeCommand(text: string, home = homedir(), cwd: string | n
   // What the words say once quotes, escapes and variables are read counts too (`shopt -s last''pipe`).
   return read(false) ?? (LAST_PIPE_IN_SHELL.test(text) || mayLastPipe ? read(true) : null);
 }
+
+/** A text that goes back to the folder before (`cd -`) or names it (`$OLDPWD`): the folder each cd leaves is kept for it. */
+const OLD_PWD = /OLDPWD|(?:^|[\s;&|(){}])(?:cd|pushd)\s+(?:-[LPe@]+\s+)*-(?=$|[\s;&|)])/;
 
 /** A text that may run a pipeline's last command in the shell itself: it sets lastpipe, or names zsh or ksh. */
 const LAST_PIPE_IN_SHELL = /lastpipe|\b(?:zsh|ksh|mksh)\b/;
@@ -144,6 +147,8 @@ interface Reading {
   lastPipeInShell: boolean;
   /** A command's words, as read, may make a pipeline's last command run in the shell itself (shopt, lastpipe, zsh, ksh). */
   mayLastPipe: boolean;
+  /** The text uses OLDPWD (`cd -`, `$OLDPWD`): each cd sets it. */
+  oldPwd: boolean;
 }
 
 /** Programs whose use, once the words are read, may run a pipeline's last command in the shell itself. */
@@ -217,7 +222,7 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
     // Words only guessed (a quote that never closes): where a cd among them went cannot be told.
     if (cut) shell.cwd = null;
     // A cd in a body being defined moves the shell only when the function is called.
-    else if (!shell.functions.defining) move(program, all.slice(name + 1), shell, home, UNQUOTED_CD.test(blankQuoted(command)));
+    else if (!shell.functions.defining) move(program, all.slice(name + 1), shell, home, UNQUOTED_CD.test(blankQuoted(command)), reading.oldPwd, flow.mayBeSkipped() ? (a, b) => joinedFolders(a, b, home, joined) : null);
     const runs = reading.scripts.read(command, all, (word) => withVariables(word, shell, home), { shell: pipes.shell !== undefined, tee: pipes.tee });
     // `env -C dir` runs its program there, the shell staying where it is.
     const chdir = envFolder(all);
@@ -427,12 +432,20 @@ const UNQUOTED_CD = /(?:^|[\s;&|(){}])(?:cd|pushd)\s+(?:-[LPe@]+\s+|--\s+)*[$`]/
 
 /**
  * Where `cd`, `pushd` or `popd` (`program`, given `args`) takes the shell; another program leaves it.
- * `unquoted`: the folder is written as a value not in quotes.
+ * `unquoted`: the folder is written as a value not in quotes. `oldPwd`: OLDPWD is kept (the text uses
+ * it). `join`: the command may be skipped, and this joins OLDPWD before it with the one it sets.
  */
-function move(program: string, args: readonly string[], shell: Shell, home: string, unquoted: boolean): void {
+function move(program: string, args: readonly string[], shell: Shell, home: string, unquoted: boolean, oldPwd: boolean, join: ((a: string | null, b: string | null) => string | null) | null): void {
   if (program === 'cd' || program === 'pushd') {
     if (program === 'pushd') shell.pushed = { folder: shell.cwd, below: shell.pushed };
-    shell.cwd = afterCd(args, shell.cwd, home, unquoted);
+    const before = shell.cwd;
+    // `cd -` goes back to OLDPWD, which the cd before set to where it left (`cd /tmp/x && cd - && rm -rf *`).
+    shell.cwd = args.find((word) => word === '-' || !word.startsWith('-')) === '-' ? (shell.variables.get('OLDPWD') ?? null) : afterCd(args, before, home, unquoted);
+    // A cd that may be skipped leaves OLDPWD as it was, or sets it.
+    if (!oldPwd) return;
+    const old = join === null ? before : join(shell.variables.get('OLDPWD') ?? null, before);
+    if (old === null) shell.variables.delete('OLDPWD');
+    else shell.variables.set('OLDPWD', old);
   } else if (program === 'popd' && shell.pushed !== null) {
     // With none pushed, popd fails and the shell stays where it is.
     shell.cwd = shell.pushed.folder;

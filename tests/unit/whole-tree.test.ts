@@ -1001,6 +1001,15 @@ describe('wholeTreeCommand', () => {
       expect(atHome('f(){ cd /tmp/x; }; cd /; f || exit; rm -rf *')).toBeNull();
     });
 
+    it('reads cd - as going back to where the cd before left (OLDPWD), and $OLDPWD as that folder', () => {
+      expect(atHome('cd /tmp/x && cd - && rm -rf *')).toBe('rm *');
+      expect(atHome('cd /; (cd /tmp/x); cd -; rm -rf *')).toBe('rm *'); // the subshell's cd is gone: back to home
+      expect(atHome('cd /tmp/x; true || cd /; cd -; rm -rf *')).toBe('rm *');
+      expect(atHome('cd /tmp/x; rm -rf "$OLDPWD"/*')).toBe('rm /home/u/*');
+      expect(atHome('cd /tmp/x; cd /tmp/y; cd -; rm -rf *')).toBeNull();
+      expect(wholeTreeCommand('cd build && make && cd - && rm -rf *', HOME_U, `${HOME_U}/project`)).toBeNull();
+    });
+
     it("reads a function's body that starts with an if, a loop or a case as the group it is: an exit in it may not run", () => {
       expect(atHome('f() { if false; then exit; fi; }; cd /; cd /tmp/x || f; rm -rf *')).toBe('rm *');
       expect(atHome('f() { for i in; do exit; done; }; cd /; cd /tmp/x || f; rm -rf *')).toBe('rm *');
