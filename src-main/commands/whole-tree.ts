@@ -238,7 +238,8 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
           evaluatedTreeCommand(all, shell, reading, depth))
         : null) ??
       // Past the nesting limit too: a chain of functions (a calls b, b calls c…) ends, and the budget bounds it.
-      calledTreeCommand(all, pipes, shell, reading, depth) ??
+      // `f() { … }` again defines f anew: its name is no call of the f before.
+      (isFunctionHeader(steps, at) ? null : calledTreeCommand(all, pipes, shell, reading, depth)) ??
       aliasedTreeCommand(all, shell, reading, depth);
     if (found) return found;
     fed = pipes.xargs ? writtenWords(all) : [];

@@ -1010,6 +1010,12 @@ describe('wholeTreeCommand', () => {
       expect(wholeTreeCommand('cd build && make && cd - && rm -rf *', HOME_U, `${HOME_U}/project`)).toBeNull();
     });
 
+    it('reads a function defined again as the new body, its header no call of the old one', () => {
+      expect(atHome('f() { exit; }; f() { :; }; cd /; cd /tmp/x || f; rm -rf *')).toBe('rm *');
+      expect(atHome('f() { cd /tmp/x; }\nf() { :; }\nrm -rf *')).toBe('rm *');
+      expect(atHome('f() { cd /tmp/x; }; f; rm -rf *')).toBeNull();
+    });
+
     it("reads a function's body that starts with an if, a loop or a case as the group it is: an exit in it may not run", () => {
       expect(atHome('f() { if false; then exit; fi; }; cd /; cd /tmp/x || f; rm -rf *')).toBe('rm *');
       expect(atHome('f() { for i in; do exit; done; }; cd /; cd /tmp/x || f; rm -rf *')).toBe('rm *');
