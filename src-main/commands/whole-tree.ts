@@ -379,7 +379,8 @@ function aliasedTreeCommand(all: readonly string[], shell: Shell, reading: Readi
  * eval's words, joined, read as commands run with what this shell knows: its functions, aliases,
  * variables and parameters (`f(){ rm -rf "$1"; }; eval "f /"`), which a shell given text
  * (nestedTreeCommand) starts without. Read in a copy: an eval after `then` may not run, and what it
- * sets must not hide a value the line goes on with.
+ * sets must not hide a value the line goes on with; but the shell is left where its cd took it (the
+ * flow joins that with where it was, when the eval may not run).
  */
 function evaluatedTreeCommand(all: readonly string[], shell: Shell, reading: Reading, depth: number): string | null {
   const at = all.findIndex((word) => programOf(word) === 'eval');
@@ -391,7 +392,13 @@ function evaluatedTreeCommand(all: readonly string[], shell: Shell, reading: Rea
     aliases: shell.aliases.copy(),
     functions: shell.functions.apart(),
   };
-  return readAgain(text.length, 'eval', reading, () => treeCommandInCommands(commandsOf(text, reading.lastPipeInShell), pipesOf(text), evaluated, reading, depth + 1));
+  return readAgain(text.length, 'eval', reading, () => {
+    const found = treeCommandInCommands(commandsOf(text, reading.lastPipeInShell), pipesOf(text), evaluated, reading, depth + 1);
+    // eval runs in the shell itself: where its cd took it, the line goes on (`eval 'cd /'; rm -rf *`).
+    shell.cwd = evaluated.cwd;
+    shell.pushed = evaluated.pushed;
+    return found;
+  });
 }
 
 /** The scripts written on the line that this command runs (or that a start-up file will): read as commands. */

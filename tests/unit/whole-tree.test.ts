@@ -1010,6 +1010,13 @@ describe('wholeTreeCommand', () => {
       expect(wholeTreeCommand('cd build && make && cd - && rm -rf *', HOME_U, `${HOME_U}/project`)).toBeNull();
     });
 
+    it("reads the shell after eval as where eval's cd took it", () => {
+      expect(atHome("cd /tmp/x; eval 'cd /'; rm -rf *")).toBe('rm *');
+      expect(atHome("cd /tmp/x; true && eval 'cd /'; rm -rf *")).toBe('rm *');
+      expect(atHome("cd /; false || eval 'cd /tmp/x'; rm -rf *")).toBe('rm *'); // the eval may not run
+      expect(atHome('eval cd build; rm -rf *')).toBeNull();
+    });
+
     it('reads a function defined again as the new body, its header no call of the old one', () => {
       expect(atHome('f() { exit; }; f() { :; }; cd /; cd /tmp/x || f; rm -rf *')).toBe('rm *');
       expect(atHome('f() { cd /tmp/x; }\nf() { :; }\nrm -rf *')).toBe('rm *');
