@@ -189,8 +189,13 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
   /** Where the shell may be where not every command runs (`a || cd x`, an if's branches). */
   const joined = new Map<string, string | null>();
   const flow = new ShellFlow(shell, (a, b) => joinedFolders(a, b, home, joined), body);
+  /** What the last command tested (`[ -n "$X" ]`), the steps since it, and the variables the command now read is guarded as not empty. */
+  let tested: Tested = NOT_TESTED;
+  let since: Step[] = [];
+  let guard: Guard = NO_GUARD;
   for (let at = 0; at < steps.length; at++) {
     const step = steps[at] as Step;
+    if (typeof step === 'string') since.push(step);
     if (step === 'open' || step === 'enter') {
       subshells.push(snapshotOf(shell));
       flow.open();
@@ -208,6 +213,16 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
     const start = flow.here();
     const { command } = step;
     const { all: written, cut } = words(command);
+    // An empty command (before a `(`) changes nothing of the guard.
+    const blank = written.length === 0 && !cut;
+    if (!blank) {
+      guard = guarded(since, tested, guard);
+      tested = cut ? NOT_TESTED : testedOf(command, since, tested);
+      since = [];
+    }
+    const notEmpty = guard.names;
+    // What this command sets is no longer known not empty after it.
+    guard = cut ? NO_GUARD : unsetBy(guard, written, shell);
     // "$@" makes a word of each parameter: a text that uses it over and over is read within the budget too.
     const defaults: Array<readonly [string, string]> = [];
     const expanded = expandedWords(written, shell, home, (characters) => spend(characters, reading), defaults);
@@ -222,14 +237,14 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
     // Words only guessed (a quote that never closes): where a cd among them went cannot be told.
     if (cut) shell.cwd = null;
     // A cd in a body being defined moves the shell only when the function is called.
-    else if (!shell.functions.defining) move(program, all.slice(name + 1), shell, home, UNQUOTED_CD.test(blankQuoted(command)), reading.oldPwd, flow.mayBeSkipped() ? (a, b) => joinedFolders(a, b, home, joined) : null);
+    else if (!shell.functions.defining) move(program, all.slice(name + 1), shell, home, UNQUOTED_CD.test(blankQuoted(command)), reading.oldPwd, flow.mayBeSkipped() ? (a, b) => joinedFolders(a, b, home, joined) : null, notEmpty);
     const runs = reading.scripts.read(command, all, (word) => withVariables(word, shell, home), { shell: pipes.shell !== undefined, tee: pipes.tee });
     // `env -C dir` runs its program there, the shell staying where it is.
     const chdir = envFolder(all);
     const cwd = chdir === undefined ? shell.cwd : folderOf(chdir, shell.cwd, home);
     const found =
-      treeCommand(all, home, cwd) ??
-      (fed.length > 0 && all.some((word) => programOf(word) === 'xargs') ? treeCommand([...all, ...fed], home, cwd) : null) ??
+      treeCommand(all, home, cwd, notEmpty) ??
+      (fed.length > 0 && all.some((word) => programOf(word) === 'xargs') ? treeCommand([...all, ...fed], home, cwd, notEmpty) : null) ??
       (depth < MAX_NESTING
         ? (nestedTreeCommand(all, reading, cwd, depth) ??
           sshTreeCommand(all, reading, cwd, depth) ??
@@ -443,12 +458,21 @@ const UNQUOTED_CD = /(?:^|[\s;&|(){}])(?:cd|pushd)\s+(?:-[LPe@]+\s+|--\s+)*[$`]/
  * `unquoted`: the folder is written as a value not in quotes. `oldPwd`: OLDPWD is kept (the text uses
  * it). `join`: the command may be skipped, and this joins OLDPWD before it with the one it sets.
  */
-function move(program: string, args: readonly string[], shell: Shell, home: string, unquoted: boolean, oldPwd: boolean, join: ((a: string | null, b: string | null) => string | null) | null): void {
+function move(
+  program: string,
+  args: readonly string[],
+  shell: Shell,
+  home: string,
+  unquoted: boolean,
+  oldPwd: boolean,
+  join: ((a: string | null, b: string | null) => string | null) | null,
+  notEmpty: ReadonlySet<string>,
+): void {
   if (program === 'cd' || program === 'pushd') {
     if (program === 'pushd') shell.pushed = { folder: shell.cwd, below: shell.pushed };
     const before = shell.cwd;
     // `cd -` goes back to OLDPWD, which the cd before set to where it left (`cd /tmp/x && cd - && rm -rf *`).
-    shell.cwd = args.find((word) => word === '-' || !word.startsWith('-')) === '-' ? (shell.variables.get('OLDPWD') ?? null) : afterCd(args, before, home, unquoted);
+    shell.cwd = args.find((word) => word === '-' || !word.startsWith('-')) === '-' ? (shell.variables.get('OLDPWD') ?? null) : afterCd(args, before, home, unquoted, notEmpty);
     // A cd that may be skipped leaves OLDPWD as it was, or sets it.
     if (!oldPwd) return;
     const old = join === null ? before : join(shell.variables.get('OLDPWD') ?? null, before);
@@ -468,10 +492,10 @@ function move(program: string, args: readonly string[], shell: Shell, home: stri
  * (`cd ""`), and `cd $DIR` goes home, so `cd "$DIR" && rm -rf *` run in home takes home. A command's
  * output (`cd "$(mktemp -d)"`) is not read so.
  */
-function afterCd(args: readonly string[], cwd: string | null, home: string, unquoted: boolean): string | null {
+function afterCd(args: readonly string[], cwd: string | null, home: string, unquoted: boolean, notEmpty: ReadonlySet<string>): string | null {
   const target = args.find((word) => word === '-' || !word.startsWith('-')) ?? '~';
   if (target === '-') return null;
-  const empty = emptied(target, false);
+  const empty = emptied(target, false, notEmpty);
   if (empty === '') return unquoted ? home : cwd;
   return folderOf(empty ?? target, cwd, home);
 }
@@ -595,15 +619,19 @@ const MAY_BE_EMPTY = new RegExp(
  * `word` with each value MAY_BE_EMPTY empty, as the command runs when it is (`"$DIR"/*` is `/*`), or
  * null when it has none: removing `$DIR/` with DIR unset or empty takes the root.
  */
-function emptied(word: string, outputs = true): string | null {
+function emptied(word: string, outputs = true, notEmpty: ReadonlySet<string> = NO_GUARD.names): string | null {
   if (!word.includes('$') && !word.includes('`')) return null;
-  // `outputs`: a command's output is read as empty too.
-  const out = word.replace(MAY_BE_EMPTY, (value) => (outputs || !/^(?:\$\(|`)/.test(value) ? '' : value));
+  // `outputs`: a command's output is read as empty too. `notEmpty`: variables a test showed are not.
+  const out = word.replace(MAY_BE_EMPTY, (value) => {
+    if (!outputs && /^(?:\$\(|`)/.test(value)) return value;
+    const name = /^\$\{?([A-Za-z_]\w*)/.exec(value)?.[1];
+    return name !== undefined && notEmpty.has(name) ? value : '';
+  });
   return out === word ? null : out;
 }
 
 /** `program operand` when the command's words remove or recursively re-own a whole tree, else null. */
-function treeCommand(all: readonly string[], home: string, localCwd: string | null): string | null {
+function treeCommand(all: readonly string[], home: string, localCwd: string | null, notEmpty: ReadonlySet<string> = NO_GUARD.names): string | null {
   // An empty operand (`rm -rf ""`, `"$1"` of a call given none) names no file.
   // Each word braces make is read from the folder (`{‹X›,*}`, a default not known, is `*` too), and
   // with its values not known empty (`"$DIR/"` is `/` then).
@@ -613,14 +641,14 @@ function treeCommand(all: readonly string[], home: string, localCwd: string | nu
       operand !== '' &&
       (braceWords(operand) ?? [operand]).some((word) => {
         if (whole(word)) return true;
-        const empty = emptied(word);
+        const empty = emptied(word, true, notEmpty);
         return empty !== null && whole(empty);
       });
   };
   for (const [name, target] of OTHER_PROGRAMS) {
     const at = all.findIndex((word) => programOf(word) === name);
     const found = at === -1 ? undefined : target(all.slice(at + 1), takesWhole(folderFor(all, at, localCwd)));
-    if (found !== undefined) return named(name, found);
+    if (found !== undefined) return named(name, found, notEmpty);
   }
   // Wrappers (sudo, env, xargs, busybox...) come first: the program is wherever its name appears.
   const start = all.findIndex((word) => Object.hasOwn(TREE_PROGRAMS, programOf(word)));
@@ -638,16 +666,16 @@ function treeCommand(all: readonly string[], home: string, localCwd: string | nu
   // chown's and chgrp's first operand is the owner (`root`, `bin`), a folder only with --reference.
   const namesOwner = (program === 'chown' || program === 'chgrp') && !options.some((word) => word.startsWith('--ref'));
   const target = (namesOwner ? operands.slice(1) : operands).find(takesWhole(folderFor(all, start, localCwd)));
-  return target === undefined ? null : named(program, target);
+  return target === undefined ? null : named(program, target, notEmpty);
 }
 
 /**
  * `program operand` for the reason shown, saying so when the operand's braces make too much to read,
  * or when it takes a whole tree only if a value in it is empty (with the way to say it must not be).
  */
-function named(program: string, operand: string): string {
+function named(program: string, operand: string, notEmpty: ReadonlySet<string>): string {
   if (braceWords(operand) === null) return `${program} (braces too large to read) ${operand}`;
-  const empty = emptied(operand);
+  const empty = emptied(operand, true, notEmpty);
   if (empty === null) return `${program} ${operand}`;
   return `${program} ${operand} (that is ${empty === '' ? 'nothing' : empty} if a variable or a command's output in it is empty; \${X:?} stops the command when X is empty or unset)`;
 }
@@ -666,4 +694,89 @@ function keepsFiles(word: string): boolean {
 /** --recursive, or a start of it, which GNU tools accept for the whole option (`rm --recu`). */
 function isRecursiveOption(word: string): boolean {
   return word.length > 2 && '--recursive'.startsWith(word);
+}
+
+/** The variables a test showed are not empty: when it succeeded (`[ -n "$X" ]`, `[ -d "$X" ]`), when it failed (`[ -z "$X" ]`). */
+interface Tested {
+  ifTrue: readonly string[];
+  ifFalse: readonly string[];
+  /** The command starts its and-or list, or comes after `&&` only (or `||` only): a `&&` (`||`) after it runs only as it says. */
+  allAnd: boolean;
+  allOr: boolean;
+}
+const NOT_TESTED: Tested = { ifTrue: [], ifFalse: [], allAnd: false, allOr: false };
+
+/**
+ * A test of one variable alone: `[ -n "$X" ]`, `test -d "$X"`, `[[ -e $X ]]` (after `if`, `elif`…); in
+ * `[` and test the variable must be quoted, since `[ -n $X ]` of an empty X is `[ -n ]`, which is true.
+ * 1 the operator, 2 the name; or 3, 4 for `[[`.
+ */
+const TEST =
+  /^\s*(?:(?:if|elif|then|do|while|until|!|\{)\s+)*(?:(?:\[|test)\s+(-[a-zA-Z])\s+"\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\})"(?:\s+\])?|\[\[\s+(-[a-zA-Z])\s+"?\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\})"?\s+\]\])\s*$/;
+
+/** Tests whose success says the operand is not empty: -n and the tests of a file. */
+const NOT_EMPTY_IF_TRUE = new Set(['-n', '-a', '-b', '-c', '-d', '-e', '-f', '-g', '-h', '-k', '-p', '-r', '-s', '-u', '-w', '-x', '-G', '-L', '-N', '-O', '-S']);
+
+/**
+ * What `command` tests, `since` the command before (which tested `before`): in a list that begins with
+ * it, or after `&&` (`||`) only: `a || [ -n "$X" ] && rm …` runs rm when a succeeded, the test not run.
+ */
+function testedOf(command: string, since: readonly Step[], before: Tested): Tested {
+  const match = TEST.exec(command);
+  if (match === null || since.includes('!')) return NOT_TESTED;
+  const op = match[1] ?? match[4];
+  const name = match[2] ?? match[3] ?? match[5] ?? match[6];
+  if (op === undefined || name === undefined || ALWAYS_SET.split('|').includes(name)) return NOT_TESTED;
+  const starts = !since.includes('&&') && !since.includes('||');
+  const allAnd = starts || (before.allAnd && since.length === 1 && since[0] === '&&');
+  const allOr = starts || (before.allOr && since.length === 1 && since[0] === '||');
+  if (op === '-z') return { ifTrue: [], ifFalse: [name], allAnd, allOr };
+  return NOT_EMPTY_IF_TRUE.has(op) ? { ifTrue: [name], ifFalse: [], allAnd, allOr } : NOT_TESTED;
+}
+
+/** Variables a command runs with as known not empty, and how it came to be guarded. */
+interface Guard {
+  names: ReadonlySet<string>;
+  /** Guarded as a then branch's command, which those after it in the branch are too. */
+  inThen: boolean;
+  /** Guarded after `&&`s only (or a then): a `&&` after it goes on guarded. */
+  anded: boolean;
+}
+const NO_GUARD: Guard = { names: new Set(), inThen: false, anded: false };
+
+/** How many variables one guard holds (the last tested): a chain of thousands of tests is read in linear time. */
+const MAX_GUARDED = 8;
+
+/** Programs that may set any variable: the guard ends there. */
+const SETS_ANY = new Set(['eval', 'source', '.']);
+
+/**
+ * The variables the command about to run, whose words are `written`, is known to run with not empty:
+ * `since` the test before it, only a `&&` (`[ -n "$X" ] && rm -rf "$X"/*`), a `||` after `-z`, or a
+ * `then` came, a group's `{` or `(` after it; the guard goes on past `&&`, and past `;` in a then
+ * branch. A command that may set one (`X=`, `read X`, a function, eval) ends it for those after.
+ */
+function guarded(since: readonly Step[], tested: Tested, before: Guard): Guard {
+  let end = since.length;
+  while (end > 0 && (since[end - 1] === '{' || since[end - 1] === 'open')) end--;
+  const markers = since.slice(0, end);
+  const only = (...expected: Step[]) => markers.length === expected.length && markers.every((marker, at) => marker === expected[at]);
+  let guard: Guard = NO_GUARD;
+  const kept = before.anded ? [...before.names] : [];
+  if (only('&&')) guard = { names: new Set([...kept, ...(tested.allAnd ? tested.ifTrue : [])].slice(-MAX_GUARDED)), inThen: before.inThen && before.anded, anded: true };
+  else if (only('||')) guard = { names: new Set(tested.allOr ? tested.ifFalse : []), inThen: false, anded: false };
+  else if (only('then') || only(';', 'then')) guard = { names: new Set(tested.allAnd ? tested.ifTrue : []), inThen: true, anded: true };
+  else if (only(';') && before.inThen) guard = before;
+  return guard.names.size === 0 ? NO_GUARD : guard;
+}
+
+/** `guard` without the variables a command of words `written` may set: all of them when it calls a function, an alias or eval. */
+function unsetBy(guard: Guard, written: readonly string[], shell: Shell): Guard {
+  if (guard.names.size === 0) return guard;
+  const program = written.find((word) => !SHELL_KEYWORDS.has(word)) ?? '';
+  if (SETS_ANY.has(programOf(program)) || shell.functions.body(program) !== undefined || shell.aliases.get(program) !== undefined) return NO_GUARD;
+  // Named other than as its value (`X=`, `read X`, `((X=0))`), or given a default (`${X:=}`).
+  const sets = (name: string, word: string) => new RegExp(`(?<![$\\w{])${name}(?!\\w)|\\{${name}:?=`).test(word);
+  const names = [...guard.names].filter((name) => !written.some((word) => sets(name, word)));
+  return names.length === guard.names.size ? guard : { ...guard, names: new Set(names) };
 }

@@ -1091,6 +1091,35 @@ describe('wholeTreeCommand', () => {
     const atHome = (text: string) => wholeTreeCommand(text, HOME_U, HOME_U);
     const inProject = (text: string) => wholeTreeCommand(text, HOME_U, `${HOME_U}/project`);
 
+    it('reads a variable a test just before showed not empty as not empty: [ -n "$X" ] && rm -rf "$X"/*', () => {
+      const atHome = (text: string) => wholeTreeCommand(text, '/home/u', '/home/u');
+      expect(atHome('[ -n "$OUT" ] && rm -rf "$OUT"/*')).toBeNull();
+      expect(atHome('[ -d "$OUT" ] && rm -rf "$OUT"/*')).toBeNull();
+      expect(atHome('test -d "${OUT}" && [ -w "$OUT" ] && rm -rf "$OUT"/*')).toBeNull();
+      expect(atHome('[[ -n $OUT ]] && { rm -rf "$OUT"/*; }')).toBeNull();
+      expect(atHome('[ -z "$OUT" ] || rm -rf "$OUT"/*')).toBeNull();
+      expect(atHome('if [ -d "$OUT" ]; then\n  echo cleaning\n  rm -rf "$OUT"/*\nfi')).toBeNull();
+      expect(atHome('[ -d "$DIR" ] && cd "$DIR" && rm -rf *')).toBeNull();
+      // Not where the test may not have run or said otherwise, nor past what may set the variable.
+      expect(atHome('[ -n $OUT ] && rm -rf "$OUT"/*')).toMatch(/^rm /); // [ -n ] of an empty OUT is true
+      expect(atHome('[ -n "$OUT" ] || rm -rf "$OUT"/*')).toMatch(/^rm /);
+      expect(atHome('[ -n "$OUT" ]; rm -rf "$OUT"/*')).toMatch(/^rm /);
+      expect(atHome('! [ -n "$OUT" ] && rm -rf "$OUT"/*')).toMatch(/^rm /);
+      expect(atHome('a || [ -n "$OUT" ] && rm -rf "$OUT"/*')).toMatch(/^rm /); // a succeeded: no test
+      expect(atHome('[ -z "$OUT" ] || a && rm -rf "$OUT"/*')).toMatch(/^rm /);
+      expect(atHome('[ -n "$OUT" ] && [ -z "$OUT" ] || rm -rf "$OUT"/*')).toMatch(/^rm /);
+      expect(atHome('if [ -d "$OUT" ]; then :; else rm -rf "$OUT"/*; fi')).toMatch(/^rm /);
+      expect(atHome('if [ -d "$OUT" ]; then :; fi; rm -rf "$OUT"/*')).toMatch(/^rm /);
+      expect(atHome('[ -n "$OUT" ] && read OUT && rm -rf "$OUT"/*')).toMatch(/^rm /);
+      expect(atHome('[ -n "$OUT" ] && ((OUT=0)) && rm -rf "$OUT"/*')).toMatch(/^rm /);
+      expect(atHome('[ -n "$OUT" ] && eval "OUT=" && rm -rf "$OUT"/*')).toMatch(/^rm /);
+      expect(atHome('[ -n "$OUT" ] && rm -rf "$X"/*')).toMatch(/^rm /);
+      // A chain of 6,000 tests, each of its own variable, in linear time.
+      const started = performance.now();
+      expect(atHome(`${Array.from({ length: 6_000 }, (_, i) => `[ -n "$A${i}" ] && `).join('')}rm -rf "$A5999"/*`)).toBeNull();
+      expect(performance.now() - started).toBeLessThan(5_000);
+    });
+
     it('reads a cd to a variable not set on the line as one that may stay where it is (cd "") or go home (cd $X, empty: no word)', () => {
       const HOME_U = '/home/u';
       const atHome = (text: string) => wholeTreeCommand(text, HOME_U, HOME_U);
