@@ -471,8 +471,9 @@ function move(
   if (program === 'cd' || program === 'pushd') {
     if (program === 'pushd') shell.pushed = { folder: shell.cwd, below: shell.pushed };
     const before = shell.cwd;
-    // `cd -` goes back to OLDPWD, which the cd before set to where it left (`cd /tmp/x && cd - && rm -rf *`).
-    shell.cwd = args.find((word) => word === '-' || !word.startsWith('-')) === '-' ? (shell.variables.get('OLDPWD') ?? null) : afterCd(args, before, home, unquoted, notEmpty);
+    // `cd -` goes back to OLDPWD, which the cd before set to where it left (`cd /tmp/x && cd - && rm -rf *`);
+    // with none set on the line it fails, the shell staying where it is, or goes where cannot be told.
+    shell.cwd = args.find((word) => word === '-' || !word.startsWith('-')) === '-' ? (shell.variables.get('OLDPWD') ?? before) : afterCd(args, before, home, unquoted, notEmpty);
     // A cd that may be skipped leaves OLDPWD as it was, or sets it.
     if (!oldPwd) return;
     const old = join === null ? before : join(shell.variables.get('OLDPWD') ?? null, before);

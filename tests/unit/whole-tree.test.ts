@@ -1006,6 +1006,7 @@ describe('wholeTreeCommand', () => {
       expect(atHome('cd /; (cd /tmp/x); cd -; rm -rf *')).toBe('rm *'); // the subshell's cd is gone: back to home
       expect(atHome('cd /tmp/x; true || cd /; cd -; rm -rf *')).toBe('rm *');
       expect(atHome('cd /tmp/x; rm -rf "$OLDPWD"/*')).toBe('rm /home/u/*');
+      expect(atHome('cd -; rm -rf *')).toBe('rm *'); // no OLDPWD: cd - fails, staying in home
       expect(atHome('cd /tmp/x; cd /tmp/y; cd -; rm -rf *')).toBeNull();
       expect(wholeTreeCommand('cd build && make && cd - && rm -rf *', HOME_U, `${HOME_U}/project`)).toBeNull();
     });
