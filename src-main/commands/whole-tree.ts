@@ -193,6 +193,8 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
   let tested: Tested = NOT_TESTED;
   let since: Step[] = [];
   let guard: Guard = NO_GUARD;
+  /** The folder of the last cd, when it was a value that may be empty (`cd "$DIR"`): said in the reason. */
+  let emptyCd: string | null = null;
   for (let at = 0; at < steps.length; at++) {
     const step = steps[at] as Step;
     if (typeof step === 'string') since.push(step);
@@ -238,12 +240,19 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
     if (cut) shell.cwd = null;
     // A cd in a body being defined moves the shell only when the function is called.
     else if (!shell.functions.defining) move(program, all.slice(name + 1), shell, home, UNQUOTED_CD.test(blankQuoted(command)), reading.oldPwd, flow.mayBeSkipped() ? (a, b) => joinedFolders(a, b, home, joined) : null, notEmpty);
+    if (!cut && !shell.functions.defining && (program === 'cd' || program === 'pushd')) {
+      const target = all.slice(name + 1).find((word) => word === '-' || !word.startsWith('-'));
+      emptyCd = target !== undefined && emptied(target, false, notEmpty) !== null ? target : null;
+    }
     const runs = reading.scripts.read(command, all, (word) => withVariables(word, shell, home), { shell: pipes.shell !== undefined, tee: pipes.tee });
     // `env -C dir` runs its program there, the shell staying where it is.
     const chdir = envFolder(all);
     const cwd = chdir === undefined ? shell.cwd : folderOf(chdir, shell.cwd, home);
+    const direct = treeCommand(all, home, cwd, notEmpty);
     const found =
-      treeCommand(all, home, cwd, notEmpty) ??
+      (direct !== null && emptyCd !== null && !direct.includes(' (')
+        ? `${direct} (run where cd ${emptyCd} may have left the shell: if the value is empty, cd stays where it is or goes home; \${X:?} stops the cd then)`
+        : direct) ??
       (fed.length > 0 && all.some((word) => programOf(word) === 'xargs') ? treeCommand([...all, ...fed], home, cwd, notEmpty) : null) ??
       (depth < MAX_NESTING
         ? (nestedTreeCommand(all, reading, cwd, depth) ??
