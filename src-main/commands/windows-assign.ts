@@ -1,6 +1,6 @@
-import { splitText } from './powershell-text';
+import { splitText, topLevelItems } from './powershell-text';
 import { programAt, programOf } from './windows-commands';
-import { ASSIGNMENT, expressionValue, topLevelItems, type ValueReader } from './windows-values';
+import { ASSIGNMENT, expressionValue, type ValueReader } from './windows-values';
 
 /**
  * What PowerShell variables the text sets, for the never-run rule's Windows reader (windows-tree.ts):

@@ -1,4 +1,4 @@
-import { closingParen } from './powershell-text';
+import { closingParen, topLevelItems } from './powershell-text';
 
 /**
  * Properties and methods read from a known value, for the never-run rule's Windows reader
@@ -38,7 +38,7 @@ export function memberChain(value: string, raw: string, at: number, reader: Memb
     else {
       const close = closingParen(raw, past);
       if (close >= raw.length) break;
-      const args = splitArguments(raw.slice(past, close)).map(reader.argument);
+      const args = topLevelItems(raw.slice(past, close)).map(reader.argument);
       next = args.some((one) => one === null) ? shortened(current, name, args, reader) : methodValue(current, name, args as string[]);
       past = close + 1;
     }
@@ -204,27 +204,4 @@ function plainPattern(pattern: string): { literal: string; start: boolean; end: 
     else literal += char;
   }
   return { literal, start, end };
-}
-
-/** A method's arguments, cut at the commas outside quotes and groups. */
-function splitArguments(text: string): string[] {
-  if (text.trim() === '') return [];
-  const parts: string[] = [];
-  let quote: string | null = null;
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i] as string;
-    if (char === '`' && quote !== "'") i++;
-    else if (quote !== null) quote = char === quote ? null : quote;
-    else if (char === "'" || char === '"') quote = char;
-    else if ('([{'.includes(char)) depth++;
-    else if (')]}'.includes(char)) depth = Math.max(0, depth - 1);
-    else if (char === ',' && depth === 0) {
-      parts.push(text.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(text.slice(start));
-  return parts.map((part) => part.trim());
 }

@@ -1,4 +1,4 @@
-import { closingParen } from './powershell-text';
+import { closingParen, topLevelItems } from './powershell-text';
 
 /**
  * .NET methods a PowerShell command calls that the never-run rule's Windows reader (windows-tree.ts)
@@ -58,7 +58,7 @@ export function methodCalls(raw: string): MethodCall[] {
 
 function staticCall(name: string, before: string, argument: string): MethodCall | null {
   if (name === 'create' && SCRIPT_BLOCK_TYPE.test(before)) return { kind: 'script', argument };
-  const [path = '', second] = splitArguments(argument);
+  const [path = '', second] = topLevelItems(argument);
   if (name === 'delete' && DIRECTORY_TYPE.test(before) && second !== undefined && !isFalse(second)) return { kind: 'delete', path };
   if (name === 'deletedirectory' && VB_FILE_SYSTEM_TYPE.test(before) && !/throwifdirectorynonempty/i.test(second ?? '')) return { kind: 'delete', path };
   return null;
@@ -81,7 +81,7 @@ function instanceCall(name: string, raw: string, at: number, opens: ReadonlyMap<
   const end = raw.slice(0, at).trimEnd().length;
   const open = raw[end - 1] === ')' ? opens.get(end - 1) : undefined;
   if (open !== undefined && DIRECTORY_INFO_NEW.test(raw.slice(Math.max(0, open - LOOK_BACK), open))) {
-    return { kind: 'delete', path: splitArguments(raw.slice(open + 1, end - 1))[0] ?? '' };
+    return { kind: 'delete', path: topLevelItems(raw.slice(open + 1, end - 1))[0] ?? '' };
   }
   const receiver = receiverAt(raw, at, opens);
   return receiver === null ? null : { kind: 'delete', ...receiver };
@@ -112,27 +112,6 @@ function receiverAt(raw: string, at: number, opens: ReadonlyMap<number, number>)
 /** Whether a boolean argument is false as written (`$false`, `0`). */
 function isFalse(argument: string): boolean {
   return /^\s*(?:\$false|0)\s*$/i.test(argument);
-}
-
-/** A method's arguments, cut at the commas outside quotes and groups. */
-function splitArguments(argument: string): string[] {
-  const parts: string[] = [];
-  let quote: string | null = null;
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < argument.length; i++) {
-    const char = argument[i] as string;
-    if (quote !== null) quote = char === quote ? null : quote;
-    else if (char === "'" || char === '"') quote = char;
-    else if (char === '(' || char === '[' || char === '{') depth++;
-    else if (char === ')' || char === ']' || char === '}') depth = Math.max(0, depth - 1);
-    else if (char === ',' && depth === 0) {
-      parts.push(argument.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(argument.slice(start));
-  return parts.map((part) => part.trim());
 }
 
 /** Where the group each `)` closes opens, by the `)`'s index: one pass, quotes skipped. */

@@ -1,4 +1,4 @@
-import { closingParen, splitText } from './powershell-text';
+import { closingParen, splitText, topLevelItems } from './powershell-text';
 import { mayBeCut, replaceValue } from './windows-members';
 import { programAt, programOf, readRemove } from './windows-commands';
 
@@ -319,30 +319,4 @@ function splitPathValue(args: readonly string[]): string | null {
 function pickKnown(values: ReadonlyArray<string | null>, reader: ValueReader): string | null {
   const known = values.filter((value): value is string => value !== null);
   return known.length === 0 ? null : reader.pick(known);
-}
-
-/**
- * An expression's items at its top-level commas (`'x', 'C:\'`), or at another separator (`separator` gives
- * its length at an index, 0 where there is none), outside quotes, groups, brackets and blocks.
- */
-export function topLevelItems(text: string, separator: (text: string, at: number) => number = (all, at) => (all[at] === ',' ? 1 : 0)): string[] {
-  const items: string[] = [];
-  let quote: string | null = null;
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i] as string;
-    if (char === '`' && quote !== "'") i++;
-    else if (quote !== null) quote = char === quote ? null : quote;
-    else if (char === "'" || char === '"') quote = char;
-    else if ('([{'.includes(char)) depth++;
-    else if (')]}'.includes(char)) depth = Math.max(0, depth - 1);
-    else if (depth === 0 && separator(text, i) > 0) {
-      items.push(text.slice(start, i));
-      start = i + separator(text, i);
-      i = start - 1;
-    }
-  }
-  items.push(text.slice(start));
-  return items.map((item) => item.trim()).filter((item) => item !== '');
 }
