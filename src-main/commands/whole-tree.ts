@@ -195,13 +195,24 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
   let guard: Guard = NO_GUARD;
   /** The folder of the last cd, when it was a value that may be empty (`cd "$DIR"`): said in the reason. */
   let emptyCd: string | null = null;
+  /**
+   * The substitutions in quotes (`"$(…)"`) read since the last command at each depth, whether each is a
+   * lone `pwd`: deeper ones last, those deeper than the shell now gone.
+   */
+  const substitutions: Array<{ depth: number; pwd: boolean }> = [];
+  const dropDeeper = (depth: number) => {
+    while ((substitutions.at(-1)?.depth ?? -1) > depth) substitutions.pop();
+  };
   for (let at = 0; at < steps.length; at++) {
     const step = steps[at] as Step;
     if (typeof step === 'string') since.push(step);
+    if (isFlow(step)) dropDeeper(subshells.length - 1);
+    if (step === 'enter') substitutions.push({ depth: subshells.length, pwd: isLonePwd(steps, at) });
     if (step === 'open' || step === 'enter') {
       subshells.push(snapshotOf(shell));
       flow.open();
     } else if (step === 'close' || step === 'leave') {
+      dropDeeper(subshells.length - 1);
       const before = subshells.pop();
       if (before !== undefined) {
         restore(shell, before);
@@ -214,7 +225,11 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
     }
     const start = flow.here();
     const { command } = step;
-    const { all: written, cut } = words(command);
+    const own: Array<{ pwd: boolean }> = [];
+    while (substitutions.at(-1)?.depth === subshells.length) own.unshift(substitutions.pop() as { pwd: boolean });
+    const { all: read, cut } = words(command);
+    // `"$(pwd)"` is the folder the shell is in, never empty (unless the line makes pwd something else).
+    const written = shell.functions.body('pwd') === undefined && shell.aliases.get('pwd') === undefined ? withPwd(read, own) : read;
     // An empty command (before a `(`) changes nothing of the guard.
     const blank = written.length === 0 && !cut;
     if (!blank) {
@@ -283,6 +298,25 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
 function isFunctionHeader(steps: readonly Step[], at: number): boolean {
   const parentheses = steps[at + 2];
   return steps[at + 1] === 'open' && typeof parentheses === 'object' && parentheses.command.trim() === '' && steps[at + 3] === 'close';
+}
+
+/** Whether the substitution that starts at `at` (`enter`) holds one command, `pwd`. */
+function isLonePwd(steps: readonly Step[], at: number): boolean {
+  const inner = steps[at + 1];
+  return typeof inner === 'object' && steps[at + 2] === 'leave' && /^\s*pwd(?:\s+-[LP])?\s*$/.test(inner.command);
+}
+
+/**
+ * `written` with each `$()` (a substitution in quotes, whose commands were read on their own) that is a
+ * lone `pwd` given as `$PWD`, when the substitutions read before the command are as many as its `$()`,
+ * in the same order; else as written.
+ */
+function withPwd(written: string[], substitutions: ReadonlyArray<{ pwd: boolean }>): string[] {
+  if (!substitutions.some((one) => one.pwd)) return written;
+  const count = written.reduce((sum, word) => sum + (word.match(/\$\(\)/g)?.length ?? 0), 0);
+  if (count !== substitutions.length) return written;
+  let next = 0;
+  return written.map((word) => word.replace(/\$\(\)/g, (output) => (substitutions[next++]?.pwd ? '$PWD' : output)));
 }
 
 /** Words that only end a group. */

@@ -1165,6 +1165,24 @@ describe('wholeTreeCommand', () => {
       expect(atHome('rm -rf "$PREFIX"*')).toMatch(/^rm \$PREFIX\* \(that is \* if/);
     });
 
+    it('reads "$(pwd)" as the folder the shell is in, never empty, unless the line makes pwd something else', () => {
+      expect(inProject('rm -rf "$(pwd)"/*')).toBeNull();
+      expect(inProject('rm -rf "$(pwd -P)"/build')).toBeNull();
+      expect(inProject('X="$(pwd)"; rm -rf "$X"/*')).toBeNull();
+      expect(atHome('rm -rf "$(pwd)"/*')).toBe('rm /home/u/*');
+      expect(inProject('cd /; rm -rf "$(pwd)"/*')).toBe('rm //*');
+      // Another command's output beside it may still be empty.
+      expect(inProject('rm -rf "$(pwd)" "$(cat f)/"')).toMatch(/^rm \$\(\)\/ \(that is \/ if/);
+      expect(inProject('rm -rf "$(pwd; echo /)"/*')).toMatch(/^rm /);
+      expect(inProject('rm -rf "$(cd /; pwd)"/*')).toMatch(/^rm /);
+      // pwd made a function or an alias that prints the root.
+      expect(inProject('pwd(){ echo /; }; rm -rf "$(pwd)"/*')).toMatch(/^rm /);
+      expect(inProject('alias pwd="echo /"; rm -rf "$(pwd)"/*')).toMatch(/^rm /);
+      // A substitution the words cannot be matched with one by one is not read as pwd.
+      expect(inProject(`rm -rf '$()'/* "$(pwd)"`)).toMatch(/^rm /);
+      expect(inProject('pwd | true; rm -rf "$(cat f)"/*')).toMatch(/^rm /);
+    });
+
     it('lets through what stays a part of a tree when it is empty, what must be set, and what the line sets', () => {
       for (const text of [
         'rm -rf "$DIR"',
