@@ -226,6 +226,8 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
       continue;
     }
     const start = flow.here();
+    /** The command is a function's name followed by `()`: its header, not a call. */
+    const header = isFunctionHeader(steps, at);
     const { command } = step;
     const own: Array<{ pwd: boolean }> = [];
     while (substitutions.at(-1)?.depth === subshells.length) own.unshift(substitutions.pop() as { pwd: boolean });
@@ -280,13 +282,13 @@ function treeCommandInCommands(steps: readonly Step[], pipes: Pipes, shell: Shel
         : null) ??
       // Past the nesting limit too: a chain of functions (a calls b, b calls c…) ends, and the budget bounds it.
       // `f() { … }` again defines f anew: its name is no call of the f before.
-      (isFunctionHeader(steps, at) ? null : calledTreeCommand(all, pipes, shell, reading, depth)) ??
+      (header ? null : calledTreeCommand(all, pipes, shell, reading, depth)) ??
       aliasedTreeCommand(all, shell, reading, depth);
     if (found) return found;
     fed = pipes.xargs ? writtenWords(all) : [];
     // A group's `}`, `fi`, `done` or `esac`, or no command at all: the group's own end was read at its marker.
     // `exit() { … }` names a function: no exit.
-    const ends = shell.functions.defining || isFunctionHeader(steps, at) ? null : endsTheWay(all, name, shell);
+    const ends = shell.functions.defining || header ? null : endsTheWay(all, name, shell);
     if (!all.every((word) => CLOSING_WORDS.has(word))) flow.ran(start, ends);
   }
   // A subshell never closed (`(cd x`, a syntax error) leaves nothing set either.
