@@ -271,6 +271,9 @@ describe('a step whose action did not run says why, for the trajectory to tag it
   });
 });
 
+/** The device's reply to an action it did not take: the user had moved the pointer. */
+const POINTER_MOVED_REPLY = { content: [{ type: 'text' as const, text: 'the pointer moved' }], isError: true, _meta: { [POINTER_MOVED_META]: { pointer: { screen: { x: 150, y: 80 }, image: null } } } };
+
 describe('a step none of whose action ran because the user had the mouse, or Stop came first, says so', () => {
   /** The user moves the pointer away from where the agent left it: a takeover, until resumed. */
   function takeOver(h: AgentHarness): void {
@@ -294,7 +297,7 @@ describe('a step none of whose action ran because the user had the mouse, or Sto
       answer: () => ({ kind: 'decision', approved: true, note: null }),
       device: (tool) =>
         tool === 'execute_command'
-          ? { content: [{ type: 'text', text: 'the pointer moved' }], isError: true, _meta: { [POINTER_MOVED_META]: { pointer: { screen: { x: 150, y: 80 }, image: null } } } }
+          ? POINTER_MOVED_REPLY
           : null,
     });
     const agent = new ShellAgent(null);
@@ -315,7 +318,7 @@ describe('a step none of whose action ran because the user had the mouse, or Sto
         if (tool !== 'focus_window' || ++focuses !== 2) return null;
         // Where the agent left the pointer (a real device reports it); the device finds it moved.
         h?.runtime.dispatcher.takeover.agentLeftPointerAt({ x: 0, y: 0 });
-        return { content: [{ type: 'text', text: 'the pointer moved' }], isError: true, _meta: { [POINTER_MOVED_META]: { pointer: { screen: { x: 150, y: 80 }, image: null } } } };
+        return POINTER_MOVED_REPLY;
       },
     });
     const agent = new AppAgent(editor, null);
